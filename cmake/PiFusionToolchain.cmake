@@ -1,0 +1,22 @@
+# Compiler settings shared by every target: warnings, ccache, sanitizers, hidden visibility.
+find_program(PI_FUSION_CCACHE ccache)
+if(PI_FUSION_CCACHE)
+  set(CMAKE_C_COMPILER_LAUNCHER "${PI_FUSION_CCACHE}")
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${PI_FUSION_CCACHE}")
+endif()
+
+# Hidden by default: the addons export only their two Node-API entry points.
+set(CMAKE_CXX_VISIBILITY_PRESET hidden)
+set(CMAKE_C_VISIBILITY_PRESET hidden)
+set(CMAKE_VISIBILITY_INLINES_HIDDEN ON)
+
+add_compile_options(-Wall -Wextra -Wpedantic -Wno-missing-field-initializers)
+
+if(PI_FUSION_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+if(PI_FUSION_TEST_BUILD)
+  add_compile_definitions(PI_FUSION_TEST_BUILD=1)
+endif()
