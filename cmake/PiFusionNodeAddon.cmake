@@ -19,7 +19,7 @@ function(pi_fusion_add_addon target)
     LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/lib")
   target_include_directories(${target} SYSTEM PRIVATE "${PI_FUSION_NAPI_INCLUDE}" "${PI_FUSION_NAPI_CXX_INCLUDE}")
   target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 NAPI_CPP_EXCEPTIONS NODE_ADDON_API_DISABLE_DEPRECATED)
-  target_link_libraries(${target} PRIVATE ${ARG_LIBS} "${PI_FUSION_LIBCRYPTO_STATIC}")
+  target_link_libraries(${target} PRIVATE ${ARG_LIBS})
   target_link_options(${target} PRIVATE
     -Wl,--exclude-libs,ALL -Wl,-Bsymbolic
     "-Wl,--version-script=${PROJECT_SOURCE_DIR}/cmake/addon.exports")

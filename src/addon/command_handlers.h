@@ -1,0 +1,10 @@
+// The /fusion and /fusion-models slash commands. JS thread only.
+#pragma once
+
+#include <napi.h>
+
+namespace pi_fusion::addon {
+
+void RegisterCommands(Napi::Env env, Napi::Object pi);
+
+}  // namespace pi_fusion::addon

@@ -1,0 +1,50 @@
+#include "addon/js_values.h"
+
+namespace pi_fusion::addon {
+
+nlohmann::json ToJson(Napi::Env env, Napi::Value value) {
+  if (value.IsUndefined()) return nullptr;
+  Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
+  Napi::Value text = json.Get("stringify").As<Napi::Function>().Call(json, {value});
+  if (!text.IsString()) return nullptr;
+  return nlohmann::json::parse(text.As<Napi::String>().Utf8Value());
+}
+
+Napi::Value FromJson(Napi::Env env, const nlohmann::json& value) {
+  Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
+  return json.Get("parse").As<Napi::Function>().Call(json, {Napi::String::New(env, value.dump())});
+}
+
+Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::json& details) {
+  Napi::Object block = Napi::Object::New(env);
+  block.Set("type", "text");
+  block.Set("text", text);
+  Napi::Array content = Napi::Array::New(env, 1);
+  content.Set(0u, block);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("content", content);
+  result.Set("details", FromJson(env, details));
+  return result;
+}
+
+Napi::Object ErrorResult(Napi::Env env, const Status& status) {
+  nlohmann::json details = {{"error", {{"code", status.code()}, {"message", status.message()}}}};
+  Napi::Object result =
+      TextResult(env, status.message() + "\n(error code: " + status.code() + ")", details);
+  result.Set("isError", true);
+  return result;
+}
+
+Napi::Function Method(Napi::Object obj, const char* name) {
+  Napi::Value fn = obj.Get(name);
+  if (!fn.IsFunction()) return Napi::Function();
+  return fn.As<Napi::Function>();
+}
+
+void WriteStderrLine(Napi::Env env, const std::string& line) {
+  Napi::Object stderr_stream =
+      env.Global().Get("process").As<Napi::Object>().Get("stderr").As<Napi::Object>();
+  Method(stderr_stream, "write").Call(stderr_stream, {Napi::String::New(env, line + "\n")});
+}
+
+}  // namespace pi_fusion::addon

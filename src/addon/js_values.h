@@ -1,0 +1,32 @@
+// Conversions between JS values and the core's plain types. JS thread only.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::addon {
+
+// JSON round trip through the host's own JSON object: exact for every value a tool call can
+// carry (Pi's arguments are parsed JSON). Throws Napi::Error on cyclic or non-JSON values.
+nlohmann::json ToJson(Napi::Env env, Napi::Value value);
+Napi::Value FromJson(Napi::Env env, const nlohmann::json& value);
+
+// An AgentToolResult: {content:[{type:"text",text}], details}.
+Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::json& details);
+
+// A tool error the model sees: the message, then the spec's code on its own line; details carry
+// {error:{code,message}} for programs.
+Napi::Object ErrorResult(Napi::Env env, const Status& status);
+
+// obj[name] as a function bound to obj, or an empty Function when absent.
+Napi::Function Method(Napi::Object obj, const char* name);
+
+// Writes one line to the host's stderr (Pi routes extension output there in print mode).
+void WriteStderrLine(Napi::Env env, const std::string& line);
+
+}  // namespace pi_fusion::addon

@@ -1,0 +1,25 @@
+// Entry point of pi_fusion.node. Exports `register(pi, {packageRoot})`, called by
+// extensions/fusion.ts; everything else is reached through the functions it registers.
+#include <napi.h>
+
+#include "addon/addon_state.h"
+#include "addon/registration.h"
+
+namespace pi_fusion::addon {
+
+AddonState& State(Napi::Env env) { return *env.GetInstanceData<AddonState>(); }
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // Freed by Node when the environment is torn down (the default finalizer deletes it).
+  env.SetInstanceData(new AddonState());
+  exports.Set("register", Napi::Function::New(env, Register, "register"));
+  return exports;
+}
+
+}  // namespace pi_fusion::addon
+
+// NODE_API_MODULE pastes tokens onto the init function's name, so it needs an unqualified one.
+static Napi::Object InitPiFusion(Napi::Env env, Napi::Object exports) {
+  return pi_fusion::addon::Init(env, exports);
+}
+NODE_API_MODULE(pi_fusion, InitPiFusion)

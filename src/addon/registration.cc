@@ -1,0 +1,86 @@
+#include "addon/registration.h"
+
+#include "addon/addon_state.h"
+#include "addon/command_handlers.h"
+#include "addon/js_values.h"
+#include "addon/tool_handlers.h"
+#include "schema/tool_catalog.h"
+
+namespace pi_fusion::addon {
+namespace {
+
+constexpr char kRetiredTool[] = "fusion_brainstorm";
+
+void RegisterTools(Napi::Env env, Napi::Object pi) {
+  Napi::Function register_tool = Method(pi, "registerTool");
+  for (const schema::ToolSpec& spec : schema::RegisteredTools()) {
+    Napi::Object tool = Napi::Object::New(env);
+    tool.Set("name", spec.name);
+    tool.Set("label", spec.label);
+    tool.Set("description", spec.description);
+    tool.Set("parameters", FromJson(env, *schema::ToolParameters(spec.name)));
+    tool.Set("prepareArguments", MakeArgumentPreparer(env, spec));
+    tool.Set("execute", MakeToolExecutor(env, spec));
+    register_tool.Call(pi, {tool});
+  }
+}
+
+// The retired tool must never be offered again, even when an old session's settings list it.
+void RemoveRetiredTool(Napi::Env env, Napi::Object pi) {
+  Napi::Array active = Method(pi, "getActiveTools").Call(pi, {}).As<Napi::Array>();
+  Napi::Array kept = Napi::Array::New(env);
+  bool removed = false;
+  for (uint32_t i = 0; i < active.Length(); ++i) {
+    Napi::Value name = active.Get(i);
+    if (name.IsString() && name.As<Napi::String>().Utf8Value() == kRetiredTool) {
+      removed = true;
+      continue;
+    }
+    kept.Set(kept.Length(), name);
+  }
+  if (removed) Method(pi, "setActiveTools").Call(pi, {kept});
+}
+
+// Lifecycle handlers act only for the registration they belong to: on /reload the new register()
+// may run before the old runtime's session_shutdown arrives.
+void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
+  auto current = [generation](Napi::Env e) {
+    AddonState& state = State(e);
+    return state.generation == generation && !state.pi.IsEmpty();
+  };
+  Napi::Function on = Method(pi, "on");
+  on.Call(pi, {Napi::String::New(env, "session_start"),
+               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
+                 if (current(info.Env())) RemoveRetiredTool(info.Env(), State(info.Env()).pi.Value());
+               })});
+  // Quit and /reload both end here: drop the registration so the next register() starts clean.
+  on.Call(pi, {Napi::String::New(env, "session_shutdown"),
+               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
+                 if (current(info.Env())) State(info.Env()).pi.Reset();
+               })});
+}
+
+}  // namespace
+
+Napi::Value Register(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) {
+    throw Napi::TypeError::New(env, "pi-fusion: register(pi, options) needs Pi's extension API");
+  }
+  Napi::Object pi = info[0].As<Napi::Object>();
+  AddonState& state = State(env);
+  if (!state.pi.IsEmpty() && state.pi.Value().StrictEquals(pi)) return env.Undefined();
+
+  if (info.Length() > 1 && info[1].IsObject()) {
+    Napi::Value root = info[1].As<Napi::Object>().Get("packageRoot");
+    if (root.IsString()) state.package_root = root.As<Napi::String>().Utf8Value();
+  }
+  RegisterTools(env, pi);
+  RegisterCommands(env, pi);
+  state.pi = Napi::Persistent(pi);
+  state.generation += 1;
+  RegisterLifecycle(env, pi, state.generation);
+  return env.Undefined();
+}
+
+}  // namespace pi_fusion::addon

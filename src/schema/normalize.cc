@@ -1,0 +1,48 @@
+#include "schema/normalize.h"
+
+#include "pi_fusion/canonical_json.h"
+#include "schema/fusion_rules.h"
+#include "schema/schema_walker.h"
+#include "schema/tool_catalog.h"
+
+namespace pi_fusion::schema {
+namespace {
+
+const ToolSpec* FindFusionTool(std::string_view tool) {
+  for (const ToolSpec& spec : RegisteredTools()) {
+    if (spec.name == tool && !spec.workflow.empty()) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<nlohmann::json> NormalizeToolArguments(std::string_view tool, const nlohmann::json& args) {
+  const nlohmann::json* schema = ToolParameters(tool);
+  if (schema == nullptr) {
+    return Status::Error(kInvalidArguments, "unknown tool: " + std::string(tool));
+  }
+  return NormalizeAgainstSchema(*schema, args, tool);
+}
+
+Result<NormalizedRequest> NormalizeFusionCall(std::string_view tool, const nlohmann::json& args) {
+  const ToolSpec* spec = FindFusionTool(tool);
+  if (spec == nullptr) {
+    return Status::Error(kInvalidArguments, "not a Fusion tool: " + std::string(tool));
+  }
+  // The legacy free-form prompt gets a migration message rather than a bare unsupported-key error.
+  if (spec->workflow == "validate" && args.is_object() && args.contains("prompt")) {
+    return Status::Error(kInvalidArguments, kValidatePromptMigration);
+  }
+  Result<nlohmann::json> request = NormalizeToolArguments(tool, args);
+  if (!request.ok()) return request.status();
+  Status rules;
+  if (spec->workflow == "validate") rules = ApplyVerificationRules(request.value());
+  if (spec->workflow == "research") rules = ApplySourceRules(request.value());
+  if (!rules.ok()) return rules;
+  NormalizedRequest out{spec->name, spec->workflow, std::move(request).value(), ""};
+  out.canonical = CanonicalJson(out.request);
+  return out;
+}
+
+}  // namespace pi_fusion::schema

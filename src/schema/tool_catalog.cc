@@ -1,0 +1,84 @@
+#include "schema/tool_catalog.h"
+
+#include <map>
+
+namespace pi_fusion::schema {
+namespace {
+
+constexpr char kBackground[] =
+    " Runs as a tracked background task: the call returns a receipt with the task id and artifact "
+    "directory at once; wait for the terminal notification (do not poll), then call "
+    "bg_result({taskId}) once to get the verified answer (up to 49,152 bytes inline).";
+
+std::vector<ToolSpec> BuildTools() {
+  std::vector<ToolSpec> tools = {
+      {"fusion_reason", "Fusion Reason",
+       std::string("Answer a hard question with Fusion: three independent model candidates reason "
+                   "in parallel over the current conversation (visible text only), a blind "
+                   "evaluator compares their anonymized answers, and a merger writes one final "
+                   "answer. No tools are used by the candidates.") +
+           kBackground,
+       "reason"},
+      {"fusion_investigate", "Fusion Investigate",
+       std::string("Investigate the repository with Fusion: three candidates explore with "
+                   "read-only file tools (read, grep, find, ls) from a clean task description, a "
+                   "blind evaluator compares them and a merger writes the final answer. The "
+                   "conversation is not passed along: put every needed fact in background.") +
+           kBackground,
+       "investigate"},
+      {"fusion_research", "Fusion Research",
+       std::string("Research with Fusion from caller-declared public URLs (targeted fetch, not web "
+                   "search): three candidates read the repository and fetch only the declared "
+                   "sources, a blind evaluator compares them and a merger writes the final "
+                   "answer. Fetched pages are untrusted; never put secrets in URLs.") +
+           kBackground,
+       "research"},
+      {"fusion_validate", "Fusion Validate",
+       std::string("Review a change with Fusion: three read-only reviewers report findings with "
+                   "severity, location and evidence against your acceptance criteria; a blind "
+                   "evaluator accounts for every finding and a merger writes the validation "
+                   "report. Advisory only: it never edits files or runs tests.") +
+           kBackground,
+       "validate"},
+      {"bg_result", "Background Result",
+       "Get the result of a background task by id (or unambiguous prefix). For a completed Fusion "
+       "run it re-verifies every artifact byte before returning the answer inline (up to 49,152 "
+       "bytes; larger answers fail rather than truncate: use delivery \"artifact\"). For a running "
+       "task it returns at once with state running; it never waits.",
+       ""},
+      {"bg_status", "Background Status",
+       "List background tasks with their state (running, completed, failed, killed), or show one "
+       "task by id. Returns at once.",
+       ""},
+      {"bg_kill", "Background Kill",
+       "Cancel a running background task by id. Fusion runs stop every child process, record the "
+       "cancellation durably and report it; waits up to 30 seconds for the run to settle.",
+       ""},
+  };
+  return tools;
+}
+
+}  // namespace
+
+const std::vector<ToolSpec>& RegisteredTools() {
+  static const std::vector<ToolSpec> tools = BuildTools();
+  return tools;
+}
+
+const nlohmann::json* ToolParameters(std::string_view tool) {
+  // Parsed once; the embedded bytes are the checked-in files, so a parse failure is a build bug
+  // that the unit tests catch.
+  static const std::map<std::string, nlohmann::json, std::less<>> parsed = [] {
+    std::map<std::string, nlohmann::json, std::less<>> out;
+    for (const char* name : {"fusion_reason", "fusion_investigate", "fusion_research",
+                             "fusion_validate", "bg_result", "bg_status", "bg_kill",
+                             "fusion_web_fetch"}) {
+      out[name] = nlohmann::json::parse(EmbeddedToolSchema(std::string(name) + ".json"));
+    }
+    return out;
+  }();
+  auto it = parsed.find(tool);
+  return it == parsed.end() ? nullptr : &it->second;
+}
+
+}  // namespace pi_fusion::schema

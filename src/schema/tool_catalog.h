@@ -1,0 +1,32 @@
+// The public tools this package registers with Pi: names, labels, model-facing descriptions and
+// their parameter schemas. The schema bytes come from schemas/tools/<name>.json, embedded at build
+// time; that file is the single source that docs and tests read too.
+//
+// Thread-safe: everything here is immutable after first use.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pi_fusion::schema {
+
+struct ToolSpec {
+  std::string name;         // e.g. "fusion_reason"
+  std::string label;        // human label for Pi's UI, e.g. "Fusion Reason"
+  std::string description;  // written for the model that calls the tool
+  std::string workflow;     // "reason" | "investigate" | "research" | "validate" | "" (bg_* tools)
+};
+
+// Every tool registered with the host, Fusion tools first.
+const std::vector<ToolSpec>& RegisteredTools();
+
+// The tool's closed JSON Schema (the `parameters` object). Returns nullptr for an unknown name.
+const nlohmann::json* ToolParameters(std::string_view tool);
+
+// Raw embedded bytes of schemas/tools/<file>; empty for an unknown file. Generated at build time.
+std::string_view EmbeddedToolSchema(std::string_view file);
+
+}  // namespace pi_fusion::schema

@@ -1,0 +1,167 @@
+/**
+ * @file The plugin inside the real pinned Pi: registration, schemas on the wire, the contract's
+ * exact error texts for bad arguments, /reload idempotence and prompt exit in print mode.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+
+const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const PROBE = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "probe-extension.ts");
+const TOOLS = ["fusion_reason", "fusion_investigate", "fusion_research", "fusion_validate", "bg_result", "bg_status", "bg_kill"];
+const COMMANDS = ["fusion", "fusion-models"];
+
+function schemaFile(tool) {
+  return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "schemas", "tools", `${tool}.json`), "utf8"));
+}
+
+async function probe(env, opts = {}) {
+  const out = path.join(env.tmp, `probe-${Date.now()}-${Math.random()}.json`);
+  const r = await env.print("/e2e-probe", { extensions: [PLUGIN, PROBE], env: { PI_FUSION_PROBE_OUT: out }, ...opts });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(fs.readFileSync(out, "utf8"));
+}
+
+describe("plugin registration", () => {
+  let env;
+  before(async () => {
+    env = await createPiEnv();
+  });
+  after(async () => env.cleanup());
+
+  test("registers exactly the Fusion tools and commands, with the schema files as parameters", async () => {
+    const seen = await probe(env);
+    const ours = seen.tools.filter((t) => t.source === PLUGIN);
+    assert.deepEqual(ours.map((t) => t.name), TOOLS);
+    for (const tool of ours) assert.deepEqual(tool.parameters, schemaFile(tool.name), tool.name);
+    assert.ok(!seen.tools.some((t) => t.name === "fusion_brainstorm"));
+    const commands = seen.commands.filter((c) => c.source === PLUGIN);
+    assert.deepEqual(commands.map((c) => c.name).sort(), COMMANDS);
+  });
+
+  test("the model receives the schemas byte-for-byte equal to the files", async () => {
+    const r = await env.print("hello", { extensions: [PLUGIN] });
+    assert.equal(r.code, 0, r.stderr);
+    const body = env.requests().at(-1).body;
+    const sent = Object.fromEntries(body.tools.map((t) => [t.function.name, t.function]));
+    for (const name of TOOLS) {
+      assert.ok(sent[name], `${name} missing from the request`);
+      assert.deepEqual(sent[name].parameters, schemaFile(name), name);
+      assert.match(sent[name].description, name.startsWith("fusion_") ? /background/ : /./);
+    }
+  });
+});
+
+describe("argument errors reach the model with the contract's exact texts", () => {
+  const base = { objective: "o", background: [], changeSummary: "c", scope: ["s"], acceptanceCriteria: ["a"] };
+  const research = (sources) => ({ objective: "o", background: [], deliverable: "d", sources });
+  const cases = [
+    ["fusion_reason", { prompt: "x", extra: 1 }, "fusion_reason contains unsupported key(s): extra"],
+    ["fusion_reason", {}, "fusion_reason missing required key(s): prompt"],
+    ["fusion_reason", { prompt: "" }, "prompt must not be blank"],
+    ["fusion_reason", { prompt: " \n\t " }, "prompt must not be blank"],
+    ["fusion_investigate", { objective: "o", background: ["  "], deliverable: "d" }, "background[0] must not be blank"],
+    ["fusion_investigate", { objective: "o", deliverable: "d" }, "fusion_investigate missing required key(s): background"],
+    ["fusion_validate", { ...base, verification: { status: "provided", evidence: [] } },
+      'verification.evidence must not be empty when verification.status is "provided"'],
+    ["fusion_validate", { ...base, verification: { status: "provided", evidence: [{ check: "c", outcome: "o" }], reason: "r" } },
+      'verification.reason is not allowed when verification.status is "provided"'],
+    ["fusion_validate", { ...base, verification: { status: "not_run" } },
+      'verification.reason is required when verification.status is "not_run"'],
+    ["fusion_validate", { ...base, verification: { status: "not_run", reason: "r", evidence: [{ check: "c", outcome: "o" }] } },
+      'verification.evidence must be empty when verification.status is "not_run"'],
+    ["fusion_validate", { ...base, prompt: "review", verification: { status: "not_run", reason: "r" } },
+      "fusion_validate no longer accepts `prompt`"],
+    ["fusion_research", research([{ url: "https://example.com/a", purpose: "p" }, { url: "HTTPS://EXAMPLE.COM:443/a#top", purpose: "q" }]),
+      "sources[1].url duplicates canonical URL from sources[0]: https://example.com/a"],
+    ["fusion_research", research([{ url: "https://user:secret@example.com/", purpose: "p" }]), "sources[0].url "],
+    ["fusion_research", research([{ url: "http://127.0.0.1/", purpose: "p" }]), "sources[0].url "],
+    ["fusion_research", research([{ url: "http://[64:ff9b::a00:1]/", purpose: "p" }]), "sources[0].url "],
+    ["fusion_research", research([{ url: "http://168.63.129.16/", purpose: "p" }]), "sources[0].url "],
+  ];
+  const codes = [
+    "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments",
+    "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments",
+    "invalid_arguments", "invalid_arguments", "invalid_url", "blocked_address", "blocked_address", "blocked_address",
+  ];
+
+  test("every bad call is refused with its text and code; a valid call says plainly that nothing started", async () => {
+    const calls = cases.map(([name, args]) => ({ name, arguments: args }));
+    calls.push({ name: "fusion_reason", arguments: { prompt: "  a valid question  " } });
+    const env = await createPiEnv({
+      script: { rules: [{ match: { text: "call the tools" }, responses: [{ tool_calls: calls }, { text: "done" }] }] },
+    });
+    try {
+      const r = await env.print("call the tools", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), "done");
+      const results = env.requests().at(-1).tool_results;
+      assert.equal(results.length, calls.length);
+      cases.forEach(([name, , text], i) => {
+        assert.equal(results[i].name, name);
+        assert.ok(results[i].text.startsWith(text), `case ${i}: got ${JSON.stringify(results[i].text)}`);
+        assert.ok(results[i].text.endsWith(`(error code: ${codes[i]})`), `case ${i}: got ${JSON.stringify(results[i].text)}`);
+      });
+      const valid = results.at(-1).text;
+      assert.match(valid, /cannot start Fusion runs yet/);
+      assert.match(valid, /Nothing was started/);
+      assert.ok(!fs.existsSync(path.join(env.cwd, ".pi", "fusion")), "no run directory may exist");
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
+
+describe("lifecycle", () => {
+  test("/reload leaves exactly one registration", async () => {
+    const env = await createPiEnv();
+    try {
+      const out = path.join(env.tmp, "after-reload.json");
+      const rpc = env.rpc({ extensions: [PLUGIN, PROBE], env: { PI_FUSION_PROBE_OUT: out } });
+      await rpc.prompt("/e2e-reload");
+      await rpc.prompt("/e2e-reload");
+      await rpc.prompt("/e2e-probe");
+      await rpc.close();
+      const seen = JSON.parse(fs.readFileSync(out, "utf8"));
+      const names = seen.tools.map((t) => t.name).filter((n) => TOOLS.includes(n));
+      assert.deepEqual(names, TOOLS);
+      const commands = seen.commands.map((c) => c.name).filter((n) => COMMANDS.includes(n));
+      assert.deepEqual(commands.sort(), COMMANDS);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("pi -p exits promptly after the agent settles", async () => {
+    const env = await createPiEnv();
+    try {
+      const plain = await env.print("hello", { extensions: [] });
+      const withPlugin = await env.print("hello", { extensions: [PLUGIN] });
+      assert.equal(withPlugin.code, 0, withPlugin.stderr);
+      assert.equal(withPlugin.timedOut, false);
+      // The plugin may not keep the process alive: at most 2 s beyond the same run without it.
+      assert.ok(withPlugin.durationMs - plain.durationMs < 2000, `${withPlugin.durationMs} ms vs ${plain.durationMs} ms`);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("a missing native library fails with one actionable line naming the setup command", async () => {
+    const env = await createPiEnv();
+    try {
+      // A package copy without a build: the loader finds no library.
+      const copy = path.join(env.tmp, "unbuilt-package", "extensions", "fusion.ts");
+      fs.mkdirSync(path.dirname(copy), { recursive: true });
+      fs.copyFileSync(PLUGIN, copy);
+      const r = await env.print("hello", { extensions: [copy], env: { PI_FUSION_ADDON: "" } });
+      const setup = path.join(env.tmp, "unbuilt-package", "scripts", "setup");
+      const lines = r.stderr.split("\n").filter((l) => l.includes("pi_fusion.node"));
+      assert.equal(lines.length, 1, r.stderr);
+      assert.ok(lines[0].includes(`pi-fusion: native library pi_fusion.node is not built; run ${setup}`), r.stderr);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+#include "schema/tool_catalog.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+using pi_fusion::schema::RegisteredTools;
+using pi_fusion::schema::ToolParameters;
+
+namespace {
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST_CASE("ToolCatalog: registers exactly the public tools", "[schema]") {
+  std::vector<std::string> names;
+  for (const auto& tool : RegisteredTools()) names.push_back(tool.name);
+  CHECK(names == std::vector<std::string>{"fusion_reason", "fusion_investigate", "fusion_research",
+                                          "fusion_validate", "bg_result", "bg_status", "bg_kill"});
+}
+
+TEST_CASE("ToolCatalog: embedded schemas are byte-identical to schemas/tools", "[schema]") {
+  for (const auto& tool : RegisteredTools()) {
+    INFO(tool.name);
+    const std::string file = std::string(PI_FUSION_SOURCE_DIR) + "/schemas/tools/" + tool.name + ".json";
+    CHECK(pi_fusion::schema::EmbeddedToolSchema(tool.name + ".json") == ReadFile(file));
+    REQUIRE(ToolParameters(tool.name) != nullptr);
+  }
+}
+
+TEST_CASE("ToolCatalog: every object in every schema is closed", "[schema]") {
+  std::function<void(const nlohmann::json&, const std::string&)> check =
+      [&](const nlohmann::json& node, const std::string& path) {
+        if (node.is_object()) {
+          if (node.value("type", "") == "object") {
+            INFO(path);
+            CHECK(node.value("additionalProperties", true) == false);
+          }
+          for (const auto& [key, child] : node.items()) check(child, path + "/" + key);
+        } else if (node.is_array()) {
+          for (const auto& child : node) check(child, path + "[]");
+        }
+      };
+  for (const auto& tool : RegisteredTools()) check(*ToolParameters(tool.name), tool.name);
+}
+
+TEST_CASE("ToolCatalog: descriptions tell the model it runs in the background", "[schema]") {
+  for (const auto& tool : RegisteredTools()) {
+    INFO(tool.name);
+    CHECK(!tool.label.empty());
+    if (!tool.workflow.empty()) {
+      CHECK(tool.description.find("background") != std::string::npos);
+      CHECK(tool.description.find("bg_result") != std::string::npos);
+      CHECK(tool.description.find("49,152") != std::string::npos);
+    }
+  }
+}
