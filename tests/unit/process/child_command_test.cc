@@ -1,0 +1,230 @@
+// The child `pi` command line and environment (spec/CONTRACTS.md, "Children").
+#include "process/child_command.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace pi_fusion::process {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+ChildCommandSpec BaseSpec(ChildCapability capability) {
+  ChildCommandSpec spec;
+  spec.node_path = "/opt/node/bin/node";
+  spec.pi_cli_path = "/pkg/dist/bundle/cli.js";
+  spec.capability = capability;
+  spec.extensions = {"/ext/fusion-child.ts"};
+  spec.provider = "anthropic";
+  spec.model = "claude-x";
+  spec.thinking_level = "high";
+  spec.system_prompt = "You are candidate A.\nAnswer in Markdown.";
+  return spec;
+}
+
+const char* kDeny =
+    "bash,edit,write,fusion_reason,fusion_investigate,fusion_research,fusion_validate,"
+    "fusion_brainstorm,bg_result,bg_status,bg_kill";
+
+Argv Expected(const Argv& tool_flags) {
+  Argv argv = {"/opt/node/bin/node", "/pkg/dist/bundle/cli.js", "--mode", "text", "--no-session"};
+  argv.insert(argv.end(), tool_flags.begin(), tool_flags.end());
+  Argv tail = {"--no-extensions",
+               "--no-skills",
+               "--no-prompt-templates",
+               "--no-themes",
+               "--no-context-files",
+               "--extension",
+               "/ext/fusion-child.ts",
+               "--provider",
+               "anthropic",
+               "--model",
+               "claude-x",
+               "--thinking",
+               "high",
+               "--system-prompt",
+               "You are candidate A.\nAnswer in Markdown."};
+  argv.insert(argv.end(), tail.begin(), tail.end());
+  return argv;
+}
+
+TEST_CASE("ChildCommand: argv per capability is exactly the contract's") {
+  struct Row {
+    ChildCapability capability;
+    Argv tool_flags;
+  };
+  const std::vector<Row> rows = {
+      {ChildCapability::kReason, {"--no-tools"}},
+      {ChildCapability::kInspect,
+       {"--no-builtin-tools", "--tools", "read,grep,find,ls", "--exclude-tools", kDeny}},
+      {ChildCapability::kResearch,
+       {"--no-builtin-tools", "--tools", "read,grep,find,ls,fusion_web_fetch", "--exclude-tools",
+        kDeny}},
+  };
+  for (const Row& row : rows) {
+    Result<Argv> argv = BuildChildArgv(BaseSpec(row.capability));
+    REQUIRE(argv.ok());
+    CHECK(argv.value() == Expected(row.tool_flags));
+  }
+}
+
+TEST_CASE("ChildCommand: the prompt is never an argument; it goes on stdin") {
+  Result<Argv> argv = BuildChildArgv(BaseSpec(ChildCapability::kReason));
+  REQUIRE(argv.ok());
+  CHECK(argv.value().back() ==
+        "You are candidate A.\nAnswer in Markdown.");  // the last flag's value
+  CHECK(argv.value()[argv.value().size() - 2] == "--system-prompt");
+}
+
+TEST_CASE("ChildCommand: an override command replaces node and the Pi CLI") {
+  ChildCommandSpec spec = BaseSpec(ChildCapability::kReason);
+  spec.node_path.clear();
+  spec.pi_cli_path.clear();
+  spec.command_override = {"/tests/fake-pi", "--fake"};
+  Result<Argv> argv = BuildChildArgv(spec);
+  REQUIRE(argv.ok());
+  CHECK(Argv(argv.value().begin(), argv.value().begin() + 4) ==
+        Argv{"/tests/fake-pi", "--fake", "--mode", "text"});
+}
+
+TEST_CASE("ChildCommand: extensions are passed in load order") {
+  ChildCommandSpec spec = BaseSpec(ChildCapability::kReason);
+  spec.extensions = {"/ext/attribution.ts", "/ext/fusion-child.ts"};
+  Result<Argv> argv = BuildChildArgv(spec);
+  REQUIRE(argv.ok());
+  const Argv& a = argv.value();
+  auto first = std::find(a.begin(), a.end(), "--extension");
+  REQUIRE(first != a.end());
+  CHECK(Argv(first, first + 4) ==
+        Argv{"--extension", "/ext/attribution.ts", "--extension", "/ext/fusion-child.ts"});
+}
+
+TEST_CASE("ChildCommand: malformed specs are refused with child_spawn_failed") {
+  struct Row {
+    const char* what;
+    void (*mutate)(ChildCommandSpec*);
+  };
+  const std::vector<Row> rows = {
+      {"no node", [](ChildCommandSpec* s) { s->node_path.clear(); }},
+      {"no pi cli", [](ChildCommandSpec* s) { s->pi_cli_path.clear(); }},
+      {"no extension", [](ChildCommandSpec* s) { s->extensions.clear(); }},
+      {"empty extension", [](ChildCommandSpec* s) { s->extensions = {""}; }},
+      {"no provider", [](ChildCommandSpec* s) { s->provider.clear(); }},
+      {"no model", [](ChildCommandSpec* s) { s->model.clear(); }},
+      {"no system prompt", [](ChildCommandSpec* s) { s->system_prompt.clear(); }},
+      {"bad thinking", [](ChildCommandSpec* s) { s->thinking_level = "extreme"; }},
+      {"empty denylist", [](ChildCommandSpec* s) { s->exclude_tools.clear(); }},
+      {"comma in tool", [](ChildCommandSpec* s) { s->exclude_tools = {"bash,edit"}; }},
+      {"NUL in prompt", [](ChildCommandSpec* s) { s->system_prompt = std::string("a\0b", 3); }},
+      {"prompt over 128 KiB",
+       [](ChildCommandSpec* s) { s->system_prompt.assign(128 * 1024, 'p'); }},
+  };
+  for (const Row& row : rows) {
+    ChildCommandSpec spec = BaseSpec(ChildCapability::kInspect);
+    row.mutate(&spec);
+    Result<Argv> argv = BuildChildArgv(spec);
+    INFO(row.what);
+    REQUIRE_FALSE(argv.ok());
+    CHECK(argv.status().code() == "child_spawn_failed");
+  }
+  ChildCommandSpec largest = BaseSpec(ChildCapability::kInspect);
+  largest.system_prompt.assign(128 * 1024 - 1, 'p');
+  CHECK(BuildChildArgv(largest).ok());
+}
+
+TEST_CASE("ChildEnvironment: which inherited variables a child loses") {
+  struct Row {
+    const char* name;
+    bool stripped;
+  };
+  const std::vector<Row> rows = {
+      {"PI_SESSION_ID", true},
+      {"PI_SESSION_FILE", true},
+      {"PI_PROVIDER", true},
+      {"PI_MODEL", true},
+      {"PI_REASONING_LEVEL", true},
+      {"PI_AUTH_FILE", true},
+      {"PI_API_KEY", true},
+      {"PI_API_BASE_URL", true},
+      {"OPENAI_API_KEY", true},
+      {"OPENAI_BASE_URL", true},
+      {"OPENAI_ORG_ID", true},
+      {"OPENAI_PROJECT", true},
+      {"OPENROUTER_API_KEY", true},
+      {"OPENROUTER_BASE_URL", true},
+      {"ANTHROPIC_API_KEY", true},
+      {"ANTHROPIC_AUTH_TOKEN", true},
+      {"ANTHROPIC_OAUTH_TOKEN", true},
+      {"ANTHROPIC_BASE_URL", true},
+      {"ANTHROPIC_FEDERATION_RULE_ID", true},
+      {"ANTHROPIC_IDENTITY_TOKEN_FILE", true},
+      {"AZURE_OPENAI_API_KEY", true},
+      {"AZURE_OPENAI_BASE_URL", true},
+      {"AZURE_OPENAI_RESOURCE_NAME", true},
+      {"AZURE_API_KEY", true},
+      {"AZURE_AI_API_KEY", true},
+      {"AZURE_API_BASE", true},
+      {"AZURE_INFERENCE_ENDPOINT", true},
+      {"PI_FUSION_DEBUG", false},
+      {"PI_FUSION_API_KEY", false},
+      {"PI_CODING_AGENT_DIR", false},
+      {"PI_OFFLINE", false},
+      {"PI_CACHE_RETENTION", false},
+      {"HOME", false},
+      {"PATH", false},
+      {"ANTHROPIC_MODEL_HINT", false},
+      {"AZURE_REGION", false},
+      {"PI_SESSIONS_DIR", false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.name);
+    CHECK(IsStrippedChildVariable(row.name) == row.stripped);
+  }
+}
+
+TEST_CASE("ChildEnvironment: built from the parent's, order kept, version check skipped") {
+  const std::vector<std::string> parent = {"HOME=/home/u",
+                                           "PI_SESSION_ID=abc",
+                                           "OPENAI_API_KEY=sk-1",
+                                           "PI_FUSION_TRACE=1",
+                                           "HOME=/shadowed",
+                                           "PI_SKIP_VERSION_CHECK=0",
+                                           "NOEQUALS",
+                                           "=bad",
+                                           "PATH=/usr/bin"};
+  CHECK(BuildChildEnvironment(parent, "openai-codex-responses") ==
+        std::vector<std::string>{"HOME=/home/u", "PI_FUSION_TRACE=1", "PATH=/usr/bin",
+                                 "PI_SKIP_VERSION_CHECK=1"});
+}
+
+TEST_CASE("ChildEnvironment: Anthropic routes default PI_CACHE_RETENTION to long") {
+  struct Row {
+    const char* api;
+    std::vector<std::string> parent;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Row> rows = {
+      {"anthropic-messages", {}, {"PI_SKIP_VERSION_CHECK=1", "PI_CACHE_RETENTION=long"}},
+      {"anthropic-messages",
+       {"PI_CACHE_RETENTION=short"},
+       {"PI_CACHE_RETENTION=short", "PI_SKIP_VERSION_CHECK=1"}},
+      {"anthropic-messages",
+       {"PI_CACHE_RETENTION=none"},
+       {"PI_CACHE_RETENTION=none", "PI_SKIP_VERSION_CHECK=1"}},
+      {"anthropic-messages",
+       {"PI_CACHE_RETENTION="},
+       {"PI_SKIP_VERSION_CHECK=1", "PI_CACHE_RETENTION=long"}},
+      {"openai-codex-responses", {}, {"PI_SKIP_VERSION_CHECK=1"}},
+      {"openai-codex-responses",
+       {"PI_CACHE_RETENTION="},
+       {"PI_CACHE_RETENTION=", "PI_SKIP_VERSION_CHECK=1"}},
+  };
+  for (const Row& row : rows) {
+    INFO(row.api << " " << (row.parent.empty() ? "unset" : row.parent[0]));
+    CHECK(BuildChildEnvironment(row.parent, row.api) == row.expected);
+  }
+}
+
+}  // namespace
+}  // namespace pi_fusion::process
