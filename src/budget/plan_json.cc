@@ -1,0 +1,175 @@
+#include "budget/plan_json.h"
+
+#include "budget/budget_constants.h"
+#include "pi_fusion/canonical_json.h"
+
+namespace pi_fusion::budget {
+
+using nlohmann::json;
+
+json BudgetPolicyJson() {
+  return {
+      {"id", kPolicyId},
+      {"rate_scale", kRateScale},
+      {"intercept_tokens", kInterceptTokens},
+      {"family_rates_x100",
+       {{"anthropic", kAnthropicRateX100},
+        {"openai-codex", kOpenAiCodexRateX100},
+        {"unknown", kUnknownRateX100}}},
+      {"conservative_rate_cap_x100", kConservativeRateCapX100},
+      {"rate_floor_x100", kRateFloorX100},
+      {"multibyte_rate_x100", kMultibyteRateX100},
+      {"unknown_output_contract_rate_x100", kUnknownOutputContractRateX100},
+      {"calibration_min_known_bytes", kCalibrationMinKnownBytes},
+      {"calibration_min_whitespace_x10000", kCalibrationMinWhitespaceX10000},
+      {"fusion_output_reserve_tokens", kFusionOutputReserveTokens},
+      {"anthropic_window_cap_tokens", kAnthropicWindowCapTokens},
+      {"framing_reserve_tokens", kFramingReserveTokens},
+      {"safety_reserve_tokens", kSafetyReserveTokens},
+      {"min_input_tokens", kMinInputTokens},
+      {"warning_threshold_basis_points", kWarningThresholdBasisPoints},
+      {"candidate_output_contract_bytes", kCandidateOutputBytes},
+      {"evaluation_output_contract_bytes", kEvaluationOutputBytes},
+      {"merge_output_contract_bytes", kMergeOutputBytes},
+      {"diagnostics_contract_bytes", kDiagnosticsBytes},
+  };
+}
+
+json RateJson(const RateChoice& rate) {
+  json fraction =
+      rate.whitespace_fraction_x10000 < 0 ? json(nullptr) : json(rate.whitespace_fraction_x10000);
+  return {{"family", FamilyName(rate.family)},
+          {"configured_x100", rate.configured_x100},
+          {"effective_x100", rate.effective_x100},
+          {"source", RateSourceName(rate.source)},
+          {"whitespace_fraction_x10000", fraction}};
+}
+
+json ByteClassesJson(const ByteClassCounts& counts) {
+  return {{"multibyte", counts.multibyte},
+          {"whitespace", counts.whitespace},
+          {"dense", counts.dense},
+          {"unknown_output_contract", counts.unknown_output_contract}};
+}
+
+namespace {
+
+json RouteJson(const RouteCapacity& r) {
+  return {{"role", RoleId(r.spec.role)},
+          {"label", RoleLabel(r.spec.role)},
+          {"provider", r.spec.provider},
+          {"model", r.spec.model},
+          {"family", FamilyName(r.family)},
+          {"context_window_tokens", r.spec.context_window},
+          {"effective_window_tokens", r.effective_window},
+          {"window_capped", r.window_capped},
+          {"model_max_output_tokens", r.spec.max_output_tokens},
+          {"reserved_output_tokens", r.reserved_output},
+          {"framing_reserve_tokens", r.framing_reserve},
+          {"safety_reserve_tokens", r.safety_reserve},
+          {"allowed_input_tokens", r.allowed_input}};
+}
+
+json SlotJson(int slot) { return slot == 0 ? json(nullptr) : json(slot); }
+
+// The identity of a stage, shared by stage, warning and blocker rows.
+json StageRef(const StageForecast& s) {
+  return {{"stage", StageName(s.stage)},
+          {"slot", SlotJson(s.slot)},
+          {"role", RoleId(s.role)},
+          {"label", s.Label()}};
+}
+
+json StageJson(const StageForecast& s) {
+  const TokenEstimate& e = s.estimate;
+  json row = StageRef(s);
+  row.update({{"conditional", s.conditional},
+              {"reserved_output_contract_bytes", s.reserved_output_contract_bytes},
+              {"bytes", ByteClassesJson(e.bytes)},
+              {"known_bytes", e.bytes.known()},
+              {"dominant_byte_class", ByteClassName(DominantByteClass(e.bytes))},
+              {"rate", RateJson(e.rate)},
+              {"tokens",
+               {{"multibyte", e.multibyte_tokens},
+                {"whitespace", e.whitespace_tokens},
+                {"dense", e.dense_tokens},
+                {"unknown_output_contract", e.unknown_output_contract_tokens},
+                {"intercept", e.intercept_tokens}}},
+              {"input_tokens", s.input_tokens},
+              {"forecast_tokens", e.tokens},
+              {"allowed_input_tokens", s.allowed_input},
+              {"input_utilization_basis_points", s.input_utilization_bp},
+              {"utilization_basis_points", s.utilization_bp},
+              {"input_fits", s.input_fits},
+              {"forecast_fits", s.forecast_fits}});
+  return row;
+}
+
+json CounterfactualJson(const BudgetPlan& plan, const Counterfactual& c) {
+  json blocking = json::array();
+  for (size_t i : c.blocking_stages) blocking.push_back(plan.stages[i].Label());
+  return {{"removed_bytes", c.removed_bytes}, {"fits", c.fits}, {"blocking_stages", blocking}};
+}
+
+json WarningsJson(const BudgetPlan& plan) {
+  json rows = json::array();
+  for (const BudgetWarning& w : plan.warnings) {
+    const StageForecast& s = plan.stages[w.stage_index];
+    json row = StageRef(s);
+    row.update({{"kind", WarningKindName(w.kind)},
+                {"utilization_basis_points", s.utilization_bp},
+                {"message", w.message}});
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+json BlockersJson(const BudgetPlan& plan) {
+  json rows = json::array();
+  for (const BudgetBlocker& b : plan.blockers) {
+    const StageForecast& s = plan.stages[b.stage_index];
+    json row = StageRef(s);
+    row.update({{"input_tokens", s.input_tokens},
+                {"allowed_input_tokens", s.allowed_input},
+                {"overage_tokens", b.overage_tokens},
+                {"message", b.message}});
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+json BudgetPlanToJson(const BudgetPlan& plan) {
+  json routes = json::array();
+  for (const RouteCapacity& r : plan.routes) routes.push_back(RouteJson(r));
+  json stages = json::array();
+  for (const StageForecast& s : plan.stages) stages.push_back(StageJson(s));
+  return {
+      {"schema_version", kBudgetPlanSchema},
+      {"workflow", plan.workflow},
+      {"policy", BudgetPolicyJson()},
+      {"routes", routes},
+      {"stages", stages},
+      {"conditional_repair_reservation",
+       {{"stage", StageName(Stage::kEvaluationRepair)},
+        {"reserved_output_contract_bytes", kRepairReserveBytes},
+        {"blocks_launch", false}}},
+      {"warnings", WarningsJson(plan)},
+      {"blockers", BlockersJson(plan)},
+      {"blocked", plan.blocked()},
+      {"counterfactuals",
+       {{"empty_request", CounterfactualJson(plan, plan.empty_request)},
+        {"empty_request_and_history", CounterfactualJson(plan, plan.empty_request_and_history)}}},
+      {"remediation",
+       {{"id", RemediationIdName(plan.remediation.id)},
+        {"shortening_request_can_help", plan.remediation.shortening_request_can_help},
+        {"text", plan.remediation.text}}},
+  };
+}
+
+std::string BudgetPlanBytes(const BudgetPlan& plan) {
+  return CanonicalJson(BudgetPlanToJson(plan));
+}
+
+}  // namespace pi_fusion::budget

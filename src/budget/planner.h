@@ -1,0 +1,150 @@
+// Budget planner: per-route, per-stage forecasts of a Fusion run, computed before any child
+// exists, plus the measured re-check of each exact prompt right before its child starts.
+//
+// Stages, in plan order, each on its own route:
+//   candidate 1-3      known: candidate system prompt + user prompt (the canonical input)
+//   evaluation         known: evaluator prompts with empty candidate responses
+//                      reserved: 3 x 48 KiB candidate outputs
+//   evaluation_repair  conditional (runs only after invalid evaluator JSON); known: repair prompts
+//                      with empty responses, output and errors; reserved: 3 x 48 KiB + 64 KiB
+//                      evaluator output + 8 KiB validation errors
+//   merge              known: merger prompts with empty responses and evaluation;
+//                      reserved: 3 x 48 KiB + 64 KiB evaluation
+// Reserved bytes are unknown_output_contract bytes (one token per byte).
+//
+// Verdicts (docs/budget.md):
+//   blocker  a non-conditional stage whose known input alone exceeds its route's allowed input:
+//            no child can help it, so the run is refused (CheckPlan) and starts zero children;
+//   warning  a stage that fits on its known input but whose forecast (known + reserved) uses
+//            >= 80% of the allowed input or exceeds it (worst-case reservation pressure: the
+//            upstream outputs may be shorter than their caps, and the measured check before
+//            launch decides); or a conditional repair whose known input does not fit (the repair
+//            may never run; if it does, its measured check fails).
+// Counterfactuals re-run the blocker test with the request removed, and with the request and
+// the session history removed; they decide whether shortening the request can help.
+//
+// Pure computation on caller-owned text; thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "budget/estimator.h"
+#include "budget/route_capacity.h"
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::budget {
+
+enum class Stage { kCandidate, kEvaluation, kEvaluationRepair, kMerge };
+std::string_view StageName(
+    Stage stage);  // "candidate" | "evaluation" | "evaluation_repair" | "merge"
+
+// One stage's prompt exactly as the child receives it: --system-prompt and stdin.
+struct StagePrompt {
+  std::string_view system_prompt;
+  std::string_view user_prompt;
+};
+
+// Everything the planner reads. Views must stay valid for the duration of PlanBudget.
+struct PlanInput {
+  std::string workflow;  // "reason" | "investigate" | "research" | "validate"
+  // REQUIRES: routes[i].role == kAllRoles[i].
+  std::array<RouteSpec, 5> routes;
+  StagePrompt candidate;
+  StagePrompt evaluation;         // rendered with three empty candidate responses
+  StagePrompt evaluation_repair;  // rendered with empty responses, invalid output and errors
+  StagePrompt merge;              // rendered with empty responses and an empty evaluation
+  // The request's bytes exactly as they occur, once, in every user_prompt (JSON-escaped, as
+  // rendered). Checked: a request missing from a prompt is orchestration_failed.
+  std::string_view request;
+  // The session projection's bytes as they occur, once, in every user_prompt, disjoint from
+  // `request`; empty for clean-task workflows. Checked like `request`.
+  std::string_view history;
+};
+
+struct StageForecast {
+  Stage stage = Stage::kCandidate;
+  int slot = 0;  // 1-3 for candidates, 0 otherwise
+  RouteRole role = RouteRole::kCandidate1;
+  bool conditional = false;
+  int64_t reserved_output_contract_bytes = 0;
+  // Forecast over known + reserved bytes; `input_tokens` is the same estimate without the
+  // reserved bytes (the rate depends on known bytes only, so both share it).
+  TokenEstimate estimate;
+  int64_t input_tokens = 0;
+  int64_t allowed_input = 0;
+  int64_t input_utilization_bp = 0;  // ceil(input_tokens * 10000 / allowed_input)
+  int64_t utilization_bp = 0;        // ceil(estimate.tokens * 10000 / allowed_input)
+  bool input_fits = false;
+  bool forecast_fits = false;
+
+  std::string Label() const;  // "candidate 2", "evaluation", "evaluation repair", "merge"
+};
+
+enum class WarningKind { kHighUtilization, kWorstCaseReservation, kConditionalRepairInput };
+std::string_view WarningKindName(WarningKind kind);
+
+struct BudgetWarning {
+  size_t stage_index = 0;  // into BudgetPlan::stages
+  WarningKind kind = WarningKind::kHighUtilization;
+  std::string message;
+};
+
+struct BudgetBlocker {
+  size_t stage_index = 0;
+  int64_t overage_tokens = 0;  // input_tokens - allowed_input (> 0)
+  std::string message;
+};
+
+// Would every non-conditional stage fit with `removed_bytes` fewer bytes?
+struct Counterfactual {
+  int64_t removed_bytes = 0;
+  bool fits = false;
+  std::vector<size_t> blocking_stages;  // indices into BudgetPlan::stages
+};
+
+enum class RemediationId { kNone, kShortenRequest, kReduceSessionHistory, kChooseLargerModel };
+std::string_view RemediationIdName(RemediationId id);  // "none", "shorten_request", ...
+
+struct Remediation {
+  RemediationId id = RemediationId::kNone;
+  bool shortening_request_can_help = false;
+  std::string text;
+};
+
+struct BudgetPlan {
+  std::string workflow;
+  std::array<RouteCapacity, 5> routes;
+  std::vector<StageForecast> stages;    // candidate 1-3, evaluation, evaluation_repair, merge
+  std::vector<BudgetWarning> warnings;  // at most one per stage, plan order
+  std::vector<BudgetBlocker> blockers;  // plan order; the first is the primary blocker
+  Counterfactual empty_request;
+  Counterfactual empty_request_and_history;
+  Remediation remediation;
+
+  bool blocked() const { return !blockers.empty(); }
+};
+
+// Plans the run. Fails only when a route is unusable (model_capacity_unknown naming the slot)
+// or a REQUIRES above is broken (orchestration_failed). A plan with blockers is still returned:
+// it is written as budget-plan.json before CheckPlan refuses the run.
+Result<BudgetPlan> PlanBudget(const PlanInput& input);
+
+// ok, or prompt_budget_exceeded_forecast for a blocked plan: the message names the primary
+// blocking stage, route, tokens and the remediation (whether shortening the request can help).
+Status CheckPlan(const BudgetPlan& plan);
+
+// The measured check right before a child starts: estimates the exact rendered prompt
+// (system + user bytes, all known) on `route`. ok when the estimate is <= the allowed input;
+// otherwise prompt_budget_exceeded_measured naming the stage, slot and overage.
+// REQUIRES: `route` is the stage's route (a candidate stage's slot is taken from its role).
+Status CheckMeasuredPrompt(const RouteCapacity& route, Stage stage, std::string_view system_prompt,
+                           std::string_view user_prompt);
+
+// Formats a rate such as 173 as "1.73".
+std::string FormatRateX100(int64_t rate_x100);
+
+}  // namespace pi_fusion::budget

@@ -1,0 +1,38 @@
+// The config layer's fixed names, codes and limits: the single place they are spelled.
+// Sources: spec/CONTRACTS.md ("/fusion-models", "Error codes") and spec/SCOPE.md section 3.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string_view>
+
+namespace pi_fusion::config {
+
+inline constexpr std::string_view kModelsFileName = "fusion-models.json";
+inline constexpr std::string_view kModelsSchema = "pi-background-tasks.fusion-models.v1";
+// The selection that means "the session's current model".
+inline constexpr std::string_view kCurrentSelection = "$current";
+
+// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
+inline constexpr std::string_view kConfigInvalid = "config_invalid";
+inline constexpr std::string_view kConfigConflict = "config_conflict";
+inline constexpr std::string_view kModelUnavailable = "model_unavailable";
+
+// Save lock: `.<file>.lock` beside the file, created exclusively, holding the writer's pid.
+inline constexpr std::chrono::milliseconds kLockRetryInterval{25};
+inline constexpr std::chrono::milliseconds kLockTimeout{10000};
+inline constexpr mode_t kLockFileMode = 0600;
+inline constexpr mode_t kConfigFileMode = 0600;
+inline constexpr mode_t kConfigDirMode = 0700;
+
+// The only endpoints on which a frontier route is admitted (exact strings).
+inline constexpr std::string_view kAnthropicProvider = "anthropic";
+inline constexpr std::string_view kAnthropicBaseUrl = "https://api.anthropic.com";
+inline constexpr std::string_view kCodexProvider = "openai-codex";
+inline constexpr std::string_view kCodexBaseUrl = "https://chatgpt.com/backend-api";
+
+// What a refusal tells the user to do.
+inline constexpr std::string_view kChooseHint = "Choose another model for it with /fusion-models.";
+
+}  // namespace pi_fusion::config

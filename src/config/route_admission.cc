@@ -1,0 +1,118 @@
+#include "config/route_admission.h"
+
+#include <utility>
+
+#include "config/frontier.h"
+
+namespace pi_fusion::config {
+
+namespace {
+
+Status Unavailable(const std::string& message) {
+  return Status::Error(std::string(kModelUnavailable), message + " " + std::string(kChooseHint));
+}
+
+std::string RouteText(Slot slot, const ModelInfo& model) {
+  return std::string(SlotLabel(slot)) + " route " + model.QualifiedId();
+}
+
+Result<ModelInfo> Resolve(Slot slot, const Selection& selection, const RegistrySnapshot& snapshot) {
+  const std::string label(SlotLabel(slot));
+  if (selection.is_current) {
+    if (snapshot.current) return *snapshot.current;
+    return Unavailable(label +
+                       " is $current, but the session has no current model. Pick one "
+                       "with /model, or set " +
+                       label + " explicitly.");
+  }
+  for (const ModelInfo& model : snapshot.models) {
+    if (model.provider == selection.provider && model.id == selection.model) return model;
+  }
+  return Unavailable(label + " model " + selection.provider + "/" + selection.model +
+                     " is not available in Pi's model registry (unknown model, or its provider "
+                     "has no credentials).");
+}
+
+// The subscription-OAuth rules for a frontier route; ok when all hold.
+Status CheckFrontier(Slot slot, const ModelInfo& model, const std::string& reason) {
+  const std::string route = RouteText(slot, model);
+  std::string_view expected_url;
+  if (model.provider == kAnthropicProvider) expected_url = kAnthropicBaseUrl;
+  if (model.provider == kCodexProvider) expected_url = kCodexBaseUrl;
+  if (expected_url.empty()) {
+    return Unavailable(route + " is a frontier route (" + reason +
+                       "). Fusion admits frontier models only through Pi's subscription OAuth "
+                       "providers anthropic and openai-codex, never through OpenAI, OpenRouter, "
+                       "Azure or API-key routes.");
+  }
+  if (model.base_url != expected_url) {
+    return Unavailable(route + " uses the endpoint \"" + model.base_url +
+                       "\"; a frontier route is admitted only on exactly " +
+                       std::string(expected_url) + ".");
+  }
+  if (model.has_auth_header_overrides) {
+    return Unavailable(route +
+                       " has auth header overrides; a frontier route must use Pi's own "
+                       "subscription OAuth credentials unchanged.");
+  }
+  if (!model.is_using_oauth) {
+    return Unavailable(route +
+                       " is not using subscription OAuth (an API key is configured); "
+                       "log in with /login to use it.");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection_text,
+                                 const RegistrySnapshot& snapshot) {
+  Result<Selection> selection = ParseSelection(slot, selection_text);
+  if (!selection.ok()) return selection.status();
+  Result<ModelInfo> model = Resolve(slot, *selection, snapshot);
+  if (!model.ok()) return model.status();
+  const FrontierSignal signal =
+      DetectFrontier(model->provider, model->id, model->name, model->base_url);
+  if (signal.frontier) {
+    if (Status s = CheckFrontier(slot, *model, signal.reason); !s.ok()) return s;
+  }
+  if (model->context_window <= 0) {
+    return Unavailable(RouteText(slot, *model) + " has no usable context window (contextWindow " +
+                       std::to_string(model->context_window) +
+                       "); set contextWindow for it in models.json.");
+  }
+  return ResolvedRoute{slot, std::string(selection_text), std::move(model).value(),
+                       signal.frontier};
+}
+
+Result<ResolvedModels> AdmitModels(const ModelsConfig& config, const RegistrySnapshot& snapshot) {
+  ResolvedModels models;
+  models.thinking_level = snapshot.thinking_level;
+  for (Slot slot : kAllSlots) {
+    Result<ResolvedRoute> route = AdmitRoute(slot, config.selection(slot), snapshot);
+    if (!route.ok()) return route.status();
+    models.routes[static_cast<size_t>(slot)] = std::move(route).value();
+  }
+  return models;
+}
+
+namespace {
+
+nlohmann::json RouteJson(const ResolvedRoute& r) {
+  return {{"provider", r.model.provider}, {"model", r.model.id}};
+}
+
+}  // namespace
+
+nlohmann::json ResolvedModelsToJson(const ResolvedModels& models) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (Slot slot : {Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3}) {
+    candidates.push_back(RouteJson(models.route(slot)));
+  }
+  return {{"candidates", candidates},
+          {"evaluator", RouteJson(models.route(Slot::kEvaluator))},
+          {"merger", RouteJson(models.route(Slot::kMerger))},
+          {"thinking_level", models.thinking_level}};
+}
+
+}  // namespace pi_fusion::config

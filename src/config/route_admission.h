@@ -1,0 +1,85 @@
+// Route admission: resolves each configured slot to a model from the host's registry snapshot
+// and admits it under the route policy of spec/SCOPE.md section 3.
+//
+//   "$current"        the session's current model; refused when there is none;
+//   "provider/model"  the registry row with exactly that provider and id; refused when absent;
+//   frontier routes   (frontier.h) admitted only as provider anthropic with base URL exactly
+//                     https://api.anthropic.com or openai-codex with exactly
+//                     https://chatgpt.com/backend-api, no auth-header overrides, and
+//                     isUsingOAuth(model) true;
+//   every route       needs a positive context window.
+// A refusal is model_unavailable: "<Slot> route <provider/id> ..." with the reason and what to
+// do. There is no fallback or substitution. Children run at the parent's thinking level, which
+// the resolved models carry.
+//
+// Inputs are plain values the binding copies from Pi on the JS thread; pure functions;
+// thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/models_config.h"
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::config {
+
+// One registry row (Pi `Model` plus what the registry says about its credentials).
+struct ModelInfo {
+  std::string provider;
+  std::string id;
+  std::string name;
+  std::string api;             // "anthropic-messages", "openai-completions", ...
+  std::string base_url;        // model.baseUrl as Pi resolves it
+  int64_t context_window = 0;  // 0 when unknown or not a positive finite number
+  int64_t max_tokens = 0;      // 0 when unknown
+  bool reasoning = false;
+  bool is_using_oauth = false;                        // modelRegistry.isUsingOAuth(model)
+  bool has_auth_header_overrides = false;             // configured headers that carry credentials
+  std::optional<bool> supports_long_cache_retention;  // compat.supportsLongCacheRetention
+
+  std::string QualifiedId() const { return provider + "/" + id; }
+};
+
+struct RegistrySnapshot {
+  // The rows a slot may name: the binding passes modelRegistry.getAvailable() (models whose
+  // provider has usable credentials).
+  std::vector<ModelInfo> models;
+  std::optional<ModelInfo> current;  // ctx.model, if any
+  std::string thinking_level;        // the parent's: "off" | "minimal" | ... | "max"
+};
+
+struct ResolvedRoute {
+  Slot slot = Slot::kCandidate1;
+  std::string selection;  // as configured: "$current" or "provider/model"
+  ModelInfo model;
+  bool frontier = false;
+};
+
+struct ResolvedModels {
+  std::array<ResolvedRoute, 5> routes;  // in kAllSlots order
+  std::string thinking_level;           // every child runs at this level
+
+  const ResolvedRoute& route(Slot slot) const { return routes[static_cast<size_t>(slot)]; }
+};
+
+// Resolves and admits one slot. config_invalid when `selection` breaks the syntax rules,
+// model_unavailable when it cannot be resolved or is refused by the policy.
+Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection,
+                                 const RegistrySnapshot& snapshot);
+
+// Admits all five slots; the first refusal in slot order is returned.
+Result<ResolvedModels> AdmitModels(const ModelsConfig& config, const RegistrySnapshot& snapshot);
+
+// {"candidates":[route x3],"evaluator":route,"merger":route,"thinking_level":...} with route
+// {provider, model}: the manifest's closed `models` record (schemas/artifacts/
+// fusion-manifest.v4.json). Windows and rates are recorded in budget-plan.json instead.
+nlohmann::json ResolvedModelsToJson(const ResolvedModels& models);
+
+}  // namespace pi_fusion::config
