@@ -1,0 +1,60 @@
+// The blind evaluator's output contract `pi-background-tasks.fusion-evaluation.v1`
+// (schemas/artifacts/fusion-evaluation.v1.json; docs/workflow.md, "Evaluation contract").
+//
+// The evaluator's whole stdout, trimmed of surrounding JSON whitespace only, must be exactly one
+// JSON object: no Markdown fence is stripped, no trailing prose tolerated, no duplicate keys. The
+// object is closed at every level:
+//   schema_version        "pi-background-tasks.fusion-evaluation.v1"
+//   candidate_assessments exactly one {candidate_id, summary, strengths[], limitations[],
+//                         useful_contributions[], risks[]} for each of A, B and C (any order)
+//   agreements[]          strings
+//   conflicts[]           {topic, positions[{candidate_id, position}], resolution}; positions
+//                         come from at least two distinct candidates, one per candidate
+//   synthesis_plan        {must_include[{candidate_id, contribution}], must_resolve[],
+//   must_avoid[]}
+// Every string is non-blank; arrays may be empty. A key that names a score, rank, winner or
+// "best" (case-insensitive substring) is rejected wherever it appears, so a blind evaluation can
+// never smuggle a verdict past the contract.
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::workflow {
+
+struct EvaluationError {
+  std::string path;     // "$.conflicts[0].positions[1].candidate_id"; "$" is the whole output
+  std::string message;  // "duplicate position for candidate A"
+
+  std::string ToString() const { return path + ": " + message; }
+  bool operator==(const EvaluationError&) const = default;
+};
+
+struct EvaluationCheck {
+  std::optional<nlohmann::json> evaluation;  // the parsed object, set iff errors is empty
+  std::vector<EvaluationError> errors;       // every violation found, in document order
+
+  bool ok() const { return errors.empty(); }
+};
+
+// Validates the evaluator's complete stdout.
+EvaluationCheck ValidateEvaluation(std::string_view output);
+
+// The error list as the repair child sees it: at most kRepairMaxErrors entries of at most
+// kRepairMaxErrorBytes UTF-8 bytes each ("..." marks a cut), at most kRepairMaxTotalBytes in
+// all; when errors are dropped a final note says how many. Order is kept.
+std::vector<std::string> CapValidationErrors(const std::vector<EvaluationError>& errors);
+
+// The evaluation_invalid Status for a failed check, naming the first error and the count.
+// REQUIRES: !errors.empty()
+Status EvaluationInvalid(const std::vector<EvaluationError>& errors);
+
+}  // namespace pi_fusion::workflow

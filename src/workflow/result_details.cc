@@ -1,0 +1,138 @@
+#include "workflow/result_details.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <regex>
+#include <set>
+
+#include "workflow/workflow_constants.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using nlohmann::json;
+
+Status Invalid(const std::string& message) {
+  return Status::Error(std::string(kOrchestrationFailed), "result details: " + message);
+}
+
+bool IsStage(const std::string& stage) {
+  return stage == "candidate" || stage == "evaluation" || stage == "evaluation_repair" ||
+         stage == "merge";
+}
+
+bool IsOneOf(const std::string& key, std::initializer_list<const char*> keys) {
+  return std::any_of(keys.begin(), keys.end(), [&key](const char* k) { return key == k; });
+}
+
+// Numbers under `required` must be present, `optional` may be; nothing else is allowed.
+Status CheckNumbers(const json& object, const std::string& label,
+                    std::initializer_list<const char*> required,
+                    std::initializer_list<const char*> optional, const char* nested) {
+  if (!object.is_object()) return Invalid(label + " must be an object");
+  for (const auto& [key, value] : object.items()) {
+    if (nested != nullptr && key == nested) continue;
+    if (!IsOneOf(key, required) && !IsOneOf(key, optional))
+      return Invalid(label + "." + key + " is not a Usage field");
+    const bool is_flag = key == "totalFromProvider";
+    if (is_flag ? !value.is_boolean() : !value.is_number()) {
+      return Invalid(label + "." + key + (is_flag ? " must be a boolean" : " must be a number"));
+    }
+  }
+  for (const char* key : required) {
+    if (!object.contains(key)) return Invalid(label + "." + key + " is missing");
+  }
+  return Status::Ok();
+}
+
+Status CheckUsage(const json& usage) {
+  Status s =
+      CheckNumbers(usage, "usage", {"input", "output", "cacheRead", "cacheWrite", "totalTokens"},
+                   {"cacheWrite1h", "reasoning"}, "cost");
+  if (!s.ok()) return s;
+  if (!usage.contains("cost")) return Invalid("usage.cost is missing");
+  return CheckNumbers(usage["cost"], "usage.cost",
+                      {"input", "output", "cacheRead", "cacheWrite", "total"},
+                      {"totalFromProvider"}, nullptr);
+}
+
+Status CheckIdentity(const ResultDetailsInput& in) {
+  static const std::regex kRunId("^(reason|investigate|research|validate)-[0-9a-f]{32}$");
+  if (!std::regex_match(in.run_id, kRunId)) return Invalid("malformed run_id " + in.run_id);
+  if (in.run_id.substr(0, in.run_id.find('-')) != in.workflow) {
+    return Invalid("run_id " + in.run_id + " does not belong to workflow " + in.workflow);
+  }
+  const ModelsUsed& m = in.models;
+  for (const std::string* s : {&m.candidates[0], &m.candidates[1], &m.candidates[2], &m.evaluator,
+                               &m.merger, &m.thinking_level}) {
+    if (s->empty()) return Invalid("models must name every route and the thinking level");
+  }
+  if (!AnonymousMapFromJson(in.anonymous_map.ToJson()).ok()) {
+    return Invalid("anonymous_map is not a bijection of A, B, C onto slots 1-3");
+  }
+  return Status::Ok();
+}
+
+Result<json> Artifacts(const std::vector<ResultArtifact>& artifacts) {
+  static const std::regex kSha("^sha256:[0-9a-f]{64}$");
+  json out = json::object();
+  for (const ResultArtifact& a : artifacts) {
+    if (a.name.empty() || a.path.empty()) return Invalid("an artifact has no name or path");
+    if (out.contains(a.name)) return Invalid("artifact " + a.name + " listed twice");
+    if (!std::regex_match(a.sha256, kSha)) return Invalid("artifact " + a.name + " has a bad hash");
+    out[a.name] = {{"path", a.path}, {"byte_length", a.byte_length}, {"sha256", a.sha256}};
+  }
+  return out;
+}
+
+Result<json> Warnings(const std::vector<ResultWarning>& warnings) {
+  json out = json::array();
+  for (const ResultWarning& w : warnings) {
+    if (w.kind != "budget" && w.kind != "calibration") return Invalid("warning kind " + w.kind);
+    if (w.stage && !IsStage(*w.stage)) return Invalid("warning stage " + *w.stage);
+    if (w.message.empty()) return Invalid("a warning has no message");
+    json row = {{"kind", w.kind}, {"message", w.message}};
+    if (w.stage) row["stage"] = *w.stage;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+json Attempts(const AttemptCounts& a) {
+  return {{"candidate", a.candidate},
+          {"evaluation", a.evaluation},
+          {"evaluation_repair", a.evaluation_repair},
+          {"merge", a.merge},
+          {"total", a.candidate + a.evaluation + a.evaluation_repair + a.merge}};
+}
+
+}  // namespace
+
+Result<json> BuildResultDetails(const ResultDetailsInput& in) {
+  if (Status s = CheckIdentity(in); !s.ok()) return s;
+  if (Status s = CheckUsage(in.usage); !s.ok()) return s;
+  const AttemptCounts& a = in.attempts;
+  if (a.candidate < 0 || a.evaluation < 0 || a.merge < 0 || a.evaluation_repair < 0 ||
+      a.evaluation_repair > 1) {
+    return Invalid("attempt counts out of range");
+  }
+  Result<json> artifacts = Artifacts(in.artifacts);
+  if (!artifacts.ok()) return artifacts.status();
+  Result<json> warnings = Warnings(in.warnings);
+  if (!warnings.ok()) return warnings.status();
+  return json{{"schema_version", kResultSchema},
+              {"run_id", in.run_id},
+              {"workflow", in.workflow},
+              {"models",
+               {{"candidates", in.models.candidates},
+                {"evaluator", in.models.evaluator},
+                {"merger", in.models.merger},
+                {"thinking_level", in.models.thinking_level}}},
+              {"anonymous_map", in.anonymous_map.ToJson()},
+              {"usage", in.usage},
+              {"attempts", Attempts(a)},
+              {"artifacts", std::move(artifacts).value()},
+              {"warnings", std::move(warnings).value()}};
+}
+
+}  // namespace pi_fusion::workflow

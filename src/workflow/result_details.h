@@ -1,0 +1,77 @@
+// The `details` object of a completed run, `pi-background-tasks.fusion-result.v5`
+// (schemas/artifacts/fusion-result.v5.json; docs/workflow.md, "Result details"). The store wraps
+// it in fusion-committed-result.v1 together with the merged answer.
+//
+//   {"anonymous_map":{"A":2,"B":1,"C":3},
+//    "artifacts":{"<name>":{"byte_length":…,"path":…,"sha256":"sha256:<hex>"},…},
+//    "attempts":{"candidate":3,"evaluation":1,"evaluation_repair":0,"merge":1,"total":5},
+//    "models":{"candidates":["p/m","p/m","p/m"],"evaluator":"p/m","merger":"p/m",
+//              "thinking_level":"high"},
+//    "run_id":"reason-<32 hex>","schema_version":"pi-background-tasks.fusion-result.v5",
+//    "usage":{…Pi Usage totals…},"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
+//    "workflow":"reason"}
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+#include "workflow/anonymize.h"
+
+namespace pi_fusion::workflow {
+
+// Resolved routes as "provider/model"; slot i of `candidates` is candidate slot i + 1.
+struct ModelsUsed {
+  std::array<std::string, 3> candidates;
+  std::string evaluator;
+  std::string merger;
+  std::string thinking_level;  // the parent's level every child used, e.g. "high" or "off"
+};
+
+// Child processes the run started, per stage (spawn retries included). total is derived.
+struct AttemptCounts {
+  int candidate = 0;
+  int evaluation = 0;
+  int evaluation_repair = 0;  // 0 or 1
+  int merge = 0;
+};
+
+// A reference to a run artifact, as the store recorded it.
+struct ResultArtifact {
+  std::string name;  // key in `artifacts`, e.g. "merged.md"
+  std::string path;  // relative to the run directory
+  uint64_t byte_length = 0;
+  std::string sha256;  // "sha256:<64 lowercase hex>"
+};
+
+struct ResultWarning {
+  std::string kind;                  // "budget" | "calibration"
+  std::optional<std::string> stage;  // "candidate" | "evaluation" | "evaluation_repair" | "merge"
+  std::string message;               // non-empty, e.g. the progress line's text
+};
+
+struct ResultDetailsInput {
+  std::string run_id;    // ^(reason|investigate|research|validate)-[0-9a-f]{32}$
+  std::string workflow;  // must match the run id's prefix
+  ModelsUsed models;
+  AnonymousMap anonymous_map;
+  // Cumulative Pi Usage of every attempt: input, output, cacheRead, cacheWrite, totalTokens,
+  // cost{input, output, cacheRead, cacheWrite, total[, totalFromProvider]}, optional
+  // cacheWrite1h and reasoning. Copied verbatim; no other keys allowed.
+  nlohmann::json usage;
+  AttemptCounts attempts;
+  std::vector<ResultArtifact> artifacts;  // names unique
+  std::vector<ResultWarning> warnings;    // in the order they were raised
+};
+
+// Builds the details object; orchestration_failed names the first field that breaks the shape.
+Result<nlohmann::json> BuildResultDetails(const ResultDetailsInput& input);
+
+}  // namespace pi_fusion::workflow

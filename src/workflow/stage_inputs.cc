@@ -1,0 +1,77 @@
+#include "workflow/stage_inputs.h"
+
+#include <algorithm>
+
+#include "workflow/workflow_constants.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using nlohmann::json;
+
+// The candidates as a JSON array ordered A, B, C, or an error unless each id occurs once.
+Result<json> CandidateArray(std::vector<AnonymousCandidate> candidates) {
+  std::sort(candidates.begin(), candidates.end(),
+            [](const auto& a, const auto& b) { return a.candidate_id < b.candidate_id; });
+  bool exact = candidates.size() == kCandidateCount;
+  for (size_t i = 0; exact && i < candidates.size(); ++i) {
+    exact = candidates[i].candidate_id == kCandidateIds[i];
+  }
+  if (!exact) {
+    return Status::Error(std::string(kOrchestrationFailed),
+                         "stage input needs exactly one candidate each for A, B and C");
+  }
+  json out = json::array();
+  for (AnonymousCandidate& c : candidates) {
+    out.push_back(
+        {{"candidate_id", std::move(c.candidate_id)}, {"response", std::move(c.response)}});
+  }
+  return out;
+}
+
+// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string ValidUtf8(const std::string& text) {
+  const std::string quoted =
+      json(text).dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  return json::parse(quoted).get<std::string>();
+}
+
+}  // namespace
+
+std::string CandidateStdin(const CanonicalDocument& canonical_input) {
+  return std::string(kCandidateInstruction) + "\n\n" + canonical_input.bytes;
+}
+
+Result<CanonicalDocument> BuildBlindInput(const CanonicalDocument& canonical_input,
+                                          std::vector<AnonymousCandidate> candidates) {
+  Result<json> list = CandidateArray(std::move(candidates));
+  if (!list.ok()) return list.status();
+  json input = {{"schema_version", kBlindCandidatesSchema},
+                {"canonical_input", canonical_input.value},
+                {"candidates", std::move(list).value()}};
+  return MakeCanonicalDocument(std::move(input), kOrchestrationFailed, "the blind input");
+}
+
+Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
+                                           const std::string& invalid_output,
+                                           const std::vector<EvaluationError>& errors) {
+  json input = {{"schema_version", kEvaluationRepairInputSchema},
+                {"original_blind_input", blind_input.value},
+                {"invalid_output", ValidUtf8(invalid_output)},
+                {"validation_errors", CapValidationErrors(errors)}};
+  return MakeCanonicalDocument(std::move(input), kOrchestrationFailed, "the repair input");
+}
+
+Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
+                                          std::vector<AnonymousCandidate> candidates,
+                                          const json& evaluation) {
+  Result<json> list = CandidateArray(std::move(candidates));
+  if (!list.ok()) return list.status();
+  json input = {{"schema_version", kMergeInputSchema},
+                {"canonical_input", canonical_input.value},
+                {"candidates", std::move(list).value()},
+                {"evaluation", evaluation}};
+  return MakeCanonicalDocument(std::move(input), kOrchestrationFailed, "the merge input");
+}
+
+}  // namespace pi_fusion::workflow

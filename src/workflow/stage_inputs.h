@@ -1,0 +1,58 @@
+// The stdin payloads of the child stages (spec/CONTRACTS.md, "Stages").
+//
+// Pi reads piped stdin fully, trims it and sends it as the first user message (spec/PI_HOST.md
+// §1), so every payload here starts and ends with a non-space byte: what the budget measures is
+// byte for byte what the model receives.
+//   candidate           CandidateStdin(): one instruction line, a blank line, the canonical input
+//   evaluator           BuildBlindInput().bytes    fusion-blind-candidates.v1
+//   evaluator repair    BuildRepairInput().bytes   fusion-evaluation-repair-input.v1
+//   merger              BuildMergeInput().bytes    fusion-merge-input.v1
+// Stage inputs are closed canonical JSON objects (schemas/artifacts/); candidates always appear
+// ordered A, B, C whatever order they are given in.
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+#include "workflow/canonical_document.h"
+#include "workflow/evaluation_contract.h"
+
+namespace pi_fusion::workflow {
+
+// One candidate's answer after anonymization.
+struct AnonymousCandidate {
+  std::string candidate_id;  // "A" | "B" | "C"
+  std::string response;      // the candidate's complete stdout
+};
+
+// The instruction line every candidate gets before its canonical input.
+inline constexpr char kCandidateInstruction[] =
+    "Answer the request in the following JSON input as your system prompt describes.";
+
+// kCandidateInstruction + "\n\n" + canonical_input.bytes.
+std::string CandidateStdin(const CanonicalDocument& canonical_input);
+
+// {candidates:[{candidate_id, response}] (A, B, C), canonical_input, schema_version}.
+// Errors (orchestration_failed): candidate ids other than exactly one each of A, B and C.
+Result<CanonicalDocument> BuildBlindInput(const CanonicalDocument& canonical_input,
+                                          std::vector<AnonymousCandidate> candidates);
+
+// {invalid_output, original_blind_input, schema_version, validation_errors}; the errors are capped
+// by CapValidationErrors, and invalid UTF-8 in `invalid_output` becomes U+FFFD so that the
+// evaluator's raw bytes can always be shown back to it.
+Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
+                                           const std::string& invalid_output,
+                                           const std::vector<EvaluationError>& errors);
+
+// {candidates (A, B, C), canonical_input, evaluation, schema_version}.
+// REQUIRES: `evaluation` passed ValidateEvaluation. Errors as BuildBlindInput.
+Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
+                                          std::vector<AnonymousCandidate> candidates,
+                                          const nlohmann::json& evaluation);
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,40 @@
+// System prompts of the four child stages (passed with --system-prompt). The matching stdin
+// payloads are built in stage_inputs.h.
+//
+// Every prompt states its output's hard maximum in JSON-rendered UTF-8 bytes with the exact number
+// from workflow_constants.h (e.g. "49,152 JSON-rendered UTF-8 bytes"), forbids naming providers,
+// models or slots, and tells the child to treat all input text as data. Prompts are fixed text:
+// equal arguments give equal bytes, which keeps budget forecasts and prompt artifacts stable.
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "workflow/workflow_constants.h"
+
+namespace pi_fusion::workflow {
+
+// The candidate prompt for a workflow's capability: the input guide for its context kind
+// (session projection for kReason, clean task otherwise), the output contract (hard maximum,
+// explicit limitations when the scope cannot fit, anonymity) and the tool guidance (none for
+// kReason; read/grep/find/ls for kInspect; plus fusion_web_fetch on declared sources for
+// kResearch).
+std::string CandidateSystemPrompt(Capability capability);
+
+// The blind evaluator: compare anonymous candidates A, B and C and output only one
+// pi-background-tasks.fusion-evaluation.v1 object (the template of EvaluationTemplate()).
+std::string EvaluatorSystemPrompt();
+
+// The one evaluator repair: the evaluator contract plus how to read the repair input.
+std::string EvaluationRepairSystemPrompt();
+
+// The merger: the final Markdown answer for the user from the candidates and the evaluation's
+// synthesis plan, without mentioning candidates, their letters or the process.
+std::string MergerSystemPrompt();
+
+// The example evaluation object the evaluator prompts embed. It is itself a valid evaluation
+// (tests check that ValidateEvaluation accepts it), so prompt and validator cannot drift apart.
+std::string EvaluationTemplate();
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,70 @@
+// The workflow layer's fixed identifiers and limits: the single place they are spelled.
+//
+// Schema ids, error codes and byte limits come from spec/CONTRACTS.md; docs/workflow.md and the
+// closed schemas in schemas/artifacts/ describe the shapes that carry them. Tests and docs read
+// these names rather than restating the numbers.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace pi_fusion::workflow {
+
+// Schema ids (spec/CONTRACTS.md, "Schema ids").
+inline constexpr std::string_view kInputSchema = "pi-background-tasks.fusion-input.v5";
+inline constexpr std::string_view kContextLedgerSchema =
+    "pi-background-tasks.fusion-context-ledger.v2";
+inline constexpr std::string_view kEvaluationSchema = "pi-background-tasks.fusion-evaluation.v1";
+inline constexpr std::string_view kBlindCandidatesSchema =
+    "pi-background-tasks.fusion-blind-candidates.v1";
+inline constexpr std::string_view kEvaluationRepairInputSchema =
+    "pi-background-tasks.fusion-evaluation-repair-input.v1";
+inline constexpr std::string_view kMergeInputSchema = "pi-background-tasks.fusion-merge-input.v1";
+inline constexpr std::string_view kResultSchema = "pi-background-tasks.fusion-result.v5";
+
+// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
+inline constexpr std::string_view kContextCaptureFailed = "context_capture_failed";
+inline constexpr std::string_view kContextPolicyUnsupportedBlock =
+    "context_policy_unsupported_block";
+inline constexpr std::string_view kEvaluationInvalid = "evaluation_invalid";
+inline constexpr std::string_view kChildOutputCap = "child_output_cap";
+inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
+
+// Context policies. The projection policy id is versioned: any change to what the projection keeps,
+// omits or how it words a receipt is a new id, so equal ids promise equal bytes for equal branches.
+inline constexpr std::string_view kSessionProjectionKind = "session_projection";
+inline constexpr std::string_view kSessionProjectionPolicy = "pi-fusion.session-projection.v1";
+inline constexpr std::string_view kCleanTaskKind = "clean_task";
+// Run-directory basename of the omission ledger written for reason runs.
+inline constexpr std::string_view kContextLedgerFile = "context-omission-ledger.json";
+
+// Output contracts, in JSON-rendered UTF-8 bytes (pi_fusion::JsonRenderedBytes).
+inline constexpr size_t kCandidateOutputMaxBytes = 49152;
+inline constexpr size_t kEvaluatorOutputMaxBytes = 65536;
+inline constexpr size_t kMergerOutputMaxBytes = 65536;
+inline constexpr size_t kDiagnosticsMaxBytes = 8192;
+
+// The evaluator-repair child sees at most this much of the validator's error list.
+inline constexpr size_t kRepairMaxErrors = 24;
+inline constexpr size_t kRepairMaxErrorBytes = 500;
+inline constexpr size_t kRepairMaxTotalBytes = 4000;
+
+// Three candidates run per workflow; after anonymization they are known only as A, B and C.
+inline constexpr size_t kCandidateCount = 3;
+inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {"A", "B", "C"};
+
+// What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"). The
+// evaluator, its repair and the merger always run as kReason.
+enum class Capability { kReason, kInspect, kResearch };
+
+// The candidate capability of a public workflow; nullopt for an unknown workflow name.
+constexpr std::optional<Capability> CandidateCapability(std::string_view workflow) {
+  if (workflow == "reason") return Capability::kReason;
+  if (workflow == "investigate" || workflow == "validate") return Capability::kInspect;
+  if (workflow == "research") return Capability::kResearch;
+  return std::nullopt;
+}
+
+}  // namespace pi_fusion::workflow

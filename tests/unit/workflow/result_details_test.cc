@@ -1,0 +1,97 @@
+// fusion-result.v5 details (src/workflow/result_details.h).
+#include "workflow/result_details.h"
+
+#include <functional>
+
+#include <catch2/catch.hpp>
+
+#include "pi_fusion/canonical_json.h"
+#include "schema_check.h"
+#include "workflow/workflow_constants.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using nlohmann::json;
+
+const std::string kHash = "sha256:" + std::string(64, 'a');
+
+ResultDetailsInput Good() {
+  ResultDetailsInput in;
+  in.run_id = "reason-0123456789abcdef0123456789abcdef";
+  in.workflow = "reason";
+  in.models = {{"anthropic/claude-sonnet-4-5", "openai-codex/gpt-5", "local/qwen3"},
+               "anthropic/claude-sonnet-4-5",
+               "openai-codex/gpt-5",
+               "high"};
+  in.anonymous_map.candidate_for_slot = {"B", "A", "C"};
+  in.usage = json::parse(R"({"input":100,"output":20,"cacheRead":30,"cacheWrite":7,
+      "cacheWrite1h":7,"reasoning":5,"totalTokens":157,
+      "cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}})");
+  in.attempts = {3, 2, 1, 1};
+  in.artifacts = {{"merged.md", "merged.md", 1200, kHash},
+                  {"evaluation.json", "evaluation.json", 900, kHash}};
+  in.warnings = {{"budget", "merge", "merge at 85% of its input capacity"},
+                 {"calibration", std::nullopt, "candidate 2 used 900 tokens over forecast"}};
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("ResultDetails: builds the closed v5 object", "[workflow][result]") {
+  auto details = BuildResultDetails(Good());
+  REQUIRE(details.ok());
+  CHECK(testing::SchemaViolations(testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            .empty());
+  CHECK((*details)["schema_version"] == kResultSchema);
+  CHECK((*details)["anonymous_map"] == json{{"A", 2}, {"B", 1}, {"C", 3}});
+  CHECK((*details)["attempts"] == json{{"candidate", 3},
+                                       {"evaluation", 2},
+                                       {"evaluation_repair", 1},
+                                       {"merge", 1},
+                                       {"total", 7}});
+  CHECK((*details)["models"]["candidates"][1] == "openai-codex/gpt-5");
+  CHECK((*details)["usage"] == Good().usage);
+  CHECK((*details)["warnings"][1] ==
+        json{{"kind", "calibration"}, {"message", "candidate 2 used 900 tokens over forecast"}});
+  CHECK((*details)["artifacts"]["merged.md"] ==
+        json{{"path", "merged.md"}, {"byte_length", 1200}, {"sha256", kHash}});
+}
+
+TEST_CASE("ResultDetails: refuses malformed fields", "[workflow][result]") {
+  struct Case {
+    const char* name;
+    std::function<void(ResultDetailsInput&)> mutate;
+    const char* message_part;
+  };
+  const std::vector<Case> cases = {
+      {"bad run id", [](auto& in) { in.run_id = "reason-XYZ"; }, "malformed run_id"},
+      {"workflow mismatch", [](auto& in) { in.workflow = "research"; }, "does not belong"},
+      {"missing model", [](auto& in) { in.models.evaluator = ""; }, "models must name"},
+      {"bad anonymous map", [](auto& in) { in.anonymous_map.candidate_for_slot[0] = "A"; },
+       "anonymous_map"},
+      {"unknown usage field", [](auto& in) { in.usage["bonus"] = 1; }, "usage.bonus is not"},
+      {"missing usage field", [](auto& in) { in.usage.erase("totalTokens"); },
+       "usage.totalTokens is missing"},
+      {"missing cost", [](auto& in) { in.usage.erase("cost"); }, "usage.cost is missing"},
+      {"cost flag type", [](auto& in) { in.usage["cost"]["totalFromProvider"] = 1; },
+       "must be a boolean"},
+      {"two repairs", [](auto& in) { in.attempts.evaluation_repair = 2; }, "attempt counts"},
+      {"duplicate artifact", [](auto& in) { in.artifacts.push_back(in.artifacts[0]); },
+       "listed twice"},
+      {"bad hash", [](auto& in) { in.artifacts[0].sha256 = "sha256:ABC"; }, "bad hash"},
+      {"warning kind", [](auto& in) { in.warnings[0].kind = "style"; }, "warning kind"},
+      {"warning stage", [](auto& in) { in.warnings[0].stage = "review"; }, "warning stage"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    ResultDetailsInput in = Good();
+    c.mutate(in);
+    auto details = BuildResultDetails(in);
+    REQUIRE_FALSE(details.ok());
+    CHECK(details.status().code() == kOrchestrationFailed);
+    CHECK_THAT(details.status().message(), Catch::Contains(c.message_part));
+  }
+}
+
+}  // namespace pi_fusion::workflow
