@@ -99,29 +99,52 @@ AddressClass ClassifyAddress(const IpAddress& address) {
 
 std::string_view AddressClassName(AddressClass c) {
   switch (c) {
-    case AddressClass::kPublic: return "public";
-    case AddressClass::kUnspecified: return "unspecified";
-    case AddressClass::kLoopback: return "loopback";
-    case AddressClass::kLinkLocal: return "link-local";
-    case AddressClass::kMulticast: return "multicast";
-    case AddressClass::kDocumentation: return "reserved for documentation";
-    case AddressClass::kIetfProtocol: return "reserved for IETF protocol assignments";
-    case AddressClass::kReserved: return "reserved";
-    case AddressClass::kThisNetwork: return "a \"this network\" address (0.0.0.0/8)";
-    case AddressClass::kPrivate: return "private (RFC 1918)";
-    case AddressClass::kSharedCgnat: return "shared address space (CGNAT, 100.64.0.0/10)";
-    case AddressClass::kBenchmarking: return "reserved for benchmarking";
-    case AddressClass::k6to4Relay: return "the deprecated 6to4 relay anycast range";
-    case AddressClass::kBroadcast: return "broadcast";
-    case AddressClass::kUniqueLocal: return "unique local (fc00::/7)";
-    case AddressClass::kSiteLocal: return "site-local (fec0::/10)";
-    case AddressClass::kDiscardOnly: return "discard-only (100::/64)";
-    case AddressClass::kIpv4Mapped: return "IPv4-mapped IPv6";
-    case AddressClass::kIpv4Compatible: return "IPv4-compatible IPv6";
-    case AddressClass::kIpv4Translated: return "IPv4-translated IPv6";
-    case AddressClass::kNat64: return "NAT64 (embeds IPv4)";
-    case AddressClass::k6to4: return "6to4 (embeds IPv4)";
-    case AddressClass::kTeredo: return "Teredo (embeds IPv4)";
+    case AddressClass::kPublic:
+      return "public";
+    case AddressClass::kUnspecified:
+      return "unspecified";
+    case AddressClass::kLoopback:
+      return "loopback";
+    case AddressClass::kLinkLocal:
+      return "link-local";
+    case AddressClass::kMulticast:
+      return "multicast";
+    case AddressClass::kDocumentation:
+      return "reserved for documentation";
+    case AddressClass::kIetfProtocol:
+      return "reserved for IETF protocol assignments";
+    case AddressClass::kReserved:
+      return "reserved";
+    case AddressClass::kThisNetwork:
+      return "a \"this network\" address (0.0.0.0/8)";
+    case AddressClass::kPrivate:
+      return "private (RFC 1918)";
+    case AddressClass::kSharedCgnat:
+      return "shared address space (CGNAT, 100.64.0.0/10)";
+    case AddressClass::kBenchmarking:
+      return "reserved for benchmarking";
+    case AddressClass::k6to4Relay:
+      return "the deprecated 6to4 relay anycast range";
+    case AddressClass::kBroadcast:
+      return "broadcast";
+    case AddressClass::kUniqueLocal:
+      return "unique local (fc00::/7)";
+    case AddressClass::kSiteLocal:
+      return "site-local (fec0::/10)";
+    case AddressClass::kDiscardOnly:
+      return "discard-only (100::/64)";
+    case AddressClass::kIpv4Mapped:
+      return "IPv4-mapped IPv6";
+    case AddressClass::kIpv4Compatible:
+      return "IPv4-compatible IPv6";
+    case AddressClass::kIpv4Translated:
+      return "IPv4-translated IPv6";
+    case AddressClass::kNat64:
+      return "NAT64 (embeds IPv4)";
+    case AddressClass::k6to4:
+      return "6to4 (embeds IPv4)";
+    case AddressClass::kTeredo:
+      return "Teredo (embeds IPv4)";
   }
   return "unknown";
 }

@@ -26,22 +26,22 @@ enum class AddressClass {
   kIetfProtocol,   // 192.0.0.0/24, 2001::/23 (outside the more specific Teredo block)
   kReserved,       // 240.0.0.0/4, IPv6 outside 2000::/3 not otherwise named, 5f00::/16
   // IPv4 only.
-  kThisNetwork,    // 0.0.0.0/8
-  kPrivate,        // RFC 1918: 10/8, 172.16/12, 192.168/16
-  kSharedCgnat,    // 100.64.0.0/10
-  kBenchmarking,   // 198.18.0.0/15
-  k6to4Relay,      // 192.88.99.0/24
-  kBroadcast,      // 255.255.255.255
+  kThisNetwork,   // 0.0.0.0/8
+  kPrivate,       // RFC 1918: 10/8, 172.16/12, 192.168/16
+  kSharedCgnat,   // 100.64.0.0/10
+  kBenchmarking,  // 198.18.0.0/15
+  k6to4Relay,     // 192.88.99.0/24
+  kBroadcast,     // 255.255.255.255
   // IPv6 only.
-  kUniqueLocal,    // fc00::/7
-  kSiteLocal,      // fec0::/10
-  kDiscardOnly,    // 100::/64
-  kIpv4Mapped,     // ::ffff:0:0/96
-  kIpv4Compatible, // ::/96
-  kIpv4Translated, // ::ffff:0:0:0/96
-  kNat64,          // 64:ff9b::/96, 64:ff9b:1::/48
-  k6to4,           // 2002::/16
-  kTeredo,         // 2001::/32
+  kUniqueLocal,     // fc00::/7
+  kSiteLocal,       // fec0::/10
+  kDiscardOnly,     // 100::/64
+  kIpv4Mapped,      // ::ffff:0:0/96
+  kIpv4Compatible,  // ::/96
+  kIpv4Translated,  // ::ffff:0:0:0/96
+  kNat64,           // 64:ff9b::/96, 64:ff9b:1::/48
+  k6to4,            // 2002::/16
+  kTeredo,          // 2001::/32
 };
 
 AddressClass ClassifyAddress(const IpAddress& address);

@@ -56,7 +56,8 @@ Result<std::string> NormalizeEscapes(std::string_view text) {
       if (i + 2 >= text.size() || HexValue(text[i + 1]) < 0 || HexValue(text[i + 2]) < 0) {
         return Invalid("malformed percent escape");
       }
-      const auto decoded = static_cast<unsigned char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
+      const auto decoded =
+          static_cast<unsigned char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2]));
       if (IsUnreserved(decoded)) {
         out += static_cast<char>(decoded);
       } else {
@@ -164,8 +165,8 @@ Result<CanonicalUrl> ParseCanonicalUrl(std::string_view input) {
   CanonicalUrl url;
   for (char c : input.substr(0, scheme_len)) url.scheme += Lower(c);
   if (url.scheme != "http" && url.scheme != "https") {
-    return Status::Error("unsupported_scheme", "must be an http(s) URL: scheme \"" + url.scheme +
-                                                   "\" is not supported");
+    return Status::Error("unsupported_scheme",
+                         "must be an http(s) URL: scheme \"" + url.scheme + "\" is not supported");
   }
   std::string_view rest = input.substr(scheme_len + 1);
   if (rest.substr(0, 2) != "//") return Invalid("missing \"//\" after the scheme");

@@ -30,9 +30,9 @@ struct CanonicalUrl {
   std::string scheme;  // "http" or "https"
   // Lowercase DNS name, dotted-quad IPv4, or IPv6 text without brackets.
   std::string host;
-  std::optional<IpAddress> ip;  // set when the host is an IP literal
-  int port = 0;                 // the effective port (80/443 when none was given)
-  std::string path;             // starts with "/"
+  std::optional<IpAddress> ip;       // set when the host is an IP literal
+  int port = 0;                      // the effective port (80/443 when none was given)
+  std::string path;                  // starts with "/"
   std::optional<std::string> query;  // without the "?"
 
   // The host as it appears in a URL ("[::1]" for IPv6).

@@ -2,8 +2,9 @@
 //
 // Two kinds of parsing live here on purpose:
 //  - ParseUrlIpv4Host accepts every numeric IPv4 form that URL parsers (WHATWG) and libcurl accept
-//    (`2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`, …), because an attacker picks whichever form the
-//    downstream parser understands; we must read it the same way and then only ever emit dotted-quad.
+//    (`2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`, …), because an attacker picks whichever form
+//    the downstream parser understands; we must read it the same way and then only ever emit
+//    dotted-quad.
 //  - ParseIpAddress is strict (dotted-decimal IPv4 or RFC 4291 IPv6): for resolver answers and the
 //    address libcurl reports it connected to.
 // Pure functions on values; thread-safe.

@@ -56,10 +56,10 @@ char32_t LowercaseAllowed(char32_t c) {
   if (c >= 0x410 && c <= 0x42F) return c + 0x20;
   if (c >= 0x430 && c <= 0x45F) return c;
   // Caseless scripts whose text is NFC as written.
-  if (c >= 0x3041 && c <= 0x3096) return c;                 // Hiragana
+  if (c >= 0x3041 && c <= 0x3096) return c;                   // Hiragana
   if ((c >= 0x30A1 && c <= 0x30FA) || c == 0x30FC) return c;  // Katakana
-  if (c >= 0x4E00 && c <= 0x9FFF) return c;                 // CJK unified ideographs
-  if (c >= 0xAC00 && c <= 0xD7A3) return c;                 // Hangul syllables
+  if (c >= 0x4E00 && c <= 0x9FFF) return c;                   // CJK unified ideographs
+  if (c >= 0xAC00 && c <= 0xD7A3) return c;                   // Hangul syllables
   return 0;
 }
 
@@ -107,7 +107,11 @@ std::optional<std::u32string> DecodeUtf8(std::string_view bytes) {
   std::u32string out;
   for (size_t i = 0; i < bytes.size();) {
     const auto b0 = static_cast<unsigned char>(bytes[i]);
-    int len = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 0;
+    int len = b0 < 0x80           ? 1
+              : (b0 >> 5) == 0x6  ? 2
+              : (b0 >> 4) == 0xE  ? 3
+              : (b0 >> 3) == 0x1E ? 4
+                                  : 0;
     if (len == 0 || i + len > bytes.size()) return std::nullopt;
     char32_t c = len == 1 ? b0 : (b0 & (0x7F >> len));
     for (int k = 1; k < len; ++k) {

@@ -12,28 +12,28 @@ constexpr std::string_view kPublicPrefix = "must be a public http(s) URL: ";
 // Names that resolve to the machine itself or to a cloud instance metadata service. Exact
 // matches; the suffix list below catches whole local-only namespaces.
 constexpr std::array<std::string_view, 13> kMetadataNames = {
-    "metadata",                    // GCE short name
-    "metadata.google.internal",    // GCE
-    "metadata.goog",               // GCE
-    "instance-data",               // AWS EC2 (VPC DNS)
-    "instance-data.ec2.internal",  // AWS EC2
-    "metadata.azure.com",          // Azure IMDS
-    "metadata.azure.internal",     // Azure
-    "metadata.tencentyun.com",     // Tencent Cloud
-    "metadata.packet.net",         // Equinix Metal (legacy)
+    "metadata",                      // GCE short name
+    "metadata.google.internal",      // GCE
+    "metadata.goog",                 // GCE
+    "instance-data",                 // AWS EC2 (VPC DNS)
+    "instance-data.ec2.internal",    // AWS EC2
+    "metadata.azure.com",            // Azure IMDS
+    "metadata.azure.internal",       // Azure
+    "metadata.tencentyun.com",       // Tencent Cloud
+    "metadata.packet.net",           // Equinix Metal (legacy)
     "metadata.platformequinix.com",  // Equinix Metal
-    "metadata.internal",           // generic
-    "kubernetes.default.svc",      // in-cluster API server
+    "metadata.internal",             // generic
+    "kubernetes.default.svc",        // in-cluster API server
     "kubernetes.default",
 };
 
-constexpr std::array<std::string_view, 4> kLocalNames = {
-    "localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"};
+constexpr std::array<std::string_view, 4> kLocalNames = {"localhost", "localhost.localdomain",
+                                                         "ip6-localhost", "ip6-loopback"};
 
 // Namespaces that are never public DNS: RFC 6761 .localhost, mDNS .local, ICANN's private-use
 // .internal, RFC 8375 .home.arpa, and the conventional .localdomain.
-constexpr std::array<std::string_view, 5> kLocalSuffixes = {
-    ".localhost", ".local", ".internal", ".home.arpa", ".localdomain"};
+constexpr std::array<std::string_view, 5> kLocalSuffixes = {".localhost", ".local", ".internal",
+                                                            ".home.arpa", ".localdomain"};
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;

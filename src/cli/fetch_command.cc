@@ -1,0 +1,149 @@
+// `pi-fusion fetch`: fetch one public http(s) URL (or a stream of them with --stdio) through the
+// vetted fetcher and print the extracted text or a JSON result. See docs/cli/fetch.md.
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/fetch_extractor.h"
+#include "net/fetch_json.h"
+#include "net/fetcher.h"
+#include "net/http_transport.h"
+#include "net/resolver.h"
+
+namespace pi_fusion::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFetchFailed = 1;
+constexpr int kExitUsage = 2;
+
+struct FetchFlags {
+  std::string url;
+  std::string extract = "markdown";
+  bool json = false;
+  std::string dns_servers;
+  bool stdio = false;
+  long deadline_ms = 0;  // test builds only; 0 = the spec's deadline
+};
+
+net::ExtractFormat FormatFromName(const std::string& name) {
+  return name == "text" ? net::ExtractFormat::kText : net::ExtractFormat::kMarkdown;
+}
+
+std::vector<std::string> SplitCsv(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+// One request line of --stdio: {"url": string, "extract"?: "text"|"markdown"}, closed.
+Result<std::pair<std::string, net::ExtractFormat>> ParseStdioRequest(const std::string& line) {
+  nlohmann::json request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!request.is_object()) return Status::Error("invalid_request", "request is not a JSON object");
+  for (const auto& [key, value] : request.items()) {
+    if (key != "url" && key != "extract") {
+      return Status::Error("invalid_request", "unknown request field \"" + key + "\"");
+    }
+  }
+  if (!request.contains("url") || !request["url"].is_string()) {
+    return Status::Error("invalid_request", "request needs a string \"url\"");
+  }
+  std::string extract = "markdown";
+  if (request.contains("extract")) {
+    const auto& e = request["extract"];
+    if (!e.is_string() || (e != "text" && e != "markdown")) {
+      return Status::Error("invalid_request", "\"extract\" must be \"text\" or \"markdown\"");
+    }
+    extract = e.get<std::string>();
+  }
+  return std::make_pair(request["url"].get<std::string>(), FormatFromName(extract));
+}
+
+int RunStdio(net::Fetcher& fetcher) {
+  for (std::string line; std::getline(std::cin, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto request = ParseStdioRequest(line);
+    nlohmann::ordered_json out =
+        request.ok() ? net::FetchResultToJson(fetcher.Fetch(request->first, request->second))
+                     : net::FetchErrorToJson(request.status());
+    std::cout << net::RenderJsonLine(out) << std::endl;  // flush: the caller reads line by line
+  }
+  return kExitOk;
+}
+
+int RunOnce(net::Fetcher& fetcher, const FetchFlags& flags) {
+  Result<net::FetchResult> result = fetcher.Fetch(flags.url, FormatFromName(flags.extract));
+  if (flags.json) {
+    std::cout << net::RenderJsonLine(net::FetchResultToJson(result)) << std::endl;
+  } else if (result.ok()) {
+    std::cout << result->text;
+    if (!result->text.empty() && result->text.back() != '\n') std::cout << '\n';
+    std::cout.flush();
+  } else {
+    std::cerr << "error: " << result.status().code() << ": " << result.status().message() << "\n";
+  }
+  return result.ok() ? kExitOk : kExitFetchFailed;
+}
+
+int UsageError(const FetchFlags& flags, const Status& status) {
+  if (flags.json) {
+    std::cout << net::RenderJsonLine(net::FetchErrorToJson(status)) << std::endl;
+  } else {
+    std::cerr << "error: " << status.code() << ": " << status.message() << "\n";
+  }
+  return kExitUsage;
+}
+
+int RunFetch(const FetchFlags& flags) {
+  if (flags.stdio == !flags.url.empty()) {
+    return UsageError(flags, Status::Error("invalid_argument",
+                                           "give either a URL or --stdio, not both or neither"));
+  }
+  net::AresResolverOptions resolver_options;
+  resolver_options.servers = SplitCsv(flags.dns_servers);
+  auto resolver = net::NewAresResolver(resolver_options);
+  if (!resolver.ok()) return UsageError(flags, resolver.status());
+  std::unique_ptr<net::HttpTransport> transport = net::NewCurlTransport();
+  net::FetchOptions options;
+  if (flags.deadline_ms > 0) options.deadline = std::chrono::milliseconds(flags.deadline_ms);
+  net::Fetcher fetcher(**resolver, *transport, net::SystemClock(), MakeFetchExtractor(), options);
+  return flags.stdio ? RunStdio(fetcher) : RunOnce(fetcher, flags);
+}
+
+}  // namespace
+
+void AddFetchCommand(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<FetchFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "fetch", "Fetch a public http(s) URL and print its text or Markdown (docs/cli/fetch.md)");
+  cmd->add_option("url", flags->url, "Absolute http(s) URL to fetch");
+  cmd->add_option("--extract", flags->extract, "Output form: text or markdown (default)")
+      ->check(CLI::IsMember({"text", "markdown"}));
+  cmd->add_flag("--json", flags->json, "Print one JSON object instead of the text");
+  cmd->add_option("--dns-servers", flags->dns_servers,
+                  "Comma-separated DNS servers HOST:PORT (default: /etc/resolv.conf)");
+  cmd->add_flag("--stdio", flags->stdio,
+                "Read JSON-lines requests {url, extract?} from stdin, write one JSON result each");
+#ifdef PI_FUSION_TEST_BUILD
+  // Test builds only, and hidden: lets tests expire the 90 s deadline in about a second.
+  cmd->add_option("--deadline-ms", flags->deadline_ms)->group("");
+#endif
+  cmd->callback([flags, exit_code] {
+    try {
+      *exit_code = RunFetch(*flags);
+    } catch (const std::exception& e) {
+      std::cerr << "error: internal_error: " << e.what() << "\n";
+      *exit_code = kExitFetchFailed;
+    }
+  });
+}
+
+}  // namespace pi_fusion::cli

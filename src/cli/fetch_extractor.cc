@@ -1,0 +1,29 @@
+#include "cli/fetch_extractor.h"
+
+#include "net/fetch_limits.h"
+
+#ifdef PI_FUSION_HAVE_EXTRACT
+#include "extract/extract.h"
+#endif
+
+namespace pi_fusion::cli {
+
+#ifdef PI_FUSION_HAVE_EXTRACT
+net::Extractor MakeFetchExtractor() {
+  return [](std::string_view body, std::string_view content_type,
+            net::ExtractFormat format) -> Result<net::Extracted> {
+    extract::ExtractOptions options;
+    options.format =
+        format == net::ExtractFormat::kText ? extract::Format::kText : extract::Format::kMarkdown;
+    options.content_type = std::string(content_type);
+    options.max_output_bytes = net::kMaxExtractedBytes;
+    auto output = extract::Extract(body, options);
+    if (!output.ok()) return output.status();
+    return net::Extracted{std::move(output->text), output->truncated};
+  };
+}
+#else
+net::Extractor MakeFetchExtractor() { return net::PassThroughExtractor(); }
+#endif
+
+}  // namespace pi_fusion::cli

@@ -1,0 +1,19 @@
+// The fetcher's limits, defined once (spec: seed-fusion_research.md, "Fetch hygiene").
+// Docs and tests read these rather than restating the numbers.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace pi_fusion::net {
+
+// Response body bytes, counted after content decoding (so a compression bomb cannot hide).
+inline constexpr size_t kMaxResponseBytes = 4 * 1024 * 1024;
+// Extracted text or Markdown handed back to the caller.
+inline constexpr size_t kMaxExtractedBytes = 32 * 1024;
+// Redirects followed; the next one fails with redirect_limit.
+inline constexpr int kMaxRedirects = 5;
+// One deadline over DNS, every redirect hop, the transfer and extraction.
+inline constexpr std::chrono::milliseconds kFetchDeadline{90'000};
+
+}  // namespace pi_fusion::net

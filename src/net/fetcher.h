@@ -1,0 +1,68 @@
+// The fetcher: one public http(s) URL in, vetted and capped text out.
+//
+// For the URL and every redirect hop it canonicalizes and applies the url layer's transport
+// policy, resolves the host (every A/AAAA answer must be public), pins the connection to the
+// first vetted address and checks the transport really used it. It follows at most
+// kMaxRedirects redirects, accepts only HTML/XHTML, plain text and Markdown, caps the decoded
+// body at kMaxResponseBytes, and runs DNS, redirects, transfer and extraction under one deadline.
+// Error codes (the spec's): invalid_url, unsupported_scheme, blocked_address, dns_failure,
+// redirect_limit, redirect_blocked, response_too_large, unsupported_content_type,
+// request_timeout, network_error, extraction_failed, http_error.
+// A Fetcher is used from one thread at a time; it does not own its seams.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "net/clock.h"
+#include "net/extractor.h"
+#include "net/fetch_limits.h"
+#include "net/http_transport.h"
+#include "net/media_type.h"
+#include "net/resolver.h"
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::net {
+
+struct FetchOptions {
+  std::chrono::milliseconds deadline = kFetchDeadline;
+  size_t max_response_bytes = kMaxResponseBytes;
+  int max_redirects = kMaxRedirects;
+};
+
+struct FetchResult {
+  std::string url;        // canonical requested URL
+  std::string final_url;  // canonical URL of the response that was extracted
+  int http_status = 0;
+  std::string content_type;    // lowercase media type, no parameters
+  size_t response_bytes = 0;   // decoded body bytes
+  std::string content_sha256;  // "sha256:<hex>" of the decoded body
+  size_t extracted_bytes = 0;
+  bool truncated = false;
+  std::string text;
+};
+
+class Fetcher {
+ public:
+  // REQUIRES: the seams outlive the Fetcher.
+  Fetcher(Resolver& resolver, HttpTransport& transport, const Clock& clock, Extractor extractor,
+          FetchOptions options = {});
+
+  Result<FetchResult> Fetch(std::string_view url, ExtractFormat format);
+
+ private:
+  Result<url::IpAddress> VetHost(const url::CanonicalUrl& target, bool is_redirect,
+                                 const Deadline& deadline);
+  Result<FetchResult> Finish(const url::CanonicalUrl& requested, const url::CanonicalUrl& final,
+                             HttpResponse response, ExtractFormat format, const Deadline& deadline);
+
+  Resolver& resolver_;
+  HttpTransport& transport_;
+  const Clock& clock_;
+  Extractor extractor_;
+  FetchOptions options_;
+};
+
+}  // namespace pi_fusion::net

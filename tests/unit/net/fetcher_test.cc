@@ -1,0 +1,330 @@
+// The fetcher's decisions, with the DNS, HTTP and clock seams faked: no sockets are opened here
+// (the addresses below are never contacted). Process-level tests with real libcurl and c-ares
+// against loopback fixtures live in tests/e2e/fetch.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "net/fetch_json.h"
+#include "net/fetcher.h"
+#include "pi_fusion/sha256.h"
+
+namespace net = pi_fusion::net;
+namespace url = pi_fusion::url;
+using pi_fusion::Result;
+using pi_fusion::Status;
+
+namespace {
+
+url::IpAddress Ip(const char* text) { return *url::ParseIpAddress(text); }
+
+class FakeClock : public net::Clock {
+ public:
+  TimePoint Now() const override { return now_; }
+  void Advance(std::chrono::milliseconds d) { now_ += d; }
+
+ private:
+  TimePoint now_{};
+};
+
+class FakeResolver : public net::Resolver {
+ public:
+  explicit FakeResolver(FakeClock& clock) : clock_(clock) {}
+  Result<std::vector<url::IpAddress>> Resolve(const std::string& host,
+                                              const net::Deadline&) override {
+    calls.push_back(host);
+    clock_.Advance(delay);
+    auto& queue = answers[host];
+    if (queue.empty()) return Status::Error("dns_failure", host + " does not exist (NXDOMAIN)");
+    auto front = queue.front();
+    if (queue.size() > 1) queue.erase(queue.begin());  // the last answer repeats
+    return front;
+  }
+  std::map<std::string, std::vector<std::vector<url::IpAddress>>> answers;
+  std::vector<std::string> calls;
+  std::chrono::milliseconds delay{0};
+
+ private:
+  FakeClock& clock_;
+};
+
+class FakeTransport : public net::HttpTransport {
+ public:
+  Result<net::HttpResponse> Get(const net::HttpRequest& request, const net::Deadline&) override {
+    requests.push_back({request.url.Text(), request.address});
+    auto it = responses.find(request.url.Text());
+    if (it == responses.end()) return Status::Error("network_error", "no fixture");
+    net::HttpResponse response = it->second;
+    if (!response.connected_address) response.connected_address = request.address;
+    return response;
+  }
+  std::map<std::string, net::HttpResponse> responses;
+  std::vector<std::pair<std::string, url::IpAddress>> requests;
+};
+
+net::HttpResponse Ok(std::string body, std::string type = "text/plain; charset=utf-8") {
+  net::HttpResponse r;
+  r.status = 200;
+  r.content_type = std::move(type);
+  r.body = std::move(body);
+  return r;
+}
+
+net::HttpResponse Redirect(std::string location, int status = 302) {
+  net::HttpResponse r;
+  r.status = status;
+  r.location = std::move(location);
+  return r;
+}
+
+struct Harness {
+  FakeClock clock;
+  FakeResolver resolver{clock};
+  FakeTransport transport;
+  net::Extractor extractor = net::PassThroughExtractor();
+
+  Harness() { resolver.answers["example.com"] = {{Ip("93.184.216.34")}}; }
+
+  Result<net::FetchResult> Fetch(const std::string& u) {
+    net::Fetcher fetcher(resolver, transport, clock, extractor);
+    return fetcher.Fetch(u, net::ExtractFormat::kMarkdown);
+  }
+};
+
+std::string CodeOf(const Result<net::FetchResult>& r) { return r.ok() ? "ok" : r.status().code(); }
+
+}  // namespace
+
+TEST_CASE("Fetcher: fetches plain text and reports provenance", "[net]") {
+  Harness h;
+  h.transport.responses["https://example.com/a"] = Ok("hello");
+  auto r = h.Fetch("HTTPS://Example.com:443/a#frag");
+  REQUIRE(r.ok());
+  CHECK(r->url == "https://example.com/a");
+  CHECK(r->final_url == "https://example.com/a");
+  CHECK(r->http_status == 200);
+  CHECK(r->content_type == "text/plain");
+  CHECK(r->response_bytes == 5);
+  CHECK(r->content_sha256 == pi_fusion::Sha256Ref("hello"));
+  CHECK(r->text == "hello");
+  CHECK(r->extracted_bytes == 5);
+  CHECK_FALSE(r->truncated);
+}
+
+TEST_CASE("Fetcher: pins the transport to the vetted address", "[net]") {
+  Harness h;
+  h.transport.responses["http://example.com/"] = Ok("x");
+  REQUIRE(h.Fetch("http://example.com").ok());
+  REQUIRE(h.transport.requests.size() == 1);
+  CHECK(h.transport.requests[0].second == Ip("93.184.216.34"));
+}
+
+TEST_CASE("Fetcher: refuses a response from an unvetted peer", "[net]") {
+  Harness h;
+  net::HttpResponse r = Ok("x");
+  r.connected_address = Ip("10.0.0.1");
+  h.transport.responses["http://example.com/"] = r;
+  CHECK(CodeOf(h.Fetch("http://example.com/")) == "network_error");
+}
+
+TEST_CASE("Fetcher: refuses a host when any DNS answer is blocked", "[net]") {
+  Harness h;
+  h.resolver.answers["mixed.example"] = {{Ip("93.184.216.34"), Ip("::1")}};
+  auto r = h.Fetch("http://mixed.example/");
+  CHECK(CodeOf(r) == "blocked_address");
+  CHECK_THAT(r.status().message(), Catch::Contains("::1 is loopback"));
+  CHECK(h.transport.requests.empty());
+}
+
+TEST_CASE("Fetcher: refuses blocked literals and names before any lookup", "[net]") {
+  Harness h;
+  CHECK(CodeOf(h.Fetch("http://127.0.0.1/")) == "blocked_address");
+  CHECK(CodeOf(h.Fetch("http://[::ffff:127.0.0.1]/")) == "blocked_address");
+  CHECK(CodeOf(h.Fetch("http://metadata.google.internal/")) == "blocked_address");
+  CHECK(CodeOf(h.Fetch("ftp://example.com/")) == "unsupported_scheme");
+  CHECK(CodeOf(h.Fetch("http://u:p@example.com/")) == "invalid_url");
+  CHECK(h.resolver.calls.empty());
+  CHECK(h.transport.requests.empty());
+}
+
+TEST_CASE("Fetcher: does not special-case the Azure address in transport", "[net]") {
+  Harness h;
+  h.resolver.answers["azure.example"] = {{Ip("168.63.129.16")}};
+  h.transport.responses["http://azure.example/"] = Ok("x");
+  CHECK(h.Fetch("http://azure.example/").ok());
+}
+
+TEST_CASE("Fetcher: passes DNS failures through", "[net]") {
+  Harness h;
+  CHECK(CodeOf(h.Fetch("http://missing.example/")) == "dns_failure");
+}
+
+TEST_CASE("Fetcher: follows five redirects and refuses a sixth", "[net]") {
+  Harness h;
+  for (int i = 0; i < 6; ++i) {
+    h.transport.responses["http://example.com/r" + std::to_string(i)] =
+        Redirect("r" + std::to_string(i + 1), i % 2 ? 301 : 308);
+  }
+  h.transport.responses["http://example.com/r5"] = Ok("done");
+  auto r = h.Fetch("http://example.com/r0");
+  REQUIRE(r.ok());
+  CHECK(r->url == "http://example.com/r0");
+  CHECK(r->final_url == "http://example.com/r5");
+  CHECK(h.resolver.calls.size() == 6);  // every hop re-resolved and re-vetted
+
+  h.transport.responses["http://example.com/r5"] = Redirect("/r6");
+  h.transport.responses["http://example.com/r6"] = Ok("too far");
+  CHECK(CodeOf(h.Fetch("http://example.com/r0")) == "redirect_limit");
+}
+
+TEST_CASE("Fetcher: refuses redirects to blocked targets", "[net]") {
+  struct Case {
+    const char* location;
+    const char* message_part;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"http://127.0.0.1/", "127.0.0.1 is loopback"},
+           {"http://0x7f.1/", "127.0.0.1 is loopback"},
+           {"http://[::ffff:10.0.0.1]/", "IPv4-mapped"},
+           {"file:///etc/passwd", "\"file\""},
+           {"gopher://example.com/", "\"gopher\""},
+           {"http://user:pw@example.com/", "credentials"},
+           {"http://localhost:8080/", "localhost"},
+           {"http://169.254.169.254/latest/meta-data/", "link-local"},
+           {"http://inside.example/", "10.1.2.3 is private"},
+           {"http://exa%zzmple.com/", "percent"},
+       }) {
+    INFO(c.location);
+    Harness h;
+    h.resolver.answers["inside.example"] = {{Ip("10.1.2.3")}};
+    h.transport.responses["http://example.com/"] = Redirect(c.location);
+    auto r = h.Fetch("http://example.com/");
+    CHECK(CodeOf(r) == "redirect_blocked");
+    CHECK_THAT(r.status().message(), Catch::Contains(c.message_part));
+    CHECK(h.transport.requests.size() == 1);
+  }
+}
+
+TEST_CASE("Fetcher: re-vets a host that rebinds between hops", "[net]") {
+  Harness h;
+  h.resolver.answers["rebind.example"] = {{Ip("93.184.216.34")}, {Ip("127.0.0.1")}};
+  h.transport.responses["http://rebind.example/"] = Redirect("/again");
+  h.transport.responses["http://rebind.example/again"] = Ok("x");
+  auto r = h.Fetch("http://rebind.example/");
+  CHECK(CodeOf(r) == "redirect_blocked");
+  CHECK(h.transport.requests.size() == 1);
+}
+
+TEST_CASE("Fetcher: maps response problems to the spec's codes", "[net]") {
+  Harness h;
+  net::HttpResponse not_found = Ok("nope", "text/html");
+  not_found.status = 404;
+  h.transport.responses["http://example.com/404"] = not_found;
+  net::HttpResponse huge = Ok(std::string(16, 'x'));
+  huge.body_over_limit = true;
+  h.transport.responses["http://example.com/huge"] = huge;
+  h.transport.responses["http://example.com/json"] = Ok("{}", "application/json");
+  h.transport.responses["http://example.com/none"] = Ok("?", "");
+  h.transport.responses["http://example.com/md"] = Ok("# hi", "Text/Markdown ; charset=UTF-8");
+  h.transport.responses["http://example.com/304"] = Redirect("", 304);
+
+  auto not_found_result = h.Fetch("http://example.com/404");
+  CHECK(CodeOf(not_found_result) == "http_error");
+  CHECK_THAT(not_found_result.status().message(), Catch::Contains("404"));
+  CHECK(CodeOf(h.Fetch("http://example.com/huge")) == "response_too_large");
+  CHECK(CodeOf(h.Fetch("http://example.com/json")) == "unsupported_content_type");
+  CHECK(CodeOf(h.Fetch("http://example.com/none")) == "unsupported_content_type");
+  CHECK(CodeOf(h.Fetch("http://example.com/md")) == "ok");
+  CHECK(CodeOf(h.Fetch("http://example.com/304")) == "http_error");
+}
+
+TEST_CASE("Fetcher: one deadline spans DNS and extraction", "[net]") {
+  Harness h;
+  h.transport.responses["http://example.com/"] = Ok("x");
+  h.resolver.delay = std::chrono::milliseconds(91'000);
+  CHECK(CodeOf(h.Fetch("http://example.com/")) == "request_timeout");
+  CHECK(h.transport.requests.empty());
+
+  Harness slow;
+  slow.transport.responses["http://example.com/"] = Ok("x");
+  slow.extractor = [&slow](std::string_view, std::string_view, net::ExtractFormat) {
+    slow.clock.Advance(std::chrono::milliseconds(90'001));
+    return Result<net::Extracted>(net::Extracted{"x", false});
+  };
+  CHECK(CodeOf(slow.Fetch("http://example.com/")) == "request_timeout");
+}
+
+TEST_CASE("Fetcher: HTML needs an extractor", "[net]") {
+  Harness h;
+  h.transport.responses["http://example.com/"] = Ok("<p>hi</p>", "text/html");
+  CHECK(CodeOf(h.Fetch("http://example.com/")) == "extraction_failed");
+}
+
+TEST_CASE("Fetcher: hands the extractor the full Content-Type for its charset", "[net]") {
+  Harness h;
+  h.transport.responses["http://example.com/"] = Ok("caf\xE9", "text/html; charset=windows-1252");
+  std::string seen;
+  h.extractor = [&seen](std::string_view, std::string_view content_type, net::ExtractFormat) {
+    seen = std::string(content_type);
+    return Result<net::Extracted>(net::Extracted{"café", false});
+  };
+  auto r = h.Fetch("http://example.com/");
+  REQUIRE(r.ok());
+  CHECK(seen == "text/html; charset=windows-1252");
+  CHECK(r->content_type == "text/html");
+}
+
+TEST_CASE("Fetcher: caps extracted output whatever the extractor returns", "[net]") {
+  Harness h;
+  h.transport.responses["http://example.com/"] = Ok("<p>hi</p>", "text/html");
+  h.extractor = [](std::string_view, std::string_view, net::ExtractFormat) {
+    return Result<net::Extracted>(
+        net::Extracted{std::string(net::kMaxExtractedBytes + 10, 'a'), false});
+  };
+  auto r = h.Fetch("http://example.com/");
+  REQUIRE(r.ok());
+  CHECK(r->extracted_bytes == net::kMaxExtractedBytes);
+  CHECK(r->truncated);
+}
+
+TEST_CASE("PassThroughExtractor: truncates at a UTF-8 boundary and repairs bad bytes", "[net]") {
+  net::Extractor extract = net::PassThroughExtractor();
+  std::string body = std::string(net::kMaxExtractedBytes - 1, 'a') + "\xC3\xBC" + "tail";
+  auto r = extract(body, "text/plain", net::ExtractFormat::kText);
+  REQUIRE(r.ok());
+  CHECK(r->truncated);
+  CHECK(r->text.size() == net::kMaxExtractedBytes - 1);
+  auto bad = extract(
+      "a\xFF"
+      "b",
+      "text/markdown", net::ExtractFormat::kMarkdown);
+  REQUIRE(bad.ok());
+  CHECK(bad->text ==
+        "a\xEF\xBF\xBD"
+        "b");
+  CHECK_FALSE(bad->truncated);
+}
+
+TEST_CASE("FetchJson: success and failure shapes", "[net]") {
+  net::FetchResult ok;
+  ok.url = "https://example.com/";
+  ok.final_url = ok.url;
+  ok.http_status = 200;
+  ok.content_type = "text/plain";
+  ok.response_bytes = 2;
+  ok.content_sha256 = pi_fusion::Sha256Ref("hi");
+  ok.extracted_bytes = 2;
+  ok.text = "hi";
+  CHECK(net::RenderJsonLine(net::FetchResultToJson(ok)) ==
+        "{\"ok\":true,\"url\":\"https://example.com/\",\"final_url\":\"https://example.com/\","
+        "\"http_status\":200,\"content_type\":\"text/plain\",\"response_bytes\":2,"
+        "\"content_sha256\":\"" +
+            pi_fusion::Sha256Ref("hi") +
+            "\",\"extracted_bytes\":2,"
+            "\"truncated\":false,\"text\":\"hi\"}");
+  Result<net::FetchResult> failed = Status::Error("dns_failure", "x does not exist");
+  CHECK(net::RenderJsonLine(net::FetchResultToJson(failed)) ==
+        "{\"ok\":false,\"error\":{\"code\":\"dns_failure\",\"message\":\"x does not exist\"}}");
+}
