@@ -6,6 +6,7 @@
 
 namespace pi_fusion::cli {
 
+void AddChildRunCommand(CLI::App& app, int* exit_code);
 void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddFetchCommand(CLI::App& app, int* exit_code);
 

@@ -1,0 +1,29 @@
+// Per-environment state of the child binding (Napi instance data; no globals). JS thread only.
+#pragma once
+
+#include <napi.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "child/core/child_env.h"
+#include "child/core/governor.h"
+
+namespace pi_fusion::child {
+
+struct ChildState {
+  // The `pi` of the live registration; a second register() with the same object is a no-op.
+  Napi::ObjectReference pi;
+  // Counts registrations; handlers act only for the registration that installed them.
+  uint64_t generation = 0;
+  std::unique_ptr<ChildEnv> env;
+  std::unique_ptr<ChildGovernor> governor;
+};
+
+// REQUIRES: called on the JS thread of `env` after module init.
+ChildState& State(Napi::Env env);
+
+// Installs Pi event handlers that drive `State(env).governor` (see handlers.cc).
+void RegisterHandlers(Napi::Env env, Napi::Object pi, uint64_t generation);
+
+}  // namespace pi_fusion::child

@@ -1,0 +1,49 @@
+#include "child/core/child_config.h"
+
+#include <cstdlib>
+
+namespace pi_fusion::child {
+namespace {
+
+Status Invalid(const std::string& message) {
+  return Status::Error("config_invalid", "pi-fusion child extension: " + message);
+}
+
+}  // namespace
+
+Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
+  ChildConfig config;
+  const std::optional<std::string> role = lookup("PI_FUSION_CHILD_ROLE");
+  if (!role)
+    return Invalid("PI_FUSION_CHILD_ROLE is not set (the library runs only as a Fusion child)");
+  if (*role == "candidate") {
+    config.role = ChildRole::kCandidate;
+  } else if (*role == "evaluator") {
+    config.role = ChildRole::kEvaluator;
+  } else if (*role == "merger") {
+    config.role = ChildRole::kMerger;
+  } else {
+    return Invalid("PI_FUSION_CHILD_ROLE must be candidate, evaluator or merger, not '" + *role +
+                   "'");
+  }
+  if (config.role == ChildRole::kCandidate) {
+    const std::optional<std::string> path = lookup("PI_FUSION_OVERSIZE_PATH");
+    if (!path || path->empty() || path->front() != '/') {
+      return Invalid("a candidate needs an absolute PI_FUSION_OVERSIZE_PATH");
+    }
+    config.oversize_path = *path;
+  }
+  std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
+  if (retention && !retention->empty()) config.cache_retention = std::move(retention);
+  return config;
+}
+
+EnvLookup ProcessEnvLookup() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+}  // namespace pi_fusion::child

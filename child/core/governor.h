@@ -1,0 +1,129 @@
+// ChildGovernor: everything the companion child library decides, as plain C++.
+//
+// The binding (child/*.cc) turns Pi's extension events into the calls below and carries out the
+// returned decisions (ctx.abort(), blocking a tool, removing tools and queueing the compression
+// follow-up, failing the process exit). The governor writes every frame itself through ChildEnv:
+//   - one metadata frame per finalized assistant message;
+//   - at most one runtime-guard frame, for the first refusal (a refusal latches: every later
+//     request and tool call is refused silently, and the process must exit failing);
+//   - exactly one settlement frame, at the first non-aborted agent_settled that finds Pi idle,
+//     after which nothing is written and any activity fails the process.
+// See docs/protocol.md for the frame shapes and the rules.
+//
+// Thread-safety: none; Pi calls extension handlers on Node's JS thread only, one at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "child/core/child_config.h"
+#include "child/core/child_env.h"
+#include "pi_fusion/status.h"
+#include "protocol/frames.h"
+
+namespace pi_fusion::child {
+
+class ChildGovernor {
+ public:
+  // `env` is not owned and must outlive the governor.
+  ChildGovernor(ChildConfig config, ChildEnv* env);
+
+  struct ProviderRequest {
+    protocol::Route route;  // ctx.model: provider, id, api
+    // The payload as one JSON object, or why it could not be read as one (the binding serializes
+    // it; cycles, BigInt, lone surrogates and non-objects fail there).
+    Result<nlohmann::json> payload = Status::Error("child_runtime_payload_invalid", "no payload");
+    bool long_retention_allowed = true;  // ctx.model.compat.supportsLongCacheRetention !== false
+  };
+  struct ProviderDecision {
+    bool abort = false;         // refuse before transport: ctx.abort(), return nothing
+    bool fail_process = false;  // make the child exit failing
+    nlohmann::json payload;     // when !abort: the payload to send (replaces Pi's)
+  };
+  // before_provider_request. Counts the request, validates and normalizes the payload (cache
+  // policy for anthropic-messages), then enforces the provider-request limit.
+  ProviderDecision OnProviderRequest(ProviderRequest request);
+
+  struct AssistantMessage {
+    protocol::Route route;
+    std::optional<std::string> response_model;
+    std::string stop_reason;
+    std::vector<std::string> text_blocks;  // the text of each `text` block, in order
+    int64_t tool_calls = 0;                // number of toolCall blocks
+    nlohmann::json usage;                  // Pi's Usage, verbatim
+    std::optional<std::string> error_message;
+  };
+  struct MessageDecision {
+    bool fail_process = false;
+    // When set: remove every active tool, then queue this text as a follow-up user message in the
+    // same session (the one compression turn of an oversized candidate answer).
+    std::optional<std::string> follow_up;
+  };
+  // message_end with role assistant.
+  MessageDecision OnAssistantMessage(const AssistantMessage& message);
+
+  struct ToolDecision {
+    bool block = false;
+    std::string reason;  // shown to the model as the tool's error result
+    bool abort = false;
+    bool fail_process = false;
+  };
+  // tool_call. Counts the call and refuses the one past the limit.
+  ToolDecision OnToolCall(const protocol::Route& route, const std::string& tool_name);
+  // tool_execution_start: fatal after the settlement (it also fires for calls that never reach
+  // tool_call, e.g. invalid arguments). Returns true when the process must fail.
+  bool OnToolExecutionStart();
+
+  // agent_settled. Writes the settlement at the first call with !aborted, idle and nothing
+  // pending. Returns true when the process must fail.
+  bool OnSettled(bool aborted, bool idle, bool has_pending_messages);
+
+  bool settled() const { return settled_; }
+  int64_t provider_requests() const { return requests_; }
+  int64_t tool_calls() const { return tool_calls_; }
+
+ private:
+  struct PayloadEvidence {
+    std::optional<uint64_t> bytes;
+    std::optional<std::string> sha256;
+  };
+
+  ProviderDecision RefuseRequest(std::string_view code, const protocol::Route& route,
+                                 PayloadEvidence evidence, std::string message);
+  void EmitGuard(protocol::RuntimeGuardFrame guard);
+  void Latch(std::string_view code);
+  void Emit(const std::string& line);
+  // Once: a plain (non-frame) stderr line saying why the child fails after its settlement, so
+  // the parent's exit failure quotes a reason rather than just "Request aborted".
+  void ReportLateActivity(const std::string& what);
+  bool Failing() const { return failure_code_.has_value() || io_failed_; }
+  void HandleOversized(const protocol::MetadataRecord& record,
+                       const std::vector<std::string>& text_blocks, MessageDecision* decision);
+  protocol::SettlementFrame BuildSettlement() const;
+
+  const ChildConfig config_;
+  ChildEnv* const env_;
+
+  int64_t requests_ = 0;
+  int64_t tool_calls_ = 0;
+  std::optional<protocol::CacheObservation> pending_observation_;  // last request's, unconsumed
+  std::vector<std::string> stop_reasons_;                          // per metadata record, in order
+  std::string metadata_stream_;  // every metadata frame line written, concatenated
+  std::string last_metadata_line_;
+  bool compression_started_ = false;
+  std::optional<int64_t> oversized_ordinal_;
+  bool guard_emitted_ = false;
+  std::optional<std::string> failure_code_;
+  bool io_failed_ = false;  // a frame could not be written: the parent cannot verify us
+  bool settled_ = false;
+  bool late_activity_reported_ = false;
+};
+
+// The follow-up that asks the same session to shrink its previous answer.
+std::string CompressionPrompt(uint64_t answer_json_bytes);
+
+}  // namespace pi_fusion::child

@@ -1,0 +1,172 @@
+// Pi event handlers of the child library: copy the event into the governor's plain structs,
+// then carry out its decision. They decide nothing themselves.
+#include <functional>
+#include <string>
+
+#include "child/child_state.h"
+#include "child/js_convert.h"
+
+namespace pi_fusion::child {
+namespace {
+
+using Handler = std::function<Napi::Value(const Napi::CallbackInfo&, ChildGovernor&)>;
+
+Napi::Object Ctx(const Napi::CallbackInfo& info) {
+  return info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>()
+                                                 : Napi::Object::New(info.Env());
+}
+
+Napi::Object Event(const Napi::CallbackInfo& info) {
+  return info.Length() > 0 && info[0].IsObject() ? info[0].As<Napi::Object>()
+                                                 : Napi::Object::New(info.Env());
+}
+
+void CallCtx(Napi::Object ctx, const char* name) {
+  Napi::Function fn = Method(ctx, name);
+  if (!fn.IsEmpty()) fn.Call(ctx, {});
+}
+
+bool CtxFlag(Napi::Object ctx, const char* name) {
+  Napi::Function fn = Method(ctx, name);
+  return !fn.IsEmpty() && fn.Call(ctx, {}).ToBoolean().Value();
+}
+
+Napi::Value OnProviderRequest(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  Napi::Env env = info.Env();
+  Napi::Object ctx = Ctx(info);
+  Napi::Value model = ctx.Get("model");
+  ChildGovernor::ProviderRequest request;
+  request.route = RouteOfModel(model);
+  request.payload = StringifyObject(env, Event(info).Get("payload"), "the provider payload");
+  if (model.IsObject()) {
+    Napi::Value compat = model.As<Napi::Object>().Get("compat");
+    if (compat.IsObject()) {
+      Napi::Value flag = compat.As<Napi::Object>().Get("supportsLongCacheRetention");
+      request.long_retention_allowed = !(flag.IsBoolean() && !flag.As<Napi::Boolean>().Value());
+    }
+  }
+  ChildGovernor::ProviderDecision decision = governor.OnProviderRequest(std::move(request));
+  if (decision.fail_process) FailProcessExit(env);
+  if (decision.abort) {
+    CallCtx(ctx, "abort");  // before transport; throwing would not stop the request
+    return env.Undefined();
+  }
+  return FromJson(env, decision.payload);
+}
+
+ChildGovernor::AssistantMessage ReadAssistant(Napi::Env env, Napi::Object message) {
+  ChildGovernor::AssistantMessage m;
+  m.route.provider = StringField(message, "provider").value_or("");
+  m.route.model = StringField(message, "model").value_or("");
+  m.route.api = StringField(message, "api").value_or("");
+  m.response_model = StringField(message, "responseModel");
+  m.stop_reason = StringField(message, "stopReason").value_or("");
+  m.error_message = StringField(message, "errorMessage");
+  Napi::Value content = message.Get("content");
+  if (content.IsArray()) {
+    Napi::Array blocks = content.As<Napi::Array>();
+    for (uint32_t i = 0; i < blocks.Length(); ++i) {
+      Napi::Value block = blocks.Get(i);
+      if (!block.IsObject()) continue;
+      Napi::Object b = block.As<Napi::Object>();
+      const std::string type = StringField(b, "type").value_or("");
+      if (type == "text") m.text_blocks.push_back(StringField(b, "text").value_or(""));
+      if (type == "toolCall") ++m.tool_calls;
+    }
+  }
+  Result<nlohmann::json> usage = StringifyObject(env, message.Get("usage"), "the usage");
+  m.usage = usage.ok() ? *usage : nlohmann::json();  // the parent rejects a missing usage
+  return m;
+}
+
+Napi::Value OnMessageEnd(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  Napi::Env env = info.Env();
+  Napi::Value message = Event(info).Get("message");
+  if (!message.IsObject()) return env.Undefined();
+  Napi::Object msg = message.As<Napi::Object>();
+  if (StringField(msg, "role") != "assistant") return env.Undefined();
+  ChildGovernor::MessageDecision decision = governor.OnAssistantMessage(ReadAssistant(env, msg));
+  if (decision.fail_process) FailProcessExit(env);
+  if (decision.follow_up) {
+    Napi::Object pi = State(env).pi.Value();
+    Method(pi, "setActiveTools").Call(pi, {Napi::Array::New(env)});
+    Napi::Object options = Napi::Object::New(env);
+    options.Set("deliverAs", "followUp");
+    Method(pi, "sendUserMessage").Call(pi, {Napi::String::New(env, *decision.follow_up), options});
+  }
+  return env.Undefined();
+}
+
+Napi::Value OnToolCall(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  Napi::Env env = info.Env();
+  Napi::Object ctx = Ctx(info);
+  const std::string tool = StringField(Event(info), "toolName").value_or("");
+  ChildGovernor::ToolDecision decision = governor.OnToolCall(RouteOfModel(ctx.Get("model")), tool);
+  if (decision.fail_process) FailProcessExit(env);
+  if (decision.abort) CallCtx(ctx, "abort");
+  if (!decision.block) return env.Undefined();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("block", true);
+  result.Set("reason", decision.reason);
+  return result;
+}
+
+Napi::Value OnToolExecutionStart(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  if (governor.OnToolExecutionStart()) FailProcessExit(info.Env());
+  return info.Env().Undefined();
+}
+
+Napi::Value OnAgentSettled(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  Napi::Object ctx = Ctx(info);
+  const bool aborted = Event(info).Get("aborted").ToBoolean().Value();
+  const bool failed =
+      governor.OnSettled(aborted, CtxFlag(ctx, "isIdle"), CtxFlag(ctx, "hasPendingMessages"));
+  if (failed) FailProcessExit(info.Env());
+  return info.Env().Undefined();
+}
+
+// A Fusion child answers once and exits: a warming request would spend tokens that no metadata
+// frame accounts for, so warming is always declined.
+Napi::Value OnCacheWarmingDecision(const Napi::CallbackInfo& info, ChildGovernor&) {
+  Napi::Object result = Napi::Object::New(info.Env());
+  result.Set("action", "stop");
+  return result;
+}
+
+// Wraps `handler` so it runs only for its own registration, and so a native failure becomes a
+// loud JS error (Pi prints "Extension error", which the parent rejects) plus a failing exit.
+Napi::Function Wrap(Napi::Env env, uint64_t generation, Handler handler) {
+  return Napi::Function::New(env, [generation, handler](const Napi::CallbackInfo& info) {
+    Napi::Env e = info.Env();
+    ChildState& state = State(e);
+    if (state.generation != generation || !state.governor) return e.Undefined();
+    try {
+      return handler(info, *state.governor);
+    } catch (const Napi::Error&) {
+      FailProcessExit(e);
+      throw;
+    } catch (const std::exception& ex) {
+      FailProcessExit(e);
+      throw Napi::Error::New(e, std::string("pi-fusion child: ") + ex.what());
+    }
+  });
+}
+
+}  // namespace
+
+void RegisterHandlers(Napi::Env env, Napi::Object pi, uint64_t generation) {
+  const std::pair<const char*, Handler> handlers[] = {
+      {"before_provider_request", OnProviderRequest},
+      {"message_end", OnMessageEnd},
+      {"tool_call", OnToolCall},
+      {"tool_execution_start", OnToolExecutionStart},
+      {"agent_settled", OnAgentSettled},
+      {"cache_warming_decision", OnCacheWarmingDecision},
+  };
+  Napi::Function on = Method(pi, "on");
+  for (const auto& [event, handler] : handlers) {
+    on.Call(pi, {Napi::String::New(env, event), Wrap(env, generation, handler)});
+  }
+}
+
+}  // namespace pi_fusion::child

@@ -1,0 +1,53 @@
+// Entry point of pi_fusion_child.node, the companion child-extension library. Exports
+// `register(pi)`, called by extensions/fusion-child.ts inside a Fusion child `pi` process.
+#include <napi.h>
+
+#include "child/child_state.h"
+#include "child/core/child_config.h"
+
+namespace pi_fusion::child {
+
+ChildState& State(Napi::Env env) { return *env.GetInstanceData<ChildState>(); }
+
+namespace {
+
+// The configuration is read at registration, so a child launched without its private
+// environment fails to load loudly instead of running ungoverned.
+Napi::Value Register(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsObject()) {
+    throw Napi::TypeError::New(env, "pi-fusion child: register(pi) needs Pi's extension API");
+  }
+  Napi::Object pi = info[0].As<Napi::Object>();
+  ChildState& state = State(env);
+  if (!state.pi.IsEmpty() && state.pi.Value().StrictEquals(pi)) return env.Undefined();
+  Result<ChildConfig> config = ReadChildConfig(ProcessEnvLookup());
+  if (!config.ok()) {
+    Napi::Error error = Napi::Error::New(env, config.status().message());
+    error.Set("code", config.status().code());
+    throw error;
+  }
+  state.env = NewPosixChildEnv();
+  state.governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
+  state.pi = Napi::Persistent(pi);
+  state.generation += 1;
+  RegisterHandlers(env, pi, state.generation);
+  return env.Undefined();
+}
+
+}  // namespace
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // Freed by Node when the environment is torn down (the default finalizer deletes it).
+  env.SetInstanceData(new ChildState());
+  exports.Set("register", Napi::Function::New(env, Register, "register"));
+  return exports;
+}
+
+}  // namespace pi_fusion::child
+
+// NODE_API_MODULE pastes its second argument into an identifier: it must be unqualified.
+static Napi::Object PiFusionChildInit(Napi::Env env, Napi::Object exports) {
+  return pi_fusion::child::Init(env, exports);
+}
+NODE_API_MODULE(pi_fusion_child, PiFusionChildInit)

@@ -1,0 +1,311 @@
+// `pi-fusion child-run`: runs ONE Fusion child exactly as the orchestrator does (child command and
+// environment builders, the process-group supervisor, the child protocol verifier) and prints the
+// verified result or the typed error as JSON. For debugging and for the end-to-end tests
+// (docs/protocol.md, "Debugging").
+//
+//   pi-fusion child-run --provider P --model M --prompt-file F [--system-prompt S]
+//       [--capability reason|inspect|research] [--role candidate|evaluator|merger]
+//       [--thinking L] [--api A] [--cwd D] [--artifact-dir D] [--extension E]...
+//       [--wall-ms N] [--idle-ms N] [--node N --pi-cli C] [--child-extension X] [--child-addon L]
+//
+// Exit status: 0 verified, 1 typed child error, 2 usage or setup error. SIGINT/SIGTERM cancel
+// the child (its whole process group is stopped) and report child_cancelled.
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "process/cancel_token.h"
+#include "process/child_command.h"
+#include "process/supervisor.h"
+#include "protocol/verify.h"
+
+namespace pi_fusion::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ChildRunArgs {
+  std::string provider;
+  std::string model;
+  std::string prompt_file;
+  std::string system_prompt = "You are a careful assistant. Answer the user's request.";
+  std::string capability = "reason";
+  std::string role = "candidate";
+  std::string thinking = "off";
+  std::string api;  // the route's api; anthropic-messages defaults PI_CACHE_RETENTION to long
+  std::string cwd;
+  std::string artifact_dir;
+  std::vector<std::string> extensions;  // loaded before the child extension (test fixtures)
+  int64_t wall_ms = 50 * 60 * 1000;
+  int64_t idle_ms = 35 * 60 * 1000;
+  std::string node = PI_FUSION_CHILD_RUN_NODE;
+  std::string pi_cli = PI_FUSION_CHILD_RUN_PI_CLI;
+  std::string child_extension = PI_FUSION_CHILD_RUN_EXTENSION;
+  std::string child_addon = PI_FUSION_CHILD_RUN_ADDON;
+};
+
+// Cancels `token` when SIGINT or SIGTERM arrives. The signals are blocked in every thread of
+// this process (the supervisor's children start with an empty mask) and taken with sigtimedwait
+// by one thread, so there is no asynchronous handler. Stop() joins it.
+class SignalCanceller {
+ public:
+  explicit SignalCanceller(process::CancelToken token) : token_(std::move(token)) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~SignalCanceller() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  int signal() const { return signal_; }
+
+ private:
+  void Loop() {
+    const timespec tick{0, 50 * 1000 * 1000};
+    while (!stop_) {
+      const int sig = sigtimedwait(&set_, nullptr, &tick);
+      if (sig > 0) {
+        signal_ = sig;
+        token_.Cancel();
+      }
+    }
+  }
+
+  process::CancelToken token_;
+  sigset_t set_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> signal_{0};
+  std::thread thread_;
+};
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error("io_error", "cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream data;
+  data << in.rdbuf();
+  return data.str();
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+Result<process::ChildCapability> ParseCapability(const std::string& name) {
+  if (name == "reason") return process::ChildCapability::kReason;
+  if (name == "inspect") return process::ChildCapability::kInspect;
+  if (name == "research") return process::ChildCapability::kResearch;
+  return Status::Error("invalid_arguments", "unknown capability " + name);
+}
+
+// The artifact directory: --artifact-dir, or a fresh private one under $TMPDIR.
+Result<std::string> ArtifactDir(const ChildRunArgs& args) {
+  if (!args.artifact_dir.empty()) return args.artifact_dir;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pi-fusion-child-run-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::Error("io_error", std::string("mkdtemp: ") + std::strerror(errno));
+  }
+  return pattern;
+}
+
+// The child environment: the parent's, filtered as for every Fusion child, plus the private
+// variables of the child library.
+std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::string& oversize) {
+  std::vector<std::string> parent;
+  for (char** e = environ; *e != nullptr; ++e) parent.emplace_back(*e);
+  std::vector<std::string> env = process::BuildChildEnvironment(parent, args.api);
+  const std::vector<std::string> own = {"PI_FUSION_CHILD_ROLE=" + args.role,
+                                        "PI_FUSION_OVERSIZE_PATH=" + oversize,
+                                        "PI_FUSION_CHILD_ADDON=" + args.child_addon};
+  for (const std::string& entry : own) {
+    const std::string key = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+    env.push_back(entry);
+  }
+  return env;
+}
+
+Result<process::ChildSpec> BuildSpec(const ChildRunArgs& args, const std::string& prompt,
+                                     const std::string& oversize) {
+  Result<process::ChildCapability> capability = ParseCapability(args.capability);
+  if (!capability.ok()) return capability.status();
+  process::ChildCommandSpec command;
+  command.node_path = args.node;
+  command.pi_cli_path = args.pi_cli;
+  command.capability = *capability;
+  command.extensions = args.extensions;
+  command.extensions.push_back(args.child_extension);
+  command.provider = args.provider;
+  command.model = args.model;
+  command.thinking_level = args.thinking;
+  command.system_prompt = args.system_prompt;
+  Result<std::vector<std::string>> argv = process::BuildChildArgv(command);
+  if (!argv.ok()) return argv.status();
+  process::ChildSpec spec;
+  spec.argv = std::move(argv).value();
+  spec.env = ChildEnvironment(args, oversize);
+  spec.cwd = args.cwd;
+  spec.stdin_data = prompt;
+  spec.limits.wall = std::chrono::milliseconds(args.wall_ms);
+  spec.limits.idle = std::chrono::milliseconds(args.idle_ms);
+  return spec;
+}
+
+json ErrorJson(const Status& status) {
+  if (status.ok()) return nullptr;
+  return {{"code", status.code()}, {"message", status.message()}};
+}
+
+template <typename T>
+json OptionalJson(const std::optional<T>& value) {
+  return value ? protocol::ToJson(*value) : json(nullptr);
+}
+
+json ReportJson(const protocol::ChildReport& report) {
+  json records = json::array();
+  for (const auto& record : report.records) records.push_back(protocol::ToJson(record));
+  json observations = json::array();
+  for (const auto& o : report.cache_observations) observations.push_back(protocol::ToJson(o));
+  json oversized = nullptr;
+  if (report.oversized) {
+    oversized = {{"ordinal", report.oversized->ordinal},
+                 {"bytes", report.oversized->bytes},
+                 {"sha256", report.oversized->sha256},
+                 {"answer_json_bytes", report.oversized->answer_json_bytes}};
+  }
+  return {{"answer", report.ok() ? json(report.answer) : json(nullptr)},
+          {"answer_json_bytes", report.answer_json_bytes},
+          {"usage", report.usage},
+          {"records", std::move(records)},
+          {"cache_observations", std::move(observations)},
+          {"retry_marker_ordinals", report.retry_marker_ordinals},
+          {"oversized", std::move(oversized)},
+          {"guard", OptionalJson(report.guard)},
+          {"settlement", OptionalJson(report.settlement)},
+          {"metadata_sha256", report.metadata_sha256},
+          {"diagnostics", report.diagnostics}};
+}
+
+json OutcomeJson(const process::ChildOutcome& outcome) {
+  return {{"pid", outcome.pid},
+          {"exit_code", outcome.exit_code ? json(*outcome.exit_code) : json(nullptr)},
+          {"signal", outcome.term_signal ? json(*outcome.term_signal) : json(nullptr)},
+          {"stop_reason", process::StopReasonName(outcome.stop_reason)},
+          {"duration_ms", outcome.duration.count()},
+          {"stdout_bytes", outcome.stdout_bytes.size()},
+          {"stderr_bytes", outcome.stderr_bytes.size()},
+          {"cleanup_errors", outcome.cleanup_errors}};
+}
+
+// Saves the evidence the orchestrator would: stdout as the response (or the partial response
+// when it was not verified) and stderr.
+void SaveArtifacts(const std::string& dir, const process::ChildOutcome& outcome, bool verified,
+                   json* out) {
+  const std::string response = dir + (verified ? "/response.md" : "/response.partial.md");
+  WriteFile(response, outcome.stdout_bytes);
+  WriteFile(dir + "/stderr.txt", outcome.stderr_bytes);
+  (*out)["artifacts"]["response"] = response;
+  (*out)["artifacts"]["stderr"] = dir + "/stderr.txt";
+}
+
+int Print(const json& out, bool ok) {
+  std::printf("%s\n", out.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+  return ok ? 0 : 1;
+}
+
+int RunChildRun(const ChildRunArgs& args) {
+  Result<std::string> prompt = ReadFile(args.prompt_file);
+  Result<std::string> dir = prompt.ok() ? ArtifactDir(args) : Result<std::string>(prompt.status());
+  if (!dir.ok()) {
+    std::fprintf(stderr, "error: %s\n", dir.status().ToString().c_str());
+    return 2;
+  }
+  const std::string oversize = *dir + "/response.oversized.md";
+  Result<process::ChildSpec> spec = BuildSpec(args, *prompt, oversize);
+  Result<process::CancelToken> token = process::CancelToken::Create();
+  if (!spec.ok() || !token.ok()) {
+    std::fprintf(stderr, "error: %s\n",
+                 (!spec.ok() ? spec.status() : token.status()).ToString().c_str());
+    return 2;
+  }
+  SignalCanceller canceller(*token);
+  Result<process::ChildOutcome> outcome = process::RunChild(*spec, *token);
+  canceller.Stop();
+
+  json out = {{"ok", false}, {"artifacts", {{"dir", *dir}, {"oversized_original", nullptr}}}};
+  if (!outcome.ok()) {
+    out["error"] = ErrorJson(outcome.status());
+    return Print(out, false);
+  }
+  out["process"] = OutcomeJson(*outcome);
+  protocol::VerifyRequest request;
+  request.stdout_bytes = outcome->stdout_bytes;
+  request.stderr_bytes = outcome->stderr_bytes;
+  request.exit = {outcome->exit_code, outcome->term_signal};
+  request.provider = args.provider;
+  request.model = args.model;
+  if (Result<std::string> original = ReadFile(oversize); original.ok()) {
+    request.oversized_original = *original;
+    out["artifacts"]["oversized_original"] = oversize;
+  }
+  const protocol::ChildReport report = protocol::VerifyChildRun(request);
+  out.update(ReportJson(report));
+  // The supervisor's verdict (timeout, output cap, cancellation, stdin) comes first.
+  const Status status = outcome->status.ok() ? report.status : outcome->status;
+  out["ok"] = status.ok();
+  out["error"] = ErrorJson(status);
+  SaveArtifacts(*dir, *outcome, status.ok(), &out);
+  return Print(out, status.ok());
+}
+
+}  // namespace
+
+void AddChildRunCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<ChildRunArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "child-run", "Run one Fusion child (pi + the child extension) and print the verified result");
+  cmd->add_option("--provider", args->provider, "Pi provider id")->required();
+  cmd->add_option("--model", args->model, "Pi model id")->required();
+  cmd->add_option("--prompt-file", args->prompt_file, "File whose bytes go to the child's stdin")
+      ->required();
+  cmd->add_option("--system-prompt", args->system_prompt, "System prompt text");
+  cmd->add_option("--capability", args->capability, "reason | inspect | research")
+      ->check(CLI::IsMember({"reason", "inspect", "research"}));
+  cmd->add_option("--role", args->role, "candidate | evaluator | merger")
+      ->check(CLI::IsMember({"candidate", "evaluator", "merger"}));
+  cmd->add_option("--thinking", args->thinking, "Thinking level (default off)");
+  cmd->add_option("--api", args->api, "The route's api (anthropic-messages: cache retention long)");
+  cmd->add_option("--cwd", args->cwd, "Working directory of the child");
+  cmd->add_option("--artifact-dir", args->artifact_dir,
+                  "Where evidence is written (default: new temp dir)");
+  cmd->add_option("--extension", args->extensions, "Extra extension loaded before the child one");
+  cmd->add_option("--wall-ms", args->wall_ms, "Wall-clock limit in milliseconds");
+  cmd->add_option("--idle-ms", args->idle_ms, "Idle (no output) limit in milliseconds");
+  cmd->add_option("--node", args->node, "Node executable");
+  cmd->add_option("--pi-cli", args->pi_cli, "Pi's cli.js");
+  cmd->add_option("--child-extension", args->child_extension, "extensions/fusion-child.ts");
+  cmd->add_option("--child-addon", args->child_addon, "pi_fusion_child.node");
+  cmd->callback([args, exit_code] { *exit_code = RunChildRun(*args); });
+}
+
+}  // namespace pi_fusion::cli

@@ -1,0 +1,125 @@
+// FileSystem: the seam between the core and the operating system's file calls.
+//
+// In the manner of leveldb's Env, every file operation the run store makes (directories with a
+// mode, exclusive creation, write/fsync/close, rename, directory fsync, whole-file reads, listing,
+// unlink, lstat) goes through this interface. Production code uses PosixFileSystem(); tests derive
+// from FileSystemWrapper and override one method to inject a fault (ENOSPC on write, EIO on fsync,
+// a failing rename, a crash point) without touching a real full disk.
+//
+// Rules every implementation keeps:
+//   - every descriptor is opened O_CLOEXEC, so a child spawned by another thread at the same
+//     moment cannot inherit it;
+//   - paths are never followed through a final symlink when opened for reading or creation
+//     (O_NOFOLLOW), and Stat() is lstat(): a run directory never trusts a planted link;
+//   - created files and directories get exactly the requested mode (the umask is not applied);
+//   - EINTR is retried, short writes are continued.
+//
+// Errors are Status values with one of the codes below and a message
+// "<operation> <path>: <errno text>", made by FsError() so fakes produce identical texts.
+//
+// Thread-safety: the POSIX implementation is stateless and safe to use from many threads at once.
+// A WritableFile is used by one thread at a time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pi_fusion/status.h"
+
+namespace pi_fusion {
+
+// Status codes of the file-system seam. Callers translate them into the spec's codes
+// (artifact_error, config_conflict, …); they are never shown to users as-is.
+inline constexpr char kFsNotFound[] = "not_found";            // ENOENT
+inline constexpr char kFsAlreadyExists[] = "already_exists";  // EEXIST
+inline constexpr char kFsIoError[] = "io_error";              // any other errno
+
+// "Read-only file system (errno 30)": thread-safe, unlike strerror().
+std::string ErrnoText(int err);
+// The Status for errno `err` of `operation` on `path`, with the code chosen from `err` as above.
+Status FsError(std::string_view operation, const std::string& path, int err);
+
+enum class FileType { kRegular, kDirectory, kSymlink, kOther };
+
+struct FileInfo {
+  FileType type = FileType::kOther;
+  uint64_t size = 0;
+  mode_t permissions = 0;  // the 07777 bits only
+};
+
+// An open, exclusively created file. The destructor closes it if Close() was not called
+// (ignoring errors), so an abandoned file never leaks its descriptor.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  // Writes all of `data` at the current end of the file.
+  virtual Status Append(std::string_view data) = 0;
+  // fsync(2): data and metadata reach stable storage.
+  virtual Status Sync() = 0;
+  // REQUIRES: called at most once; no other call follows it.
+  virtual Status Close() = 0;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // mkdir(2) of one directory with exactly `mode`. kFsAlreadyExists if anything is at `path`.
+  virtual Status CreateDir(const std::string& path, mode_t mode) = 0;
+  // Creates a new file with exactly `mode`, failing with kFsAlreadyExists when the name exists
+  // (O_CREAT|O_EXCL, never through a symlink). The caller owns the returned file.
+  virtual Result<std::unique_ptr<WritableFile>> CreateExclusive(const std::string& path,
+                                                                mode_t mode) = 0;
+  // rename(2): atomically replaces `to` when both are in the same file system.
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // fsync(2) of a directory, making the names created or renamed in it durable.
+  virtual Status SyncDir(const std::string& path) = 0;
+  // The whole content of a regular file (never through a final symlink).
+  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // The names in a directory, without "." and "..", in no particular order.
+  virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
+  // unlink(2) of a file.
+  virtual Status Unlink(const std::string& path) = 0;
+  // lstat(2): a symlink is reported as kSymlink, never followed.
+  virtual Result<FileInfo> Stat(const std::string& path) = 0;
+};
+
+// The POSIX implementation. Stateless; never null; lives for the whole program.
+FileSystem& PosixFileSystem();
+
+// Forwards every call to a target; tests override the calls they want to break.
+// REQUIRES: `target` outlives the wrapper.
+class FileSystemWrapper : public FileSystem {
+ public:
+  explicit FileSystemWrapper(FileSystem& target) : target_(target) {}
+
+  FileSystem& target() const { return target_; }
+
+  Status CreateDir(const std::string& path, mode_t mode) override {
+    return target_.CreateDir(path, mode);
+  }
+  Result<std::unique_ptr<WritableFile>> CreateExclusive(const std::string& path,
+                                                        mode_t mode) override {
+    return target_.CreateExclusive(path, mode);
+  }
+  Status Rename(const std::string& from, const std::string& to) override {
+    return target_.Rename(from, to);
+  }
+  Status SyncDir(const std::string& path) override { return target_.SyncDir(path); }
+  Result<std::string> ReadFile(const std::string& path) override { return target_.ReadFile(path); }
+  Result<std::vector<std::string>> ListDir(const std::string& path) override {
+    return target_.ListDir(path);
+  }
+  Status Unlink(const std::string& path) override { return target_.Unlink(path); }
+  Result<FileInfo> Stat(const std::string& path) override { return target_.Stat(path); }
+
+ private:
+  FileSystem& target_;
+};
+
+}  // namespace pi_fusion

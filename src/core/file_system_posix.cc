@@ -1,0 +1,183 @@
+// The POSIX FileSystem. Every descriptor is O_CLOEXEC; EINTR is retried everywhere.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+#include "core/file_system.h"
+
+namespace pi_fusion {
+namespace {
+
+// Runs `call` until it stops failing with EINTR.
+template <typename Call>
+auto RetryEintr(Call call) {
+  decltype(call()) rc;
+  do {
+    rc = call();
+  } while (rc == -1 && errno == EINTR);
+  return rc;
+}
+
+class PosixWritableFile : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  Status Append(std::string_view data) override {
+    while (!data.empty()) {
+      const ssize_t n = RetryEintr([&] { return ::write(fd_, data.data(), data.size()); });
+      if (n < 0) return FsError("write", path_, errno);
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return Status::Ok();
+  }
+
+  Status Sync() override {
+    if (RetryEintr([&] { return ::fsync(fd_); }) != 0) return FsError("fsync", path_, errno);
+    return Status::Ok();
+  }
+
+  Status Close() override {
+    const int fd = fd_;
+    fd_ = -1;
+    // close(2) is not retried on EINTR: on Linux the descriptor is released either way.
+    if (::close(fd) != 0 && errno != EINTR) return FsError("close", path_, errno);
+    return Status::Ok();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+FileType TypeOf(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+class PosixFileSystemImpl : public FileSystem {
+ public:
+  Status CreateDir(const std::string& path, mode_t mode) override {
+    if (::mkdir(path.c_str(), mode) != 0) return FsError("mkdir", path, errno);
+    // mkdir applies the umask; the directory is ours, so set the exact mode we promised.
+    if (::chmod(path.c_str(), mode) != 0) return FsError("chmod", path, errno);
+    return Status::Ok();
+  }
+
+  Result<std::unique_ptr<WritableFile>> CreateExclusive(const std::string& path,
+                                                        mode_t mode) override {
+    const int fd = RetryEintr([&] {
+      return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    });
+    if (fd < 0) return FsError("open", path, errno);
+    if (::fchmod(fd, mode) != 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(path.c_str());
+      return FsError("fchmod", path, err);
+    }
+    return std::unique_ptr<WritableFile>(std::make_unique<PosixWritableFile>(path, fd));
+  }
+
+  Status Rename(const std::string& from, const std::string& to) override {
+    if (::rename(from.c_str(), to.c_str()) != 0)
+      return FsError("rename", from + " -> " + to, errno);
+    return Status::Ok();
+  }
+
+  Status SyncDir(const std::string& path) override {
+    const int fd = RetryEintr(
+        [&] { return ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); });
+    if (fd < 0) return FsError("open", path, errno);
+    const int rc = RetryEintr([&] { return ::fsync(fd); });
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) return FsError("fsync", path, err);
+    return Status::Ok();
+  }
+
+  Result<std::string> ReadFile(const std::string& path) override {
+    const int fd =
+        RetryEintr([&] { return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC); });
+    if (fd < 0) return FsError("open", path, errno);
+    std::string out;
+    char buf[64 * 1024];
+    for (;;) {
+      const ssize_t n = RetryEintr([&] { return ::read(fd, buf, sizeof buf); });
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return FsError("read", path, err);
+      }
+      if (n == 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
+  }
+
+  Result<std::vector<std::string>> ListDir(const std::string& path) override {
+    const int fd = RetryEintr(
+        [&] { return ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); });
+    if (fd < 0) return FsError("open", path, errno);
+    DIR* dir = ::fdopendir(fd);  // owns fd from here on
+    if (dir == nullptr) {
+      const int err = errno;
+      ::close(fd);
+      return FsError("opendir", path, err);
+    }
+    std::vector<std::string> names;
+    errno = 0;
+    while (const dirent* entry = ::readdir(dir)) {
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    const int err = errno;
+    ::closedir(dir);
+    if (err != 0) return FsError("readdir", path, err);
+    return names;
+  }
+
+  Status Unlink(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0) return FsError("unlink", path, errno);
+    return Status::Ok();
+  }
+
+  Result<FileInfo> Stat(const std::string& path) override {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return FsError("lstat", path, errno);
+    FileInfo info;
+    info.type = TypeOf(st.st_mode);
+    info.size = static_cast<uint64_t>(st.st_size);
+    info.permissions = st.st_mode & 07777;
+    return info;
+  }
+};
+
+}  // namespace
+
+std::string ErrnoText(int err) {
+  return std::error_code(err, std::generic_category()).message() + " (errno " +
+         std::to_string(err) + ")";
+}
+
+Status FsError(std::string_view operation, const std::string& path, int err) {
+  const char* code = err == ENOENT ? kFsNotFound : err == EEXIST ? kFsAlreadyExists : kFsIoError;
+  return Status::Error(code, std::string(operation) + " " + path + ": " + ErrnoText(err));
+}
+
+FileSystem& PosixFileSystem() {
+  // Stateless, so sharing one instance is not shared mutable state.
+  static PosixFileSystemImpl fs;
+  return fs;
+}
+
+}  // namespace pi_fusion

@@ -1,0 +1,46 @@
+// The child protocol's fixed identifiers and limits: the single place they are spelled.
+//
+// Shared by the companion child library (child/), which writes frames, and the parent-side
+// verifier, which reads them. docs/protocol.md describes the byte format these name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace pi_fusion::protocol {
+
+// Every frame is one stderr line: kFramePrefix, canonical JSON, "\n". Pi's own stderr lines are
+// diagnostics and never start with this prefix.
+inline constexpr std::string_view kFramePrefix = "@pi-fusion-frame ";
+
+// Schema ids (spec/CONTRACTS.md, "Schema ids").
+inline constexpr std::string_view kMetadataSchema = "pi-background-tasks.fusion-child-result.v4";
+inline constexpr std::string_view kSettlementSchema =
+    "pi-background-tasks.fusion-child-settlement.v3";
+inline constexpr std::string_view kRuntimeGuardSchema =
+    "pi-background-tasks.fusion-runtime-guard.v2";
+inline constexpr std::string_view kCacheObservationSchema =
+    "pi-background-tasks.fusion-claude-cache-observation.v1";
+
+// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
+inline constexpr std::string_view kChildEventInvalid = "child_event_invalid";
+inline constexpr std::string_view kChildExitFailed = "child_exit_failed";
+inline constexpr std::string_view kChildRuntimeLimitExceeded = "child_runtime_limit_exceeded";
+inline constexpr std::string_view kChildRuntimePayloadInvalid = "child_runtime_payload_invalid";
+inline constexpr std::string_view kChildCachePolicyInvalid = "child_cache_policy_invalid";
+inline constexpr std::string_view kChildOutputCap = "child_output_cap";
+
+// Execution limits of one child (seed-fusion-subsystem.md, "Child process isolation").
+inline constexpr int64_t kMaxProviderRequests = 550;
+inline constexpr int64_t kMaxToolCalls = 600;
+// A candidate answer larger than this (JSON-rendered UTF-8 bytes, see AnswerJsonBytes) gets the
+// one same-session compression turn; a replacement larger than this is child_output_cap.
+inline constexpr size_t kCandidateAnswerCap = 49152;
+
+// Bounds of the free-text fields a frame may carry (UTF-8 bytes).
+inline constexpr size_t kMaxFrameMessageBytes = 512;
+// Anthropic accepts at most four cache_control breakpoints per request.
+inline constexpr int kMaxCacheBreakpoints = 4;
+
+}  // namespace pi_fusion::protocol

@@ -1,0 +1,70 @@
+#include "protocol/stderr_scan.h"
+
+#include "pi_fusion/canonical_json.h"
+#include "protocol/constants.h"
+
+namespace pi_fusion::protocol {
+namespace {
+
+constexpr std::string_view kExtensionErrorPrefix = "Extension error (";
+
+Status Invalid(size_t line_number, const std::string& message) {
+  return Status::Error(std::string(kChildEventInvalid),
+                       "stderr line " + std::to_string(line_number) + ": " + message);
+}
+
+bool KnownSchema(std::string_view schema) {
+  return schema == kMetadataSchema || schema == kSettlementSchema || schema == kRuntimeGuardSchema;
+}
+
+Result<ScannedFrame> ParseFrame(std::string_view line, size_t line_number) {
+  std::string_view body = line.substr(kFramePrefix.size());
+  body.remove_suffix(1);  // "\n"
+  nlohmann::json value = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded() || !value.is_object()) {
+    return Invalid(line_number, "frame is not a JSON object");
+  }
+  if (CanonicalJson(value) != body) return Invalid(line_number, "frame is not canonical JSON");
+  auto schema = value.find("schema_version");
+  if (schema == value.end() || !schema->is_string()) {
+    return Invalid(line_number, "frame has no schema_version");
+  }
+  if (!KnownSchema(schema->get_ref<const std::string&>())) {
+    return Invalid(line_number, "unknown frame schema " + schema->dump());
+  }
+  return ScannedFrame{std::string(line), schema->get<std::string>(), std::move(value)};
+}
+
+}  // namespace
+
+StderrScan ScanStderr(std::string_view bytes) {
+  StderrScan scan;
+  size_t line_number = 0;
+  while (!bytes.empty()) {
+    ++line_number;
+    const size_t newline = bytes.find('\n');
+    const bool complete = newline != std::string_view::npos;
+    std::string_view line = complete ? bytes.substr(0, newline + 1) : bytes;
+    bytes.remove_prefix(line.size());
+    if (line.substr(0, kFramePrefix.size()) == kFramePrefix) {
+      Result<ScannedFrame> frame =
+          complete
+              ? ParseFrame(line, line_number)
+              : Result<ScannedFrame>(Invalid(line_number, "frame is cut off (no end of line)"));
+      if (frame.ok()) {
+        scan.frames.push_back(std::move(frame).value());
+      } else if (scan.error.ok()) {
+        scan.error = frame.status();
+      }
+      continue;
+    }
+    std::string text(complete ? line.substr(0, line.size() - 1) : line);
+    if (text.substr(0, kExtensionErrorPrefix.size()) == kExtensionErrorPrefix) {
+      scan.extension_errors.push_back(text);
+    }
+    scan.diagnostics.push_back(std::move(text));
+  }
+  return scan;
+}
+
+}  // namespace pi_fusion::protocol

@@ -1,0 +1,202 @@
+// The POSIX FileSystem and the durable-write helpers against a real temp directory.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "core/durable_file.h"
+#include "core/file_system.h"
+#include "core/random_id.h"
+
+namespace {
+
+using pi_fusion::FileSystem;
+using pi_fusion::FileType;
+using pi_fusion::PosixFileSystem;
+
+// A fresh directory under /tmp, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/pi-fusion-core-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    path_ = tmpl;
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+mode_t ModeOf(const std::string& path) {
+  struct stat st {};
+  REQUIRE(::lstat(path.c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+// Descriptors of this process whose target is `path`.
+std::vector<int> OpenDescriptorsFor(const std::string& path) {
+  std::vector<int> fds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target == path) fds.push_back(std::stoi(entry.path().filename().string()));
+  }
+  return fds;
+}
+
+}  // namespace
+
+TEST_CASE("FileSystem: creates directories and files with the exact mode despite the umask",
+          "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  const mode_t old_umask = ::umask(0077 | 0022);
+  REQUIRE(fs.CreateDir(dir / "d", 0750).ok());
+  auto file = fs.CreateExclusive(dir / "f", 0640);
+  ::umask(old_umask);
+  REQUIRE(file.ok());
+  REQUIRE(file.value()->Close().ok());
+  CHECK(ModeOf(dir / "d") == 0750);
+  CHECK(ModeOf(dir / "f") == 0640);
+}
+
+TEST_CASE("FileSystem: exclusive create refuses an existing name and a symlink", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(fs.CreateExclusive(dir / "a", 0600).ok());
+  auto again = fs.CreateExclusive(dir / "a", 0600);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().code() == pi_fusion::kFsAlreadyExists);
+  REQUIRE(::symlink((dir / "elsewhere").c_str(), (dir / "link").c_str()) == 0);
+  CHECK_FALSE(fs.CreateExclusive(dir / "link", 0600).ok());
+  CHECK_FALSE(std::filesystem::exists(dir / "elsewhere"));
+}
+
+TEST_CASE("FileSystem: write, sync, rename, read, list, stat, unlink round trip", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  auto file = fs.CreateExclusive(dir / "tmp", 0600);
+  REQUIRE(file.ok());
+  const std::string big(200 * 1024, 'x');
+  REQUIRE(file.value()->Append("head:").ok());
+  REQUIRE(file.value()->Append(big).ok());
+  REQUIRE(file.value()->Sync().ok());
+  REQUIRE(file.value()->Close().ok());
+  REQUIRE(fs.Rename(dir / "tmp", dir / "final").ok());
+  REQUIRE(fs.SyncDir(dir.path()).ok());
+  auto bytes = fs.ReadFile(dir / "final");
+  REQUIRE(bytes.ok());
+  CHECK(bytes.value() == "head:" + big);
+  auto names = fs.ListDir(dir.path());
+  REQUIRE(names.ok());
+  CHECK(names.value() == std::vector<std::string>{"final"});
+  auto info = fs.Stat(dir / "final");
+  REQUIRE(info.ok());
+  CHECK(info->type == FileType::kRegular);
+  CHECK(info->size == bytes->size());
+  CHECK(info->permissions == 0600);
+  REQUIRE(fs.Unlink(dir / "final").ok());
+  auto gone = fs.Stat(dir / "final");
+  REQUIRE_FALSE(gone.ok());
+  CHECK(gone.status().code() == pi_fusion::kFsNotFound);
+  CHECK(gone.status().message().find("No such file or directory (errno 2)") != std::string::npos);
+}
+
+TEST_CASE("FileSystem: Stat reports a symlink and ReadFile does not follow one", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "real", "secret").ok());
+  REQUIRE(::symlink((dir / "real").c_str(), (dir / "link").c_str()) == 0);
+  auto info = fs.Stat(dir / "link");
+  REQUIRE(info.ok());
+  CHECK(info->type == FileType::kSymlink);
+  CHECK_FALSE(fs.ReadFile(dir / "link").ok());
+}
+
+TEST_CASE("FileSystem: descriptors are close-on-exec", "[core][fs]") {
+  TempDir dir;
+  auto file = PosixFileSystem().CreateExclusive(dir / "open", 0600);
+  REQUIRE(file.ok());
+  const auto fds = OpenDescriptorsFor(dir / "open");
+  REQUIRE(fds.size() == 1);
+  CHECK((::fcntl(fds[0], F_GETFD) & FD_CLOEXEC) != 0);
+  REQUIRE(file.value()->Close().ok());
+  CHECK(OpenDescriptorsFor(dir / "open").empty());
+}
+
+TEST_CASE("FileSystem: an abandoned WritableFile closes its descriptor", "[core][fs]") {
+  TempDir dir;
+  {
+    auto file = PosixFileSystem().CreateExclusive(dir / "abandoned", 0600);
+    REQUIRE(file.ok());
+    REQUIRE(OpenDescriptorsFor(dir / "abandoned").size() == 1);
+  }
+  CHECK(OpenDescriptorsFor(dir / "abandoned").empty());
+}
+
+TEST_CASE("WriteFileDurably: replaces content atomically and leaves no temp file", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "m.json", "one").ok());
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "m.json", "two!").ok());
+  CHECK(fs.ReadFile(dir / "m.json").value() == "two!");
+  CHECK(ModeOf(dir / "m.json") == 0600);
+  CHECK(fs.ListDir(dir.path()).value() == std::vector<std::string>{"m.json"});
+}
+
+TEST_CASE("WriteFileDurably: skips a temp name left behind by a crash", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / ".x.tmp-0", "stale").ok());
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "x", "fresh").ok());
+  CHECK(fs.ReadFile(dir / "x").value() == "fresh");
+  CHECK(fs.ReadFile(dir / ".x.tmp-0").value() == "stale");
+  CHECK(pi_fusion::IsDurableTempName(".x.tmp-0"));
+  CHECK_FALSE(pi_fusion::IsDurableTempName("x.tmp-0"));
+}
+
+TEST_CASE("WriteFileDurably: a missing directory is an artifact_error with the errno text",
+          "[core][fs]") {
+  TempDir dir;
+  pi_fusion::Status s = pi_fusion::WriteFileDurably(PosixFileSystem(), dir / "no/such/file", "x");
+  CHECK(s.code() == pi_fusion::kArtifactError);
+  CHECK(s.message().find("errno 2") != std::string::npos);
+}
+
+TEST_CASE("CreateDirectories: new directories get 0700, existing ones keep their mode",
+          "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(fs.CreateDir(dir / "user", 0755).ok());
+  REQUIRE(pi_fusion::CreateDirectories(fs, dir / "user/a/b/c").ok());
+  CHECK(ModeOf(dir / "user") == 0755);
+  for (const char* sub : {"user/a", "user/a/b", "user/a/b/c"}) {
+    INFO(sub);
+    CHECK(ModeOf(dir / sub) == 0700);
+  }
+  REQUIRE(pi_fusion::CreateDirectories(fs, dir / "user/a/b/c").ok());
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "file", "x").ok());
+  CHECK(pi_fusion::CreateDirectories(fs, dir / "file/sub").code() == pi_fusion::kArtifactError);
+  CHECK(pi_fusion::CreateDirectories(fs, "relative/path").code() == pi_fusion::kArtifactError);
+}
+
+TEST_CASE("RandomHex: lowercase hex of the requested size from the kernel", "[core][random]") {
+  auto hex = pi_fusion::RandomHex(pi_fusion::SystemRandom(), 16);
+  REQUIRE(hex.ok());
+  CHECK(hex->size() == 32);
+  CHECK(std::all_of(hex->begin(), hex->end(),
+                    [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }));
+  CHECK(pi_fusion::RandomHex(pi_fusion::SystemRandom(), 16).value() != hex.value());
+  // Larger than one getrandom(2) chunk guarantee.
+  CHECK(pi_fusion::RandomHex(pi_fusion::SystemRandom(), 1000).value().size() == 2000);
+}

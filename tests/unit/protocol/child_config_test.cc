@@ -1,0 +1,51 @@
+// The child library's private environment.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "child/core/child_config.h"
+
+namespace pi_fusion::child {
+namespace {
+
+EnvLookup Env(std::map<std::string, std::string> vars) {
+  return [vars](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST_CASE("ReadChildConfig: reads the role, the oversize path and the cache retention") {
+  auto config = ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "candidate"},
+                                     {"PI_FUSION_OVERSIZE_PATH", "/run/c1.response.oversized.md"},
+                                     {"PI_CACHE_RETENTION", "long"}}));
+  REQUIRE(config.ok());
+  CHECK(config->role == ChildRole::kCandidate);
+  CHECK(config->oversize_path == "/run/c1.response.oversized.md");
+  CHECK(config->cache_retention == "long");
+  CHECK(config->max_provider_requests == 550);
+  CHECK(config->max_tool_calls == 600);
+}
+
+TEST_CASE("ReadChildConfig: an empty PI_CACHE_RETENTION means unset; a bad one is kept") {
+  CHECK_FALSE(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"}, {"PI_CACHE_RETENTION", ""}}))
+                  ->cache_retention.has_value());
+  // Validated per request, so the refusal is a runtime-guard frame, not a load failure.
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"}, {"PI_CACHE_RETENTION", "x"}}))
+            ->cache_retention == "x");
+}
+
+TEST_CASE("ReadChildConfig: refuses a missing or unknown role and a candidate without a path") {
+  CHECK(ReadChildConfig(Env({})).status().code() == "config_invalid");
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "judge"}})).status().code() ==
+        "config_invalid");
+  CHECK_FALSE(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "candidate"}})).ok());
+  CHECK_FALSE(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "candidate"},
+                                   {"PI_FUSION_OVERSIZE_PATH", "relative.md"}}))
+                  .ok());
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "evaluator"}})).ok());
+}
+
+}  // namespace
+}  // namespace pi_fusion::child

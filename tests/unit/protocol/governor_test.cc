@@ -1,0 +1,224 @@
+// The child governor: frames, limits, refusals, oversized compression and the one settlement.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "child/core/governor.h"
+#include "protocol/constants.h"
+#include "protocol/stderr_scan.h"
+#include "protocol/verify.h"
+#include "test_streams.h"
+
+namespace pi_fusion::child {
+namespace {
+
+using nlohmann::json;
+using protocol::kCandidateAnswerCap;
+using testing::ScriptedChild;
+using testing::Usage;
+using testing::ZeroUsage;
+
+std::vector<std::string> Schemas(const std::string& stderr_bytes) {
+  std::vector<std::string> out;
+  for (const auto& frame : protocol::ScanStderr(stderr_bytes).frames) out.push_back(frame.schema);
+  return out;
+}
+
+int CountSchema(const std::string& stderr_bytes, std::string_view schema) {
+  int n = 0;
+  for (const auto& s : Schemas(stderr_bytes)) n += s == schema;
+  return n;
+}
+
+std::optional<protocol::RuntimeGuardFrame> Guard(const std::string& stderr_bytes) {
+  for (const auto& frame : protocol::ScanStderr(stderr_bytes).frames) {
+    if (frame.schema == protocol::kRuntimeGuardSchema)
+      return *protocol::ParseRuntimeGuard(frame.body);
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("ChildGovernor: a clean run writes one metadata frame, one settlement, and verifies") {
+  ScriptedChild child;
+  auto request = child.Request({{"model", "m"}, {"b", 1}, {"a", 2}});
+  CHECK_FALSE(request.abort);
+  CHECK(request.payload == json({{"model", "m"}, {"a", 2}, {"b", 1}}));
+  child.Message("stop", {"The answer."}, Usage(12, 3, 0, 0, -1, 0));
+  CHECK_FALSE(child.Settle());
+  CHECK(Schemas(child.env.stderr_bytes) ==
+        std::vector<std::string>{std::string(protocol::kMetadataSchema),
+                                 std::string(protocol::kSettlementSchema)});
+  protocol::ChildReport report = protocol::VerifyChildRun(child.Verify());
+  REQUIRE(report.status.ToString() == "ok");
+  CHECK(report.answer == "The answer.");
+  CHECK(report.records[0].usage == Usage(12, 3, 0, 0, -1, 0));
+  REQUIRE(report.records[0].cache.has_value());
+  CHECK(report.records[0].cache->provider_request_ordinal == 1);
+}
+
+TEST_CASE("ChildGovernor: a retry marker and tool turns are bound by the settlement") {
+  ScriptedChild child;
+  child.Turn("error", {}, ZeroUsage());
+  child.Turn("toolUse", {}, Usage(5, 5), 2);
+  child.Turn("stop", {"ok"}, Usage(6, 1));
+  child.Settle();
+  protocol::ChildReport report = protocol::VerifyChildRun(child.Verify());
+  REQUIRE(report.status.ToString() == "ok");
+  CHECK(report.retry_marker_ordinals == std::vector<int64_t>{1});
+  CHECK(report.settlement->provider_requests == 3);
+}
+
+TEST_CASE("ChildGovernor: refuses provider request 551 before transport, with one guard frame") {
+  ScriptedChild child;
+  for (int i = 0; i < protocol::kMaxProviderRequests; ++i) {
+    REQUIRE_FALSE(child.Request().abort);
+  }
+  auto refused = child.Request();
+  CHECK(refused.abort);
+  CHECK(refused.fail_process);
+  auto again = child.Request();  // latched: refused silently
+  CHECK(again.abort);
+  REQUIRE(CountSchema(child.env.stderr_bytes, protocol::kRuntimeGuardSchema) == 1);
+  auto guard = Guard(child.env.stderr_bytes);
+  CHECK(guard->code == protocol::kChildRuntimeLimitExceeded);
+  CHECK(guard->provider_request_ordinal == 551);
+  CHECK(guard->payload_bytes.has_value());
+  child.Message("aborted", {}, ZeroUsage());
+  CHECK(child.Settle(/*aborted=*/true));  // aborted: no settlement, the process fails
+  CHECK(CountSchema(child.env.stderr_bytes, protocol::kSettlementSchema) == 0);
+  CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() ==
+        protocol::kChildRuntimeLimitExceeded);
+}
+
+TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") {
+  ScriptedChild child;
+  for (int i = 0; i < protocol::kMaxToolCalls; ++i) {
+    REQUIRE_FALSE(child.governor->OnToolCall(testing::kRoute, "ls").block);
+  }
+  auto refused = child.governor->OnToolCall(testing::kRoute, "ls");
+  CHECK(refused.block);
+  CHECK(refused.abort);
+  CHECK(refused.fail_process);
+  CHECK_THAT(refused.reason, Catch::Contains("601"));
+  auto guard = Guard(child.env.stderr_bytes);
+  REQUIRE(guard.has_value());
+  CHECK(guard->hook == "tool_call");
+  CHECK(guard->tool_call_ordinal == 601);
+  CHECK(guard->tool_name == "ls");
+  CHECK(child.Request().abort);  // nothing more reaches the provider
+}
+
+TEST_CASE("ChildGovernor: a payload that is not one JSON object is refused without evidence") {
+  ScriptedChild child;
+  ChildGovernor::ProviderRequest request;
+  request.route = testing::kRoute;
+  request.payload = Status::Error("child_runtime_payload_invalid", "cyclic");
+  CHECK(child.governor->OnProviderRequest(std::move(request)).abort);
+  auto guard = Guard(child.env.stderr_bytes);
+  REQUIRE(guard.has_value());
+  CHECK(guard->code == protocol::kChildRuntimePayloadInvalid);
+  CHECK_FALSE(guard->payload_bytes.has_value());
+}
+
+TEST_CASE("ChildGovernor: a malformed PI_CACHE_RETENTION is refused on every api") {
+  for (const protocol::Route& route : {testing::kRoute, testing::kAnthropicRoute}) {
+    ScriptedChild child(ChildRole::kEvaluator, route);
+    child.config.cache_retention = "lnog";
+    child.governor = std::make_unique<ChildGovernor>(child.config, &child.env);
+    CHECK(child.Request().abort);
+    auto guard = Guard(child.env.stderr_bytes);
+    REQUIRE(guard.has_value());
+    CHECK(guard->code == protocol::kChildCachePolicyInvalid);
+    CHECK_THAT(guard->message, Catch::Contains("lnog"));
+  }
+}
+
+TEST_CASE("ChildGovernor: an oversized candidate answer is preserved and compressed once") {
+  ScriptedChild child(ChildRole::kCandidate);
+  const std::string big(kCandidateAnswerCap + 1, 'x');
+  child.Request();
+  auto first = child.Message("stop", {big}, Usage(10, 20000));
+  REQUIRE(first.follow_up.has_value());
+  CHECK_THAT(*first.follow_up, Catch::Contains("49152"));
+  CHECK_FALSE(first.fail_process);
+  CHECK(child.env.files.at("/run/original.md") == big + "\n");
+  child.Request();
+  auto second = child.Message("stop", {"short"}, Usage(30, 2));
+  CHECK_FALSE(second.follow_up.has_value());
+  CHECK_FALSE(child.Settle());
+  protocol::ChildReport report = protocol::VerifyChildRun(child.Verify());
+  REQUIRE(report.status.ToString() == "ok");
+  CHECK(report.answer == "short");
+  CHECK(report.oversized->ordinal == 1);
+}
+
+TEST_CASE("ChildGovernor: a second oversized answer fails as child_output_cap, no second ask") {
+  ScriptedChild child(ChildRole::kCandidate);
+  const std::string big(kCandidateAnswerCap + 1, 'x');
+  child.Turn("stop", {big}, Usage(1, 1));
+  auto second = child.Turn("stop", {big + "y"}, Usage(1, 1));
+  CHECK_FALSE(second.follow_up.has_value());
+  CHECK(second.fail_process);
+  CHECK(child.Settle());
+  CHECK(child.env.files.size() == 1);  // the original stays; stdout has the replacement
+  protocol::ChildReport report = protocol::VerifyChildRun(child.Verify(1));
+  CHECK(report.status.code() == protocol::kChildOutputCap);
+  CHECK(report.settlement->status == "failed");
+}
+
+TEST_CASE("ChildGovernor: a JSON-rendered size at the cap is not oversized") {
+  ScriptedChild child(ChildRole::kCandidate);
+  // 49,151 plain bytes plus one quote rendered as \" = exactly the cap.
+  const std::string exact = std::string(kCandidateAnswerCap - 2, 'a') + "\"";
+  CHECK_FALSE(child.Turn("stop", {exact}, Usage(1, 1)).follow_up.has_value());
+  CHECK(child.Turn("stop", {exact + "b"}, Usage(1, 1)).follow_up.has_value());
+}
+
+TEST_CASE("ChildGovernor: only candidates compress; others leave caps to the parent") {
+  ScriptedChild child(ChildRole::kMerger);
+  CHECK_FALSE(
+      child.Turn("stop", {std::string(kCandidateAnswerCap + 1, 'x')}, Usage(1, 1)).follow_up);
+  CHECK(child.env.files.empty());
+}
+
+TEST_CASE("ChildGovernor: an original that cannot be preserved is never replaced") {
+  ScriptedChild child(ChildRole::kCandidate);
+  child.env.fail_files = true;
+  auto decision = child.Turn("stop", {std::string(kCandidateAnswerCap + 1, 'x')}, Usage(1, 1));
+  CHECK_FALSE(decision.follow_up.has_value());
+  CHECK(decision.fail_process);
+  child.Settle();
+  CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() == protocol::kChildOutputCap);
+}
+
+TEST_CASE("ChildGovernor: settles once, only when idle, and nothing may follow") {
+  ScriptedChild child;
+  child.Turn("stop", {"a"}, Usage(1, 1));
+  CHECK_FALSE(child.governor->OnSettled(false, /*idle=*/false, false));
+  CHECK_FALSE(child.governor->OnSettled(false, true, /*has_pending_messages=*/true));
+  CHECK(CountSchema(child.env.stderr_bytes, protocol::kSettlementSchema) == 0);
+  CHECK_FALSE(child.Settle());
+  CHECK_FALSE(child.Settle());
+  CHECK(CountSchema(child.env.stderr_bytes, protocol::kSettlementSchema) == 1);
+  const std::string before = child.env.stderr_bytes;
+  // Activity after finalization fails the process and writes nothing.
+  CHECK(child.governor->OnToolCall(testing::kRoute, "read").fail_process);
+  CHECK(child.governor->OnToolExecutionStart());
+  CHECK(child.Request().abort);
+  CHECK(child.Message("stop", {"late"}, Usage(1, 1)).fail_process);
+  // One plain diagnostic line explains the failure; no frame follows the settlement.
+  const std::string after = child.env.stderr_bytes.substr(before.size());
+  CHECK_THAT(after, Catch::StartsWith("pi-fusion child: tool call 1 after the settlement"));
+  CHECK(std::count(after.begin(), after.end(), '\n') == 1);
+  CHECK(protocol::ScanStderr(child.env.stderr_bytes).frames.size() == 2);
+}
+
+TEST_CASE("ChildGovernor: a frame that cannot be written fails the process") {
+  ScriptedChild child;
+  child.env.fail_frames = true;
+  CHECK(child.Turn("stop", {"a"}, Usage(1, 1)).fail_process);
+  CHECK(child.Settle());
+}
+
+}  // namespace
+}  // namespace pi_fusion::child

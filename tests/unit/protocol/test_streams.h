@@ -1,0 +1,89 @@
+// Test helpers for the child protocol: an in-memory ChildEnv, a scripted child that runs the real
+// ChildGovernor, and a builder for hand-made (possibly tampered) frame streams.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "child/core/child_env.h"
+#include "child/core/governor.h"
+#include "protocol/frames.h"
+#include "protocol/verify.h"
+
+namespace pi_fusion::testing {
+
+// Frames go to `stderr`, files to `files`; `fail_writes` injects ENOSPC-like failures.
+class MemoryChildEnv : public child::ChildEnv {
+ public:
+  Status WriteStderrLine(std::string_view line) override;
+  Status WriteFileDurably(const std::string& path, std::string_view bytes) override;
+
+  std::string stderr_bytes;
+  std::map<std::string, std::string> files;
+  bool fail_frames = false;
+  bool fail_files = false;
+};
+
+// Pi usage with the given token counts; cost derived; cacheWrite1h/reasoning only when >= 0.
+nlohmann::json Usage(int input, int output, int cache_read = 0, int cache_write = 0,
+                     int cache_write_1h = -1, int reasoning = -1);
+nlohmann::json ZeroUsage();
+
+inline const protocol::Route kRoute{"scripted", "scripted-a", "openai-completions"};
+inline const protocol::Route kAnthropicRoute{"scripted-ant", "scripted-a", "anthropic-messages"};
+
+// Drives a real ChildGovernor the way Pi would and records what the child process would output.
+class ScriptedChild {
+ public:
+  explicit ScriptedChild(child::ChildRole role = child::ChildRole::kEvaluator,
+                         protocol::Route route = kRoute);
+
+  // One provider request with a simple payload; returns the governor's decision.
+  child::ChildGovernor::ProviderDecision Request(nlohmann::json payload = {{"model", "m"}});
+  // One assistant message_end (after a request); the last one becomes stdout when it is a stop.
+  child::ChildGovernor::MessageDecision Message(const std::string& stop_reason,
+                                                std::vector<std::string> texts,
+                                                nlohmann::json usage, int64_t tool_calls = 0);
+  // request + message.
+  child::ChildGovernor::MessageDecision Turn(const std::string& stop_reason,
+                                             std::vector<std::string> texts, nlohmann::json usage,
+                                             int64_t tool_calls = 0);
+  bool Settle(bool aborted = false);
+
+  // What the parent would capture: stderr frames, stdout as Pi's text mode prints it.
+  protocol::VerifyRequest Verify(int exit_code = 0) const;
+
+  MemoryChildEnv env;
+  child::ChildConfig config;
+  std::unique_ptr<child::ChildGovernor> governor;
+  protocol::Route route;
+  std::string stdout_bytes;
+};
+
+// Builds frame streams by hand: records from JSON, then a settlement that binds them correctly,
+// so a test can change exactly one thing.
+class StreamBuilder {
+ public:
+  // A valid metadata record JSON for `ordinal` (text blocks hashed, usage given).
+  static nlohmann::json Record(int64_t ordinal, const std::string& stop_reason,
+                               const std::vector<std::string>& texts, nlohmann::json usage,
+                               const protocol::Route& route = kRoute);
+
+  StreamBuilder& Add(nlohmann::json record);
+  StreamBuilder& Raw(std::string line);  // any stderr line, frame or not
+  // A settlement binding every record added so far; `edit` may change it before encoding.
+  nlohmann::json Settlement() const;
+  StreamBuilder& Seal(const std::function<void(nlohmann::json&)>& edit = nullptr);
+
+  std::string stderr_bytes;
+  std::vector<std::string> metadata_lines;
+  std::vector<nlohmann::json> records;
+};
+
+}  // namespace pi_fusion::testing
