@@ -1,14 +1,25 @@
-// Per-environment state of the host binding (Napi instance data; no globals). JS thread only.
+// Per-environment state of the host binding (Napi instance data; no globals). JS thread only,
+// except where a member says otherwise.
 #pragma once
 
 #include <napi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
+
+#include "addon/js_dispatcher.h"
+#include "tasks/task_registry.h"
 
 namespace pi_fusion::addon {
 
 struct AddonState {
+  AddonState() = default;
+  // Cancels every run and joins its worker thread: nothing outlives the environment.
+  ~AddonState();
+
   // The `pi` object of the live registration; empty before register() and after
   // session_shutdown, so a /reload (new `pi`, same loaded library) registers afresh while a
   // second register() with the same `pi` is a no-op.
@@ -17,6 +28,21 @@ struct AddonState {
   uint64_t generation = 0;
   // Package root (the folder holding extensions/ and build/), from the loader.
   std::string package_root;
+  // The newest context seen (tool, command or session event): where notifications go.
+  Napi::ObjectReference ui_ctx;
+
+  std::unique_ptr<JsDispatcher> dispatcher;
+  // Shared with worker threads, which report progress and terminal states (thread-safe).
+  std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
+  std::vector<std::thread> workers;
+
+  // Print mode: agent_before_settle waits here until no run is active, then wakes the agent
+  // with the terminal notices of tool-launched runs.
+  std::vector<Napi::Promise::Deferred> settle_waiters;
+  std::vector<std::string> pending_wakes;
+
+  // Cancels all runs and joins all workers. Safe to call more than once.
+  void StopAllRuns();
 };
 
 // REQUIRES: called on the JS thread of `env` after module init.

@@ -1,16 +1,26 @@
 #include "addon/command_handlers.h"
 
+#include <unistd.h>
+
 #include <string>
 
+#include "addon/addon_state.h"
+#include "addon/host_snapshot.h"
 #include "addon/js_values.h"
+#include "addon/run_launcher.h"
+#include "core/file_system.h"
+#include "schema/normalize.h"
 #include "schema/schema_walker.h"
+#include "store/verify.h"
 
 namespace pi_fusion::addon {
 namespace {
 
+bool HasUI(Napi::Object ctx) { return ctx.Get("hasUI").ToBoolean().Value(); }
+
 // Tells the person at the keyboard: a toast in the TUI, a stderr line in print mode.
 void Tell(Napi::Env env, Napi::Object ctx, const std::string& message, const char* level) {
-  if (ctx.Get("hasUI").ToBoolean().Value()) {
+  if (HasUI(ctx)) {
     Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
     Method(ui, "notify").Call(ui, {Napi::String::New(env, message), Napi::String::New(env, level)});
   } else {
@@ -24,20 +34,109 @@ Napi::Value Resolved(Napi::Env env) {
   return deferred.Promise();
 }
 
+// promise.then(fn): fn receives the settled value on the JS thread.
+Napi::Value Then(Napi::Env env, Napi::Value promise, std::function<Napi::Value(Napi::Env, Napi::Value)> fn) {
+  if (!promise.IsPromise()) return fn(env, promise);
+  Napi::Object p = promise.As<Napi::Object>();
+  return Method(p, "then").Call(p, {Napi::Function::New(env, [fn](const Napi::CallbackInfo& info) {
+    return fn(info.Env(), info.Length() > 0 ? info[0] : info.Env().Undefined());
+  })});
+}
+
+// Print mode has nobody to notify later: the command waits for the run and writes the verified
+// answer straight to stdout (Pi routes extension writes to process.stdout into stderr).
+void PrintOutcome(Napi::Env env, const Terminal& terminal) {
+  if (terminal.outcome.end == workflow::RunEnd::kCompleted) {
+    Result<store::VerifiedResult> verified = store::VerifyCompletedRun(
+        PosixFileSystem(), terminal.outcome.artifact_dir, terminal.run_id);
+    if (verified.ok()) {
+      std::string out = verified->merged;
+      if (out.empty() || out.back() != '\n') out.push_back('\n');
+      for (size_t done = 0; done < out.size();) {
+        const ssize_t n = ::write(STDOUT_FILENO, out.data() + done, out.size() - done);
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+      }
+      WriteStderrLine(env, "Artifacts: " + terminal.outcome.artifact_dir);
+      return;
+    }
+    WriteStderrLine(env, verified.status().ToString());
+  } else {
+    WriteStderrLine(env, terminal.text);
+  }
+  env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
+}
+
+Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
+  AddonState& state = State(env);
+  if (state.pi.IsEmpty()) return Resolved(env);
+  Result<schema::NormalizedRequest> request =
+      schema::NormalizeFusionCall("fusion_reason", {{"prompt", prompt}});
+  if (!request.ok()) {
+    Tell(env, ctx, request.status().message(), "error");
+    return Resolved(env);
+  }
+  state.ui_ctx = Napi::Persistent(ctx);
+  workflow::RunRequest run;
+  run.host = SnapshotHost(env, state.pi.Value(), ctx, state.package_root, "", true);
+  run.request = std::move(request).value();
+  run.source = store::RunSource::kCommand;
+  const bool interactive = HasUI(ctx);
+  auto done = Napi::Promise::Deferred::New(env);
+  Napi::ObjectReference ctx_ref = Napi::Persistent(ctx);
+  auto shared_ctx = std::make_shared<Napi::ObjectReference>(std::move(ctx_ref));
+  LaunchRun(
+      env, std::move(run),
+      [done, interactive, shared_ctx](Napi::Env env, const Launch& launch) {
+        Napi::Object ctx = shared_ctx->Value();
+        if (!launch.ok) {
+          Tell(env, ctx, launch.receipt_text, "error");
+          if (!interactive) env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
+          done.Resolve(env.Undefined());
+          return;
+        }
+        Tell(env, ctx, "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir, "info");
+        if (interactive) done.Resolve(env.Undefined());
+      },
+      [done, interactive](Napi::Env env, const Terminal& terminal) {
+        DeliverTerminal(env, terminal, /*wake_agent=*/false);
+        if (!interactive) {
+          PrintOutcome(env, terminal);
+          done.Resolve(env.Undefined());
+        }
+      });
+  return done.Promise();
+}
+
+// Waits for the agent to be idle (the contract: waitForIdle before launch), then starts.
+Napi::Value StartWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
+  Napi::Function wait = Method(ctx, "waitForIdle");
+  Napi::Value idle = wait.IsEmpty() ? env.Undefined() : wait.Call(ctx, {});
+  auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
+  return Then(env, idle, [ctx_ref, prompt](Napi::Env env, Napi::Value) {
+    return StartRun(env, ctx_ref->Value(), prompt);
+  });
+}
+
 Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object ctx = info[1].As<Napi::Object>();
   const std::string prompt =
       schema::TrimUnicodeSpace(info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "");
-  if (prompt.empty() && !ctx.Get("hasUI").ToBoolean().Value()) {
+  if (!prompt.empty()) return StartWhenIdle(env, ctx, prompt);
+  if (!HasUI(ctx)) {
     Tell(env, ctx, "Usage: /fusion <prompt>", "error");
     return Resolved(env);
   }
-  Tell(env, ctx,
-       "/fusion: this build of pi-fusion cannot start Fusion runs yet (no workflow engine). "
-       "Nothing was started.",
-       "error");
-  return Resolved(env);
+  Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
+  Napi::Value edited = Method(ui, "editor").Call(ui, {Napi::String::New(env, "Fusion prompt")});
+  auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
+  return Then(env, edited, [ctx_ref](Napi::Env env, Napi::Value text) -> Napi::Value {
+    const std::string typed =
+        schema::TrimUnicodeSpace(text.IsString() ? text.As<Napi::String>().Utf8Value() : "");
+    if (typed.empty()) return env.Undefined();  // cancelled or blank: nothing starts
+    return StartWhenIdle(env, ctx_ref->Value(), typed);
+  });
 }
 
 Napi::Value FusionModelsCommand(const Napi::CallbackInfo& info) {
@@ -48,7 +147,10 @@ Napi::Value FusionModelsCommand(const Napi::CallbackInfo& info) {
     Tell(env, ctx, "/fusion-models requires Pi TUI mode", "error");
     return Resolved(env);
   }
-  Tell(env, ctx, "/fusion-models: the model selector is not part of this build yet.", "error");
+  Tell(env, ctx,
+       "/fusion-models: the interactive selector is not in this build; edit fusion-models.json "
+       "in Pi's agent directory (see docs/commands/fusion-models.md).",
+       "warning");
   return Resolved(env);
 }
 

@@ -9,9 +9,24 @@ namespace pi_fusion::addon {
 
 AddonState& State(Napi::Env env) { return *env.GetInstanceData<AddonState>(); }
 
+AddonState::~AddonState() {
+  StopAllRuns();
+  if (dispatcher) dispatcher->Close();
+}
+
+void AddonState::StopAllRuns() {
+  tasks->CancelAll();
+  for (std::thread& worker : workers) {
+    if (worker.joinable()) worker.join();
+  }
+  workers.clear();
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // Freed by Node when the environment is torn down (the default finalizer deletes it).
-  env.SetInstanceData(new AddonState());
+  auto* state = new AddonState();
+  state->dispatcher = std::make_unique<JsDispatcher>(env);
+  env.SetInstanceData(state);
   exports.Set("register", Napi::Function::New(env, Register, "register"));
   return exports;
 }

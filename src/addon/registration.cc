@@ -3,6 +3,7 @@
 #include "addon/addon_state.h"
 #include "addon/command_handlers.h"
 #include "addon/js_values.h"
+#include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
 #include "schema/tool_catalog.h"
 
@@ -51,12 +52,32 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
   Napi::Function on = Method(pi, "on");
   on.Call(pi, {Napi::String::New(env, "session_start"),
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
-                 if (current(info.Env())) RemoveRetiredTool(info.Env(), State(info.Env()).pi.Value());
+                 Napi::Env env = info.Env();
+                 if (!current(env)) return;
+                 if (info.Length() > 1 && info[1].IsObject()) {
+                   State(env).ui_ctx = Napi::Persistent(info[1].As<Napi::Object>());
+                 }
+                 RemoveRetiredTool(env, State(env).pi.Value());
                })});
-  // Quit and /reload both end here: drop the registration so the next register() starts clean.
+  // In print mode Pi exits once the agent settles: hold it until our runs have ended, then wake
+  // the agent with the terminal notices of tool-launched runs so it can call bg_result.
+  on.Call(pi, {Napi::String::New(env, "agent_before_settle"),
+               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
+                 Napi::Env env = info.Env();
+                 if (!current(env) || info.Length() < 2 || !info[1].IsObject()) return env.Undefined();
+                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value()) return env.Undefined();
+                 return WaitForRunsBeforeSettle(env);
+               })});
+  // Quit and /reload both end here: cancel every run (each records its cancellation durably),
+  // join the workers and drop the registration so the next register() starts clean.
   on.Call(pi, {Napi::String::New(env, "session_shutdown"),
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
-                 if (current(info.Env())) State(info.Env()).pi.Reset();
+                 Napi::Env env = info.Env();
+                 if (!current(env)) return;
+                 AddonState& state = State(env);
+                 state.StopAllRuns();
+                 state.pi.Reset();
+                 state.ui_ctx.Reset();
                })});
 }
 

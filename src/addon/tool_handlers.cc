@@ -1,40 +1,142 @@
 #include "addon/tool_handlers.h"
 
+#include "addon/addon_state.h"
+#include "addon/host_snapshot.h"
 #include "addon/js_values.h"
+#include "addon/run_launcher.h"
+#include "core/file_system.h"
 #include "schema/normalize.h"
+#include "tasks/result_view.h"
 
 namespace pi_fusion::addon {
 namespace {
-
-Napi::Object RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params) {
-  Result<schema::NormalizedRequest> request = schema::NormalizeFusionCall(spec.name, ToJson(env, params));
-  if (!request.ok()) return ErrorResult(env, request.status());
-  // The run engine is not part of this build: say so rather than pretend a run started.
-  return ErrorResult(env, Status::Error("orchestration_failed",
-                                        spec.name +
-                                            ": the arguments are valid, but this build of "
-                                            "pi-fusion cannot start Fusion runs yet (no workflow "
-                                            "engine). Nothing was started."));
-}
-
-// No task store exists yet, so every id is unknown and the task list is empty: true answers,
-// not placeholders.
-Napi::Object RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params) {
-  Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, ToJson(env, params));
-  if (!args.ok()) return ErrorResult(env, args.status());
-  if (spec.name == "bg_status" && !args->contains("taskId")) {
-    return TextResult(env, "No background tasks in this session.", {{"tasks", nlohmann::json::array()}});
-  }
-  return ErrorResult(env, Status::Error("invalid_arguments",
-                                        "Unknown background task ID: " +
-                                            args->at("taskId").get<std::string>()));
-}
 
 Result<nlohmann::json> Normalize(const schema::ToolSpec& spec, const nlohmann::json& args) {
   if (spec.workflow.empty()) return schema::NormalizeToolArguments(spec.name, args);
   Result<schema::NormalizedRequest> request = schema::NormalizeFusionCall(spec.name, args);
   if (!request.ok()) return request.status();
   return std::move(request).value().request;
+}
+
+Napi::Value Resolved(Napi::Env env, Napi::Value value) {
+  auto deferred = Napi::Promise::Deferred::New(env);
+  deferred.Resolve(value);
+  return deferred.Promise();
+}
+
+// Launches the run; the promise resolves with the receipt once preflight is durable.
+Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
+                          Napi::Object ctx, const std::string& tool_call_id) {
+  Result<schema::NormalizedRequest> request =
+      schema::NormalizeFusionCall(spec.name, ToJson(env, params));
+  if (!request.ok()) return Resolved(env, ErrorResult(env, request.status()));
+  AddonState& state = State(env);
+  state.ui_ctx = Napi::Persistent(ctx);
+  workflow::RunRequest run;
+  run.host = SnapshotHost(env, state.pi.Value(), ctx, state.package_root, tool_call_id,
+                          request->workflow == "reason");
+  run.request = std::move(request).value();
+  run.source = store::RunSource::kTool;
+  auto deferred = Napi::Promise::Deferred::New(env);
+  LaunchRun(
+      env, std::move(run),
+      [deferred](Napi::Env env, const Launch& launch) {
+        if (!launch.ok) {
+          Napi::Object result = TextResult(env, launch.receipt_text, launch.details);
+          result.Set("isError", true);
+          deferred.Resolve(result);
+          return;
+        }
+        deferred.Resolve(TextResult(env, launch.receipt_text, launch.details));
+      },
+      [](Napi::Env env, const Terminal& terminal) { DeliverTerminal(env, terminal, true); });
+  return deferred.Promise();
+}
+
+Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args) {
+  AddonState& state = State(env);
+  std::vector<tasks::TaskInfo> list;
+  if (args.contains("taskId")) {
+    Result<tasks::TaskInfo> task = state.tasks->Resolve(args.at("taskId").get<std::string>());
+    if (!task.ok()) return ErrorResult(env, task.status());
+    list.push_back(*task);
+  } else {
+    list = state.tasks->List();
+  }
+  if (list.empty()) return TextResult(env, "No background tasks in this session.", {{"tasks", nlohmann::json::array()}});
+  std::string text;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const tasks::TaskInfo& task : list) {
+    const std::string state_name(tasks::TaskStateName(task.state));
+    text += task.id + "  " + state_name + "  " + task.label +
+            (task.last_progress.empty() ? "" : "  (" + task.last_progress + ")") + "\n";
+    rows.push_back({{"task_id", task.id}, {"state", state_name}, {"workflow", task.workflow},
+                    {"label", task.label}, {"description", task.description},
+                    {"artifact_dir", task.artifact_dir}, {"progress", task.last_progress}});
+  }
+  return TextResult(env, text, {{"tasks", rows}});
+}
+
+Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
+  AddonState& state = State(env);
+  const std::string id = args.at("taskId").get<std::string>();
+  Result<tasks::TaskInfo> task = state.tasks->Resolve(id);
+  if (!task.ok()) {
+    // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
+    const Napi::Value cwd = ctx.Get("cwd");
+    std::optional<tasks::TaskInfo> on_disk;
+    if (cwd.IsString()) {
+      on_disk = tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
+    }
+    if (!on_disk) return ErrorResult(env, task.status());
+    task = *on_disk;
+  }
+  const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
+                                       ? tasks::Delivery::kArtifact
+                                       : tasks::Delivery::kInline;
+  Result<tasks::ResultView> view = tasks::BuildResultView(PosixFileSystem(), *task, delivery);
+  if (!view.ok()) return ErrorResult(env, view.status());
+  Napi::Object result = TextResult(env, view->text, view->details);
+  if (view->attach_usage) result.Set("usage", FromJson(env, *view->attach_usage));
+  return result;
+}
+
+Napi::Value KillTask(Napi::Env env, const nlohmann::json& args) {
+  AddonState& state = State(env);
+  Result<tasks::TaskInfo> task = state.tasks->Kill(args.at("taskId").get<std::string>());
+  if (!task.ok()) return Resolved(env, ErrorResult(env, task.status()));
+  // The run records its cancellation durably; report once it has (bounded by the stop sequence,
+  // checked every 100 ms up to the contract's 30 s).
+  auto deferred = Napi::Promise::Deferred::New(env);
+  auto poll = std::make_shared<std::function<void(Napi::Env, int)>>();
+  const std::string id = task->id;
+  *poll = [deferred, poll, id](Napi::Env env, int remaining) {
+    Result<tasks::TaskInfo> now = State(env).tasks->Resolve(id);
+    if (!now.ok() || now->state != tasks::TaskState::kRunning || remaining <= 0) {
+      const bool stopped = now.ok() && now->state != tasks::TaskState::kRunning;
+      deferred.Resolve(TextResult(
+          env,
+          stopped ? "killed " + id + "\n" + now->terminal_text
+                  : "cancellation of " + id + " requested; it has not settled within 30 s",
+          {{"task_id", id}, {"state", stopped ? std::string(tasks::TaskStateName(now->state)) : "running"}}));
+      return;
+    }
+    Napi::Function later = Napi::Function::New(env, [poll, remaining](const Napi::CallbackInfo& info) {
+      (*poll)(info.Env(), remaining - 100);
+    });
+    env.Global().Get("setTimeout").As<Napi::Function>().Call({later, Napi::Number::New(env, 100)});
+  };
+  (*poll)(env, 30000);
+  return deferred.Promise();
+}
+
+Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
+                        Napi::Object ctx) {
+  Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, ToJson(env, params));
+  if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
+  if (spec.name == "bg_status") return Resolved(env, StatusResult(env, *args));
+  if (spec.name == "bg_kill") return KillTask(env, *args);
+  return Resolved(env, ResultOf(env, *args, ctx));
 }
 
 }  // namespace
@@ -63,16 +165,19 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
       env,
       [tool](const Napi::CallbackInfo& info) -> Napi::Value {
         Napi::Env env = info.Env();
+        const std::string call_id = info.Length() > 0 && info[0].IsString()
+                                        ? info[0].As<Napi::String>().Utf8Value()
+                                        : std::string();
         Napi::Value params = info.Length() > 1 ? info[1] : env.Undefined();
-        auto deferred = Napi::Promise::Deferred::New(env);
+        Napi::Object ctx = info.Length() > 4 && info[4].IsObject() ? info[4].As<Napi::Object>()
+                                                                    : Napi::Object::New(env);
         try {
-          deferred.Resolve(tool->workflow.empty() ? RunTaskTool(env, *tool, params)
-                                                  : RunFusionTool(env, *tool, params));
+          return tool->workflow.empty() ? RunTaskTool(env, *tool, params, ctx)
+                                        : RunFusionTool(env, *tool, params, ctx, call_id);
         } catch (const nlohmann::json::exception& e) {
-          deferred.Resolve(ErrorResult(env, Status::Error("invalid_arguments",
-                                                          std::string("arguments are not JSON: ") + e.what())));
+          return Resolved(env, ErrorResult(env, Status::Error("invalid_arguments",
+                                                              std::string("arguments are not JSON: ") + e.what())));
         }
-        return deferred.Promise();
       },
       spec.name);
 }

@@ -1,0 +1,131 @@
+#include "addon/host_snapshot.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "addon/js_values.h"
+
+namespace pi_fusion::addon {
+namespace {
+
+std::string StringOf(Napi::Object obj, const char* key) {
+  Napi::Value v = obj.Get(key);
+  return v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+}
+
+int64_t IntOf(Napi::Object obj, const char* key) {
+  Napi::Value v = obj.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().Int64Value() : 0;
+}
+
+// Auth headers on the model itself would bypass the registry's credentials, which the route
+// policy refuses for frontier routes.
+bool HasAuthHeaderOverride(Napi::Object model) {
+  Napi::Value headers = model.Get("headers");
+  if (!headers.IsObject()) return false;
+  Napi::Array names = headers.As<Napi::Object>().GetPropertyNames();
+  for (uint32_t i = 0; i < names.Length(); ++i) {
+    std::string name = names.Get(i).ToString().Utf8Value();
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (name == "authorization" || name == "x-api-key" || name == "api-key" ||
+        name == "proxy-authorization" || name == "cookie") {
+      return true;
+    }
+  }
+  return false;
+}
+
+config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model) {
+  config::ModelInfo out;
+  out.provider = StringOf(model, "provider");
+  out.id = StringOf(model, "id");
+  out.name = StringOf(model, "name");
+  out.api = StringOf(model, "api");
+  out.base_url = StringOf(model, "baseUrl");
+  out.context_window = IntOf(model, "contextWindow");
+  out.max_tokens = IntOf(model, "maxTokens");
+  out.reasoning = model.Get("reasoning").ToBoolean().Value();
+  out.has_auth_header_overrides = HasAuthHeaderOverride(model);
+  Napi::Function is_oauth = Method(registry, "isUsingOAuth");
+  if (!is_oauth.IsEmpty()) out.is_using_oauth = is_oauth.Call(registry, {model}).ToBoolean().Value();
+  Napi::Value compat = model.Get("compat");
+  if (compat.IsObject()) {
+    Napi::Value flag = compat.As<Napi::Object>().Get("supportsLongCacheRetention");
+    if (flag.IsBoolean()) out.supports_long_cache_retention = flag.As<Napi::Boolean>().Value();
+  }
+  return out;
+}
+
+std::string EnvValue(const std::vector<std::string>& environment, const std::string& name) {
+  const std::string prefix = name + "=";
+  for (const std::string& entry : environment) {
+    if (entry.rfind(prefix, 0) == 0) return entry.substr(prefix.size());
+  }
+  return "";
+}
+
+std::vector<std::string> Environment(Napi::Object process) {
+  std::vector<std::string> out;
+  Napi::Object env = process.Get("env").As<Napi::Object>();
+  Napi::Array names = env.GetPropertyNames();
+  for (uint32_t i = 0; i < names.Length(); ++i) {
+    const std::string name = names.Get(i).ToString().Utf8Value();
+    Napi::Value value = env.Get(name);
+    if (value.IsString()) out.push_back(name + "=" + value.As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
+
+}  // namespace
+
+workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object ctx,
+                          const std::string& package_root, const std::string& tool_call_id,
+                          bool with_branch) {
+  workflow::HostSnapshot snap;
+  Napi::Object process = env.Global().Get("process").As<Napi::Object>();
+  snap.cwd = StringOf(ctx, "cwd");
+  snap.node_path = StringOf(process, "execPath");
+  Napi::Array argv = process.Get("argv").As<Napi::Array>();
+  if (argv.Length() > 1) snap.pi_cli_path = argv.Get(1u).ToString().Utf8Value();
+  snap.pid = IntOf(process, "pid");
+  snap.environment = Environment(process);
+  snap.package_root = package_root;
+  snap.tool_call_id = tool_call_id;
+
+  const std::string agent_dir = EnvValue(snap.environment, "PI_CODING_AGENT_DIR");
+  snap.agent_dir = !agent_dir.empty() ? agent_dir : EnvValue(snap.environment, "HOME") + "/.pi/agent";
+
+  Napi::Function thinking = Method(pi, "getThinkingLevel");
+  if (!thinking.IsEmpty()) {
+    snap.registry.thinking_level = thinking.Call(pi, {}).ToString().Utf8Value();
+  }
+
+  Napi::Value sessions = ctx.Get("sessionManager");
+  if (sessions.IsObject()) {
+    Napi::Object sm = sessions.As<Napi::Object>();
+    Napi::Function id = Method(sm, "getSessionId");
+    if (!id.IsEmpty()) snap.session_id = id.Call(sm, {}).ToString().Utf8Value();
+    Napi::Function branch = Method(sm, "getBranch");
+    if (with_branch && !branch.IsEmpty()) snap.branch = ToJson(env, branch.Call(sm, {}));
+  }
+
+  Napi::Value registry_value = ctx.Get("modelRegistry");
+  if (registry_value.IsObject()) {
+    Napi::Object registry = registry_value.As<Napi::Object>();
+    // Only models with usable credentials can serve a route.
+    Napi::Function available = Method(registry, "getAvailable");
+    if (available.IsEmpty()) available = Method(registry, "getAll");
+    if (!available.IsEmpty()) {
+      Napi::Array models = available.Call(registry, {}).As<Napi::Array>();
+      for (uint32_t i = 0; i < models.Length(); ++i) {
+        snap.registry.models.push_back(ModelOf(registry, models.Get(i).As<Napi::Object>()));
+      }
+    }
+    Napi::Value current = ctx.Get("model");
+    if (current.IsObject()) snap.registry.current = ModelOf(registry, current.As<Napi::Object>());
+  }
+  return snap;
+}
+
+}  // namespace pi_fusion::addon

@@ -1,0 +1,253 @@
+#include "addon/run_launcher.h"
+
+#include "addon/addon_state.h"
+#include "addon/js_values.h"
+#include "core/file_system.h"
+#include "store/wall_clock.h"
+#include "tasks/task_registry.h"
+#include "workflow/orchestrator.h"
+#include "workflow/preflight.h"
+
+namespace pi_fusion::addon {
+namespace {
+
+using nlohmann::json;
+
+// Progress reaches the person as a status line in the TUI, or a stderr line in print mode.
+void ShowProgress(Napi::Env env, const std::string& line) {
+  AddonState& state = State(env);
+  if (!state.ui_ctx.IsEmpty()) {
+    Napi::Object ctx = state.ui_ctx.Value();
+    if (ctx.Get("hasUI").ToBoolean().Value()) {
+      Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
+      Napi::Function set_status = Method(ui, "setStatus");
+      if (!set_status.IsEmpty()) {
+        set_status.Call(ui, {Napi::String::New(env, "pi-fusion"), Napi::String::New(env, line)});
+        return;
+      }
+    }
+  }
+  WriteStderrLine(env, line);
+}
+
+class DispatchingObserver : public workflow::RunObserver {
+ public:
+  DispatchingObserver(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
+                      std::string run_id, std::string label)
+      : dispatcher_(dispatcher), tasks_(std::move(tasks)), run_id_(std::move(run_id)),
+        label_(std::move(label)) {}
+
+  void Progress(const std::string& line) override {
+    const std::string text = label_ + ": " + line;
+    tasks_->Progress(run_id_, text);
+    dispatcher_->Post([text](Napi::Env env) { ShowProgress(env, text); });
+  }
+
+ private:
+  JsDispatcher* dispatcher_;
+  std::shared_ptr<tasks::TaskRegistry> tasks_;
+  std::string run_id_;
+  std::string label_;
+};
+
+std::string Label(const std::string& workflow) { return "fusion " + workflow; }
+
+std::string PreflightLine(const workflow::PreparedRun& run) {
+  std::string routes;
+  for (size_t i = 0; i < 3; ++i) {
+    routes += (i ? ", " : "") + run.models.routes[i].model.QualifiedId();
+  }
+  const size_t warnings = run.plan.warnings.size();
+  return "Preflight: routes admitted (candidates " + routes + "; evaluator " +
+         run.models.route(config::Slot::kEvaluator).model.QualifiedId() + "; merger " +
+         run.models.route(config::Slot::kMerger).model.QualifiedId() + "); budget plan written" +
+         (warnings ? " with " + std::to_string(warnings) + " warning(s)" : ", no warnings") + ".";
+}
+
+Launch Receipt(const workflow::PreparedRun& run, const tasks::TaskInfo& task) {
+  Launch launch;
+  launch.ok = true;
+  launch.run_id = task.id;
+  launch.artifact_dir = task.artifact_dir;
+  launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
+                        ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
+                        "\nWait for the terminal notification, then call bg_result({taskId:\"" +
+                        task.id + "\"}). Do not poll.";
+  launch.details = {
+      {"schema_version", "pi-background-tasks.fusion-launch.v1"},
+      {"task",
+       {{"id", task.id},
+        {"label", task.label},
+        {"description", task.description},
+        {"notify_on_completion", true},
+        {"trigger_on_completion", task.source == "tool"},
+        {"stop_wait_ms", 30000}}},
+      {"run_id", task.id},
+      {"workflow", task.workflow},
+      {"artifact_dir", task.artifact_dir}};
+  return launch;
+}
+
+Launch FailedLaunch(const workflow::PreflightFailure& failure) {
+  Launch launch;
+  launch.error = failure.status;
+  launch.artifact_dir = failure.artifact_dir;
+  launch.receipt_text = "Fusion failed (stage=preflight, slot=none, attempt=none): " +
+                        failure.status.code() + ": " + failure.status.message() +
+                        (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir);
+  launch.details = {{"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
+  if (!failure.artifact_dir.empty()) launch.details["artifact_dir"] = failure.artifact_dir;
+  return launch;
+}
+
+std::string TerminalText(const workflow::RunOutcome& outcome, const tasks::TaskInfo& task) {
+  switch (outcome.end) {
+    case workflow::RunEnd::kCompleted:
+      return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
+             "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
+    case workflow::RunEnd::kCancelled:
+      return task.label + " " + task.id + " cancelled: " + outcome.error.message() +
+             "\nArtifacts: " + outcome.artifact_dir;
+    case workflow::RunEnd::kFailed:
+      break;
+  }
+  return workflow::FailureText(outcome);
+}
+
+tasks::TaskState TaskStateOf(workflow::RunEnd end) {
+  switch (end) {
+    case workflow::RunEnd::kCompleted:
+      return tasks::TaskState::kCompleted;
+    case workflow::RunEnd::kCancelled:
+      return tasks::TaskState::kKilled;
+    case workflow::RunEnd::kFailed:
+      break;
+  }
+  return tasks::TaskState::kFailed;
+}
+
+void ResolveSettleWaiters(Napi::Env env);
+
+// The worker: preflight, receipt, run, terminal state. Owns nothing JS; talks through `dispatcher`.
+void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
+               workflow::RunRequest request, process::CancelToken cancel,
+               LaunchCallback on_launch, TerminalCallback on_terminal) {
+  const std::string workflow_name = request.request.workflow;
+  const std::string description = tasks::TaskDescription(request.request.canonical);
+  const std::string source = request.source == store::RunSource::kTool ? "tool" : "command";
+  workflow::PreflightFailure failure;
+  Result<workflow::PreparedRun> run =
+      workflow::Preflight(std::move(request), PosixFileSystem(), store::SystemWallClock(), &failure);
+  if (!run.ok()) {
+    Launch launch = FailedLaunch(failure);
+    dispatcher->Post([launch, on_launch](Napi::Env env) {
+      on_launch(env, launch);
+      State(env).dispatcher->Release(env);
+    });
+    return;
+  }
+  tasks::TaskInfo task{run->store->run_id(), workflow_name, Label(workflow_name), description,
+                       source, run->store->run_dir()};
+  tasks->Add(task, cancel);
+  Launch launch = Receipt(*run, task);
+  dispatcher->Post([launch, on_launch](Napi::Env env) { on_launch(env, launch); });
+  dispatcher->Post([line = task.label + ": ready (" + task.id + ")"](Napi::Env env) {
+    ShowProgress(env, line);
+  });
+
+  DispatchingObserver observer(dispatcher, tasks, task.id, task.label);
+  workflow::RunOutcome outcome = workflow::Execute(run.value(), cancel, observer);
+  Terminal terminal{outcome, task.id, TerminalText(outcome, task)};
+  tasks->Finish(task.id, TaskStateOf(outcome.end), terminal.text);
+  dispatcher->Post([terminal, on_terminal](Napi::Env env) {
+    on_terminal(env, terminal);
+    State(env).dispatcher->Release(env);
+    ResolveSettleWaiters(env);
+  });
+}
+
+void ResolveSettleWaiters(Napi::Env env) {
+  AddonState& state = State(env);
+  if (state.tasks->RunningCount() > 0 || state.settle_waiters.empty()) return;
+  Napi::Value result = env.Undefined();
+  if (!state.pending_wakes.empty()) {
+    Napi::Array entries = Napi::Array::New(env);
+    for (const std::string& text : state.pending_wakes) {
+      Napi::Object entry = Napi::Object::New(env);
+      entry.Set("type", "custom_message");
+      entry.Set("customType", "fusion-task");
+      entry.Set("content", text);
+      entry.Set("display", true);
+      entries.Set(entries.Length(), entry);
+    }
+    Napi::Object value = Napi::Object::New(env);
+    value.Set("entries", entries);
+    value.Set("continue", true);
+    result = value;
+    state.pending_wakes.clear();
+  }
+  std::vector<Napi::Promise::Deferred> waiters = std::move(state.settle_waiters);
+  state.settle_waiters.clear();
+  for (Napi::Promise::Deferred& waiter : waiters) waiter.Resolve(result);
+}
+
+}  // namespace
+
+void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
+               TerminalCallback on_terminal) {
+  AddonState& state = State(env);
+  Result<process::CancelToken> cancel = process::CancelToken::Create();
+  if (!cancel.ok()) {
+    workflow::PreflightFailure failure{cancel.status(), ""};
+    on_launch(env, FailedLaunch(failure));
+    return;
+  }
+  state.dispatcher->Hold(env);
+  state.workers.emplace_back(RunWorker, state.dispatcher.get(), state.tasks, std::move(request),
+                             *cancel, std::move(on_launch), std::move(on_terminal));
+}
+
+void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
+  AddonState& state = State(env);
+  const bool failed = terminal.outcome.end != workflow::RunEnd::kCompleted;
+  bool interactive = false;
+  if (!state.ui_ctx.IsEmpty()) {
+    Napi::Object ctx = state.ui_ctx.Value();
+    interactive = ctx.Get("hasUI").ToBoolean().Value();
+    if (interactive) {
+      Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
+      Method(ui, "notify").Call(ui, {Napi::String::New(env, terminal.text),
+                                     Napi::String::New(env, failed ? "error" : "info")});
+      Method(ui, "setStatus").Call(ui, {Napi::String::New(env, "pi-fusion"), env.Undefined()});
+    }
+  }
+  if (!wake_agent) return;
+  if (!interactive) {
+    // Print mode: the agent is held in agent_before_settle and woken there.
+    state.pending_wakes.push_back(terminal.text);
+    return;
+  }
+  if (state.pi.IsEmpty()) return;
+  Napi::Object pi = state.pi.Value();
+  Napi::Object message = Napi::Object::New(env);
+  message.Set("customType", "fusion-task");
+  message.Set("content", terminal.text);
+  message.Set("display", true);
+  message.Set("details", FromJson(env, {{"run_id", terminal.run_id},
+                                        {"state", failed ? "failed" : "completed"}}));
+  Napi::Object options = Napi::Object::New(env);
+  options.Set("triggerTurn", true);
+  options.Set("deliverAs", "followUp");
+  Method(pi, "sendMessage").Call(pi, {message, options});
+}
+
+Napi::Value WaitForRunsBeforeSettle(Napi::Env env) {
+  AddonState& state = State(env);
+  if (state.tasks->RunningCount() == 0 && state.pending_wakes.empty()) return env.Undefined();
+  Napi::Promise::Deferred waiter = Napi::Promise::Deferred::New(env);
+  state.settle_waiters.push_back(waiter);
+  ResolveSettleWaiters(env);
+  return waiter.Promise();
+}
+
+}  // namespace pi_fusion::addon

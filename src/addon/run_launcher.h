@@ -1,0 +1,48 @@
+// Starts a Fusion run from a tool call or /fusion: preflight on a worker thread (the receipt is
+// returned only after it), then the run itself, with progress and the terminal state delivered
+// back on the JS thread. JS thread only.
+#pragma once
+
+#include <napi.h>
+
+#include <functional>
+#include <string>
+
+#include "workflow/run_request.h"
+
+namespace pi_fusion::addon {
+
+struct Launch {
+  bool ok = false;
+  std::string run_id;
+  std::string artifact_dir;
+  std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
+  nlohmann::json details;    // fusion-launch.v1 details, or {error:{code,message}}
+  Status error;
+};
+
+struct Terminal {
+  workflow::RunOutcome outcome;
+  std::string run_id;
+  std::string text;  // the terminal notification
+};
+
+using LaunchCallback = std::function<void(Napi::Env, const Launch&)>;
+using TerminalCallback = std::function<void(Napi::Env, const Terminal&)>;
+
+// Runs `request` in the background. `on_launch` fires once preflight has finished (durably, with
+// the task registered) or failed; `on_terminal` once the run has ended, after the task's terminal
+// state is recorded. Both run on the JS thread.
+void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
+               TerminalCallback on_terminal);
+
+// Delivers a terminal state to the person and, for tool launches, to the agent.
+void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent);
+
+}  // namespace pi_fusion::addon
+
+namespace pi_fusion::addon {
+// agent_before_settle in print mode: a promise that resolves once no run is active, with
+// {entries:[terminal notices], continue:true} when tool-launched runs must wake the agent.
+Napi::Value WaitForRunsBeforeSettle(Napi::Env env);
+}  // namespace pi_fusion::addon

@@ -1,0 +1,45 @@
+// The run store's identifiers, file names and limits, in one place. Docs (docs/artifacts.md),
+// schemas (schemas/artifacts/) and tests refer to these names rather than restating them.
+#pragma once
+
+#include <cstddef>
+
+namespace pi_fusion::store {
+
+// Schema ids (CONTRACTS.md "Schema ids").
+inline constexpr char kManifestSchema[] = "pi-background-tasks.fusion-manifest.v4";
+inline constexpr char kCommittedResultSchema[] = "pi-background-tasks.fusion-committed-result.v1";
+inline constexpr char kResultDetailsSchema[] = "pi-background-tasks.fusion-result.v5";
+inline constexpr char kFailureSummarySchema[] = "pi-background-tasks.fusion-failure-summary.v1";
+
+// Error codes (CONTRACTS.md "Error codes"). kArtifactError lives in core/durable_file.h.
+inline constexpr char kStateTransitionInvalid[] = "state_transition_invalid";
+
+// Fixed run-level artifact names.
+inline constexpr char kManifestFile[] = "manifest.json";
+inline constexpr char kMergedFile[] = "merged.md";
+inline constexpr char kResultFile[] = "result.json";
+inline constexpr char kErrorFile[] = "error.json";
+inline constexpr char kFailureSummaryFile[] = "failure-summary.json";
+// The once-only usage claim; never an artifact of the manifest (it is written after completion).
+inline constexpr char kUsageClaimFile[] = "usage-claim.json";
+
+// Directories under the session's cwd: <cwd>/.pi/fusion/<session>-<pid>/<run-id>/.
+inline constexpr char kRunsRoot[] = ".pi/fusion";
+
+// Sanitized session ids are cut to this many bytes.
+inline constexpr size_t kSessionIdMaxBytes = 64;
+// Artifact basenames are at most this long (well under NAME_MAX with the temp suffix).
+inline constexpr size_t kArtifactNameMaxBytes = 128;
+
+// Failure summary bounds.
+inline constexpr size_t kTerminalMessageMaxBytes = 1024;
+inline constexpr size_t kSummaryMaxAttempts = 24;
+inline constexpr size_t kSummaryMaxEvidence = 64;
+// The bounded note the failure channel carries when the summary could not be written.
+inline constexpr size_t kSummaryNoteMaxBytes = 256;
+
+// bg_result's failure view must fit this many bytes of canonical JSON.
+inline constexpr size_t kFailureViewMaxBytes = 8192;
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,212 @@
+#include "store/failure_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/durable_file.h"
+#include "store/constants.h"
+#include "store/json_util.h"
+
+namespace pi_fusion::store {
+namespace {
+
+using nlohmann::json;
+
+struct CodeRule {
+  std::string_view code;
+  std::string_view failure_class;
+  std::vector<std::string> remediation;
+};
+
+// One row per spec error code: its class and what the user can do about it.
+const std::vector<CodeRule>& CodeRules() {
+  static const std::vector<CodeRule> kRules = {
+      {"config_invalid", "configuration", {"fix_fusion_models_config"}},
+      {"config_conflict", "configuration", {"reload_fusion_models_config"}},
+      {"model_unavailable", "configuration", {"choose_available_route"}},
+      {"model_capacity_unknown", "configuration", {"choose_route_with_context_window"}},
+      {"context_capture_failed", "context", {"inspect_context_ledger"}},
+      {"context_policy_unsupported_block", "context", {"inspect_context_ledger"}},
+      {"prompt_budget_exceeded_forecast",
+       "budget",
+       {"inspect_budget_plan", "shorten_request_or_context", "choose_larger_context_route"}},
+      {"prompt_budget_exceeded_measured",
+       "budget",
+       {"inspect_budget_plan", "split_workflow", "choose_larger_context_route"}},
+      {"child_spawn_failed", "child_process", {"inspect_attempt_stderr", "check_pi_installation"}},
+      {"child_stdin_failed", "child_process", {"inspect_attempt_stderr", "retry_run"}},
+      {"child_exit_failed", "child_process", {"inspect_attempt_stderr", "retry_run"}},
+      {"child_timeout", "child_process", {"inspect_attempt_stderr", "split_task"}},
+      {"child_cancelled", "cancellation", {"retry_run"}},
+      {"child_event_invalid", "child_protocol", {"inspect_child_protocol_evidence"}},
+      {"child_runtime_payload_invalid", "child_protocol", {"inspect_child_protocol_evidence"}},
+      {"child_cache_policy_invalid", "child_protocol", {"check_pi_cache_retention"}},
+      {"child_runtime_limit_exceeded", "child_limit", {"inspect_tool_call_seal", "split_task"}},
+      {"child_output_cap", "child_limit", {"inspect_oversized_response", "split_task"}},
+      {"evaluation_invalid", "evaluation", {"inspect_evaluation_responses", "retry_run"}},
+      {"artifact_error", "artifact", {"check_run_directory"}},
+      {"state_transition_invalid", "artifact", {"check_run_directory"}},
+      {"orchestration_failed", "orchestration", {"inspect_error_json"}},
+  };
+  return kRules;
+}
+
+const CodeRule* FindRule(std::string_view code) {
+  for (const auto& rule : CodeRules()) {
+    if (rule.code == code) return &rule;
+  }
+  return nullptr;
+}
+
+json Nullable(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+json TerminalError(const Manifest& m, size_t& omitted_bytes) {
+  RunError e = m.error.value_or(
+      RunError{"orchestration_failed", "no terminal error was recorded", std::nullopt});
+  const std::string message = TruncateUtf8(SanitizeUtf8(e.message), kTerminalMessageMaxBytes);
+  omitted_bytes = e.message.size() > message.size() ? e.message.size() - message.size() : 0;
+  return {{"code", e.code},
+          {"message", message},
+          {"message_bytes", e.message.size()},
+          {"stage", e.stage ? json(StageName(*e.stage)) : json(nullptr)},
+          {"slot", Nullable(e.slot)},
+          {"attempt", Nullable(e.attempt)}};
+}
+
+// Per stage, each slot counts once, by the state of its latest attempt.
+json StageProgress(const Manifest& m, Stage stage, int slots) {
+  std::map<int, const AttemptRecord*> latest;  // slot (0 for slotless stages) -> row
+  int attempts = 0;
+  for (const auto& a : m.attempts) {
+    if (a.key.stage != stage) continue;
+    ++attempts;
+    const AttemptRecord*& row = latest[a.key.slot.value_or(0)];
+    if (row == nullptr || row->key.attempt <= a.key.attempt) row = &a;
+  }
+  std::map<AttemptState, int> by_state;
+  for (const auto& [slot, row] : latest) ++by_state[row->state];
+  return {{"attempts", attempts},
+          {"completed", by_state[AttemptState::kCompleted]},
+          {"failed", by_state[AttemptState::kFailed]},
+          {"cancelled", by_state[AttemptState::kCancelled]},
+          {"interrupted", by_state[AttemptState::kRunning]},
+          {"not_started", slots - static_cast<int>(latest.size())}};
+}
+
+json Progress(const Manifest& m) {
+  return {{"children_started", m.attempts.size()},
+          {"candidates", StageProgress(m, Stage::kCandidate, 3)},
+          {"evaluation", StageProgress(m, Stage::kEvaluation, 1)},
+          {"merge", StageProgress(m, Stage::kMerge, 1)}};
+}
+
+json AttemptRow(const AttemptRecord& a) {
+  const Usage usage = a.usage.value_or(Usage{});
+  return {{"stage", StageName(a.key.stage)},
+          {"slot", Nullable(a.key.slot)},
+          {"attempt", a.key.attempt},
+          {"state", AttemptStateName(a.state)},
+          {"started_at", a.started_at},
+          {"ended_at", a.ended_at ? json(*a.ended_at) : json(nullptr)},
+          {"error_code", a.error ? json(a.error->code) : json(nullptr)},
+          {"total_tokens", usage.total_tokens},
+          {"cost_total", usage.cost.total}};
+}
+
+// The newest kSummaryMaxAttempts rows: the failing attempt is the latest one.
+json AttemptRows(const Manifest& m, size_t& omitted) {
+  omitted = m.attempts.size() > kSummaryMaxAttempts ? m.attempts.size() - kSummaryMaxAttempts : 0;
+  json rows = json::array();
+  for (size_t i = omitted; i < m.attempts.size(); ++i) rows.push_back(AttemptRow(m.attempts[i]));
+  return rows;
+}
+
+json Evidence(const Manifest& m, size_t& omitted) {
+  json refs = json::array();
+  size_t total = 0;
+  for (const auto& [name, ref] : m.artifacts) {
+    if (name == kFailureSummaryFile) continue;
+    ++total;
+    if (refs.size() < kSummaryMaxEvidence) refs.push_back(RefToJson(ref));
+  }
+  omitted = total - refs.size();
+  return refs;
+}
+
+}  // namespace
+
+std::vector<std::string> RemediationIds(std::string_view code, bool cancelled) {
+  if (cancelled && (code == "child_cancelled" || FindRule(code) == nullptr)) return {"retry_run"};
+  const CodeRule* rule = FindRule(code);
+  return rule != nullptr ? rule->remediation : std::vector<std::string>{"inspect_error_json"};
+}
+
+std::string_view FailureClass(std::string_view code) {
+  const CodeRule* rule = FindRule(code);
+  return rule != nullptr ? rule->failure_class : "orchestration";
+}
+
+json BuildFailureSummary(const Manifest& m, const std::string& created_at) {
+  size_t message_omitted = 0, attempts_omitted = 0, evidence_omitted = 0;
+  json terminal_error = TerminalError(m, message_omitted);
+  const std::string code = terminal_error["code"];
+  const bool cancelled = m.state == RunState::kCancelled;
+  json attempts = AttemptRows(m, attempts_omitted);
+  json evidence = Evidence(m, evidence_omitted);
+  return {{"schema_version", kFailureSummarySchema},
+          {"run_id", m.run_id},
+          {"workflow", m.workflow},
+          {"state", RunStateName(m.state)},
+          {"created_at", created_at},
+          {"answer", {{"present", false}, {"reason", "run_did_not_commit"}}},
+          {"terminal_error", std::move(terminal_error)},
+          {"progress", Progress(m)},
+          {"usage", UsageToJson(m.usage)},
+          {"attempts", std::move(attempts)},
+          {"evidence", std::move(evidence)},
+          {"classifications",
+           {{"failure_class", cancelled ? "cancellation" : std::string(FailureClass(code))},
+            {"cancelled", cancelled},
+            {"before_any_child", m.attempts.empty()}}},
+          {"remediation_ids", RemediationIds(code, cancelled)},
+          {"omitted",
+           {{"attempts", attempts_omitted},
+            {"evidence", evidence_omitted},
+            {"terminal_message_bytes", message_omitted}}}};
+}
+
+Status CheckFailureSummary(const json& summary, const Manifest& m) {
+  static const std::set<std::string> kKeys = {
+      "schema_version", "run_id",          "workflow",        "state",  "created_at",
+      "answer",         "terminal_error",  "progress",        "usage",  "attempts",
+      "evidence",       "classifications", "remediation_ids", "omitted"};
+  auto differs = [](const std::string& what) {
+    return Status::Error(kArtifactError, "failure-summary.json " + what);
+  };
+  if (!summary.is_object()) return differs("is not an object");
+  for (auto it = summary.begin(); it != summary.end(); ++it) {
+    if (kKeys.count(it.key()) == 0) return differs("has an unknown key");
+  }
+  for (const auto& key : kKeys) {
+    if (!summary.contains(key)) return differs("is missing \"" + key + "\"");
+  }
+  if (summary["schema_version"] != kFailureSummarySchema) return differs("has another schema id");
+  if (summary["run_id"] != m.run_id) return differs("run_id does not match the manifest");
+  if (summary["workflow"] != m.workflow) return differs("workflow does not match the manifest");
+  if (summary["state"] != RunStateName(m.state))
+    return differs("state does not match the manifest");
+  const json& answer = summary["answer"];
+  if (answer != json{{"present", false}, {"reason", "run_did_not_commit"}}) {
+    return differs("does not assert that no answer exists");
+  }
+  for (const char* key : {"attempts", "evidence", "remediation_ids"}) {
+    if (!summary[key].is_array()) return differs(std::string(key) + " is not an array");
+  }
+  for (const char* key : {"terminal_error", "progress", "usage", "omitted"}) {
+    if (!summary[key].is_object()) return differs(std::string(key) + " is not an object");
+  }
+  return Status::Ok();
+}
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,74 @@
+// JSON helpers shared by the store's writers and readers. Internal to the store layer.
+//
+// CanonicalBytes() never throws: nlohmann_json refuses invalid UTF-8 with an exception, which
+// must not escape the core. FieldReader parses a closed object: every key read is remembered,
+// the first problem is kept, and Finish() also refuses keys nobody read, so each artifact parser
+// states its shape once.
+//
+// Thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::store {
+
+// CanonicalJson(value), or kArtifactError naming `what` (for example a string that is not UTF-8).
+Result<std::string> CanonicalBytes(const nlohmann::json& value, std::string_view what);
+
+// Parses `bytes` as one JSON value, or kArtifactError naming `what`.
+Result<nlohmann::json> ParseJson(std::string_view bytes, std::string_view what);
+
+// Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
+bool IsValidUtf8(std::string_view text);
+
+// `text` with every malformed UTF-8 sequence replaced by U+FFFD, so host-written diagnostics (which
+// may quote OS or child bytes) can always be serialized.
+std::string SanitizeUtf8(std::string_view text);
+
+// The longest prefix of `text` that is at most `max_bytes` long and does not split a UTF-8
+// sequence. REQUIRES: IsValidUtf8(text).
+std::string TruncateUtf8(std::string_view text, size_t max_bytes);
+
+class FieldReader {
+ public:
+  // `where` names the object in messages ("manifest.json attempts[2]").
+  FieldReader(const nlohmann::json& object, std::string where);
+
+  std::string String(const char* key);
+  // Absent is refused; null gives nullopt.
+  std::optional<std::string> NullableString(const char* key);
+  uint64_t Count(const char* key);
+  std::optional<uint64_t> NullableCount(const char* key);
+  bool Bool(const char* key);
+  // REQUIRES for the returned reference: the reader outlives its use.
+  const nlohmann::json& Object(const char* key);
+  const nlohmann::json& Array(const char* key);
+  // Any JSON value, present.
+  const nlohmann::json& Value(const char* key);
+  bool Has(const char* key) const;
+
+  // Records a problem found by the caller (a bad enum value, a wrong schema id).
+  void Fail(const std::string& problem);
+  const std::string& where() const { return where_; }
+
+  // ok, or kArtifactError with the first problem, unknown keys included.
+  Status Finish() const;
+
+ private:
+  const nlohmann::json* Get(const char* key);
+
+  const nlohmann::json& object_;
+  std::string where_;
+  std::set<std::string> read_;
+  std::string problem_;
+};
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,280 @@
+#include "store/manifest.h"
+
+#include "core/durable_file.h"
+#include "store/constants.h"
+#include "store/json_util.h"
+#include "store/run_id.h"
+#include "store/run_paths.h"
+#include "store/wall_clock.h"
+
+namespace pi_fusion::store {
+namespace {
+
+using nlohmann::json;
+
+json OptionalInt(const std::optional<int>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<int> ReadOptionalInt(FieldReader& r, const char* key) {
+  auto v = r.NullableCount(key);
+  if (!v) return std::nullopt;
+  if (*v > 1000000) r.Fail(std::string("\"") + key + "\" is out of range");
+  return static_cast<int>(*v);
+}
+
+std::string ReadTimestamp(FieldReader& r, const char* key) {
+  std::string t = r.String(key);
+  if (r.Has(key) && !IsTimestamp(t))
+    r.Fail(std::string("\"") + key + "\" is not an RFC 3339 UTC time");
+  return t;
+}
+
+json ModelToJson(const ModelSelection& m) { return {{"provider", m.provider}, {"model", m.model}}; }
+
+ModelSelection ReadModel(const json& value, const std::string& where, Status& status) {
+  FieldReader r(value, where);
+  ModelSelection m{r.String("provider"), r.String("model")};
+  if (status.ok()) status = r.Finish();
+  return m;
+}
+
+json ModelsToJson(const RunModels& m) {
+  json candidates = json::array();
+  for (const auto& c : m.candidates) candidates.push_back(ModelToJson(c));
+  return {{"candidates", std::move(candidates)},
+          {"evaluator", ModelToJson(m.evaluator)},
+          {"merger", ModelToJson(m.merger)},
+          {"thinking_level", m.thinking_level}};
+}
+
+Result<RunModels> ModelsFromJson(const json& value) {
+  FieldReader r(value, "manifest.json models");
+  RunModels m;
+  const json& candidates = r.Array("candidates");
+  Status s;
+  if (candidates.is_array() && candidates.size() != 3) r.Fail("needs exactly 3 candidates");
+  if (candidates.is_array() && candidates.size() == 3) {
+    for (size_t i = 0; i < 3; ++i) {
+      m.candidates[i] =
+          ReadModel(candidates[i], r.where() + " candidates[" + std::to_string(i) + "]", s);
+    }
+  }
+  m.evaluator = ReadModel(r.Object("evaluator"), r.where() + " evaluator", s);
+  m.merger = ReadModel(r.Object("merger"), r.where() + " merger", s);
+  m.thinking_level = r.String("thinking_level");
+  Status finish = r.Finish();
+  if (!finish.ok()) return finish;
+  if (!s.ok()) return s;
+  return m;
+}
+
+json AttemptToJson(const AttemptRecord& a) {
+  json error =
+      a.error ? json{{"code", a.error->code}, {"message", a.error->message}} : json(nullptr);
+  return {{"stage", StageName(a.key.stage)},
+          {"slot", OptionalInt(a.key.slot)},
+          {"attempt", a.key.attempt},
+          {"state", AttemptStateName(a.state)},
+          {"started_at", a.started_at},
+          {"ended_at", a.ended_at ? json(*a.ended_at) : json(nullptr)},
+          {"usage", a.usage ? UsageToJson(*a.usage) : json(nullptr)},
+          {"error", std::move(error)},
+          {"artifacts", a.artifacts}};
+}
+
+Result<AttemptError> AttemptErrorFromJson(const json& value, const std::string& where) {
+  FieldReader r(value, where + " error");
+  AttemptError e{r.String("code"), r.String("message")};
+  Status s = r.Finish();
+  if (!s.ok()) return s;
+  return e;
+}
+
+Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& where) {
+  FieldReader r(value, where);
+  AttemptRecord a;
+  const auto stage = ParseStage(r.String("stage"));
+  if (!stage) r.Fail("has an unknown stage");
+  a.key.stage = stage.value_or(Stage::kCandidate);
+  a.key.slot = ReadOptionalInt(r, "slot");
+  a.key.attempt = static_cast<int>(r.Count("attempt"));
+  const auto state = ParseAttemptState(r.String("state"));
+  if (!state) r.Fail("has an unknown state");
+  a.state = state.value_or(AttemptState::kRunning);
+  a.started_at = ReadTimestamp(r, "started_at");
+  a.ended_at = r.NullableString("ended_at");
+  if (a.ended_at && !IsTimestamp(*a.ended_at)) r.Fail("\"ended_at\" is not an RFC 3339 UTC time");
+  const json& usage = r.Value("usage");
+  const json& error = r.Value("error");
+  const json& artifacts = r.Array("artifacts");
+  Status s = r.Finish();
+  if (s.ok()) s = ValidateAttemptKey(a.key);
+  if (!s.ok()) return Status::Error(kArtifactError, s.message());
+  if (!usage.is_null()) {
+    auto u = UsageFromJson(usage, where + " usage");
+    if (!u.ok()) return u.status();
+    a.usage = u.value();
+  }
+  if (!error.is_null()) {
+    auto e = AttemptErrorFromJson(error, where);
+    if (!e.ok()) return e.status();
+    a.error = e.value();
+  }
+  for (const json& name : artifacts) {
+    if (!name.is_string())
+      return Status::Error(kArtifactError, where + " artifacts holds a non-string");
+    a.artifacts.push_back(name.get<std::string>());
+  }
+  return a;
+}
+
+Status ReadAttempts(const json& array, Manifest& m) {
+  for (size_t i = 0; i < array.size(); ++i) {
+    auto a = AttemptFromJson(array[i], "manifest.json attempts[" + std::to_string(i) + "]");
+    if (!a.ok()) return a.status();
+    m.attempts.push_back(std::move(a).value());
+  }
+  std::vector<Usage> usages;
+  for (const auto& a : m.attempts) {
+    if (a.usage) usages.push_back(*a.usage);
+  }
+  if (!(SumUsage(usages) == m.usage)) {
+    return Status::Error(kArtifactError, "manifest.json usage is not the sum of its attempts");
+  }
+  return Status::Ok();
+}
+
+Status ReadArtifacts(const json& object, Manifest& m) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    auto ref = RefFromJson(it.value(), "manifest.json artifacts." + it.key());
+    if (!ref.ok()) return ref.status();
+    if (ref->path != it.key()) {
+      return Status::Error(kArtifactError,
+                           "manifest.json artifacts." + it.key() + " has path " + ref->path);
+    }
+    m.artifacts.emplace(it.key(), std::move(ref).value());
+  }
+  return Status::Ok();
+}
+
+// The identity and scalar fields; problems are recorded on `r`.
+void ReadHeader(FieldReader& r, Manifest& m) {
+  if (r.String("schema_version") != kManifestSchema)
+    r.Fail("schema_version is not " + std::string(kManifestSchema));
+  m.run_id = r.String("run_id");
+  m.workflow = r.String("workflow");
+  if (!IsValidRunId(m.run_id))
+    r.Fail("run_id is not a valid run id");
+  else if (RunIdWorkflow(m.run_id) != m.workflow)
+    r.Fail("workflow does not match run_id");
+  const auto source = ParseRunSource(r.String("source"));
+  if (!source) r.Fail("source is not command or tool");
+  m.source = source.value_or(RunSource::kTool);
+  const auto state = ParseRunState(r.String("state"));
+  if (!state) r.Fail("state is unknown");
+  m.state = state.value_or(RunState::kInitializing);
+  m.created_at = ReadTimestamp(r, "created_at");
+  m.updated_at = ReadTimestamp(r, "updated_at");
+  m.cwd = r.String("cwd");
+  m.config = r.Object("config");
+  m.capabilities = r.Object("capabilities");
+  m.context = r.Object("context");
+  m.tool_policy = r.Object("tool_policy");
+  m.anonymous_map = r.Value("anonymous_map");
+  if (!m.anonymous_map.is_null() && !m.anonymous_map.is_object())
+    r.Fail("anonymous_map is not an object or null");
+}
+
+}  // namespace
+
+Status ValidateAttemptKey(const AttemptKey& key) {
+  const bool slot_ok = key.stage == Stage::kCandidate
+                           ? key.slot.has_value() && *key.slot >= 1 && *key.slot <= 3
+                           : !key.slot.has_value();
+  if (slot_ok && key.attempt >= 1) return Status::Ok();
+  return Status::Error(kArtifactError,
+                       "invalid attempt key for stage " + std::string(StageName(key.stage)));
+}
+
+std::string AttemptPrefix(const AttemptKey& key) {
+  std::string prefix(StageName(key.stage));
+  if (key.slot) prefix += "-" + std::to_string(*key.slot);
+  return prefix + ".attempt-" + std::to_string(key.attempt);
+}
+
+json RunErrorToJson(const RunError& e) {
+  return {{"code", e.code},
+          {"message", e.message},
+          {"stage", e.stage ? json(StageName(*e.stage)) : json(nullptr)},
+          {"slot", OptionalInt(e.slot)},
+          {"attempt", OptionalInt(e.attempt)}};
+}
+
+Result<RunError> RunErrorFromJson(const json& value, std::string_view where) {
+  FieldReader r(value, std::string(where));
+  RunError e;
+  e.code = r.String("code");
+  e.message = r.String("message");
+  if (auto stage = r.NullableString("stage")) {
+    e.stage = ParseStage(*stage);
+    if (!e.stage) r.Fail("has an unknown stage");
+  }
+  e.slot = ReadOptionalInt(r, "slot");
+  e.attempt = ReadOptionalInt(r, "attempt");
+  Status s = r.Finish();
+  if (!s.ok()) return s;
+  return e;
+}
+
+json ManifestToJson(const Manifest& m) {
+  json attempts = json::array();
+  for (const auto& a : m.attempts) attempts.push_back(AttemptToJson(a));
+  json artifacts = json::object();
+  for (const auto& [name, ref] : m.artifacts) artifacts[name] = RefToJson(ref);
+  return {{"schema_version", kManifestSchema},
+          {"run_id", m.run_id},
+          {"workflow", m.workflow},
+          {"source", RunSourceName(m.source)},
+          {"state", RunStateName(m.state)},
+          {"created_at", m.created_at},
+          {"updated_at", m.updated_at},
+          {"cwd", m.cwd},
+          {"config", m.config},
+          {"models", ModelsToJson(m.models)},
+          {"capabilities", m.capabilities},
+          {"context", m.context},
+          {"tool_policy", m.tool_policy},
+          {"usage", UsageToJson(m.usage)},
+          {"attempts", std::move(attempts)},
+          {"artifacts", std::move(artifacts)},
+          {"anonymous_map", m.anonymous_map},
+          {"error", m.error ? RunErrorToJson(*m.error) : json(nullptr)}};
+}
+
+Result<Manifest> ManifestFromJson(const json& value) {
+  FieldReader r(value, "manifest.json");
+  Manifest m;
+  ReadHeader(r, m);
+  const json& models = r.Object("models");
+  const json& usage = r.Object("usage");
+  const json& attempts = r.Array("attempts");
+  const json& artifacts = r.Object("artifacts");
+  const json& error = r.Value("error");
+  Status s = r.Finish();
+  if (!s.ok()) return s;
+  auto parsed_models = ModelsFromJson(models);
+  if (!parsed_models.ok()) return parsed_models.status();
+  m.models = parsed_models.value();
+  auto parsed_usage = UsageFromJson(usage, "manifest.json usage");
+  if (!parsed_usage.ok()) return parsed_usage.status();
+  m.usage = parsed_usage.value();
+  if (s = ReadAttempts(attempts, m); !s.ok()) return s;
+  if (s = ReadArtifacts(artifacts, m); !s.ok()) return s;
+  if (!error.is_null()) {
+    auto e = RunErrorFromJson(error, "manifest.json error");
+    if (!e.ok()) return e.status();
+    m.error = e.value();
+  }
+  return m;
+}
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,122 @@
+// The run manifest (`manifest.json`, schema pi-background-tasks.fusion-manifest.v4) as a value,
+// and its exact JSON form. Schema file: schemas/artifacts/fusion-manifest.v4.json.
+//
+// The manifest is the run's index: identity, launch facts, resolved models, policies, every child
+// attempt with its usage and error, cumulative usage, the refs of every artifact written, the
+// A/B/C anonymous map and the terminal error. `config`, `capabilities`, `context` and
+// `tool_policy` are objects owned by the layers that produce them; the store records them
+// verbatim.
+//
+// Values and pure functions; thread-compatible.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+#include "store/artifact_ref.h"
+#include "store/run_state.h"
+#include "store/usage.h"
+
+namespace pi_fusion::store {
+
+// A resolved route: Pi's provider name and model id.
+struct ModelSelection {
+  std::string provider;
+  std::string model;
+
+  bool operator==(const ModelSelection&) const = default;
+};
+
+struct RunModels {
+  std::array<ModelSelection, 3> candidates;
+  ModelSelection evaluator;
+  ModelSelection merger;
+  std::string thinking_level;  // the parent's level, used by every child
+
+  bool operator==(const RunModels&) const = default;
+};
+
+// Which child an attempt is. Candidates have slot 1..3; evaluation and merge have no slot.
+// Attempts count from 1 (evaluation attempt 2 is the repair child).
+struct AttemptKey {
+  Stage stage = Stage::kCandidate;
+  std::optional<int> slot;
+  int attempt = 1;
+
+  bool operator==(const AttemptKey&) const = default;
+};
+
+// ok, or kArtifactError when the slot does not fit the stage or the attempt is < 1.
+Status ValidateAttemptKey(const AttemptKey& key);
+// The artifact name prefix of an attempt: "candidate-2.attempt-1", "evaluation.attempt-2",
+// "merge.attempt-1" (CONTRACTS.md "Artifacts").
+// REQUIRES: ValidateAttemptKey(key).ok()
+std::string AttemptPrefix(const AttemptKey& key);
+
+struct AttemptError {
+  std::string code;     // one of the spec's error codes
+  std::string message;  // a host-written diagnostic, never response text
+
+  bool operator==(const AttemptError&) const = default;
+};
+
+struct AttemptRecord {
+  AttemptKey key;
+  AttemptState state = AttemptState::kRunning;
+  std::string started_at;               // RFC 3339, set by the store
+  std::optional<std::string> ended_at;  // set when the state leaves kRunning
+  std::optional<Usage> usage;           // absent until the child reported usage
+  std::optional<AttemptError> error;
+  std::vector<std::string> artifacts;  // names in Manifest::artifacts
+
+  bool operator==(const AttemptRecord&) const = default;
+};
+
+// The terminal error of a failed or cancelled run (also error.json's `error`).
+struct RunError {
+  std::string code;
+  std::string message;
+  std::optional<Stage> stage;
+  std::optional<int> slot;
+  std::optional<int> attempt;
+
+  bool operator==(const RunError&) const = default;
+};
+
+struct Manifest {
+  std::string run_id;
+  std::string workflow;
+  RunSource source = RunSource::kTool;
+  RunState state = RunState::kInitializing;
+  std::string created_at;
+  std::string updated_at;
+  std::string cwd;
+  nlohmann::json config = nlohmann::json::object();
+  RunModels models;
+  nlohmann::json capabilities = nlohmann::json::object();
+  nlohmann::json context = nlohmann::json::object();
+  nlohmann::json tool_policy = nlohmann::json::object();
+  Usage usage;  // always the sum of the attempts' usage
+  std::vector<AttemptRecord> attempts;
+  std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
+  nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
+  std::optional<RunError> error;
+};
+
+nlohmann::json RunErrorToJson(const RunError& error);
+Result<RunError> RunErrorFromJson(const nlohmann::json& value, std::string_view where);
+
+nlohmann::json ManifestToJson(const Manifest& manifest);
+// Strict parse: closed objects, the v4 schema id, a valid run id whose prefix is the workflow,
+// RFC 3339 timestamps, known enum names, valid refs keyed by their own path, and a `usage` equal
+// to the attempts' sum. kArtifactError "manifest.json …" otherwise.
+Result<Manifest> ManifestFromJson(const nlohmann::json& value);
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,46 @@
+#include "store/run_id.h"
+
+#include <array>
+
+namespace pi_fusion::store {
+namespace {
+
+constexpr std::array<std::string_view, 4> kWorkflows = {"reason", "investigate", "research",
+                                                        "validate"};
+constexpr size_t kRandomBytes = 16;  // 32 hex digits
+
+bool IsLowerHex(std::string_view text) {
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsWorkflow(std::string_view workflow) {
+  for (std::string_view w : kWorkflows) {
+    if (w == workflow) return true;
+  }
+  return false;
+}
+
+Result<std::string> NewRunId(std::string_view workflow, RandomSource& random) {
+  if (!IsWorkflow(workflow)) {
+    return Status::Error("invalid_arguments", "unknown workflow: " + std::string(workflow));
+  }
+  auto hex = RandomHex(random, kRandomBytes);
+  if (!hex.ok()) return hex.status();
+  return std::string(workflow) + "-" + hex.value();
+}
+
+bool IsValidRunId(std::string_view id) {
+  const size_t dash = id.find('-');
+  if (dash == std::string_view::npos) return false;
+  const std::string_view hex = id.substr(dash + 1);
+  return IsWorkflow(id.substr(0, dash)) && hex.size() == 2 * kRandomBytes && IsLowerHex(hex);
+}
+
+std::string_view RunIdWorkflow(std::string_view id) { return id.substr(0, id.find('-')); }
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,28 @@
+// Run ids: `<workflow>-<32 lowercase hex>`, 128 bits from a cryptographic source. The id is the
+// task id users pass to bg_result, the run directory's name, and the manifest's `run_id`.
+// Thread-safe: pure functions apart from the RandomSource they are given.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/random_id.h"
+#include "pi_fusion/status.h"
+
+namespace pi_fusion::store {
+
+// True for "reason", "investigate", "research" and "validate".
+bool IsWorkflow(std::string_view workflow);
+
+// A fresh id for `workflow`. Fails with kRandomUnavailable when the source does, and with
+// invalid_arguments for an unknown workflow.
+Result<std::string> NewRunId(std::string_view workflow, RandomSource& random = SystemRandom());
+
+// True when `id` matches ^(reason|investigate|research|validate)-[0-9a-f]{32}$.
+bool IsValidRunId(std::string_view id);
+
+// The workflow part of a valid id ("reason" for "reason-<hex>").
+// REQUIRES: IsValidRunId(id)
+std::string_view RunIdWorkflow(std::string_view id);
+
+}  // namespace pi_fusion::store

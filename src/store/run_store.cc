@@ -1,0 +1,263 @@
+#include "store/run_store.h"
+
+#include <algorithm>
+#include <array>
+
+#include "core/durable_file.h"
+#include "store/committed_result.h"
+#include "store/constants.h"
+#include "store/json_util.h"
+#include "store/run_id.h"
+#include "store/run_paths.h"
+
+namespace pi_fusion::store {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 6> kReservedNames = {
+    kManifestFile, kMergedFile, kResultFile, kErrorFile, kFailureSummaryFile, kUsageClaimFile};
+
+bool IsReserved(std::string_view name) {
+  return std::find(kReservedNames.begin(), kReservedNames.end(), name) != kReservedNames.end();
+}
+
+Status Invalid(const std::string& message) {
+  return Status::Error(kStateTransitionInvalid, message);
+}
+
+Status CheckSpec(const RunSpec& spec) {
+  if (!IsValidRunId(spec.run_id)) return Status::Error(kArtifactError, "invalid run id");
+  if (spec.cwd.empty() || spec.cwd.front() != '/') {
+    return Status::Error(kArtifactError, "cwd is not absolute: " + spec.cwd);
+  }
+  for (const json* j : {&spec.config, &spec.capabilities, &spec.context, &spec.tool_policy}) {
+    if (!j->is_object()) return Status::Error(kArtifactError, "run spec policy is not an object");
+  }
+  return Status::Ok();
+}
+
+AttemptRecord* FindAttempt(Manifest& m, const AttemptKey& key) {
+  for (auto& a : m.attempts) {
+    if (a.key == key) return &a;
+  }
+  return nullptr;
+}
+
+void RecomputeUsage(Manifest& m) {
+  std::vector<Usage> usages;
+  for (const auto& a : m.attempts) {
+    if (a.usage) usages.push_back(*a.usage);
+  }
+  m.usage = SumUsage(usages);
+}
+
+// Applies `u` to `row`; the caller has checked that the row may change.
+Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptRecord& row,
+                          const std::string& now) {
+  for (const auto& name : u.artifacts) {
+    if (m.artifacts.count(name) == 0) {
+      return Status::Error(kArtifactError, "attempt names an unwritten artifact " + name);
+    }
+    if (std::find(row.artifacts.begin(), row.artifacts.end(), name) == row.artifacts.end()) {
+      row.artifacts.push_back(name);
+    }
+  }
+  row.state = u.state;
+  if (u.state != AttemptState::kRunning && !row.ended_at) row.ended_at = now;
+  if (u.usage) row.usage = u.usage;
+  if (u.error) row.error = AttemptError{u.error->code, SanitizeUtf8(u.error->message)};
+  return Status::Ok();
+}
+
+}  // namespace
+
+RunStore::RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir, Manifest manifest)
+    : fs_(fs),
+      clock_(clock),
+      run_dir_(std::move(run_dir)),
+      run_id_(manifest.run_id),
+      manifest_(std::move(manifest)) {}
+
+Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClock& clock,
+                                                   const RunSpec& spec) {
+  Status s = CheckSpec(spec);
+  if (!s.ok()) return s;
+  const std::string run_dir = RunDirectory(spec.cwd, spec.session_id, spec.pid, spec.run_id);
+  s = CreateDirectories(fs, DirName(run_dir));
+  if (!s.ok()) return s;
+  // The run directory itself is always new: a random id that already exists means a bug.
+  s = fs.CreateDir(run_dir, kPrivateDirMode);
+  if (s.ok()) s = fs.SyncDir(DirName(run_dir));
+  if (!s.ok()) return Status::Error(kArtifactError, "cannot create run directory: " + s.message());
+
+  Manifest m;
+  m.run_id = spec.run_id;
+  m.workflow = std::string(RunIdWorkflow(spec.run_id));
+  m.source = spec.source;
+  m.created_at = m.updated_at = FormatTimestamp(clock.Now());
+  m.cwd = spec.cwd;
+  m.config = spec.config;
+  m.models = spec.models;
+  m.capabilities = spec.capabilities;
+  m.context = spec.context;
+  m.tool_policy = spec.tool_policy;
+  std::unique_ptr<RunStore> store(new RunStore(fs, clock, run_dir, m));
+  std::lock_guard lock(store->mu_);
+  s = store->PersistLocked(std::move(m));
+  if (!s.ok()) return s;
+  return store;
+}
+
+std::string RunStore::Now() const { return FormatTimestamp(clock_.Now()); }
+
+std::string RunStore::PathOf(std::string_view name) const { return ArtifactPath(run_dir_, name); }
+
+Status RunStore::PersistLocked(Manifest next) {
+  next.updated_at = Now();
+  auto bytes = CanonicalBytes(ManifestToJson(next), kManifestFile);
+  if (!bytes.ok()) return bytes.status();
+  Status s = WriteFileDurably(fs_, PathOf(kManifestFile), bytes.value());
+  if (!s.ok()) return s;
+  manifest_ = std::move(next);
+  return Status::Ok();
+}
+
+Status RunStore::RefuseIfTerminalLocked() const {
+  if (!IsTerminal(manifest_.state)) return Status::Ok();
+  return Invalid("run " + run_id_ + " is " + std::string(RunStateName(manifest_.state)) +
+                 "; its manifest is final");
+}
+
+Result<ArtifactRef> RunStore::WriteArtifact(std::string_view name, std::string_view bytes) {
+  Status s = ValidateArtifactName(name);
+  if (!s.ok()) return s;
+  if (IsReserved(name)) {
+    return Status::Error(kArtifactError, std::string(name) + " is written only by the run store");
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (s = RefuseIfTerminalLocked(); !s.ok()) return s;
+  }
+  s = WriteFileDurably(fs_, PathOf(name), bytes);
+  if (!s.ok()) return s;
+  ArtifactRef ref = MakeRef(name, bytes);
+  std::lock_guard lock(mu_);
+  // The run may have ended while the bytes were written; the file then stays unreferenced.
+  if (s = RefuseIfTerminalLocked(); !s.ok()) return s;
+  Manifest next = manifest_;
+  next.artifacts[ref.path] = ref;
+  if (s = PersistLocked(std::move(next)); !s.ok()) return s;
+  return ref;
+}
+
+Result<ArtifactRef> RunStore::WriteJsonArtifact(std::string_view name, const json& value) {
+  auto bytes = CanonicalBytes(value, name);
+  if (!bytes.ok()) return bytes.status();
+  return WriteArtifact(name, bytes.value());
+}
+
+Status RunStore::RecordAttempt(const AttemptUpdate& update) {
+  Status s = ValidateAttemptKey(update.key);
+  if (!s.ok()) return s;
+  std::lock_guard lock(mu_);
+  if (s = RefuseIfTerminalLocked(); !s.ok()) return s;
+  Manifest next = manifest_;
+  AttemptRecord* row = FindAttempt(next, update.key);
+  if (row == nullptr) {
+    next.attempts.push_back(AttemptRecord{update.key, AttemptState::kRunning, Now()});
+    row = &next.attempts.back();
+  } else if (row->state != AttemptState::kRunning && row->state != update.state) {
+    return Invalid("attempt " + AttemptPrefix(update.key) + " is already " +
+                   std::string(AttemptStateName(row->state)));
+  }
+  if (s = ApplyAttemptUpdate(update, next, *row, Now()); !s.ok()) return s;
+  RecomputeUsage(next);
+  return PersistLocked(std::move(next));
+}
+
+Status RunStore::AddAttemptUsage(const AttemptKey& key, const Usage& usage) {
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  Manifest next = manifest_;
+  AttemptRecord* row = FindAttempt(next, key);
+  if (row == nullptr) {
+    return Status::Error(kArtifactError, "no attempt " + AttemptPrefix(key) + " to add usage to");
+  }
+  row->usage = row->usage ? SumUsage({*row->usage, usage}) : usage;
+  RecomputeUsage(next);
+  return PersistLocked(std::move(next));
+}
+
+Status RunStore::SetAnonymousMap(const json& map) {
+  if (!map.is_object()) return Status::Error(kArtifactError, "anonymous map is not an object");
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  if (!manifest_.anonymous_map.is_null()) return Invalid("the anonymous map is already recorded");
+  Manifest next = manifest_;
+  next.anonymous_map = map;
+  return PersistLocked(std::move(next));
+}
+
+Status RunStore::CheckCommittedLocked(const Manifest& next) const {
+  const auto merged = next.artifacts.find(kMergedFile);
+  const auto result = next.artifacts.find(kResultFile);
+  if (merged == next.artifacts.end() || result == next.artifacts.end()) {
+    return Invalid("completed needs merged.md and result.json to be recorded first");
+  }
+  auto bytes = VerifyArtifact(fs_, run_dir_, result->second);
+  if (!bytes.ok()) return bytes.status();
+  auto parsed = ParseJson(bytes.value(), kResultFile);
+  if (!parsed.ok()) return parsed.status();
+  return CheckCommittedResult(parsed.value(), run_id_, next.workflow, merged->second);
+}
+
+Status RunStore::Transition(RunState to) {
+  if (to == RunState::kFailed || to == RunState::kCancelled) {
+    return Invalid("failed and cancelled are entered through Fail()");
+  }
+  std::lock_guard lock(mu_);
+  Status s = CheckTransition(manifest_.state, to);
+  if (!s.ok()) return s;
+  if (to == RunState::kCompleted) {
+    if (s = CheckCommittedLocked(manifest_); !s.ok()) return s;
+  }
+  Manifest next = manifest_;
+  next.state = to;
+  return PersistLocked(std::move(next));
+}
+
+Result<CommittedRefs> RunStore::CommitResult(std::string_view merged_markdown, json details) {
+  if (!IsValidUtf8(merged_markdown)) {
+    return Status::Error(kArtifactError, "merged.md is not valid UTF-8");
+  }
+  auto stamped = StampResultDetails(std::move(details));
+  if (!stamped.ok()) return stamped.status();
+  std::lock_guard lock(mu_);
+  Status s = CheckTransition(manifest_.state, RunState::kCompleted);
+  if (!s.ok()) return s;
+  CommittedRefs refs;
+  refs.merged = MakeRef(kMergedFile, merged_markdown);
+  if (s = WriteFileDurably(fs_, PathOf(kMergedFile), merged_markdown); !s.ok()) return s;
+  auto result_bytes =
+      CanonicalBytes(CommittedResultToJson(run_id_, refs.merged, stamped.value()), kResultFile);
+  if (!result_bytes.ok()) return result_bytes.status();
+  refs.result = MakeRef(kResultFile, result_bytes.value());
+  if (s = WriteFileDurably(fs_, PathOf(kResultFile), result_bytes.value()); !s.ok()) return s;
+  Manifest next = manifest_;
+  next.artifacts[kMergedFile] = refs.merged;
+  next.artifacts[kResultFile] = refs.result;
+  next.state = RunState::kCompleted;
+  if (s = CheckCommittedLocked(next); !s.ok()) return s;
+  if (s = PersistLocked(std::move(next)); !s.ok()) return s;
+  return refs;
+}
+
+Manifest RunStore::Snapshot() const {
+  std::lock_guard lock(mu_);
+  return manifest_;
+}
+
+}  // namespace pi_fusion::store

@@ -1,0 +1,152 @@
+// RunStore: owns one run directory and its manifest for the lifetime of a run.
+//
+// Every change is durable before it is visible: artifacts are written with WriteFileDurably, and
+// every manifest update writes the whole manifest durably; the in-memory manifest only takes the
+// new value once that write succeeded, so a failed write leaves memory and disk agreeing on the
+// previous state (Fail() is the exception, see there).
+//
+// Lifecycle:
+//   Create()            directories (0700), manifest.json in `initializing`
+//   WriteArtifact()     evidence files (0600), each ref recorded in the manifest
+//   RecordAttempt()     one row per child attempt; run usage is the attempts' sum
+//   Transition()        along the state machine of run_state.h
+//   CommitResult()      merged.md, result.json, manifest `completed`
+//   Fail()              error.json, terminal manifest, one failure-summary.json attempt
+// After a terminal state every mutating call is refused with state_transition_invalid: the
+// terminal manifest is what the failure summary and bg_result bind.
+//
+// Reserved names (written only by the calls above): manifest.json, merged.md, result.json,
+// error.json, failure-summary.json, usage-claim.json.
+//
+// Thread-safety: all methods are safe to call concurrently (candidate attempts finish on different
+// threads). One mutex serializes manifest updates; WriteArtifact writes the artifact's bytes
+// outside it, so large evidence files of different attempts are written in parallel.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "store/artifact_ref.h"
+#include "store/manifest.h"
+#include "store/wall_clock.h"
+
+namespace pi_fusion::store {
+
+// What preflight knows when the run is created.
+struct RunSpec {
+  std::string run_id;  // REQUIRES: IsValidRunId; its prefix is the workflow
+  RunSource source = RunSource::kTool;
+  std::string cwd;         // REQUIRES: absolute; the run lives under <cwd>/.pi/fusion/
+  std::string session_id;  // sanitized into the directory name (run_paths.h)
+  long pid = 0;            // the Pi process id, part of the session directory name
+  nlohmann::json config = nlohmann::json::object();  // REQUIRES: an object
+  RunModels models;
+  nlohmann::json capabilities = nlohmann::json::object();  // REQUIRES: an object
+  nlohmann::json context = nlohmann::json::object();       // REQUIRES: an object
+  nlohmann::json tool_policy = nlohmann::json::object();   // REQUIRES: an object
+};
+
+// A change to one attempt row. The row is created on first sight of its key (started_at = now);
+// ended_at is set when its state first leaves kRunning. A finished attempt's state is final.
+struct AttemptUpdate {
+  AttemptKey key;
+  AttemptState state = AttemptState::kRunning;
+  std::optional<Usage> usage;          // replaces the row's usage when set
+  std::optional<AttemptError> error;   // replaces the row's error when set
+  std::vector<std::string> artifacts;  // appended once each; REQUIRES: already written
+};
+
+struct CommittedRefs {
+  ArtifactRef merged;  // merged.md
+  ArtifactRef result;  // result.json
+};
+
+// What Fail() achieved. The terminal state is published even when the summary is not.
+struct FailReport {
+  Status terminal;  // ok when error.json and the terminal manifest are durable
+  Status summary;   // ok when failure-summary.json is written and bound by the manifest
+  std::optional<ArtifactRef> summary_ref;
+  // When !summary.ok(): one bounded (kSummaryNoteMaxBytes) summary-unavailable note for the
+  // failure channel; empty otherwise.
+  std::string summary_note;
+};
+
+class RunStore {
+ public:
+  // Creates <cwd>/.pi/fusion/<session>-<pid>/<run-id>/ (every directory it creates mode 0700;
+  // the run directory itself must not exist yet) and writes the initial manifest.
+  // REQUIRES: `fs` and `clock` outlive the store.
+  static Result<std::unique_ptr<RunStore>> Create(FileSystem& fs, const WallClock& clock,
+                                                  const RunSpec& spec);
+
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  const std::string& run_dir() const { return run_dir_; }
+  const std::string& run_id() const { return run_id_; }
+
+  // Writes `bytes` durably as `name` (mode 0600) and records its ref. Rewriting a name replaces
+  // its ref. Refused for reserved and invalid names, and after a terminal state.
+  Result<ArtifactRef> WriteArtifact(std::string_view name, std::string_view bytes);
+  // WriteArtifact of CanonicalJson(value).
+  Result<ArtifactRef> WriteJsonArtifact(std::string_view name, const nlohmann::json& value);
+
+  Status RecordAttempt(const AttemptUpdate& update);
+  // Adds `usage` to an existing attempt (a second provider turn of the same child, such as the
+  // same-session compression of an oversized candidate) and to the run total.
+  Status AddAttemptUsage(const AttemptKey& key, const Usage& usage);
+  // Records the A/B/C map once. REQUIRES: an object.
+  Status SetAnonymousMap(const nlohmann::json& map);
+
+  // Moves along the forward path (run_state.h). `completed` is refused until merged.md and
+  // result.json refs are recorded and result.json binds merged.md's ref; failed and cancelled
+  // are entered only through Fail().
+  Status Transition(RunState to);
+
+  // REQUIRES: state merging. Writes merged.md (valid UTF-8), then result.json wrapping `details`
+  // (stamped with the fusion-result.v5 schema id), then the manifest `completed` binding both.
+  Result<CommittedRefs> CommitResult(std::string_view merged_markdown, nlohmann::json details);
+
+  // REQUIRES: `terminal` is failed or cancelled, and the run is not terminal yet (otherwise
+  // nothing is written and report.terminal is state_transition_invalid).
+  // Writes error.json, then the terminal manifest, then makes exactly one attempt at
+  // failure-summary.json built from a fresh re-read of the terminal manifest, and finally binds
+  // the summary's ref in the manifest. A failure of error.json does not stop the terminal
+  // manifest; a failure of the summary does not undo the terminal state. Even when the terminal
+  // manifest cannot be written the store stays terminal in memory: the run is over either way.
+  FailReport Fail(RunState terminal, RunError error);
+
+  // A copy of the current manifest.
+  Manifest Snapshot() const;
+
+ private:
+  RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir, Manifest manifest);
+
+  std::string Now() const;
+  std::string PathOf(std::string_view name) const;
+  // Durably writes `next` as the manifest and adopts it. REQUIRES: mu_ held.
+  Status PersistLocked(Manifest next);
+  Status RefuseIfTerminalLocked() const;
+  // The completed-state precondition, checked against the files on disk.
+  Status CheckCommittedLocked(const Manifest& next) const;
+  Status WriteErrorJsonLocked(const RunError& error, Manifest& next);
+  void WriteSummaryOnceLocked(FailReport& report);
+
+  FileSystem& fs_;
+  const WallClock& clock_;
+  const std::string run_dir_;
+  const std::string run_id_;
+
+  mutable std::mutex mu_;
+  Manifest manifest_;  // guarded by mu_
+};
+
+}  // namespace pi_fusion::store

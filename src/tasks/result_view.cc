@@ -1,0 +1,144 @@
+#include "tasks/result_view.h"
+
+#include <cstdio>
+
+#include "store/failure_view.h"
+#include "store/run_id.h"
+#include "store/usage_claim.h"
+#include "store/verify.h"
+#include "store/wall_clock.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+using nlohmann::json;
+
+json BaseDetails(const TaskInfo& task, std::string_view state, std::string_view delivery) {
+  return {{"schema_version", kResultViewSchema}, {"task_id", task.id},
+          {"state", state},                      {"delivery", delivery},
+          {"workflow", task.workflow},           {"artifact_dir", task.artifact_dir}};
+}
+
+std::string UsageLine(const store::Usage& usage, bool attached_now) {
+  char cost[32];
+  std::snprintf(cost, sizeof(cost), "$%.4f", usage.cost.total);
+  return "Usage: " + std::to_string(usage.input) + " input, " + std::to_string(usage.output) +
+         " output, " + std::to_string(usage.cache_read) + " cache read, " +
+         std::to_string(usage.cache_write) + " cache write tokens, " + cost + " (" +
+         (attached_now ? "attached to this session now" : "already attached") + ")";
+}
+
+Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery delivery) {
+  Result<store::VerifiedResult> verified = store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
+  if (!verified.ok()) return verified.status();
+  const bool inline_delivery = delivery == Delivery::kInline;
+  if (inline_delivery && verified->merged.size() > kInlineAnswerLimit) {
+    return Status::Error("invalid_arguments",
+                         "the answer of " + task.id + " is " +
+                             std::to_string(verified->merged.size()) +
+                             " bytes, over the 49,152-byte inline limit; nothing was truncated. "
+                             "Call bg_result({taskId: \"" + task.id +
+                             "\", delivery: \"artifact\"}) and read " + verified->merged_path);
+  }
+  Result<bool> claimed = store::ClaimUsageOnce(fs, store::SystemWallClock(), task.artifact_dir,
+                                               task.id, verified->usage);
+  if (!claimed.ok()) return claimed.status();
+  ResultView view;
+  view.text = "Fusion " + task.id + " completed (" + task.workflow + ").\nAnswer: " +
+              std::to_string(verified->merged_ref.byte_length) + " bytes, " +
+              verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
+              UsageLine(verified->usage, *claimed) + "\n\n" +
+              (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
+  view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
+  view.details["answer"] = {{"present", true},
+                            {"path", verified->merged_path},
+                            {"byte_length", verified->merged_ref.byte_length},
+                            {"sha256", verified->merged_ref.sha256}};
+  view.details["usage"] = store::UsageToJson(verified->usage);
+  view.details["usage_attached"] = *claimed ? "now" : "already";
+  view.details["result"] = verified->details;
+  if (*claimed) view.attach_usage = store::UsageToJson(verified->usage);
+  return view;
+}
+
+ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
+  Result<json> failure = store::ReadFailureView(fs, task.artifact_dir);
+  ResultView view;
+  view.details = BaseDetails(task, TaskStateName(task.state), "none");
+  view.details["answer"] = {{"present", false}, {"reason", "run_did_not_commit"}};
+  std::string summary = task.terminal_text;
+  if (failure.ok()) {
+    for (const auto& [key, value] : failure->items()) view.details[key] = value;
+    store::FitFailureView(view.details, kFailureViewLimit);
+  } else {
+    view.details["summary_status"] = "unavailable";
+    summary += (summary.empty() ? "" : "\n") + std::string("Failure summary unavailable: ") +
+               failure.status().message();
+  }
+  view.text = "Fusion " + task.id + " " + std::string(TaskStateName(task.state)) + " (" +
+              task.workflow + "); no answer was committed.\n" + summary +
+              (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir
+                                                               : "");
+  return view;
+}
+
+}  // namespace
+
+Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Delivery delivery) {
+  switch (task.state) {
+    case TaskState::kRunning: {
+      ResultView view;
+      view.text = "Fusion " + task.id + " is still running (" + task.workflow + ")" +
+                  (task.last_progress.empty() ? "" : ": " + task.last_progress) +
+                  ".\nArtifacts: " + task.artifact_dir +
+                  "\nWait for the terminal notification; do not poll.";
+      view.details = BaseDetails(task, "running", "none");
+      return view;
+    }
+    case TaskState::kCompleted:
+      return CompletedView(fs, task, delivery);
+    case TaskState::kFailed:
+    case TaskState::kKilled:
+      return FailedView(fs, task);
+  }
+  return Status::Error("orchestration_failed", "unknown task state");
+}
+
+std::optional<TaskInfo> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
+                                      const std::string& run_id) {
+  if (!store::IsValidRunId(run_id)) return std::nullopt;
+  const std::string root = cwd + "/.pi/fusion";
+  Result<std::vector<std::string>> sessions = fs.ListDir(root);
+  if (!sessions.ok()) return std::nullopt;
+  for (const std::string& session : *sessions) {
+    const std::string dir = root + "/" + session + "/" + run_id;
+    Result<store::Manifest> manifest = store::ReadManifest(fs, dir);
+    if (!manifest.ok()) continue;
+    TaskInfo task;
+    task.id = run_id;
+    task.workflow = manifest->workflow;
+    task.label = "fusion " + manifest->workflow;
+    task.artifact_dir = dir;
+    task.source = std::string(store::RunSourceName(manifest->source));
+    switch (manifest->state) {
+      case store::RunState::kCompleted:
+        task.state = TaskState::kCompleted;
+        break;
+      case store::RunState::kCancelled:
+        task.state = TaskState::kKilled;
+        break;
+      case store::RunState::kFailed:
+        task.state = TaskState::kFailed;
+        break;
+      default:
+        // A run its host never finished (the process died): nothing will complete it now.
+        task.state = TaskState::kFailed;
+        task.terminal_text = "the run's host process ended before the run did (state " +
+                             std::string(store::RunStateName(manifest->state)) + ")";
+    }
+    return task;
+  }
+  return std::nullopt;
+}
+
+}  // namespace pi_fusion::tasks

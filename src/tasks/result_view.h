@@ -1,0 +1,40 @@
+// What bg_result returns for one Fusion run, built from the run directory on disk (so a
+// completed run stays retrievable after Pi restarts). Completed runs are re-verified byte for
+// byte before any answer is returned; running runs answer at once; failed and cancelled runs
+// return their bounded failure view. Thread-safe; reads files only (plus the once-only usage
+// claim, which writes one file the first time).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "tasks/task_registry.h"
+
+namespace pi_fusion::tasks {
+
+inline constexpr size_t kInlineAnswerLimit = 49152;
+inline constexpr size_t kFailureViewLimit = 8192;
+inline constexpr char kResultViewSchema[] = "pi-background-tasks.fusion-result-view.v1";
+
+struct ResultView {
+  std::string text;
+  nlohmann::json details;
+  // Pi Usage to attach to the tool result: set only on the first successful retrieval.
+  std::optional<nlohmann::json> attach_usage;
+};
+
+enum class Delivery { kInline, kArtifact };
+
+// `task` is the live task when this session knows it. Errors carry `artifact_error` (the run
+// failed verification), `invalid_arguments` (inline answer over the limit; nothing truncated).
+Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Delivery delivery);
+
+// Looks for `<cwd>/.pi/fusion/*/<run_id>/` written by an earlier host process.
+std::optional<TaskInfo> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
+                                      const std::string& run_id);
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,69 @@
+// The background tasks of one host session: Fusion runs registered at the end of preflight,
+// their progress, terminal state and cancellation. The contract's ids are run ids
+// (`^(reason|investigate|research|validate)-[0-9a-f]{32}$`); lookups accept an unambiguous prefix.
+//
+// Thread-safe: runs report from worker threads while tools query from the JS thread.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pi_fusion/status.h"
+#include "process/cancel_token.h"
+
+namespace pi_fusion::tasks {
+
+enum class TaskState { kRunning, kCompleted, kFailed, kKilled };
+std::string_view TaskStateName(TaskState state);  // "running" | "completed" | "failed" | "killed"
+
+struct TaskInfo {
+  std::string id;            // the run id
+  std::string workflow;      // "reason", ...
+  std::string label;         // "fusion reason"
+  std::string description;   // the request, whitespace-collapsed, cut to 240 characters
+  std::string source;        // "tool" | "command"
+  std::string artifact_dir;
+  TaskState state = TaskState::kRunning;
+  std::string last_progress;  // the newest progress line
+  std::string terminal_text;  // set when the task ends
+};
+
+// Error texts of the contract.
+inline constexpr char kTaskIdRequired[] = "Task ID is required";
+
+class TaskRegistry {
+ public:
+  void Add(TaskInfo task, process::CancelToken cancel);
+  // Exact id or unambiguous prefix among this session's tasks. Errors (code invalid_arguments):
+  // "Task ID is required", "Unknown background task ID: <id>",
+  // "Ambiguous background task ID prefix: <p> (matches <a>, <b>)".
+  Result<TaskInfo> Resolve(std::string_view id_or_prefix) const;
+  std::vector<TaskInfo> List() const;  // in registration order
+  void Progress(const std::string& id, const std::string& line);
+  void Finish(const std::string& id, TaskState state, const std::string& terminal_text);
+  // Cancels a running task; "Background task <id> is not running" otherwise.
+  Result<TaskInfo> Kill(std::string_view id_or_prefix);
+  void CancelAll();
+  size_t RunningCount() const;
+
+ private:
+  struct Entry {
+    TaskInfo info;
+    process::CancelToken cancel;
+  };
+  Result<const Entry*> FindLocked(std::string_view id_or_prefix) const;
+
+  mutable std::mutex mu_;
+  std::vector<std::string> order_;     // guarded by mu_
+  std::map<std::string, Entry> tasks_;  // guarded by mu_
+};
+
+// The description of a task: whitespace collapsed to single spaces, trimmed, cut to 240
+// characters (whole UTF-8 code points).
+std::string TaskDescription(std::string_view request_text);
+
+}  // namespace pi_fusion::tasks

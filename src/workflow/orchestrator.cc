@@ -1,0 +1,280 @@
+#include "workflow/orchestrator.h"
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "workflow/anonymize.h"
+#include "workflow/child_stage.h"
+#include "workflow/evaluation_contract.h"
+#include "workflow/result_details.h"
+#include "workflow/stage_inputs.h"
+#include "workflow/stage_prompts.h"
+#include "workflow/workflow_constants.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using store::RunState;
+using store::Stage;
+
+process::ChildCapability ChildCapabilityOf(const std::string& workflow) {
+  const Capability capability = CandidateCapability(workflow).value_or(Capability::kReason);
+  if (capability == Capability::kInspect) return process::ChildCapability::kInspect;
+  if (capability == Capability::kResearch) return process::ChildCapability::kResearch;
+  return process::ChildCapability::kReason;
+}
+
+class Run {
+ public:
+  Run(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer)
+      : run_(run), cancel_(cancel), observer_(observer) {}
+
+  RunOutcome Execute() {
+    ReportBudgetWarnings();
+    std::array<std::string, 3> answers;
+    if (!RunCandidates(&answers)) return outcome_;
+    Result<AnonymousMap> map = Anonymize();
+    if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
+    std::vector<AnonymousCandidate> candidates;
+    for (const char* id : {"A", "B", "C"}) {
+      candidates.push_back({id, answers[map->SlotOf(id) - 1]});
+    }
+    Result<nlohmann::json> evaluation = Evaluate(candidates);
+    if (!evaluation.ok()) return outcome_;
+    Result<std::string> merged = Merge(candidates, *evaluation);
+    if (!merged.ok()) return outcome_;
+    return Commit(*merged, *map);
+  }
+
+ private:
+  void ReportBudgetWarnings() {
+    size_t high = 0;
+    for (const budget::StageForecast& stage : run_.plan.stages) {
+      if (stage.utilization_bp >= 8000) ++high;
+    }
+    if (high > 0) {
+      observer_.Progress("budget warning (" + std::to_string(high) +
+                         " stages at or above 80%)");
+    }
+  }
+
+  bool Advance(RunState state) {
+    Status s = run_.store->Transition(state);
+    if (!s.ok()) Fail(s, std::nullopt, std::nullopt, std::nullopt);
+    return s.ok();
+  }
+
+  bool RunCandidates(std::array<std::string, 3>* answers) {
+    if (!Advance(RunState::kCandidatesRunning)) return false;
+    observer_.Progress("candidates running");
+    std::array<StageResult, 3> results;
+    std::atomic<int> done{0};
+    std::vector<std::thread> threads;
+    for (int slot = 1; slot <= 3; ++slot) {
+      threads.emplace_back([&, slot] {
+        observer_.Progress("candidate " + std::to_string(slot) + " starting");
+        results[slot - 1] = RunStageChild(run_, CandidateChild(slot), cancel_);
+        observer_.Progress("candidates " + std::to_string(++done) + "/3 complete");
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    // Every candidate ran to its own end: a failed one never cancels its siblings, whose
+    // outputs stay on disk as evidence. The first failure (by slot) is the run's error.
+    for (int slot = 1; slot <= 3; ++slot) {
+      const Status& status = results[slot - 1].status;
+      if (!status.ok()) {
+        Fail(status, Stage::kCandidate, slot, 1);
+        return false;
+      }
+      (*answers)[slot - 1] = std::move(results[slot - 1].answer);
+    }
+    return Advance(RunState::kCandidatesComplete);
+  }
+
+  StageChild CandidateChild(int slot) const {
+    StageChild child;
+    child.key = {Stage::kCandidate, slot, 1};
+    child.route = config::kAllSlots[slot - 1];
+    child.capability = ChildCapabilityOf(run_.request.request.workflow);
+    child.budget_stage = budget::Stage::kCandidate;
+    child.output = OutputKind::kCandidate;
+    child.role = "candidate";
+    child.system_prompt =
+        CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
+    child.stdin_text = CandidateStdin(run_.canonical_input);
+    return child;
+  }
+
+  Result<AnonymousMap> Anonymize() {
+    std::unique_ptr<RandomSource> random = NewSystemRandomSource();
+    Result<AnonymousMap> map = DrawAnonymousMap(*random);
+    if (!map.ok()) return map.status();
+    if (Status s = run_.store->SetAnonymousMap(map->ToJson()); !s.ok()) return s;
+    return map;
+  }
+
+  StageChild EvaluatorChild(int attempt, std::string system_prompt, std::string input) const {
+    StageChild child;
+    child.key = {Stage::kEvaluation, std::nullopt, attempt};
+    child.route = config::Slot::kEvaluator;
+    child.budget_stage = attempt == 1 ? budget::Stage::kEvaluation : budget::Stage::kEvaluationRepair;
+    child.output = OutputKind::kEvaluator;
+    child.role = "evaluator";
+    child.system_prompt = std::move(system_prompt);
+    child.stdin_text = std::move(input);
+    return child;
+  }
+
+  Result<nlohmann::json> Evaluate(const std::vector<AnonymousCandidate>& candidates) {
+    Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates);
+    if (!blind.ok()) return Fail(blind.status(), Stage::kEvaluation, std::nullopt, 1);
+    if (auto ref = run_.store->WriteArtifact("blind-candidates.json", blind->bytes); !ref.ok()) {
+      return Fail(ref.status(), Stage::kEvaluation, std::nullopt, 1);
+    }
+    if (!Advance(RunState::kEvaluating)) return outcome_.error;
+    observer_.Progress("evaluating candidates");
+    StageResult first = RunStageChild(run_, EvaluatorChild(1, EvaluatorSystemPrompt(), blind->bytes), cancel_);
+    if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
+    EvaluationCheck check = ValidateEvaluation(first.answer);
+    if (!check.ok()) check = Repair(*blind, first.answer, check.errors);
+    if (!check.ok()) {
+      if (outcome_.run_error) return outcome_.error;  // the repair child itself failed
+      return Fail(Status::Error("evaluation_invalid",
+                                "evaluation schema repair failed: " +
+                                    EvaluationInvalid(check.errors).message()),
+                  Stage::kEvaluation, std::nullopt, 2);
+    }
+    if (auto ref = run_.store->WriteJsonArtifact("evaluation.json", *check.evaluation); !ref.ok()) {
+      return Fail(ref.status(), Stage::kEvaluation, std::nullopt, std::nullopt);
+    }
+    if (!Advance(RunState::kEvaluationComplete)) return outcome_.error;
+    return *check.evaluation;
+  }
+
+  // The one repair child: given the capped error list, it must return a valid evaluation.
+  EvaluationCheck Repair(const CanonicalDocument& blind, const std::string& invalid,
+                         const std::vector<EvaluationError>& errors) {
+    const bool syntax = errors.size() == 1 && errors[0].path == "$";
+    observer_.Progress(syntax ? "repairing evaluator JSON"
+                              : "evaluator schema retry (" + std::to_string(errors.size()) +
+                                    " issues)");
+    Result<CanonicalDocument> input = BuildRepairInput(blind, invalid, errors);
+    if (!input.ok()) {
+      Fail(input.status(), Stage::kEvaluation, std::nullopt, 2);
+      return {std::nullopt, errors};
+    }
+    StageResult repaired = RunStageChild(
+        run_, EvaluatorChild(2, EvaluationRepairSystemPrompt(), input->bytes), cancel_);
+    if (!repaired.status.ok()) {
+      Fail(repaired.status, Stage::kEvaluation, std::nullopt, 2);
+      return {std::nullopt, errors};
+    }
+    return ValidateEvaluation(repaired.answer);
+  }
+
+  Result<std::string> Merge(const std::vector<AnonymousCandidate>& candidates,
+                            const nlohmann::json& evaluation) {
+    Result<CanonicalDocument> input = BuildMergeInput(run_.canonical_input, candidates, evaluation);
+    if (!input.ok()) return Fail(input.status(), Stage::kMerge, std::nullopt, 1);
+    if (!Advance(RunState::kMerging)) return outcome_.error;
+    observer_.Progress("merging final answer");
+    StageChild child;
+    child.key = {Stage::kMerge, std::nullopt, 1};
+    child.route = config::Slot::kMerger;
+    child.budget_stage = budget::Stage::kMerge;
+    child.output = OutputKind::kMerger;
+    child.role = "merger";
+    child.system_prompt = MergerSystemPrompt();
+    child.stdin_text = input->bytes;
+    StageResult merged = RunStageChild(run_, child, cancel_);
+    if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
+    return merged.answer;
+  }
+
+  RunOutcome Commit(const std::string& merged, const AnonymousMap& map) {
+    const store::Manifest manifest = run_.store->Snapshot();
+    ResultDetailsInput details;
+    details.run_id = manifest.run_id;
+    details.workflow = manifest.workflow;
+    for (size_t i = 0; i < 3; ++i) {
+      details.models.candidates[i] = run_.models.routes[i].model.QualifiedId();
+    }
+    details.models.evaluator = run_.models.route(config::Slot::kEvaluator).model.QualifiedId();
+    details.models.merger = run_.models.route(config::Slot::kMerger).model.QualifiedId();
+    details.models.thinking_level = run_.models.thinking_level;
+    details.anonymous_map = map;
+    details.usage = store::UsageToJson(manifest.usage);
+    for (const store::AttemptRecord& attempt : manifest.attempts) {
+      if (attempt.key.stage == Stage::kCandidate) ++details.attempts.candidate;
+      if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 1) ++details.attempts.evaluation;
+      if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 2) ++details.attempts.evaluation_repair;
+      if (attempt.key.stage == Stage::kMerge) ++details.attempts.merge;
+    }
+    for (const auto& [name, ref] : manifest.artifacts) {
+      details.artifacts.push_back({name, ref.path, ref.byte_length, ref.sha256});
+    }
+    Result<nlohmann::json> built = BuildResultDetails(details);
+    if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
+    Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);
+    if (!committed.ok()) return FailOutcome(committed.status(), Stage::kMerge);
+    observer_.Progress("completed");
+    outcome_.end = RunEnd::kCompleted;
+    outcome_.error = Status::Ok();
+    outcome_.artifact_dir = run_.store->run_dir();
+    outcome_.usage = store::UsageToJson(run_.store->Snapshot().usage);
+    return outcome_;
+  }
+
+  RunOutcome FailOutcome(const Status& status, std::optional<Stage> stage) {
+    Fail(status, stage, std::nullopt, std::nullopt);
+    return outcome_;
+  }
+
+  // Writes the terminal state durably and fills outcome_; returns the status for chaining.
+  Status Fail(const Status& status, std::optional<Stage> stage, std::optional<int> slot,
+              std::optional<int> attempt) {
+    const bool cancelled = cancel_.IsCancelled() || status.code() == "child_cancelled";
+    const RunState terminal = cancelled ? RunState::kCancelled : RunState::kFailed;
+    store::RunError error{cancelled ? "child_cancelled" : status.code(), status.message(), stage,
+                          slot, attempt};
+    store::FailReport report = run_.store->Fail(terminal, error);
+    outcome_.end = cancelled ? RunEnd::kCancelled : RunEnd::kFailed;
+    outcome_.error = Status::Error(error.code, error.message);
+    outcome_.run_error = error;
+    outcome_.artifact_dir = run_.store->run_dir();
+    outcome_.usage = store::UsageToJson(run_.store->Snapshot().usage);
+    if (!report.terminal.ok()) outcome_.summary_note = report.terminal.ToString();
+    if (!report.summary.ok()) outcome_.summary_note = report.summary_note;
+    observer_.Progress(cancelled ? "cancelled (" + error.message + ")"
+                                 : "failed (" + error.code + ")");
+    return outcome_.error;
+  }
+
+  PreparedRun& run_;
+  const process::CancelToken& cancel_;
+  RunObserver& observer_;
+  RunOutcome outcome_;
+};
+
+}  // namespace
+
+std::string FailureText(const RunOutcome& outcome) {
+  auto part = [](const char* name, const std::string& value) {
+    return std::string(name) + "=" + (value.empty() ? "none" : value);
+  };
+  const store::RunError error = outcome.run_error.value_or(store::RunError{});
+  const std::string stage = error.stage ? std::string(store::StageName(*error.stage)) : "preflight";
+  const std::string slot = error.slot ? std::to_string(*error.slot) : "";
+  const std::string attempt = error.attempt ? std::to_string(*error.attempt) : "";
+  return "Fusion failed (" + part("stage", stage) + ", " + part("slot", slot) + ", " +
+         part("attempt", attempt) + "): " + outcome.error.code() + ": " + outcome.error.message() +
+         "\nArtifacts: " + outcome.artifact_dir;
+}
+
+RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer) {
+  return Run(run, cancel, observer).Execute();
+}
+
+}  // namespace pi_fusion::workflow

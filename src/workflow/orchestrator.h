@@ -1,0 +1,18 @@
+// The Fusion run after preflight: three candidates in parallel, random A/B/C anonymization, a
+// blind evaluator with at most one repair, the merger, and the durable commit of merged.md and
+// result.json. Every failure and cancellation ends in a durable terminal manifest (error.json,
+// then the manifest, then one failure-summary attempt).
+//
+// Thread-safe: Execute() blocks its calling thread (a worker, never the JS thread) and runs the
+// candidates on threads of its own, all joined before it returns.
+#pragma once
+
+#include "process/cancel_token.h"
+#include "workflow/run_request.h"
+
+namespace pi_fusion::workflow {
+
+// REQUIRES: `run` came from a successful Preflight(). `cancel` may be triggered from any thread.
+RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer);
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,179 @@
+#include "workflow/preflight.h"
+
+#include <array>
+
+#include "config/config_store.h"
+#include "pi_fusion/canonical_json.h"
+#include "process/child_command.h"
+#include "budget/plan_json.h"
+#include "store/run_id.h"
+#include "workflow/clean_task.h"
+#include "workflow/context_projection.h"
+#include "workflow/stage_inputs.h"
+#include "workflow/stage_prompts.h"
+#include "workflow/workflow_constants.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using nlohmann::json;
+
+// The rendered stage prompts the planner measures: upstream outputs are still unknown, so they
+// are rendered empty and the planner reserves their contract sizes.
+struct RenderedStages {
+  std::string candidate_system, candidate_user;
+  std::string evaluation_system, evaluation_user;
+  std::string repair_system, repair_user;
+  std::string merge_system, merge_user;
+};
+
+Result<RenderedStages> RenderStages(Capability capability, const CanonicalDocument& input) {
+  RenderedStages out;
+  out.candidate_system = CandidateSystemPrompt(capability);
+  out.candidate_user = CandidateStdin(input);
+  std::vector<AnonymousCandidate> empty = {{"A", ""}, {"B", ""}, {"C", ""}};
+  Result<CanonicalDocument> blind = BuildBlindInput(input, empty);
+  if (!blind.ok()) return blind.status();
+  out.evaluation_system = EvaluatorSystemPrompt();
+  out.evaluation_user = blind->bytes;
+  Result<CanonicalDocument> repair = BuildRepairInput(*blind, "", {});
+  if (!repair.ok()) return repair.status();
+  out.repair_system = EvaluationRepairSystemPrompt();
+  out.repair_user = repair->bytes;
+  Result<CanonicalDocument> merge = BuildMergeInput(input, empty, json::object());
+  if (!merge.ok()) return merge.status();
+  out.merge_system = MergerSystemPrompt();
+  out.merge_user = merge->bytes;
+  return out;
+}
+
+Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, Capability capability) {
+  Result<RenderedStages> stages = RenderStages(capability, run.canonical_input);
+  if (!stages.ok()) return stages.status();
+  budget::PlanInput input;
+  input.workflow = run.request.request.workflow;
+  for (size_t i = 0; i < config::kAllSlots.size(); ++i) {
+    const config::ModelInfo& model = run.models.routes[i].model;
+    input.routes[i] = {budget::kAllRoles[i], model.provider, model.id, model.context_window,
+                       model.max_tokens};
+  }
+  input.candidate = {stages->candidate_system, stages->candidate_user};
+  input.evaluation = {stages->evaluation_system, stages->evaluation_user};
+  input.evaluation_repair = {stages->repair_system, stages->repair_user};
+  input.merge = {stages->merge_system, stages->merge_user};
+  const std::string request = run.request.request.canonical;
+  input.request = request;
+  const json& context = run.canonical_input.value.at("context");
+  const std::string history =
+      context.contains("conversation") ? CanonicalJson(context.at("conversation")) : "";
+  input.history = history;
+  return budget::PlanBudget(input);
+}
+
+store::RunModels RunModelsOf(const config::ResolvedModels& models) {
+  store::RunModels out;
+  for (size_t i = 0; i < 3; ++i) {
+    out.candidates[i] = {models.routes[i].model.provider, models.routes[i].model.id};
+  }
+  out.evaluator = {models.route(config::Slot::kEvaluator).model.provider,
+                   models.route(config::Slot::kEvaluator).model.id};
+  out.merger = {models.route(config::Slot::kMerger).model.provider,
+                models.route(config::Slot::kMerger).model.id};
+  out.thinking_level = models.thinking_level;
+  return out;
+}
+
+json ToolPolicy(Capability capability) {
+  json tools = json::array();
+  if (capability != Capability::kReason) tools = {"read", "grep", "find", "ls"};
+  if (capability == Capability::kResearch) tools.push_back("fusion_web_fetch");
+  return {{"candidate_tools", tools},
+          {"evaluator_tools", json::array()},
+          {"merger_tools", json::array()},
+          {"excluded_tools", process::DefaultExcludedTools()}};
+}
+
+Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDocument* ledger) {
+  if (request.request.workflow != "reason") {
+    return BuildCleanTaskInput(request.host.cwd, request.request);
+  }
+  SessionProjectionRequest projection{request.host.cwd, request.host.branch, std::nullopt,
+                                      request.request};
+  if (!request.host.tool_call_id.empty()) projection.active_tool_call_id = request.host.tool_call_id;
+  Result<SessionProjection> projected = ProjectSession(projection);
+  if (!projected.ok()) return projected.status();
+  *ledger = std::move(projected->ledger);
+  return std::move(projected->input);
+}
+
+}  // namespace
+
+Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::WallClock& clock,
+                              PreflightFailure* failure) {
+  auto fail = [&](Status status) -> Result<PreparedRun> {
+    failure->status = status;
+    return status;
+  };
+  const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
+  if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
+
+  config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
+  Result<config::LoadedConfig> loaded = config_store.Load();
+  if (!loaded.ok()) return fail(loaded.status());
+  Result<config::ResolvedModels> models = config::AdmitModels(loaded->config, request.host.registry);
+  if (!models.ok()) return fail(models.status());
+
+  CanonicalDocument ledger;
+  Result<CanonicalDocument> input = CanonicalInput(request, &ledger);
+  if (!input.ok()) return fail(input.status());
+
+  PreparedRun run;
+  run.request = std::move(request);
+  run.models = std::move(models).value();
+  run.canonical_input = std::move(input).value();
+  Result<budget::BudgetPlan> plan = PlanRun(run, *capability);
+  if (!plan.ok()) return fail(plan.status());
+  run.plan = std::move(plan).value();
+
+  Result<std::string> run_id = store::NewRunId(run.request.request.workflow);
+  if (!run_id.ok()) return fail(run_id.status());
+  store::RunSpec spec;
+  spec.run_id = *run_id;
+  spec.source = run.request.source;
+  spec.cwd = run.request.host.cwd;
+  spec.session_id = run.request.host.session_id;
+  spec.pid = static_cast<long>(run.request.host.pid);
+  spec.config = {{"models", json::parse(*config::SerializeModelsConfig(loaded->config))},
+                 {"revision", config::RevisionToJson(loaded->revision)},
+                 {"routes", config::ResolvedModelsToJson(run.models)}};
+  spec.models = RunModelsOf(run.models);
+  const std::string capability_name = run.request.request.workflow == "reason" ? "reason"
+                                      : run.request.request.workflow == "research" ? "research"
+                                                                                   : "inspect";
+  spec.capabilities = {{"candidate", capability_name}, {"evaluator", "reason"}, {"merger", "reason"}};
+  spec.context = {{"policy", run.request.request.workflow == "reason" ? "session_projection"
+                                                                       : "clean_task"}};
+  spec.tool_policy = ToolPolicy(*capability);
+  Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);
+  if (!store.ok()) return fail(store.status());
+  run.store = std::move(store).value();
+  failure->artifact_dir = run.store->run_dir();
+
+  std::vector<std::pair<std::string, std::string>> artifacts = {
+      {"canonical-input.json", run.canonical_input.bytes},
+      {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
+  if (!ledger.bytes.empty()) artifacts.emplace_back("context-omission-ledger.json", ledger.bytes);
+  for (const auto& [name, bytes] : artifacts) {
+    Result<store::ArtifactRef> ref = run.store->WriteArtifact(name, bytes);
+    if (!ref.ok()) return fail(ref.status());
+  }
+  if (run.plan.blocked()) {
+    Status blocked = budget::CheckPlan(run.plan);
+    run.store->Fail(store::RunState::kFailed, {blocked.code(), blocked.message(), std::nullopt,
+                                               std::nullopt, std::nullopt});
+    return fail(blocked);
+  }
+  return run;
+}
+
+}  // namespace pi_fusion::workflow

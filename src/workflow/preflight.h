@@ -1,0 +1,27 @@
+// Preflight: everything that must be durable before a run's receipt is returned, and before any
+// child exists — normalize (already done by the caller), load fusion-models.json, admit the five
+// routes, build the canonical input, plan the budget, create the run directory and write
+// canonical-input.json, context-omission-ledger.json (reason) and budget-plan.json.
+//
+// A fatal budget blocker still leaves a failed, durable run directory (the plan explains it) and
+// returns `prompt_budget_exceeded_forecast`; route or config problems fail before any directory
+// exists. Thread-safe: one call per run, on any thread.
+#pragma once
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "store/wall_clock.h"
+#include "workflow/run_request.h"
+
+namespace pi_fusion::workflow {
+
+struct PreflightFailure {
+  Status status;
+  std::string artifact_dir;  // empty when no run directory was created
+};
+
+// On failure `*failure` (REQUIRES: non-null) says why and where; the Result holds its status.
+Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::WallClock& clock,
+                              PreflightFailure* failure);
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,78 @@
+// The inputs and collaborators of one Fusion run, as plain data the binding fills in on the JS
+// thread (HostSnapshot) plus the seams the core uses. Value types; thread-compatible.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "budget/planner.h"
+#include "config/route_admission.h"
+#include "process/supervisor.h"
+#include "schema/normalize.h"
+#include "store/run_store.h"
+#include "workflow/canonical_document.h"
+
+namespace pi_fusion::workflow {
+
+// What a run needs from the Pi host, copied on the JS thread (src/addon/host_snapshot.cc).
+struct HostSnapshot {
+  std::string cwd;             // the session's working directory
+  std::string session_id;
+  std::string agent_dir;       // Pi's agent directory (PI_CODING_AGENT_DIR or ~/.pi/agent)
+  config::RegistrySnapshot registry;  // models, current model, parent thinking level
+  nlohmann::json branch;       // sessionManager.getBranch() for reason runs; null otherwise
+  std::string tool_call_id;    // the launching tool call, excluded from the projection
+  // How this host was started, so children run the same Pi under the same Node.
+  std::string node_path;       // process.execPath
+  std::string pi_cli_path;     // process.argv[1]
+  std::vector<std::string> environment;  // "NAME=value" of the host process
+  std::string package_root;    // holds extensions/fusion-child.ts
+  int64_t pid = 0;
+};
+
+struct RunRequest {
+  HostSnapshot host;
+  schema::NormalizedRequest request;
+  store::RunSource source = store::RunSource::kTool;
+  // Replaces {node, pi cli} at the start of every child's argv (tests only).
+  std::vector<std::string> child_command_override;
+  process::ChildLimits child_limits;  // defaults: the spec's caps and timers
+};
+
+// Progress lines for the user ("<label>: candidates running" is formed by the caller from these).
+// Called from worker threads; implementations must be thread-safe.
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void Progress(const std::string& line) = 0;
+};
+
+// The outcome of preflight: a durable run directory with its inputs and plan, no child yet.
+struct PreparedRun {
+  RunRequest request;
+  std::unique_ptr<store::RunStore> store;
+  config::ResolvedModels models;
+  CanonicalDocument canonical_input;
+  budget::BudgetPlan plan;
+};
+
+enum class RunEnd { kCompleted, kFailed, kCancelled };
+
+struct RunOutcome {
+  RunEnd end = RunEnd::kFailed;
+  Status error;              // ok when completed
+  std::optional<store::RunError> run_error;  // stage/slot/attempt of a failure
+  std::string artifact_dir;
+  nlohmann::json usage;      // the run's cumulative Pi usage
+  std::string summary_note;  // failure-summary problems, if any
+};
+
+// The failure line of the contract: "Fusion failed (stage=…, slot=…, attempt=…): <msg>".
+std::string FailureText(const RunOutcome& outcome);
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,211 @@
+/**
+ * @file A whole Fusion reason run inside the real pinned Pi: real child Pi processes with the
+ * child library, the scripted model playing every role, durable verified artifacts, the
+ * background-task cycle (receipt, wake, bg_result, usage claimed once), failures and bg_kill.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { CANDIDATE_TEXT, EVALUATION, MERGED_TEXT, fusionRules } from "./fusion_script.mjs";
+
+const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const RUN_TIMEOUT_MS = 120000;
+
+function runDirs(env) {
+  const root = path.join(env.cwd, ".pi", "fusion");
+  if (!fs.existsSync(root)) return [];
+  return fs.readdirSync(root).flatMap((session) =>
+    fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
+}
+
+function manifestOf(dir) {
+  return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+}
+
+describe("fusion reason end to end", () => {
+  test("/fusion in print mode runs five children and prints the verified merged answer", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+      const dirs = runDirs(env);
+      assert.equal(dirs.length, 1);
+      assert.match(path.basename(dirs[0]), /^reason-[0-9a-f]{32}$/);
+      const manifest = manifestOf(dirs[0]);
+      assert.equal(manifest.state, "completed");
+      assert.equal(manifest.source, "command");
+      assert.equal(manifest.attempts.length, 5);
+      assert.ok(manifest.attempts.every((a) => a.state === "completed"));
+      assert.deepEqual(Object.keys(manifest.anonymous_map).sort(), ["A", "B", "C"]);
+      assert.equal(fs.readFileSync(path.join(dirs[0], "merged.md"), "utf8"), MERGED_TEXT);
+      const result = JSON.parse(fs.readFileSync(path.join(dirs[0], "result.json"), "utf8"));
+      assert.equal(result.schema_version, "pi-background-tasks.fusion-committed-result.v1");
+      assert.equal(result.details.schema_version, "pi-background-tasks.fusion-result.v5");
+      const evaluation = JSON.parse(fs.readFileSync(path.join(dirs[0], "evaluation.json"), "utf8"));
+      assert.deepEqual(evaluation, EVALUATION);
+      const blind = JSON.parse(fs.readFileSync(path.join(dirs[0], "blind-candidates.json"), "utf8"));
+      assert.deepEqual(blind.candidates.map((c) => c.response), [CANDIDATE_TEXT, CANDIDATE_TEXT, CANDIDATE_TEXT]);
+      // Five model requests: three candidates, the evaluator and the merger; none carry tools.
+      const requests = env.requests();
+      assert.equal(requests.length, 5);
+      for (const req of requests) assert.equal(req.body.tools, undefined);
+      const candidateSystem = requests.find((q) => q.last_user_text.startsWith("Answer the request")).body.messages[0].content;
+      assert.match(JSON.stringify(candidateSystem), /49,152/);
+      // Usage is the sum of the five children's.
+      assert.equal(manifest.usage.input, requests.reduce((n, q) => n + (q.response?.usage?.input ?? 0), 0) || manifest.usage.input);
+      assert.ok(manifest.usage.totalTokens > 0);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("an invalid evaluation is repaired once (six children)", async () => {
+    const env = await createPiEnv({
+      script: { rules: fusionRules({ evaluator: [{ text: "Here is my evaluation: A is best" }] }) },
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+      const manifest = manifestOf(runDirs(env)[0]);
+      assert.equal(manifest.attempts.length, 6);
+      const evaluations = manifest.attempts.filter((a) => a.stage === "evaluation");
+      assert.deepEqual(evaluations.map((a) => a.attempt), [1, 2]);
+      assert.equal(env.requests().length, 6);
+      assert.match(r.stderr, /repairing evaluator JSON|evaluator schema retry/);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("fusion_reason returns a receipt, wakes the agent when done, and bg_result returns the verified answer once with usage", async () => {
+    const rules = [
+      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: {{tool_results}}" }] },
+      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
+      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
+      ...fusionRules(),
+      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+    ];
+    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("please fuse", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const receipt = env.requests().find((q) => q.tool_results?.some((t) => t.name === "fusion_reason")).tool_results[0].text;
+      assert.match(receipt, /^Started fusion reason in the background \(reason-[0-9a-f]{32}\)\.\nArtifacts: .*\nPreflight: .*\nWait for the terminal notification, then call bg_result\(\{taskId:"reason-[0-9a-f]{32}"\}\)\. Do not poll\.$/);
+      assert.match(r.stdout, /^FINAL: Fusion reason-[0-9a-f]{32} completed \(reason\)\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)\./);
+      assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
+      assert.match(r.stdout, /attached to this session now/);
+
+      // A new Pi process finds the completed run on disk; usage is not attached twice.
+      const id = path.basename(runDirs(env)[0]);
+      env.server.setScript({ rules: [
+        { match: { last_role: "tool" }, responses: [{ text: "AGAIN: {{tool_results}}" }] },
+        { match: { text: "again" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: id } }] }] },
+      ] });
+      const again = await env.print("again", { extensions: [PLUGIN] });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /\(verified\)/);
+      assert.match(again.stdout, /already attached/);
+      assert.ok(again.stdout.includes(MERGED_TEXT));
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("a tampered merged.md is refused by bg_result with artifact_error", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const dir = runDirs(env)[0];
+      fs.writeFileSync(path.join(dir, "merged.md"), MERGED_TEXT.replace("blue", "red!"));
+      env.server.setScript({ rules: [
+        { match: { last_role: "tool" }, responses: [{ text: "SEEN: {{tool_results}}" }] },
+        { match: { text: "get it" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: path.basename(dir) } }] }] },
+      ] });
+      const again = await env.print("get it", { extensions: [PLUGIN] });
+      assert.match(again.stdout, /artifact_error/);
+      assert.ok(!again.stdout.includes("red!"));
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("a failing candidate fails the run after its siblings finish, with a failure summary", async () => {
+    const env = await createPiEnv({
+      script: { rules: [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()] },
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    try {
+      env.writeAgentFile("fusion-models.json", JSON.stringify({
+        schema_version: "pi-background-tasks.fusion-models.v1",
+        candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"],
+        evaluator: "scripted/scripted-a",
+        merger: "scripted/scripted-a",
+      }));
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /Fusion failed \(stage=candidate, slot=2, attempt=1\)/);
+      const dir = runDirs(env)[0];
+      const manifest = manifestOf(dir);
+      assert.equal(manifest.state, "failed");
+      const bySlot = Object.fromEntries(manifest.attempts.map((a) => [a.slot, a.state]));
+      assert.deepEqual(bySlot, { 1: "completed", 2: "failed", 3: "completed" });
+      assert.ok(fs.existsSync(path.join(dir, "error.json")));
+      const summary = JSON.parse(fs.readFileSync(path.join(dir, "failure-summary.json"), "utf8"));
+      assert.equal(summary.schema_version, "pi-background-tasks.fusion-failure-summary.v1");
+      assert.ok(!JSON.stringify(summary).includes(CANDIDATE_TEXT), "no response text in the summary");
+      // No evaluator or merger ran.
+      assert.ok(!env.requests().some((q) => q.last_user_text.includes("fusion-blind-candidates.v1")));
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("bg_kill cancels a running run: every child stops and the manifest says cancelled", async () => {
+    const rules = [
+      { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: "KILLED: {{tool_results}}" }] },
+      { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
+      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason" }, responses: [{ delay_ms: 1500, tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
+      ...fusionRules({ candidate: [{ stall: true }] }),
+      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+    ];
+    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("please fuse", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const killed = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_kill")).tool_results[0].text;
+      assert.match(killed, /^killed reason-[0-9a-f]{32}/);
+      const manifest = manifestOf(runDirs(env)[0]);
+      assert.equal(manifest.state, "cancelled");
+      assert.ok(manifest.attempts.filter((a) => a.stage === "candidate").every((a) => a.state === "cancelled"));
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("a request over every route's budget starts zero children", async () => {
+    const huge = "why ".repeat(40000);
+    const rules = [
+      { match: { last_role: "tool" }, responses: [{ text: "RESULT: {{tool_results}}" }] },
+      { match: { text: "big question" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: huge } }] }] },
+    ];
+    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("big question", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /prompt_budget_exceeded_forecast/);
+      assert.equal(env.requests().length, 2, "only the parent agent's two requests");
+      const manifest = manifestOf(runDirs(env)[0]);
+      assert.equal(manifest.state, "failed");
+      assert.equal(manifest.attempts.length, 0);
+      assert.ok(fs.existsSync(path.join(runDirs(env)[0], "budget-plan.json")));
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

@@ -1,0 +1,256 @@
+// RunStore: directory creation and modes, durable manifest updates, artifacts, attempts, usage,
+// transitions, and concurrent attempts.
+#include <cerrno>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "core/durable_file.h"
+#include "pi_fusion/sha256.h"
+#include "store/constants.h"
+#include "store/verify.h"
+#include "test_support.h"
+
+using nlohmann::json;
+using namespace pi_fusion::store;
+using namespace pi_fusion::store::testing;
+
+namespace {
+
+// The manifest on disk, parsed strictly.
+Manifest DiskManifest(StoreFixture& f) {
+  auto m = ReadManifest(pi_fusion::PosixFileSystem(), f.store->run_dir());
+  REQUIRE(m.ok());
+  return m.value();
+}
+
+void CheckDiskMatchesMemory(StoreFixture& f) {
+  CHECK(ManifestToJson(DiskManifest(f)) == ManifestToJson(f.store->Snapshot()));
+}
+
+}  // namespace
+
+TEST_CASE("RunStore: creates every directory 0700 and the manifest 0600", "[store]") {
+  StoreFixture f;
+  const std::string session = f.dir.path() + "/.pi/fusion/session___n__code_id-4242";
+  CHECK(f.store->run_dir() == session + "/" + kRunId);
+  for (const std::string& d :
+       {f.dir.path() + "/.pi", f.dir.path() + "/.pi/fusion", session, f.store->run_dir()}) {
+    INFO(d);
+    CHECK(ModeOf(d) == 0700);
+  }
+  CHECK(ModeOf(f.Path(kManifestFile)) == 0600);
+  const Manifest m = DiskManifest(f);
+  CHECK(m.state == RunState::kInitializing);
+  CHECK(m.workflow == "reason");
+  CHECK(m.created_at == "2025-01-02T03:04:05.006Z");
+  CHECK(m.cwd == f.dir.path());
+  CHECK(m.attempts.empty());
+  CHECK(m.artifacts.empty());
+  CHECK(m.anonymous_map.is_null());
+  CHECK_FALSE(m.error.has_value());
+  CHECK(m.models == SampleSpec("/").models);
+}
+
+TEST_CASE("RunStore: an existing .pi keeps its mode", "[store]") {
+  TempDir dir;
+  FixedClock clock;
+  REQUIRE(pi_fusion::PosixFileSystem().CreateDir(dir.path() + "/.pi", 0755).ok());
+  auto store = RunStore::Create(pi_fusion::PosixFileSystem(), clock, SampleSpec(dir.path()));
+  REQUIRE(store.ok());
+  CHECK(ModeOf(dir.path() + "/.pi") == 0755);
+  CHECK(ModeOf(dir.path() + "/.pi/fusion") == 0700);
+}
+
+TEST_CASE("RunStore: Create refuses bad specs and an existing run directory", "[store]") {
+  TempDir dir;
+  FixedClock clock;
+  auto& fs = pi_fusion::PosixFileSystem();
+  RunSpec bad_id = SampleSpec(dir.path());
+  bad_id.run_id = "reason-123";
+  RunSpec relative = SampleSpec("relative/cwd");
+  RunSpec bad_policy = SampleSpec(dir.path());
+  bad_policy.context = json::array();
+  for (const RunSpec& spec : {bad_id, relative, bad_policy}) {
+    CHECK(RunStore::Create(fs, clock, spec).status().code() == pi_fusion::kArtifactError);
+  }
+  REQUIRE(RunStore::Create(fs, clock, SampleSpec(dir.path())).ok());
+  CHECK(RunStore::Create(fs, clock, SampleSpec(dir.path())).status().code() ==
+        pi_fusion::kArtifactError);
+}
+
+TEST_CASE("RunStore: WriteArtifact writes 0600, returns the ref and records it durably",
+          "[store]") {
+  StoreFixture f;
+  auto ref = f.store->WriteArtifact("canonical-input.json", "{\"x\":1}");
+  REQUIRE(ref.ok());
+  CHECK(ref->path == "canonical-input.json");
+  CHECK(ref->byte_length == 7);
+  CHECK(ref->sha256 == pi_fusion::Sha256Ref("{\"x\":1}"));
+  CHECK(ModeOf(f.Path("canonical-input.json")) == 0600);
+  CHECK(DiskManifest(f).artifacts.at("canonical-input.json") == ref.value());
+  auto again = f.store->WriteJsonArtifact("canonical-input.json", json{{"y", 2}, {"x", 1}});
+  REQUIRE(again.ok());
+  CHECK(ReadAll(f.Path("canonical-input.json")) == "{\"x\":1,\"y\":2}");
+  CHECK(DiskManifest(f).artifacts.at("canonical-input.json") == again.value());
+}
+
+TEST_CASE("RunStore: reserved and unsafe artifact names are refused", "[store]") {
+  StoreFixture f;
+  for (const char* name :
+       {"manifest.json", "merged.md", "result.json", "error.json", "failure-summary.json",
+        "usage-claim.json", "../escape", "/abs", ".hidden", ""}) {
+    INFO(name);
+    CHECK(f.store->WriteArtifact(name, "x").status().code() == pi_fusion::kArtifactError);
+  }
+  CHECK(DiskManifest(f).artifacts.empty());
+  CHECK_FALSE(Exists(f.dir.path() + "/.pi/fusion/escape"));
+}
+
+TEST_CASE("RunStore: a failed manifest write leaves memory and disk on the previous state",
+          "[store]") {
+  StoreFixture f;
+  f.fs.FailOn(FsOp::kRename, ENOSPC, "manifest.json");
+  CHECK(f.store->WriteArtifact("budget-plan.json", "{}").status().code() ==
+        pi_fusion::kArtifactError);
+  CHECK(f.store->Snapshot().artifacts.empty());
+  CheckDiskMatchesMemory(f);
+  f.fs.FailOn(FsOp::kAppend, ENOSPC, "manifest.json");
+  CHECK_FALSE(f.store->Transition(RunState::kCandidatesRunning).ok());
+  CHECK(f.store->Snapshot().state == RunState::kInitializing);
+  CheckDiskMatchesMemory(f);
+  CHECK(f.store->Transition(RunState::kCandidatesRunning).ok());
+}
+
+TEST_CASE("RunStore: attempts get timestamps, usage sums, and finished states are final",
+          "[store]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  const AttemptKey key{Stage::kCandidate, 2, 1};
+  REQUIRE(f.store->RecordAttempt({key, AttemptState::kRunning}).ok());
+  f.clock.Advance(std::chrono::milliseconds(1500));
+  REQUIRE(f.store->WriteArtifact("candidate-2.attempt-1.stderr.txt", "").ok());
+  REQUIRE(f.store
+              ->RecordAttempt({key,
+                               AttemptState::kFailed,
+                               SampleUsage(5),
+                               AttemptError{"child_exit_failed", "exit \xff 1"},
+                               {"candidate-2.attempt-1.stderr.txt"}})
+              .ok());
+  const Manifest m = DiskManifest(f);
+  REQUIRE(m.attempts.size() == 1);
+  const AttemptRecord& a = m.attempts[0];
+  CHECK(a.started_at == "2025-01-02T03:04:05.006Z");
+  CHECK(a.ended_at == "2025-01-02T03:04:06.506Z");
+  CHECK(a.error->message == "exit \xef\xbf\xbd 1");  // sanitized, still serializable
+  CHECK(a.artifacts == std::vector<std::string>{"candidate-2.attempt-1.stderr.txt"});
+  CHECK(m.usage == SampleUsage(5));
+  CHECK(f.store->RecordAttempt({key, AttemptState::kCompleted}).code() == kStateTransitionInvalid);
+  CHECK(f.store->RecordAttempt({key, AttemptState::kFailed}).ok());  // same state: idempotent
+  CHECK(
+      f.store->RecordAttempt({{Stage::kCandidate, 1, 1}, AttemptState::kRunning, {}, {}, {"nope"}})
+          .code() == pi_fusion::kArtifactError);
+  CHECK(f.store->RecordAttempt({{Stage::kEvaluation, 1, 1}}).code() == pi_fusion::kArtifactError);
+  CHECK(f.store->RecordAttempt({{Stage::kCandidate, 4, 1}}).code() == pi_fusion::kArtifactError);
+  CHECK(f.store->RecordAttempt({{Stage::kMerge, std::nullopt, 0}}).code() ==
+        pi_fusion::kArtifactError);
+}
+
+TEST_CASE("RunStore: AddAttemptUsage folds a second provider turn into the attempt", "[store]") {
+  StoreFixture f;
+  const AttemptKey key{Stage::kCandidate, 1, 1};
+  CHECK(f.store->AddAttemptUsage(key, SampleUsage(1)).code() == pi_fusion::kArtifactError);
+  REQUIRE(f.store->RecordAttempt({key, AttemptState::kRunning, SampleUsage(1)}).ok());
+  Usage second = SampleUsage(2);
+  second.reasoning = 3;
+  REQUIRE(f.store->AddAttemptUsage(key, second).ok());
+  const Manifest m = DiskManifest(f);
+  CHECK(m.attempts[0].usage == SumUsage({SampleUsage(1), second}));
+  CHECK(m.usage == SumUsage({SampleUsage(1), second}));
+  CHECK(m.usage.reasoning == 3);
+}
+
+TEST_CASE("RunStore: the anonymous map is recorded once", "[store]") {
+  StoreFixture f;
+  const json map = {{"A", 2}, {"B", 3}, {"C", 1}};
+  REQUIRE(f.store->SetAnonymousMap(map).ok());
+  CHECK(DiskManifest(f).anonymous_map == map);
+  CHECK(f.store->SetAnonymousMap(map).code() == kStateTransitionInvalid);
+  CHECK(f.store->SetAnonymousMap(json::array()).code() == pi_fusion::kArtifactError);
+}
+
+TEST_CASE("RunStore: Transition follows the machine; failed/cancelled only through Fail",
+          "[store]") {
+  StoreFixture f;
+  CHECK(f.store->Transition(RunState::kEvaluating).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kFailed).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kCancelled).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kInitializing).code() == kStateTransitionInvalid);
+  f.WalkTo(RunState::kMerging);
+  CHECK(DiskManifest(f).state == RunState::kMerging);
+  CHECK(f.store->Transition(RunState::kEvaluating).code() == kStateTransitionInvalid);
+}
+
+TEST_CASE("RunStore: completed is refused until merged.md and result.json are bound", "[store]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kMerging);
+  const pi_fusion::Status s = f.store->Transition(RunState::kCompleted);
+  CHECK(s.code() == kStateTransitionInvalid);
+  CHECK(s.message().find("merged.md and result.json") != std::string::npos);
+  CHECK(DiskManifest(f).state == RunState::kMerging);
+  // A result.json that cannot be read back and checked also keeps the run from completing.
+  f.fs.FailOn(FsOp::kReadFile, EIO, "result.json");
+  CHECK(f.store->CommitResult("answer", json::object()).status().code() ==
+        pi_fusion::kArtifactError);
+  CHECK(DiskManifest(f).state == RunState::kMerging);
+  CHECK(f.store->CommitResult("answer", json::object()).ok());
+  CHECK(DiskManifest(f).state == RunState::kCompleted);
+}
+
+TEST_CASE("RunStore: a terminal run refuses every further change", "[store]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kMerging);
+  REQUIRE(f.store->CommitResult("answer", json::object()).ok());
+  CHECK(f.store->WriteArtifact("late.txt", "x").status().code() == kStateTransitionInvalid);
+  CHECK(f.store->RecordAttempt({{Stage::kMerge, std::nullopt, 1}}).code() ==
+        kStateTransitionInvalid);
+  CHECK(f.store->SetAnonymousMap(json::object()).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kCompleted).code() == kStateTransitionInvalid);
+  CHECK(f.store->Fail(RunState::kFailed, {"orchestration_failed", "late"}).terminal.code() ==
+        kStateTransitionInvalid);
+  CHECK_FALSE(Exists(f.Path("late.txt")));
+  CHECK_FALSE(Exists(f.Path("error.json")));
+}
+
+TEST_CASE("RunStore: concurrent attempts on three threads all land in the manifest", "[store]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  constexpr int kRounds = 20;
+  std::vector<std::thread> threads;
+  for (int slot = 1; slot <= 3; ++slot) {
+    threads.emplace_back([&f, slot] {
+      for (int n = 1; n <= kRounds; ++n) {
+        const AttemptKey key{Stage::kCandidate, slot, n};
+        const std::string name = AttemptPrefix(key) + ".response.md";
+        bool ok = f.store->RecordAttempt({key, AttemptState::kRunning}).ok();
+        ok = ok && f.store->WriteArtifact(name, std::string(1000 * n, 'a' + slot)).ok();
+        ok = ok && f.store
+                       ->RecordAttempt(
+                           {key, AttemptState::kCompleted, SampleUsage(1), std::nullopt, {name}})
+                       .ok();
+        if (!ok) std::abort();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const Manifest m = DiskManifest(f);
+  CHECK(m.attempts.size() == 3 * kRounds);
+  CHECK(m.artifacts.size() == 3 * kRounds);
+  CHECK(m.usage.input == 3 * kRounds * SampleUsage(1).input);
+  CheckDiskMatchesMemory(f);
+  const auto names = pi_fusion::PosixFileSystem().ListDir(f.store->run_dir());
+  REQUIRE(names.ok());
+  for (const auto& name : names.value()) {
+    CHECK_FALSE(pi_fusion::IsDurableTempName(name));
+  }
+}

@@ -1,0 +1,72 @@
+#include "tasks/task_registry.h"
+
+#include <catch2/catch.hpp>
+
+using pi_fusion::tasks::TaskDescription;
+using pi_fusion::tasks::TaskInfo;
+using pi_fusion::tasks::TaskRegistry;
+using pi_fusion::tasks::TaskState;
+
+namespace {
+const std::string kA = "reason-0123456789abcdef0123456789abcdef";
+const std::string kB = "reason-0123ffffffffffffffffffffffffffff";
+const std::string kC = "research-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+void AddThreeTasks(TaskRegistry& registry) {
+  for (const std::string& id : {kA, kB, kC}) {
+    registry.Add(TaskInfo{id, id.substr(0, id.find('-')), "fusion x", "d", "tool", "/tmp/" + id},
+                 *pi_fusion::process::CancelToken::Create());
+  }
+}
+}  // namespace
+
+TEST_CASE("TaskRegistry: resolves exact ids and unambiguous prefixes", "[tasks]") {
+  TaskRegistry registry;
+  AddThreeTasks(registry);
+  struct Case {
+    std::string query;
+    std::string id;     // expected id, or empty for an error
+    std::string error;  // expected message
+  };
+  const Case cases[] = {
+      {kA, kA, ""},
+      {"reason-0123", "", "Ambiguous background task ID prefix: reason-0123 (matches " + kA + ", " + kB + ")"},
+      {"reason-01234567", kA, ""},
+      {"res", kC, ""},
+      {"", "", "Task ID is required"},
+      {"validate-", "", "Unknown background task ID: validate-"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.query);
+    auto found = registry.Resolve(c.query);
+    if (c.id.empty()) {
+      REQUIRE_FALSE(found.ok());
+      CHECK(found.status().message() == c.error);
+    } else {
+      REQUIRE(found.ok());
+      CHECK(found->id == c.id);
+    }
+  }
+}
+
+TEST_CASE("TaskRegistry: kill cancels a running task once", "[tasks]") {
+  TaskRegistry registry;
+  auto token = *pi_fusion::process::CancelToken::Create();
+  registry.Add(TaskInfo{kA, "reason", "fusion reason", "d", "tool", "/tmp/x"}, token);
+  CHECK(registry.RunningCount() == 1);
+  REQUIRE(registry.Kill("reason-").ok());
+  CHECK(token.IsCancelled());
+  registry.Finish(kA, TaskState::kKilled, "cancelled");
+  CHECK(registry.RunningCount() == 0);
+  auto again = registry.Kill(kA);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().message() == "Background task " + kA + " is not running");
+}
+
+TEST_CASE("TaskDescription: collapses white space and cuts to 240 characters", "[tasks]") {
+  CHECK(TaskDescription("  a\n\n b\tc  ") == "a b c");
+  CHECK(TaskDescription(std::string(300, 'x')).size() == 240);
+  std::string accents;
+  for (int i = 0; i < 300; ++i) accents += "\xc3\xa9";
+  CHECK(TaskDescription(accents).size() == 480);  // 240 code points, never a split one
+}
