@@ -1,35 +1,45 @@
 /**
- * @file The demo behind scripts/demo: the real pinned Pi loads the plugin in an isolated temp
- * agent directory, talks to the built-in scripted model on 127.0.0.1, and the model calls
- * fusion_reason with the user's question. Prints what Pi registered and what the tool answered.
+ * @file The demo behind scripts/demo: a real Fusion run. The pinned Pi loads the plugin in an
+ * isolated temp agent directory and runs `/fusion <question>` in print mode; the three candidate
+ * children, the blind evaluator and the merger are real child Pi processes talking to the
+ * built-in scripted model on 127.0.0.1 (no real model is needed or contacted). Prints the
+ * verified merged answer, the progress lines and the run's artifact directory.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { createPiEnv, REPO_ROOT } from "../tests/support/pi_harness.mjs";
+import { fusionRules } from "../tests/support/fusion_script.mjs";
 
 const question = process.argv.slice(2).join(" ").trim();
 const plugin = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const merged = [
+  `# ${question}`,
+  "",
+  "This answer was written by Fusion's merger from three independent candidate answers and a",
+  "blind evaluation. In this demo every role is played by the built-in scripted model, so the",
+  "content is canned; the machinery (five child Pi processes, verified frames, durable hashed",
+  "artifacts) is real.",
+].join("\n");
 
 const env = await createPiEnv({
-  script: {
-    rules: [
-      { match: { last_role: "tool" }, responses: [{ text: "fusion_reason answered:\n{{tool_results}}" }] },
-      { match: { last_role: "user" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: question } }] }] },
-    ],
-  },
-  timeoutMs: 120000,
+  script: { rules: fusionRules({ merger: [{ text: merged }] }) },
+  timeoutMs: 300000,
+  keepTemp: true,
 });
 try {
-  const run = await env.print(question, { extensions: [plugin] });
-  const first = env.requests()[0];
-  const tools = (first?.body?.tools ?? []).map((t) => t.function?.name ?? t.name).filter((n) => /^(fusion_|bg_)/.test(n));
-  console.log(`pi-fusion loaded in Pi: ${tools.length} tools registered (${tools.join(", ")})`);
-  console.log(`question: ${question}`);
-  console.log("");
+  const run = await env.print(`/fusion ${question}`, { extensions: [plugin] });
+  const progress = run.stderr.split("\n").filter((l) => l.startsWith("fusion reason:") || l.startsWith("Started") || l.startsWith("Artifacts:"));
+  for (const line of progress) console.error(line);
   process.stdout.write(run.stdout);
-  if (run.code !== 0) {
+  const artifacts = /Artifacts: (.*)/.exec(run.stderr)?.[1];
+  if (run.code !== 0 || !artifacts) {
     process.stderr.write(run.stderr);
-    process.exitCode = run.code ?? 1;
+    process.exitCode = run.code || 1;
+  } else {
+    console.log(`\nArtifacts: ${artifacts}`);
+    console.log(fs.readdirSync(artifacts).sort().map((f) => `  ${f}`).join("\n"));
   }
 } finally {
+  // The artifact directory stays for inspection; the model server and processes stop.
   await env.cleanup();
 }

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { CANDIDATE_TEXT, EVALUATION, MERGED_TEXT, fusionRules } from "./fusion_script.mjs";
+import { CANDIDATE_TEXT, EVALUATION, MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 120000;
