@@ -93,8 +93,9 @@ Launch FailedLaunch(const workflow::PreflightFailure& failure) {
   launch.error = failure.status;
   launch.artifact_dir = failure.artifact_dir;
   launch.receipt_text = "Fusion failed (stage=preflight, slot=none, attempt=none): " +
-                        failure.status.code() + ": " + failure.status.message() +
-                        (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir);
+                        failure.status.message() +
+                        (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
+                        "\n(error code: " + failure.status.code() + ")";
   launch.details = {{"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
   if (!failure.artifact_dir.empty()) launch.details["artifact_dir"] = failure.artifact_dir;
   return launch;

@@ -116,6 +116,18 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
+  // Tool-using workflows need the sealed tool-call audit log (and research its fetch tool and
+  // validate its findings contract) before their results can be trusted: refuse plainly rather
+  // than run them unverified.
+  if (*capability != Capability::kReason || request.request.workflow != "reason") {
+    return fail(Status::Error(
+        "orchestration_failed",
+        request.request.tool + ": the arguments are valid, but this build runs only the reason "
+                               "workflow (fusion_reason and /fusion); the " +
+            request.request.workflow +
+            " workflow needs the sealed tool-call audit log, which is not built yet. Nothing was "
+            "started."));
+  }
 
   config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
   Result<config::LoadedConfig> loaded = config_store.Load();
