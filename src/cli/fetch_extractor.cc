@@ -1,14 +1,10 @@
 #include "cli/fetch_extractor.h"
 
-#include "net/fetch_limits.h"
-
-#ifdef PI_FUSION_HAVE_EXTRACT
 #include "extract/extract.h"
-#endif
+#include "net/fetch_limits.h"
 
 namespace pi_fusion::cli {
 
-#ifdef PI_FUSION_HAVE_EXTRACT
 net::Extractor MakeFetchExtractor() {
   return [](std::string_view body, std::string_view content_type,
             net::ExtractFormat format) -> Result<net::Extracted> {
@@ -22,8 +18,5 @@ net::Extractor MakeFetchExtractor() {
     return net::Extracted{std::move(output->text), output->truncated};
   };
 }
-#else
-net::Extractor MakeFetchExtractor() { return net::PassThroughExtractor(); }
-#endif
 
 }  // namespace pi_fusion::cli

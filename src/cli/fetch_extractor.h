@@ -1,5 +1,5 @@
-// The extractor the fetch command plugs into the fetcher: the HTML extractor of src/extract when
-// this build has it (PI_FUSION_HAVE_EXTRACT), otherwise net::PassThroughExtractor().
+// The extractor the fetch command plugs into the fetcher: the HTML extractor of src/extract,
+// adapted to net::Extractor (the fetcher stays independent of the extraction layer).
 #pragma once
 
 #include "net/extractor.h"

@@ -10,6 +10,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   // Subcommands: add one line per command here.
+  pi_fusion::cli::AddChildRunCommand(app, &exit_code);
+  pi_fusion::cli::AddExtractCommand(app, &exit_code);
+  pi_fusion::cli::AddFetchCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
