@@ -10,6 +10,9 @@
 #include <optional>
 #include <string_view>
 
+#include "protocol/constants.h"
+#include "store/constants.h"
+
 namespace pi_fusion::workflow {
 
 // Schema ids (spec/CONTRACTS.md, "Schema ids").
@@ -22,7 +25,8 @@ inline constexpr std::string_view kBlindCandidatesSchema =
 inline constexpr std::string_view kEvaluationRepairInputSchema =
     "pi-background-tasks.fusion-evaluation-repair-input.v1";
 inline constexpr std::string_view kMergeInputSchema = "pi-background-tasks.fusion-merge-input.v1";
-inline constexpr std::string_view kResultSchema = "pi-background-tasks.fusion-result.v5";
+// Spelled once, by the store that stamps it into result.json.
+inline constexpr std::string_view kResultSchema = store::kResultDetailsSchema;
 
 // Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
 inline constexpr std::string_view kContextCaptureFailed = "context_capture_failed";
@@ -41,7 +45,8 @@ inline constexpr std::string_view kCleanTaskKind = "clean_task";
 inline constexpr std::string_view kContextLedgerFile = "context-omission-ledger.json";
 
 // Output contracts, in JSON-rendered UTF-8 bytes (pi_fusion::JsonRenderedBytes).
-inline constexpr size_t kCandidateOutputMaxBytes = 49152;
+// The child library enforces the same cap in the candidate's own session (oversize compression).
+inline constexpr size_t kCandidateOutputMaxBytes = protocol::kCandidateAnswerCap;
 inline constexpr size_t kEvaluatorOutputMaxBytes = 65536;
 inline constexpr size_t kMergerOutputMaxBytes = 65536;
 inline constexpr size_t kDiagnosticsMaxBytes = 8192;
