@@ -116,6 +116,32 @@ describe("fusion reason end to end", () => {
     }
   });
 
+  test("in RPC mode the terminal state is a notification and a follow-up turn that retrieves the answer", async () => {
+    const rules = [
+      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: got it" }] },
+      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
+      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
+      ...fusionRules(),
+      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+    ];
+    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const rpc = env.rpc({ extensions: [PLUGIN] });
+      const first = await rpc.prompt("please fuse");
+      assert.equal(first.text, "Launched; waiting.");
+      const notice = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && /completed/.test(r.message ?? ""));
+      assert.match(notice.message, /^fusion reason reason-[0-9a-f]{32} completed\./);
+      await rpc.waitFor((r) => r.type === "message_end" && r.message?.role === "assistant" &&
+        JSON.stringify(r.message.content).includes("FINAL: got it"));
+      const retrieved = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_result"));
+      assert.match(retrieved.tool_results[0].text, /\(verified\)/);
+      assert.ok(retrieved.tool_results[0].text.includes(MERGED_TEXT));
+      await rpc.close();
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   test("a tampered merged.md is refused by bg_result with artifact_error", async () => {
     const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
     try {
