@@ -20,6 +20,20 @@ function runDirs(env) {
     fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
 }
 
+/** Child Pi processes still alive whose working directory is this env's project. */
+function survivingChildren(env) {
+  const alive = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (cmd.includes("--mode\u0000text") && fs.readlinkSync(`/proc/${pid}/cwd`) === env.cwd) alive.push(pid);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return alive;
+}
+
 function manifestOf(dir) {
   return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
 }
@@ -161,6 +175,79 @@ describe("fusion reason end to end", () => {
     }
   });
 
+  test("an evaluator invalid twice fails with evaluation_invalid and a failure summary", async () => {
+    const env = await createPiEnv({
+      script: { rules: fusionRules({ evaluator: [{ text: "not json" }], repair: [{ text: "{\"still\": \"not an evaluation\"}" }] }) },
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /Fusion failed \(stage=evaluation, slot=none, attempt=2\): evaluation_invalid/);
+      const dir = runDirs(env)[0];
+      const manifest = manifestOf(dir);
+      assert.equal(manifest.state, "failed");
+      assert.equal(manifest.error.code, "evaluation_invalid");
+      assert.equal(manifest.attempts.length, 5, "three candidates, the evaluator and its one repair");
+      assert.ok(fs.existsSync(path.join(dir, "failure-summary.json")));
+      assert.ok(!env.requests().some((q) => q.last_user_text.includes("fusion-merge-input.v1")), "no merger ran");
+      assert.deepEqual(survivingChildren(env), []);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("a failing merger fails the run at the merge stage, keeping the evaluation", async () => {
+    const env = await createPiEnv({
+      script: { rules: fusionRules({ merger: [{ status: 500 }] }) },
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /Fusion failed \(stage=merge, slot=none, attempt=1\)/);
+      const dir = runDirs(env)[0];
+      assert.equal(manifestOf(dir).state, "failed");
+      assert.ok(fs.existsSync(path.join(dir, "evaluation.json")));
+      assert.ok(!fs.existsSync(path.join(dir, "merged.md")));
+      assert.ok(fs.existsSync(path.join(dir, "failure-summary.json")));
+      assert.deepEqual(survivingChildren(env), []);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("tampering with result.json or manifest.json makes bg_result refuse with artifact_error", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const dir = runDirs(env)[0];
+      const id = path.basename(dir);
+      env.server.setScript({ rules: [
+        { match: { last_role: "tool" }, responses: [{ text: "SEEN: {{tool_results}}" }] },
+        { match: { text: "get it" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: id } }] }] },
+      ] });
+      for (const [file, edit] of [
+        ["result.json", (t) => t.replace('"run_id"', '"run_id" ').replace(/ $/, "")],
+        ["result.json", (t) => t.slice(0, -1)],
+        ["manifest.json", (t) => t.replace(/"sha256":"sha256:([0-9a-f])/, (_, c) => `"sha256":"sha256:${c === "0" ? "1" : "0"}`)],
+        ["manifest.json", (t) => t.replace(/"byte_length":(\d+)/, (_, n) => `"byte_length":${Number(n) + 1}`)],
+      ]) {
+        const original = fs.readFileSync(path.join(dir, file), "utf8");
+        const changed = edit(original);
+        assert.notEqual(changed, original, `${file} edit must change bytes`);
+        fs.writeFileSync(path.join(dir, file), changed);
+        const again = await env.print("get it", { extensions: [PLUGIN] });
+        assert.match(again.stdout, /artifact_error/, `${file}: ${again.stdout}`);
+        assert.ok(!again.stdout.includes(MERGED_TEXT), file);
+        fs.writeFileSync(path.join(dir, file), original);
+      }
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   test("a failing candidate fails the run after its siblings finish, with a failure summary", async () => {
     const env = await createPiEnv({
       script: { rules: [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()] },
@@ -185,6 +272,7 @@ describe("fusion reason end to end", () => {
       const summary = JSON.parse(fs.readFileSync(path.join(dir, "failure-summary.json"), "utf8"));
       assert.equal(summary.schema_version, "pi-background-tasks.fusion-failure-summary.v1");
       assert.ok(!JSON.stringify(summary).includes(CANDIDATE_TEXT), "no response text in the summary");
+      assert.deepEqual(survivingChildren(env), []);
       // No evaluator or merger ran.
       assert.ok(!env.requests().some((q) => q.last_user_text.includes("fusion-blind-candidates.v1")));
     } finally {
@@ -209,6 +297,8 @@ describe("fusion reason end to end", () => {
       const manifest = manifestOf(runDirs(env)[0]);
       assert.equal(manifest.state, "cancelled");
       assert.ok(manifest.attempts.filter((a) => a.stage === "candidate").every((a) => a.state === "cancelled"));
+      assert.ok(fs.existsSync(path.join(runDirs(env)[0], "failure-summary.json")));
+      assert.deepEqual(survivingChildren(env), []);
     } finally {
       await env.cleanup();
     }
