@@ -31,6 +31,10 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
       schema::NormalizeFusionCall(spec.name, ToJson(env, params));
   if (!request.ok()) return Resolved(env, ErrorResult(env, request.status()));
   AddonState& state = State(env);
+  if (state.pi.IsEmpty()) {
+    return Resolved(env, ErrorResult(env, Status::Error("orchestration_failed",
+                                                        "the Pi session is shutting down")));
+  }
   state.ui_ctx = Napi::Persistent(ctx);
   workflow::RunRequest run;
   run.host = SnapshotHost(env, state.pi.Value(), ctx, state.package_root, tool_call_id,
@@ -101,33 +105,38 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
   return result;
 }
 
+// A bg_kill waiting for its run to record the cancellation (bounded by the stop sequence; the
+// contract allows 30 s).
+struct KillWait {
+  Napi::Promise::Deferred deferred;
+  std::string id;
+  int remaining_ms = 30000;
+};
+
+void PollKill(Napi::Env env, const std::shared_ptr<KillWait>& wait) {
+  Result<tasks::TaskInfo> now = State(env).tasks->Resolve(wait->id);
+  const bool stopped = now.ok() && now->state != tasks::TaskState::kRunning;
+  if (stopped || !now.ok() || wait->remaining_ms <= 0) {
+    wait->deferred.Resolve(TextResult(
+        env,
+        stopped ? "killed " + wait->id + "\n" + now->terminal_text
+                : "cancellation of " + wait->id + " requested; it has not settled within 30 s",
+        {{"task_id", wait->id},
+         {"state", stopped ? std::string(tasks::TaskStateName(now->state)) : "running"}}));
+    return;
+  }
+  wait->remaining_ms -= 100;
+  Napi::Function later = Napi::Function::New(
+      env, [wait](const Napi::CallbackInfo& info) { PollKill(info.Env(), wait); });
+  env.Global().Get("setTimeout").As<Napi::Function>().Call({later, Napi::Number::New(env, 100)});
+}
+
 Napi::Value KillTask(Napi::Env env, const nlohmann::json& args) {
-  AddonState& state = State(env);
-  Result<tasks::TaskInfo> task = state.tasks->Kill(args.at("taskId").get<std::string>());
+  Result<tasks::TaskInfo> task = State(env).tasks->Kill(args.at("taskId").get<std::string>());
   if (!task.ok()) return Resolved(env, ErrorResult(env, task.status()));
-  // The run records its cancellation durably; report once it has (bounded by the stop sequence,
-  // checked every 100 ms up to the contract's 30 s).
-  auto deferred = Napi::Promise::Deferred::New(env);
-  auto poll = std::make_shared<std::function<void(Napi::Env, int)>>();
-  const std::string id = task->id;
-  *poll = [deferred, poll, id](Napi::Env env, int remaining) {
-    Result<tasks::TaskInfo> now = State(env).tasks->Resolve(id);
-    if (!now.ok() || now->state != tasks::TaskState::kRunning || remaining <= 0) {
-      const bool stopped = now.ok() && now->state != tasks::TaskState::kRunning;
-      deferred.Resolve(TextResult(
-          env,
-          stopped ? "killed " + id + "\n" + now->terminal_text
-                  : "cancellation of " + id + " requested; it has not settled within 30 s",
-          {{"task_id", id}, {"state", stopped ? std::string(tasks::TaskStateName(now->state)) : "running"}}));
-      return;
-    }
-    Napi::Function later = Napi::Function::New(env, [poll, remaining](const Napi::CallbackInfo& info) {
-      (*poll)(info.Env(), remaining - 100);
-    });
-    env.Global().Get("setTimeout").As<Napi::Function>().Call({later, Napi::Number::New(env, 100)});
-  };
-  (*poll)(env, 30000);
-  return deferred.Promise();
+  auto wait = std::make_shared<KillWait>(KillWait{Napi::Promise::Deferred::New(env), task->id});
+  PollKill(env, wait);
+  return wait->deferred.Promise();
 }
 
 Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,

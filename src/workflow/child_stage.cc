@@ -146,8 +146,11 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   protocol::VerifyRequest verify{outcome->stdout_bytes, outcome->stderr_bytes,
                                  {outcome->exit_code, outcome->term_signal}, model.provider,
                                  model.id, std::nullopt};
-  Result<std::string> original = PosixFileSystem().ReadFile(oversize_path);
-  if (!oversize_path.empty() && original.ok()) verify.oversized_original = *original;
+  if (!oversize_path.empty()) {
+    // Present only when the child preserved an oversized first answer.
+    Result<std::string> original = PosixFileSystem().ReadFile(oversize_path);
+    if (original.ok()) verify.oversized_original = *original;
+  }
   protocol::ChildReport report = protocol::VerifyChildRun(verify);
 
   std::optional<store::Usage> usage;

@@ -1,0 +1,386 @@
+#!/usr/bin/env node
+/**
+ * @file Run-level benchmark: what a Fusion reason run costs on top of the Pi processes it has to
+ * start anyway. Writes bench/results/run.md with RATIOS against baselines measured in the same
+ * process (never a pass/fail on wall time).
+ *
+ *   <pinned node> bench/run/run_bench.mjs [--runs N] [--out FILE]
+ *     --runs N   repetitions of every measurement (default 5)
+ *     --out FILE report path (default bench/results/run.md)
+ *   Build dir: $PI_FUSION_BUILD_DIR (default build/dev); its lib/pi_fusion.node and
+ *   lib/pi_fusion_child.node are the libraries measured.
+ *
+ * Measurements (all against the scripted model of tests/support, which answers instantly on
+ * 127.0.0.1, in the isolated Pi environment of tests/support/pi_harness.mjs):
+ *   (a) `pi -p "/fusion <q>"` with the plugin, wall time, vs its floor: three bare
+ *       `pi --mode text -p` children run one after another (a reason run's critical path is
+ *       candidates -> evaluator -> merger: three child generations).
+ *   (b) one child with the child library (`-e extensions/fusion-child.ts`, role evaluator) vs the
+ *       same child without it: wall time and peak RSS (`/usr/bin/time -f %M`, else polled VmHWM).
+ *   (c) tool call -> receipt latency of fusion_reason vs a built-in `ls` call, from the
+ *       `--mode json` events (tool_execution_start -> tool_execution_end, stamped on arrival, plus
+ *       Pi's own durationMs) and from the model server's request log.
+ * Plain Node ESM, built-ins only. Every Pi process runs in a harness process group; Fusion
+ * children (own process groups) are swept by pid via their private environment before cleanup.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { createPiEnv, PI_CLI, PINNED_NODE } from "../../tests/support/pi_harness.mjs";
+import { fusionRules, MERGED_TEXT } from "../../tests/support/fusion_script.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "..", "..");
+const PLUGIN = path.join(ROOT, "extensions", "fusion.ts");
+const CHILD_EXT = path.join(ROOT, "extensions", "fusion-child.ts");
+const RUN_TIMEOUT_MS = 180000;
+const CHILD_TIMEOUT_MS = 60000;
+const QUESTION = "Why is the sky blue?";
+const TIME_BIN = "/usr/bin/time";
+
+function parseArgs(argv) {
+  const opts = { runs: 5, out: path.join(ROOT, "bench", "results", "run.md") };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--runs") opts.runs = Number(argv[++i]);
+    else if (argv[i] === "--out") opts.out = path.resolve(argv[++i]);
+    else throw new Error(`unknown argument ${argv[i]} (usage: run_bench.mjs [--runs N] [--out FILE])`);
+  }
+  if (!Number.isInteger(opts.runs) || opts.runs < 1 || opts.runs > 100) throw new Error("--runs must be 1..100");
+  return opts;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
+const signed = (x, d = 0) => (x >= 0 ? `+${fmt(x, d)}` : fmt(x, d));
+const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : "n/a");
+const log = (...a) => console.error("[run_bench]", ...a);
+
+/** Kills (by pid) every process of ours whose environment names this env's temp root. */
+function sweepStragglers(root) {
+  const me = String(process.pid);
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d) && d !== me)) {
+    try {
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8");
+      if (environ.includes(`PI_CODING_AGENT_DIR=${root}`)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // Not ours, or gone.
+    }
+  }
+}
+
+/**
+ * Spawns `command args` in the env (own process group, tracked for cleanup). Streams stdout
+ * lines to onLine(line, tMs). Resolves {code, stdout, stderr, ms}; kills the group on timeout.
+ */
+function spawnIn(env, command, args, { stdin = "", extraEnv = {}, onLine, timeoutMs = CHILD_TIMEOUT_MS, pollPid } = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(command, args, { cwd: env.cwd, env: env.env(extraEnv), detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    env.track(child);
+    const out = [];
+    const err = [];
+    let pending = "";
+    child.stdout.on("data", (c) => {
+      const t = performance.now();
+      out.push(c);
+      if (!onLine) return;
+      pending += c.toString("utf8");
+      let nl;
+      while ((nl = pending.indexOf("\n")) >= 0) {
+        onLine(pending.slice(0, nl), t);
+        pending = pending.slice(nl + 1);
+      }
+    });
+    child.stderr.on("data", (c) => err.push(c));
+    child.stdin.on("error", () => {});
+    child.stdin.end(stdin);
+    const poller = pollPid ? pollPid(child.pid) : null;
+    const timer = setTimeout(() => {
+      try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ }
+    }, timeoutMs);
+    child.on("error", (e) => { clearTimeout(timer); poller?.stop(); reject(e); });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      poller?.stop();
+      resolve({ code, signal, ms: performance.now() - t0, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), peakKb: poller?.peakKb });
+    });
+  });
+}
+
+function must(r, what) {
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code ?? r.signal}\nstdout: ${r.stdout.slice(0, 2000)}\nstderr: ${r.stderr.slice(0, 2000)}`);
+  return r;
+}
+
+const BARE_ARGS = ["--mode", "text", "-p", "--no-session", "-ne", "-nc", "--model", "scripted/scripted-a"];
+
+// ---- (a) full reason run vs three serial bare children ------------------------------------
+
+async function benchRun(env, runs) {
+  const rows = [];
+  for (let i = 0; i < runs; i++) {
+    const before = env.requests().length;
+    const run = must(await env.print(`/fusion ${QUESTION}`, { extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS }), "/fusion run");
+    if (run.stdout !== `${MERGED_TEXT}\n`) throw new Error(`/fusion printed an unexpected answer:\n${run.stdout}`);
+    const requests = env.requests().length - before;
+    const t0 = performance.now();
+    for (let k = 0; k < 3; k++) must(await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }), "bare child");
+    const floor = performance.now() - t0;
+    rows.push({ run: run.durationMs, floor, requests });
+    log(`(a) ${i + 1}/${runs}: run ${run.durationMs} ms (${requests} model requests), floor ${fmt(floor)} ms`);
+  }
+  return rows;
+}
+
+// ---- (b) one child with vs without the child library --------------------------------------
+
+/** Polls /proc/<pid>/status VmHWM (monotonic peak) every 10 ms; the last sample is a lower bound. */
+function vmHwmPoller(pid) {
+  const state = { peakKb: 0 };
+  const read = () => {
+    try {
+      const m = /VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) state.peakKb = Math.max(state.peakKb, Number(m[1]));
+    } catch { /* exited */ }
+  };
+  const timer = setInterval(read, 10);
+  return { get peakKb() { return state.peakKb; }, stop() { clearInterval(timer); } };
+}
+
+async function benchChild(env, runs, build, useTime) {
+  const childEnv = { PI_FUSION_CHILD_ROLE: "evaluator", PI_FUSION_CHILD_ADDON: path.join(build, "lib", "pi_fusion_child.node") };
+  const variants = [
+    { name: "without", args: BARE_ARGS, extraEnv: {} },
+    { name: "with", args: [...BARE_ARGS, "-e", CHILD_EXT], extraEnv: childEnv },
+  ];
+  const rows = { without: [], with: [] };
+  const rssFile = path.join(env.tmp, "maxrss.txt");
+  for (let i = 0; i < runs; i++) {
+    for (const v of i % 2 ? [...variants].reverse() : variants) {  // alternate order against drift
+      let r;
+      if (useTime) {
+        r = await spawnIn(env, TIME_BIN, ["-f", "%M", "-o", rssFile, PINNED_NODE, PI_CLI, ...v.args], { stdin: `child cost: ${QUESTION}`, extraEnv: v.extraEnv });
+        r.peakKb = Number(fs.readFileSync(rssFile, "utf8").trim().split("\n").pop());
+      } else {
+        r = await spawnIn(env, PINNED_NODE, [PI_CLI, ...v.args], { stdin: `child cost: ${QUESTION}`, extraEnv: v.extraEnv, pollPid: vmHwmPoller });
+      }
+      must(r, `child ${v.name} library`);
+      if (v.name === "with" && !r.stderr.includes("@pi-fusion-frame")) throw new Error(`the child library did not run:\n${r.stderr.slice(0, 2000)}`);
+      rows[v.name].push({ ms: r.ms, peakKb: r.peakKb });
+    }
+    log(`(b) ${i + 1}/${runs}: without ${fmt(rows.without[i].ms)} ms ${rows.without[i].peakKb} KB, with ${fmt(rows.with[i].ms)} ms ${rows.with[i].peakKb} KB`);
+  }
+  return rows;
+}
+
+// ---- (c) tool call -> receipt latency ------------------------------------------------------
+
+const TOOLS = ["--tools", "read,ls,fusion_reason,bg_result"];
+
+async function measureTool(env, prompt, toolName, callRule) {
+  const before = env.requests().length;
+  const seen = {};
+  const r = await spawnIn(env, PINNED_NODE, [PI_CLI, ...env.argv(["--mode", "json"], { extensions: [PLUGIN], args: TOOLS }), prompt], {
+    timeoutMs: RUN_TIMEOUT_MS,
+    onLine(line, t) {
+      let e;
+      try { e = JSON.parse(line); } catch { return; }
+      if (e.toolName !== toolName) return;
+      if (e.type === "tool_execution_start" && seen.start === undefined) seen.start = t;
+      if (e.type === "tool_execution_end" && seen.end === undefined) { seen.end = t; seen.piMs = e.durationMs; seen.isError = e.isError; }
+    },
+  });
+  must(r, `json run calling ${toolName}`);
+  if (seen.start === undefined || seen.end === undefined || seen.isError) throw new Error(`no successful ${toolName} execution events:\n${r.stdout.slice(0, 3000)}`);
+  const reqs = env.requests().slice(before);
+  const call = reqs.find((q) => q.rule_name === callRule);
+  const next = reqs.find((q) => q.seq > call.seq && q.last_role === "tool" && q.tool_results?.some((t) => t.name === toolName));
+  return { events: seen.end - seen.start, piMs: seen.piMs, log: Date.parse(next.time) - Date.parse(call.time), total: r.ms };
+}
+
+async function benchTool(env, runs) {
+  const rows = { ls: [], fusion: [] };
+  for (let i = 0; i < runs; i++) {
+    rows.ls.push(await measureTool(env, "bench-ls: list the files", "ls", "ls-call"));
+    rows.fusion.push(await measureTool(env, "bench-fuse: please fuse", "fusion_reason", "fuse-call"));
+    const [a, b] = [rows.ls[i], rows.fusion[i]];
+    log(`(c) ${i + 1}/${runs}: ls ${fmt(a.events, 1)} ms (log ${a.log}), fusion_reason ${fmt(b.events, 1)} ms (log ${b.log}, whole run ${fmt(b.total)} ms)`);
+  }
+  return rows;
+}
+
+// ---- report ---------------------------------------------------------------------------------
+
+function machine(build) {
+  const cpuinfo = fs.readFileSync("/proc/cpuinfo", "utf8");
+  const piPkg = JSON.parse(fs.readFileSync(path.join(path.dirname(PI_CLI), "..", "..", "package.json"), "utf8"));
+  let buildType = "?";
+  try { buildType = /^CMAKE_BUILD_TYPE:\w+=(.*)$/m.exec(fs.readFileSync(path.join(build, "CMakeCache.txt"), "utf8"))?.[1] || "(empty)"; } catch { /* no cache */ }
+  return {
+    cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? "?",
+    cores: os.availableParallelism(),
+    load: fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
+    node: fs.existsSync(PINNED_NODE) ? process.version : "?",
+    pi: piPkg.version,
+    build: path.relative(ROOT, build) || build,
+    buildType,
+  };
+}
+
+function report({ runs, m, a, b, c, useTime, started, wallS }) {
+  const aRun = median(a.map((x) => x.run));
+  const aFloor = median(a.map((x) => x.floor));
+  const bw = { ms: median(b.with.map((x) => x.ms)), kb: median(b.with.map((x) => x.peakKb)) };
+  const bo = { ms: median(b.without.map((x) => x.ms)), kb: median(b.without.map((x) => x.peakKb)) };
+  const cl = { ev: median(c.ls.map((x) => x.events)), pi: median(c.ls.map((x) => x.piMs)), log: median(c.ls.map((x) => x.log)) };
+  const cf = { ev: median(c.fusion.map((x) => x.events)), pi: median(c.fusion.map((x) => x.piMs)), log: median(c.fusion.map((x) => x.log)) };
+  const list = (xs, d = 0) => xs.map((x) => fmt(x, d)).join(", ");
+  const rssHow = useTime
+    ? "`/usr/bin/time -f %M` around the child's `node` (GNU time reports the waited child's `ru_maxrss`; Pi starts no subprocess here, so it is the child Pi's own peak RSS). The wall time therefore includes the `time` wrapper's exec, equally on both sides."
+    : "`/usr/bin/time` is absent: `/proc/<pid>/status` VmHWM polled every 10 ms while the child runs. VmHWM is the kernel's monotonic peak, so the last sample before exit is a (tight) lower bound; the final ≤10 ms are not seen.";
+  return `# Run benchmark: pi-fusion run overhead vs bare Pi children
+
+Generated by \`bench/run/run_bench.mjs\` (\`scripts/bench\`) on ${started}, ${runs} runs per measurement, medians
+(all samples listed). **Only the ratios are meaningful**: every baseline is measured in the same process,
+interleaved with what it is compared to; absolute times depend on the machine and its load. The model is
+the scripted server of \`tests/support\` on 127.0.0.1 answering instantly, so every millisecond here is
+process start-up, Pi, the plugin or the child library, never the model.
+
+| machine | |
+| --- | --- |
+| CPU | ${m.cpu} |
+| cores (nproc) | ${m.cores} |
+| load at start / end | ${m.load} / ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} |
+| Node (pinned) | ${m.node} |
+| Pi | ${m.pi} |
+| build | \`${m.build}\` (${m.buildType}) |
+| benchmark wall time | ${fmt(wallS)} s |
+
+## Summary
+
+| measurement | ours (median) | baseline (median) | ratio ours/baseline |
+| --- | --- | --- | --- |
+| (a) \`pi -p "/fusion …"\` vs 3 serial bare children | ${fmt(aRun)} ms | ${fmt(aFloor)} ms | **${ratio(aRun, aFloor)}** |
+| (b) child wall time, with vs without the child library | ${fmt(bw.ms)} ms | ${fmt(bo.ms)} ms | **${ratio(bw.ms, bo.ms)}** (${signed(bw.ms - bo.ms)} ms) |
+| (b) child peak RSS, with vs without the child library | ${fmt(bw.kb / 1024, 1)} MiB | ${fmt(bo.kb / 1024, 1)} MiB | **${ratio(bw.kb, bo.kb)}** (${signed((bw.kb - bo.kb) / 1024, 1)} MiB) |
+| (c) tool call → result, \`fusion_reason\` (receipt) vs \`ls\` (json events) | ${fmt(cf.ev, 1)} ms | ${fmt(cl.ev, 1)} ms | **${ratio(cf.ev, cl.ev)}** |
+| (c) same, Pi's own \`durationMs\` | ${fmt(cf.pi)} ms | ${fmt(cl.pi)} ms | ${ratio(cf.pi, cl.pi)} |
+| (c) same, model request log (tool-call request → result request) | ${fmt(cf.log)} ms | ${fmt(cl.log)} ms | ${ratio(cf.log, cl.log)} |
+
+## (a) A whole reason run vs its floor
+
+\`pi -p "/fusion ${QUESTION}"\` with \`-e extensions/fusion.ts\` (harness flags \`-nc -ne --no-session\`), the
+scripted model answering all five children (three candidates, evaluator, merger; \`fusionRules()\` of
+\`tests/support/fusion_script.mjs\`). Checked: exit 0, stdout is exactly the merged answer, model requests
+per run: ${[...new Set(a.map((x) => x.requests))].join("/")}.
+
+Floor: three bare \`pi --mode text -p --no-session -ne -nc --model scripted/scripted-a\` processes run one
+after another, the prompt on stdin. A reason run cannot be faster than its critical path of three child
+generations (candidates → evaluator → merger) even if the three candidates ran perfectly in parallel; the
+floor leaves out the parent Pi's own start-up, the three candidates' contention for ${m.cores} cores and all
+of pi-fusion's work (preflight, artifacts, verification), which is what the ratio above 1 is made of.
+
+| | samples (ms) | median (ms) |
+| --- | --- | --- |
+| \`/fusion\` run | ${list(a.map((x) => x.run))} | ${fmt(aRun)} |
+| floor (3 serial bare children) | ${list(a.map((x) => x.floor))} | ${fmt(aFloor)} |
+| ratio run/floor per pair | ${a.map((x) => ratio(x.run, x.floor)).join(", ")} | **${ratio(aRun, aFloor)}** |
+
+## (b) Cost of the child library per child
+
+The same bare child as in (a), once plain and once with \`-e extensions/fusion-child.ts\`,
+\`PI_FUSION_CHILD_ROLE=evaluator\`, \`PI_FUSION_CHILD_ADDON=${path.join(m.build, "lib", "pi_fusion_child.node")}\` (checked: its
+\`@pi-fusion-frame\` lines appear on stderr). Pairs alternate order. Peak RSS: ${rssHow}
+
+| | wall samples (ms) | wall median | peak RSS samples (KiB) | peak RSS median |
+| --- | --- | --- | --- | --- |
+| without library | ${list(b.without.map((x) => x.ms))} | ${fmt(bo.ms)} ms | ${list(b.without.map((x) => x.peakKb))} | ${fmt(bo.kb / 1024, 1)} MiB |
+| with library | ${list(b.with.map((x) => x.ms))} | ${fmt(bw.ms)} ms | ${list(b.with.map((x) => x.peakKb))} | ${fmt(bw.kb / 1024, 1)} MiB |
+| ratio with/without | | **${ratio(bw.ms, bo.ms)}** | | **${ratio(bw.kb, bo.kb)}** |
+
+## (c) Tool call → receipt latency
+
+\`pi --mode json -e extensions/fusion.ts --tools read,ls,fusion_reason,bg_result "<prompt>"\`; the scripted
+model's first answer is one tool call, \`fusion_reason({prompt: "${QUESTION}"})\` or the baseline \`ls({})\`
+(a trivial built-in over a one-file project). Both runs load the plugin, so only the tool differs.
+\`fusion_reason\` returns its receipt ("Started fusion reason in the background …") before any child runs;
+the run then completes in the background (wake → \`bg_result\`) and is not part of this number.
+
+Three views of the same interval:
+- **json events**: arrival time (in this process, \`performance.now()\` when the stdout line is read) of
+  \`tool_execution_start\` → \`tool_execution_end\` for that tool. Pi's json events carry no timestamps.
+- **Pi durationMs**: the \`durationMs\` field Pi itself puts on \`tool_execution_end\`.
+- **request log**: model server log time (ms resolution) of the request answered with the tool call →
+  the next request carrying that tool's result; adds streaming the call and building the next request.
+
+| | json events (ms) | Pi durationMs | request log (ms) |
+| --- | --- | --- | --- |
+| \`ls\` samples | ${list(c.ls.map((x) => x.events), 1)} | ${list(c.ls.map((x) => x.piMs))} | ${list(c.ls.map((x) => x.log))} |
+| \`fusion_reason\` samples | ${list(c.fusion.map((x) => x.events), 1)} | ${list(c.fusion.map((x) => x.piMs))} | ${list(c.fusion.map((x) => x.log))} |
+| median \`ls\` | ${fmt(cl.ev, 1)} | ${fmt(cl.pi)} | ${fmt(cl.log)} |
+| median \`fusion_reason\` | ${fmt(cf.ev, 1)} | ${fmt(cf.pi)} | ${fmt(cf.log)} |
+| ratio fusion_reason/ls | **${ratio(cf.ev, cl.ev)}** | ${ratio(cf.pi, cl.pi)} | ${ratio(cf.log, cl.log)} |
+
+The absolute difference (${fmt(cf.ev - cl.ev, 1)} ms by the json events) is what \`fusion_reason\` adds, over a
+trivial tool, before the agent can continue; the ratio depends on how cheap the baseline is on this machine.
+`;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const build = path.resolve(process.env.PI_FUSION_BUILD_DIR ?? path.join(ROOT, "build", "dev"));
+  for (const f of ["lib/pi_fusion.node", "lib/pi_fusion_child.node", "bin/pi-fusion"]) {
+    if (!fs.existsSync(path.join(build, f))) throw new Error(`missing ${path.join(build, f)}: build first`);
+  }
+  // The harness passes these through to every Pi it starts (and Pi to the Fusion children).
+  process.env.PI_FUSION_ADDON = path.join(build, "lib", "pi_fusion.node");
+  process.env.PI_FUSION_CHILD_ADDON = path.join(build, "lib", "pi_fusion_child.node");
+  process.env.PI_FUSION_CLI = path.join(build, "bin", "pi-fusion");
+  const useTime = fs.existsSync(TIME_BIN);
+  const started = new Date().toISOString();
+  const m = machine(build);
+  const t0 = performance.now();
+
+  const rules = [
+    { name: "ls-result", match: { text: "bench-ls", last_role: "tool" }, responses: [{ text: "ls done" }] },
+    { name: "ls-call", match: { text: "bench-ls" }, responses: [{ tool_calls: [{ name: "ls", arguments: {} }] }] },
+    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: done" }] },
+    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
+    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
+    ...fusionRules(),
+    { name: "fuse-call", match: { text: "bench-fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: QUESTION } }] }] },
+  ];
+  const env = await createPiEnv({
+    script: { rules, default: { text: "ok" } },
+    files: { "notes.txt": "one file for ls\n" },
+    timeoutMs: RUN_TIMEOUT_MS,
+  });
+  let result;
+  try {
+    log(`build ${build}, ${opts.runs} runs, peak RSS via ${useTime ? TIME_BIN : "VmHWM polling"}`);
+    // One untimed warm-up of each kind (file cache, V8 compile cache).
+    must(await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: "warm-up" }), "warm-up child");
+    const a = await benchRun(env, opts.runs);
+    const b = await benchChild(env, opts.runs, build, useTime);
+    const c = await benchTool(env, opts.runs);
+    result = { runs: opts.runs, m, a, b, c, useTime, started, wallS: (performance.now() - t0) / 1000 };
+  } finally {
+    sweepStragglers(env.root);
+    await env.cleanup();
+  }
+  fs.mkdirSync(path.dirname(opts.out), { recursive: true });
+  fs.writeFileSync(opts.out, report(result));
+  log(`wrote ${path.relative(process.cwd(), opts.out) || opts.out}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
