@@ -304,6 +304,28 @@ describe("fusion reason end to end", () => {
     }
   });
 
+  test("quitting Pi cancels an active run durably and stops its children", async () => {
+    const rules = [
+      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason" }, responses: [{ text: "Launched; waiting." }] },
+      ...fusionRules({ candidate: [{ stall: true }] }),
+      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+    ];
+    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const rpc = env.rpc({ extensions: [PLUGIN] });
+      await rpc.prompt("please fuse");
+      await env.server.waitForRequests(4);  // the parent's two and at least two stalled candidates
+      await rpc.close({ timeoutMs: 30000 });
+      const manifest = manifestOf(runDirs(env)[0]);
+      assert.equal(manifest.state, "cancelled");
+      assert.ok(fs.existsSync(path.join(runDirs(env)[0], "error.json")));
+      assert.ok(fs.existsSync(path.join(runDirs(env)[0], "failure-summary.json")));
+      assert.deepEqual(survivingChildren(env), []);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   test("a request over every route's budget starts zero children", async () => {
     const huge = "why ".repeat(40000);
     const rules = [
