@@ -26,7 +26,7 @@ Napi::Value Resolved(Napi::Env env, Napi::Value value) {
 
 // Launches the run; the promise resolves with the receipt once preflight is durable.
 Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
-                          Napi::Object ctx, const std::string& tool_call_id) {
+                          Napi::Object ctx, const std::string& tool_call_id, Napi::Value on_update) {
   Result<schema::NormalizedRequest> request =
       schema::NormalizeFusionCall(spec.name, ToJson(env, params));
   if (!request.ok()) return Resolved(env, ErrorResult(env, request.status()));
@@ -41,6 +41,12 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
                           request->workflow == "reason");
   run.request = std::move(request).value();
   run.source = store::RunSource::kTool;
+  if (on_update.IsFunction()) {
+    // A tool update while preflight works; later progress goes to the status line.
+    on_update.As<Napi::Function>().Call(
+        {TextResult(env, "fusion " + run.request.workflow + ": preflight (routes, budget, artifacts)",
+                    nlohmann::json::object())});
+  }
   auto deferred = Napi::Promise::Deferred::New(env);
   LaunchRun(
       env, std::move(run),
@@ -180,9 +186,10 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
         Napi::Value params = info.Length() > 1 ? info[1] : env.Undefined();
         Napi::Object ctx = info.Length() > 4 && info[4].IsObject() ? info[4].As<Napi::Object>()
                                                                     : Napi::Object::New(env);
+        Napi::Value on_update = info.Length() > 3 ? info[3] : env.Undefined();
         try {
           return tool->workflow.empty() ? RunTaskTool(env, *tool, params, ctx)
-                                        : RunFusionTool(env, *tool, params, ctx, call_id);
+                                        : RunFusionTool(env, *tool, params, ctx, call_id, on_update);
         } catch (const nlohmann::json::exception& e) {
           return Resolved(env, ErrorResult(env, Status::Error("invalid_arguments",
                                                               std::string("arguments are not JSON: ") + e.what())));

@@ -130,6 +130,27 @@ describe("fusion reason end to end", () => {
     }
   });
 
+  test("json mode: a tool update during preflight, and the agent flow completes with the verified answer", async () => {
+    const rules = [
+      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: got it" }] },
+      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
+      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
+      ...fusionRules(),
+      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+    ];
+    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.json("please fuse", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const update = r.events.find((e) => e.type === "tool_execution_update" && e.toolName === "fusion_reason");
+      assert.ok(update, "a tool update while preflight runs");
+      assert.match(JSON.stringify(update), /fusion reason: preflight/);
+      assert.equal(r.text, "FINAL: got it");
+    } finally {
+      await env.cleanup();
+    }
+  });
+
   test("in RPC mode the terminal state is a notification and a follow-up turn that retrieves the answer", async () => {
     const rules = [
       { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: got it" }] },
