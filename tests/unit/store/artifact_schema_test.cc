@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "schema_check.h"
+#include "json_schema_check.h"
 #include "store/constants.h"
 #include "store/failure_summary.h"
 #include "store/failure_view.h"
@@ -18,6 +18,8 @@
 using nlohmann::json;
 using namespace pi_fusion::store;
 using namespace pi_fusion::store::testing;
+using pi_fusion::testing::CheckAgainstSchema;
+using pi_fusion::testing::LoadArtifactSchema;
 
 namespace {
 
@@ -25,7 +27,7 @@ json ReadJsonFile(const std::string& path) { return json::parse(ReadAll(path)); 
 
 void CheckConforms(const std::string& schema_file, const json& value) {
   INFO(schema_file << ": " << value.dump());
-  const auto violations = SchemaViolations(LoadArtifactSchema(schema_file), value);
+  const auto violations = CheckAgainstSchema(LoadArtifactSchema(schema_file), value);
   for (const auto& v : violations) INFO(v);
   CHECK(violations.empty());
   if (!violations.empty()) FAIL_CHECK(violations.front());
@@ -106,16 +108,16 @@ TEST_CASE("Schemas: the checker catches unknown and missing keys", "[store][sche
   StoreFixture f;
   const json schema = LoadArtifactSchema("fusion-manifest.v4.json");
   json manifest = ReadJsonFile(f.Path(kManifestFile));
-  CHECK(SchemaViolations(schema, manifest).empty());
+  CHECK(CheckAgainstSchema(schema, manifest).empty());
   json extra = manifest;
   extra["surprise"] = true;
-  CHECK_FALSE(SchemaViolations(schema, extra).empty());
+  CHECK_FALSE(CheckAgainstSchema(schema, extra).empty());
   json missing = manifest;
   missing.erase("anonymous_map");
-  CHECK_FALSE(SchemaViolations(schema, missing).empty());
+  CHECK_FALSE(CheckAgainstSchema(schema, missing).empty());
   json bad_ref = manifest;
   bad_ref["artifacts"]["x"] = {{"path", "../x"}, {"byte_length", 1}, {"sha256", "sha256:00"}};
-  CHECK(SchemaViolations(schema, bad_ref).size() >= 2);
+  CHECK(CheckAgainstSchema(schema, bad_ref).size() >= 2);
 }
 
 TEST_CASE("Schemas: every remediation id and failure class is in the summary schema",

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "schema_check.h"
+#include "json_schema_check.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -37,14 +37,14 @@ TEST_CASE("CleanTask: exactly five keys with the normalized request as golden by
         {"sources", {{{"url", "HTTPS://Example.COM:443/a?q=1#frag"}, {"purpose", "spec"}}}}},
        R"({"context":{"kind":"clean_task"},"cwd":"/work/repo","request":{"background":[],"constraints":[],"deliverable":"d","objective":"o","scope":[],"sources":[{"purpose":"spec","url":"https://example.com/a?q=1"}]},"schema_version":"pi-background-tasks.fusion-input.v5","workflow":"research"})"},
   };
-  const json schema = testing::LoadArtifactSchema("fusion-input.v5.json");
+  const json schema = pi_fusion::testing::LoadArtifactSchema("fusion-input.v5.json");
   for (const Case& c : cases) {
     INFO(c.tool);
     auto input = BuildCleanTaskInput("/work/repo", Normalized(c.tool, c.args));
     REQUIRE(input.ok());
     CHECK(input->bytes == c.expected);
     CHECK(input->value.size() == 5);
-    CHECK(testing::SchemaViolations(schema, input->value).empty());
+    CHECK(pi_fusion::testing::CheckAgainstSchema(schema, input->value).empty());
   }
 }
 

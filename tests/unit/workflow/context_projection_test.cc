@@ -6,18 +6,18 @@
 
 #include <catch2/catch.hpp>
 
+#include "json_schema_check.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
-#include "schema_check.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 namespace {
 
 using nlohmann::json;
-using testing::LoadArtifactSchema;
-using testing::ReadSourceFile;
-using testing::SchemaViolations;
+using pi_fusion::testing::CheckAgainstSchema;
+using pi_fusion::testing::LoadArtifactSchema;
+using pi_fusion::testing::ReadSourceFile;
 
 schema::NormalizedRequest ReasonRequest(const std::string& prompt) {
   auto request = schema::NormalizeFusionCall("fusion_reason", {{"prompt", prompt}});
@@ -70,10 +70,10 @@ TEST_CASE("ContextProjection: realistic branch projects to the golden input and 
   CheckGolden("reason-ledger.json", projected->ledger.bytes);
 
   SECTION("shape and schemas") {
-    CHECK(SchemaViolations(LoadArtifactSchema("fusion-input.v5.json"), projected->input.value)
+    CHECK(CheckAgainstSchema(LoadArtifactSchema("fusion-input.v5.json"), projected->input.value)
               .empty());
-    CHECK(SchemaViolations(LoadArtifactSchema("fusion-context-ledger.v2.json"),
-                           projected->ledger.value)
+    CHECK(CheckAgainstSchema(LoadArtifactSchema("fusion-context-ledger.v2.json"),
+                             projected->ledger.value)
               .empty());
     CHECK(projected->input.bytes == CanonicalJson(projected->input.value));
     CHECK(projected->input.value["context"]["omissions"]["ledger_sha256"] ==

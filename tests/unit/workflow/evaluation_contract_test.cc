@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "schema_check.h"
+#include "json_schema_check.h"
 #include "workflow/stage_prompts.h"
 #include "workflow/workflow_constants.h"
 
@@ -57,8 +57,8 @@ TEST_CASE("EvaluationContract: accepts a good evaluation, with surrounding white
   const EvaluationCheck check = ValidateEvaluation("\n  " + text + "\n\n");
   REQUIRE(check.ok());
   CHECK(*check.evaluation == GoodEvaluation());
-  CHECK(testing::SchemaViolations(testing::LoadArtifactSchema("fusion-evaluation.v1.json"),
-                                  *check.evaluation)
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-evaluation.v1.json"), *check.evaluation)
             .empty());
 }
 

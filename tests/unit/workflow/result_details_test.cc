@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "json_schema_check.h"
 #include "pi_fusion/canonical_json.h"
-#include "schema_check.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -41,7 +41,8 @@ ResultDetailsInput Good() {
 TEST_CASE("ResultDetails: builds the closed v5 object", "[workflow][result]") {
   auto details = BuildResultDetails(Good());
   REQUIRE(details.ok());
-  CHECK(testing::SchemaViolations(testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
             .empty());
   CHECK((*details)["schema_version"] == kResultSchema);
   CHECK((*details)["anonymous_map"] == json{{"A", 2}, {"B", 1}, {"C", 3}});

@@ -1,8 +1,8 @@
 // Stage prompts and stdin payloads (src/workflow/stage_prompts.h, stage_inputs.h).
 #include <catch2/catch.hpp>
 
+#include "json_schema_check.h"
 #include "pi_fusion/canonical_json.h"
-#include "schema_check.h"
 #include "workflow/clean_task.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
@@ -12,8 +12,8 @@ namespace pi_fusion::workflow {
 namespace {
 
 using nlohmann::json;
-using testing::LoadArtifactSchema;
-using testing::SchemaViolations;
+using pi_fusion::testing::CheckAgainstSchema;
+using pi_fusion::testing::LoadArtifactSchema;
 
 CanonicalDocument Input() {
   auto request = schema::NormalizeFusionCall(
@@ -91,7 +91,7 @@ TEST_CASE("StageInputs: blind, repair and merge inputs are canonical, closed and
       R"({"candidate_id":"B","response":"answer b — é"},{"candidate_id":"C","response":"answer c"}],)"
       R"("canonical_input":)" +
           input.bytes + R"(,"schema_version":"pi-background-tasks.fusion-blind-candidates.v1"})");
-  CHECK(SchemaViolations(LoadArtifactSchema("fusion-blind-candidates.v1.json"), blind->value)
+  CHECK(CheckAgainstSchema(LoadArtifactSchema("fusion-blind-candidates.v1.json"), blind->value)
             .empty());
 
   auto repair = BuildRepairInput(*blind, "```json\n{} \xff", {{"$", "not JSON"}});
@@ -99,9 +99,9 @@ TEST_CASE("StageInputs: blind, repair and merge inputs are canonical, closed and
   CHECK(repair->value["original_blind_input"] == blind->value);
   CHECK(repair->value["invalid_output"] == "```json\n{} \xef\xbf\xbd");
   CHECK(repair->value["validation_errors"] == json::array({"$: not JSON"}));
-  CHECK(
-      SchemaViolations(LoadArtifactSchema("fusion-evaluation-repair-input.v1.json"), repair->value)
-          .empty());
+  CHECK(CheckAgainstSchema(LoadArtifactSchema("fusion-evaluation-repair-input.v1.json"),
+                           repair->value)
+            .empty());
 
   const json evaluation = json::parse(EvaluationTemplate());
   auto merge = BuildMergeInput(input, Candidates(), evaluation);
@@ -109,7 +109,7 @@ TEST_CASE("StageInputs: blind, repair and merge inputs are canonical, closed and
   CHECK(merge->value["evaluation"] == evaluation);
   CHECK(merge->value["candidates"] == blind->value["candidates"]);
   CHECK(merge->value["canonical_input"] == input.value);
-  CHECK(SchemaViolations(LoadArtifactSchema("fusion-merge-input.v1.json"), merge->value).empty());
+  CHECK(CheckAgainstSchema(LoadArtifactSchema("fusion-merge-input.v1.json"), merge->value).empty());
 }
 
 TEST_CASE("StageInputs: refuse anything but exactly A, B and C", "[workflow][inputs]") {
