@@ -21,7 +21,8 @@ struct ExtractArgs {
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Without --content-type a file's extension decides; everything else is taken for HTML.
@@ -76,8 +77,7 @@ void AddExtractCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<ExtractArgs>();
   CLI::App* cmd = app.add_subcommand(
       "extract", "Print the text or Markdown of an HTML, plain-text or Markdown document");
-  cmd->add_option("file", args->file, "Input file, or - for standard input")
-      ->capture_default_str();
+  cmd->add_option("file", args->file, "Input file, or - for standard input")->capture_default_str();
   cmd->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"text", "markdown"}))
       ->capture_default_str();

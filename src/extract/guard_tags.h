@@ -7,11 +7,14 @@
 
 #include <bitset>
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
 
 namespace pi_fusion::extract::guard {
 
 using TagSet = std::bitset<GUMBO_TAG_LAST + 1>;
+
+TagSet MakeTagSet(std::initializer_list<GumboTag> tags);
 
 // Gumbo's "special" HTML elements, plus a few: more special elements only keep more open.
 const TagSet& Special();

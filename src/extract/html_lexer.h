@@ -15,12 +15,12 @@
 namespace pi_fusion::extract {
 
 struct Tag {
-  bool end_tag = false;        // "</name ...>"
-  bool self_closing = false;   // written as "<name ... />"
-  std::string_view name;       // as written (original case)
-  std::string_view attributes; // raw text between the name and the closing '>'
-  size_t begin = 0;            // offset of '<'
-  size_t end = 0;              // one past the closing '>'
+  bool end_tag = false;         // "</name ...>"
+  bool self_closing = false;    // written as "<name ... />"
+  std::string_view name;        // as written (original case)
+  std::string_view attributes;  // raw text between the name and the closing '>'
+  size_t begin = 0;             // offset of '<'
+  size_t end = 0;               // one past the closing '>'
 };
 
 class TagLexer {

@@ -88,12 +88,11 @@ Result<std::unique_ptr<HtmlDocument>> ParseHtml(std::string html, size_t memory_
   options.deallocator = &Deallocate;
   options.userdata = doc->budget_.get();
   options.max_errors = 0;
-  doc->output_ =
-      ParseOrEscape(&options, doc->budget_.get(), doc->html_.data(), doc->html_.size());
+  doc->output_ = ParseOrEscape(&options, doc->budget_.get(), doc->html_.data(), doc->html_.size());
   if (doc->output_ == nullptr) {
-    return Status::Error("extraction_failed",
-                         "the HTML parser needed more than " +
-                             std::to_string(memory_budget >> 20) + " MiB for this document");
+    return Status::Error("extraction_failed", "the HTML parser needed more than " +
+                                                  std::to_string(memory_budget >> 20) +
+                                                  " MiB for this document");
   }
   return Result<std::unique_ptr<HtmlDocument>>(std::move(doc));
 }

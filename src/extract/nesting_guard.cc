@@ -45,7 +45,7 @@ Open ForeignElement(const Tag& tag, GumboTag t, Ns ns) {
   Open o{t, ns};
   o.name = HashLowercase(tag.name);
   const bool math_text = ns == Ns::kMath && IsOneOf(t, {GUMBO_TAG_MI, GUMBO_TAG_MO, GUMBO_TAG_MN,
-                                                         GUMBO_TAG_MS, GUMBO_TAG_MTEXT});
+                                                        GUMBO_TAG_MS, GUMBO_TAG_MTEXT});
   const bool svg_html =
       ns == Ns::kSvg && IsOneOf(t, {GUMBO_TAG_FOREIGNOBJECT, GUMBO_TAG_DESC, GUMBO_TAG_TITLE});
   const bool annotation = ns == Ns::kMath && t == GUMBO_TAG_ANNOTATION_XML;
@@ -103,10 +103,10 @@ class NestingGuard {
   void OnStartTag(const Tag& tag, TagLexer* lexer) {
     const GumboTag t = LookupTag(tag.name);
     const bool formatting = guard::Formatting().test(t);
-    // Raw text content is removed wherever it is: gumbo might read it as markup where the
-    // model reads text (in SVG or MathML), and the renderer drops these elements anyway.
     if (t == GUMBO_TAG_TEMPLATE) return SkipTemplate(lexer);
     if (t == GUMBO_TAG_SELECT) return SkipSelect(lexer);
+    // Raw text content is removed wherever it is: gumbo might read it as markup where the
+    // model reads text (in SVG or MathML), and the renderer drops these elements anyway.
     if (guard::RawText().test(t)) {
       OnStartTagIn(tag, t, formatting, lexer);
       lexer->SkipRawText(tag.name);
@@ -196,7 +196,8 @@ class NestingGuard {
     if (IsTableStructure(t)) {
       if (!OpenTableStructure(tag, t)) Copy(tag);  // outside a table: ignored
       return;
-    } else if (t == GUMBO_TAG_LI || t == GUMBO_TAG_DD || t == GUMBO_TAG_DT) {
+    }
+    if (t == GUMBO_TAG_LI || t == GUMBO_TAG_DD || t == GUMBO_TAG_DT) {
       CloseListItem(t == GUMBO_TAG_LI);
       PopThrough(Find(Only(GUMBO_TAG_P), guard::ButtonScope()));
     } else if (guard::ClosesP().test(t)) {
@@ -313,24 +314,18 @@ class NestingGuard {
                        GUMBO_TAG_TFOOT, GUMBO_TAG_TR, GUMBO_TAG_TD, GUMBO_TAG_TH});
   }
 
-  enum TableContext { kNoTable, kTableMode, kCellMode };
-
-  // The insertion mode follows the nearest table-related open element below `end`, as in
-  // "reset the insertion mode appropriately".
-  TableContext InTableModeBelow(long end) const {
-    for (long i = end - 1; i >= 0; --i) {
+  // Whether gumbo's insertion mode is a table mode (in table, table body, row, caption, column
+  // group): the mode follows the nearest table-related open element, as in "reset the
+  // insertion mode appropriately"; inside a cell it is "in cell".
+  bool InTableMode() const {
+    for (long i = static_cast<long>(stack_.size()) - 1; i >= 0; --i) {
       const Open& o = stack_[i];
       if (o.ns != Ns::kHtml) continue;
-      if (IsOneOf(o.tag, {GUMBO_TAG_TABLE, GUMBO_TAG_TBODY, GUMBO_TAG_THEAD, GUMBO_TAG_TFOOT,
-                          GUMBO_TAG_TR, GUMBO_TAG_CAPTION, GUMBO_TAG_COLGROUP})) {
-        return kTableMode;
+      if (o.tag == GUMBO_TAG_TABLE || o.tag == GUMBO_TAG_COLGROUP || IsTableStructure(o.tag)) {
+        return o.tag != GUMBO_TAG_TD && o.tag != GUMBO_TAG_TH;
       }
-      if (o.tag == GUMBO_TAG_TD || o.tag == GUMBO_TAG_TH) return kCellMode;
     }
-    return kNoTable;
-  }
-  bool InTableMode() const {
-    return InTableModeBelow(static_cast<long>(stack_.size())) == kTableMode;
+    return false;
   }
 
   // The tree builder clears the stack back to the row (for td/th), the table body (for tr) or
@@ -439,7 +434,8 @@ class NestingGuard {
   }
 
   void Push(const Tag& tag, Open open) {
-    const bool renamed = open.tag == GUMBO_TAG_SPAN && guard::Formatting().test(LookupTag(tag.name));
+    const bool renamed =
+        open.tag == GUMBO_TAG_SPAN && guard::Formatting().test(LookupTag(tag.name));
     if (stack_.size() >= limits_.max_depth) {
       ++dropped_[Key(open.tag, renamed ? HashLowercase("span") : HashLowercase(tag.name))];
       ++out_.dropped_tags;

@@ -1,156 +1,13 @@
 #include "extract/renderer.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cstring>
-#include <utility>
+#include <string>
 #include <vector>
 
 #include "extract/html_lexer.h"
-#include "extract/nesting_guard.h"
+#include "extract/render_util.h"
 
 namespace pi_fusion::extract {
-namespace {
-
-// Links longer than this are rendered as their text: such hrefs are tracking blobs or data.
-constexpr size_t kMaxHrefBytes = 2048;
-
-const GumboVector& ChildrenOf(const GumboNode* node) {
-  return node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children
-                                           : node->v.element.children;
-}
-
-bool IsHtmlElement(const GumboNode* node) {
-  return node->type == GUMBO_NODE_ELEMENT &&
-         node->v.element.tag_namespace == GUMBO_NAMESPACE_HTML;
-}
-
-bool IsBlockContainer(GumboTag t) {
-  switch (t) {
-    case GUMBO_TAG_DIV: case GUMBO_TAG_SECTION: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_MAIN:
-    case GUMBO_TAG_HEADER: case GUMBO_TAG_FOOTER: case GUMBO_TAG_NAV: case GUMBO_TAG_ASIDE:
-    case GUMBO_TAG_ADDRESS: case GUMBO_TAG_FIGURE: case GUMBO_TAG_FIGCAPTION:
-    case GUMBO_TAG_DETAILS: case GUMBO_TAG_SUMMARY: case GUMBO_TAG_FORM:
-    case GUMBO_TAG_FIELDSET: case GUMBO_TAG_LEGEND: case GUMBO_TAG_CENTER: case GUMBO_TAG_HGROUP:
-    case GUMBO_TAG_DT: case GUMBO_TAG_CAPTION: case GUMBO_TAG_TR: case GUMBO_TAG_TD:
-    case GUMBO_TAG_TH: case GUMBO_TAG_THEAD: case GUMBO_TAG_TBODY: case GUMBO_TAG_TFOOT:
-    case GUMBO_TAG_OPTION: case GUMBO_TAG_BODY: case GUMBO_TAG_HTML:
-      return true;
-    default:
-      return false;
-  }
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && IsHtmlSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsHtmlSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Fragment-only, script and data links point nowhere useful outside the page.
-bool IsUsefulHref(std::string_view href) {
-  if (href.empty() || href.front() == '#' || href.size() > kMaxHrefBytes) return false;
-  const auto starts = [&](std::string_view scheme) {
-    return href.size() >= scheme.size() && EqualsIgnoreCase(href.substr(0, scheme.size()), scheme);
-  };
-  return !starts("javascript:") && !starts("data:") && !starts("vbscript:");
-}
-
-// Percent-encodes what would end a Markdown link destination early; drops tabs and newlines as
-// URL parsers do.
-std::string EscapeHref(std::string_view href) {
-  std::string out;
-  for (const char c : href) {
-    switch (c) {
-      case ' ': out += "%20"; break;
-      case '(': out += "%28"; break;
-      case ')': out += "%29"; break;
-      case '<': out += "%3C"; break;
-      case '>': out += "%3E"; break;
-      case '\t': case '\n': case '\r': break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
-// "language-cpp" or "lang-cpp" in a class list → "cpp" (only characters safe in an info string).
-std::string LanguageFromClass(std::string_view classes) {
-  size_t i = 0;
-  while (i < classes.size()) {
-    while (i < classes.size() && IsHtmlSpace(classes[i])) ++i;
-    size_t j = i;
-    while (j < classes.size() && !IsHtmlSpace(classes[j])) ++j;
-    std::string_view token = classes.substr(i, j - i);
-    for (std::string_view prefix : {"language-", "lang-"}) {
-      if (token.size() > prefix.size() && token.substr(0, prefix.size()) == prefix) {
-        std::string lang;
-        for (const char c : token.substr(prefix.size())) {
-          if (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("+-_.#", c)) lang += c;
-        }
-        return lang;
-      }
-    }
-    i = j;
-  }
-  return "";
-}
-
-size_t LongestRun(std::string_view s, char c) {
-  size_t best = 0, run = 0;
-  for (const char x : s) {
-    run = x == c ? run + 1 : 0;
-    best = std::max(best, run);
-  }
-  return best;
-}
-
-long ParseLong(std::string_view s, long fallback) {
-  s = TrimSpace(s);
-  long value = fallback;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc()) return fallback;
-  return std::clamp(value, -999'999'999L, 999'999'999L);
-}
-
-}  // namespace
-
-GumboTag EffectiveTag(const GumboElement& element) {
-  if (element.tag != GUMBO_TAG_SPAN) return element.tag;
-  const std::string_view name = Attribute(element, kFormattingTagAttribute);
-  if (name.empty()) return GUMBO_TAG_SPAN;
-  return gumbo_tagn_enum(name.data(), static_cast<unsigned>(name.size()));
-}
-
-std::string_view Attribute(const GumboElement& element, const char* name) {
-  const GumboAttribute* a = gumbo_get_attribute(&element.attributes, name);
-  return a == nullptr ? std::string_view() : std::string_view(a->value);
-}
-
-bool IsSkipped(const GumboElement& element) {
-  switch (element.tag) {
-    case GUMBO_TAG_HEAD: case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT:
-    case GUMBO_TAG_TEMPLATE: case GUMBO_TAG_TITLE: case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT:
-    case GUMBO_TAG_EMBED: case GUMBO_TAG_CANVAS: case GUMBO_TAG_SELECT: case GUMBO_TAG_DATALIST:
-    case GUMBO_TAG_AUDIO: case GUMBO_TAG_VIDEO: case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_NOEMBED:
-    case GUMBO_TAG_NOFRAMES: case GUMBO_TAG_FRAMESET: case GUMBO_TAG_INPUT:
-      return element.tag_namespace == GUMBO_NAMESPACE_HTML;
-    case GUMBO_TAG_SVG:
-      return true;
-    default:
-      break;
-  }
-  if (gumbo_get_attribute(&element.attributes, "hidden") != nullptr) return true;
-  const std::string_view style = Attribute(element, "style");
-  if (style.empty()) return false;
-  std::string compact;
-  for (const char c : style) {
-    if (!IsHtmlSpace(c)) compact.push_back(AsciiLower(c));
-  }
-  return compact.find("display:none") != std::string::npos ||
-         compact.find("visibility:hidden") != std::string::npos;
-}
 
 RenderResult RenderDocument(const GumboNode* document, const RenderOptions& options) {
   return Renderer(options).Run(document);
@@ -213,10 +70,15 @@ void Renderer::Element(const GumboNode* node, int depth) {
   const GumboTag t = EffectiveTag(e);
   const bool md = options_.markdown;
   switch (t) {
-    case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3:
-    case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6:
+    case GUMBO_TAG_H1:
+    case GUMBO_TAG_H2:
+    case GUMBO_TAG_H3:
+    case GUMBO_TAG_H4:
+    case GUMBO_TAG_H5:
+    case GUMBO_TAG_H6:
       return Heading(node, depth, 1 + (t - GUMBO_TAG_H1));
-    case GUMBO_TAG_P: case GUMBO_TAG_DL:
+    case GUMBO_TAG_P:
+    case GUMBO_TAG_DL:
       return Block(node, depth, /*blank_line=*/true);
     case GUMBO_TAG_BR:
       return writer_->LineBreak();
@@ -224,11 +86,17 @@ void Renderer::Element(const GumboNode* node, int depth) {
       writer_->Break(true);
       if (md && !in_cell()) writer_->Atom("---");
       return writer_->Break(true);
-    case GUMBO_TAG_PRE: case GUMBO_TAG_LISTING: case GUMBO_TAG_XMP: case GUMBO_TAG_PLAINTEXT:
+    case GUMBO_TAG_PRE:
+    case GUMBO_TAG_LISTING:
+    case GUMBO_TAG_XMP:
+    case GUMBO_TAG_PLAINTEXT:
       return Preformatted(node);
     case GUMBO_TAG_BLOCKQUOTE:
       return Quote(node, depth);
-    case GUMBO_TAG_UL: case GUMBO_TAG_OL: case GUMBO_TAG_MENU: case GUMBO_TAG_DIR:
+    case GUMBO_TAG_UL:
+    case GUMBO_TAG_OL:
+    case GUMBO_TAG_MENU:
+    case GUMBO_TAG_DIR:
       return List(node, depth, t == GUMBO_TAG_OL);
     case GUMBO_TAG_LI:
       return Item(node, depth, "- ");
@@ -240,11 +108,16 @@ void Renderer::Element(const GumboNode* node, int depth) {
       return writer_->Text(Attribute(e, "alt"));
     case GUMBO_TAG_A:
       return Link(node, depth);
-    case GUMBO_TAG_B: case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_B:
+    case GUMBO_TAG_STRONG:
       return Emphasis(node, depth, "**");
-    case GUMBO_TAG_I: case GUMBO_TAG_EM:
+    case GUMBO_TAG_I:
+    case GUMBO_TAG_EM:
       return Emphasis(node, depth, "*");
-    case GUMBO_TAG_CODE: case GUMBO_TAG_KBD: case GUMBO_TAG_SAMP: case GUMBO_TAG_TT:
+    case GUMBO_TAG_CODE:
+    case GUMBO_TAG_KBD:
+    case GUMBO_TAG_SAMP:
+    case GUMBO_TAG_TT:
       return CodeSpan(node);
     default:
       if (IsBlockContainer(t)) return Block(node, depth, /*blank_line=*/false);

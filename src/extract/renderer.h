@@ -80,14 +80,6 @@ class Renderer {
   RenderStop stop_ = RenderStop::kNone;
 };
 
-// Gumbo tag of an element, with the nesting guard's renamed formatting spans mapped back.
-GumboTag EffectiveTag(const GumboElement& element);
-// Attribute value or "" when absent.
-std::string_view Attribute(const GumboElement& element, const char* name);
-// Elements whose content is never rendered (scripts, styles, head, media, form controls) and
-// elements hidden with the `hidden` attribute or an inline display:none.
-bool IsSkipped(const GumboElement& element);
-
 // table.cc: renders <table> as a GFM pipe table, or as blocks when it is a layout table.
 void RenderTable(Renderer* renderer, const GumboNode* table, int depth);
 

@@ -11,14 +11,16 @@
 #include <vector>
 
 #include "extract/html_lexer.h"
+#include "extract/render_util.h"
 #include "extract/renderer.h"
 
 namespace pi_fusion::extract {
 namespace {
 
-constexpr int kMaxColspan = 1000;     // as in the HTML standard
-constexpr int kMaxRowspan = 65534;    // as in the HTML standard; 0 means "to the end"
+constexpr int kMaxColspan = 1000;   // as in the HTML standard
+constexpr int kMaxRowspan = 65534;  // as in the HTML standard; 0 means "to the end"
 constexpr size_t kMaxGridCells = 200'000;
+constexpr size_t kMaxGridColumns = 1000;
 constexpr size_t kNestedTableScanNodes = 20'000;
 
 struct CellRef {
@@ -140,7 +142,9 @@ struct Carry {
   std::string text;
 };
 
-// Places the cells, expanding colspan and rowspan, and renders their text.
+// Places the cells, expanding colspan and rowspan, and renders their text. Stops at
+// kMaxGridColumns columns, kMaxGridCells cells, or once the text (repeated cells included) is
+// over the output cap.
 std::vector<std::vector<std::string>> BuildGrid(Renderer* r, const TableModel& model, int depth) {
   std::vector<std::vector<std::string>> grid;
   std::vector<Carry> carry;
@@ -151,19 +155,20 @@ std::vector<std::vector<std::string>> BuildGrid(Renderer* r, const TableModel& m
     const auto take_carried = [&](bool pad) {
       while (col < carry.size() && (carry[col].rows > 0 || pad)) {
         out.push_back(carry[col].rows > 0 ? carry[col].text : "");
+        bytes += out.back().size();
         if (carry[col].rows > 0) --carry[col].rows;
         ++col;
       }
     };
     for (const CellRef& cell : row) {
       take_carried(/*pad=*/false);
+      if (col >= kMaxGridColumns) break;
       const std::string text = EscapeCell(r->CellText(cell.node, depth + 1), r->options().markdown);
       bytes += text.size();
-      for (int k = 0; k < cell.colspan; ++k, ++col) {
+      for (int k = 0; k < cell.colspan && col < kMaxGridColumns; ++k, ++col) {
         if (col >= carry.size()) carry.resize(col + 1);
-        const std::string& piece = k == 0 ? text : std::string();
-        carry[col] = {cell.rowspan - 1, piece};
-        out.push_back(piece);
+        carry[col] = {cell.rowspan - 1, k == 0 ? text : std::string()};
+        out.push_back(carry[col].text);
       }
     }
     take_carried(/*pad=*/true);

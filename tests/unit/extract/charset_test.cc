@@ -33,7 +33,8 @@ TEST_CASE("ParseContentType: media type and charset, lowercased and unquoted",
 TEST_CASE("CharsetFromLabel: WHATWG aliases of the supported charsets", "[extract][charset]") {
   CHECK(CharsetFromLabel("UTF-8") == Charset::kUtf8);
   CHECK(CharsetFromLabel(" utf8 ") == Charset::kUtf8);
-  for (const char* label : {"windows-1252", "cp1252", "ISO-8859-1", "latin1", "us-ascii", "ascii"}) {
+  for (const char* label :
+       {"windows-1252", "cp1252", "ISO-8859-1", "latin1", "us-ascii", "ascii"}) {
     INFO(label);
     CHECK(CharsetFromLabel(label) == Charset::kWindows1252);
   }
@@ -72,11 +73,15 @@ TEST_CASE("DecodeToUtf8: Windows-1252, UTF-16 and UTF-8 repair", "[extract][char
   CHECK(DecodeToUtf8("\x93q\x94 \x80 \xE9", Charset::kWindows1252) ==
         "\xE2\x80\x9Cq\xE2\x80\x9D \xE2\x82\xAC \xC3\xA9");
   CHECK(DecodeToUtf8("\x81", Charset::kWindows1252) == "\xC2\x81");
-  CHECK(DecodeToUtf8(std::string("\xFF\xFE" "A\0=\xD8\x00\xDE", 8), Charset::kUtf16Le) ==
-        "A\xF0\x9F\x98\x80");
+  CHECK(DecodeToUtf8(std::string("\xFF\xFE"
+                                 "A\0=\xD8\x00\xDE",
+                                 8),
+                     Charset::kUtf16Le) == "A\xF0\x9F\x98\x80");
   CHECK(DecodeToUtf8(std::string("\0A\xD8\x00", 4), Charset::kUtf16Be) ==
         "A\xEF\xBF\xBD");  // lone surrogate
-  CHECK(DecodeToUtf8("\xEF\xBB\xBF" "a\xFF", Charset::kUtf8) == "a\xEF\xBF\xBD");
+  CHECK(DecodeToUtf8("\xEF\xBB\xBF"
+                     "a\xFF",
+                     Charset::kUtf8) == "a\xEF\xBF\xBD");
 }
 
 }  // namespace

@@ -66,8 +66,8 @@ TEST_CASE("Extract: output stops at the cap with a marker inside it", "[extract]
 }
 
 TEST_CASE("Extract: documents over the element limit are cut and marked", "[extract][hostile]") {
-  const auto out = Run(Repeat("<br>", kMaxElements + 10) + "tail", "text/html", Format::kText,
-                       size_t{1} << 20);
+  const auto out =
+      Run(Repeat("<br>", kMaxElements + 10) + "tail", "text/html", Format::kText, size_t{1} << 20);
   REQUIRE(out.ok());
   CHECK(out->truncated);
   CHECK(out->text == "[truncated: document exceeded 250000 elements]");
@@ -75,13 +75,26 @@ TEST_CASE("Extract: documents over the element limit are cut and marked", "[extr
 
 TEST_CASE("Extract: rendering stops at the node limit and says so", "[extract][hostile]") {
   // Four nodes per element (p, two texts, a comment): over kMaxNodes, under kMaxElements.
-  const auto out = Run(Repeat("<p>a<!---->b", 130'000), "text/html", Format::kText,
-                       size_t{8} << 20);
+  const auto out =
+      Run(Repeat("<p>a<!---->b", 130'000), "text/html", Format::kText, size_t{8} << 20);
   REQUIRE(out.ok());
   CHECK(out->truncated);
   const std::string marker = "\n\n[truncated: document exceeded 500000 nodes]";
   REQUIRE(out->text.size() > marker.size());
   CHECK(out->text.substr(out->text.size() - marker.size()) == marker);
+}
+
+TEST_CASE("Extract: colspan and rowspan cannot blow a table up", "[extract][hostile]") {
+  // 10,000 cells spanning 1,000 columns each, and a 1 MB cell repeated by rowspan in 100,000
+  // rows: without caps on columns and on repeated text these take gigabytes.
+  const auto wide = Run("<table><tr>" + Repeat("<td colspan=1000>x", 10'000) + "</table>");
+  REQUIRE(wide.ok());
+  CHECK(wide->text.size() <= 32 * 1024);  // columns past 1,000 are left out
+  const auto tall = Run("<table><tr><td>a<td rowspan=0>" + std::string(1 << 20, 'y') + "<td>b" +
+                        Repeat("<tr><td>c", 100'000) + "</table>");
+  REQUIRE(tall.ok());
+  CHECK(tall->truncated);
+  CHECK(tall->text.size() <= 32 * 1024);
 }
 
 TEST_CASE("Extract: the output is valid UTF-8 for arbitrary bytes", "[extract][hostile]") {

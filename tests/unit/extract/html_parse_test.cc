@@ -17,8 +17,7 @@ TEST_CASE("ParseHtml: parses within the budget and reports the peak", "[extract]
   CHECK((*doc)->peak_bytes() < (size_t{1} << 20));
 }
 
-TEST_CASE("ParseHtml: a parse over the budget fails with extraction_failed",
-          "[extract][parse]") {
+TEST_CASE("ParseHtml: a parse over the budget fails with extraction_failed", "[extract][parse]") {
   std::string html;
   for (int i = 0; i < 20'000; ++i) html += "<p>paragraph</p>";
   auto doc = ParseHtml(html, 64 * 1024);

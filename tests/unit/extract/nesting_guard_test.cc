@@ -67,8 +67,9 @@ TEST_CASE("GuardNesting: removes raw text, keeps comments and attribute values",
   CHECK(GuardNesting("<script>if (a<b) x = '<b>';</script><style>b{}</style><!-- <b> -->"
                      "<textarea><i></textarea><p title='<b>'>t</p>",
                      {})
-            .html == "<script></script><style></style><!-- <b> --><textarea></textarea>"
-                     "<p title='<b>'>t</p>");
+            .html ==
+        "<script></script><style></style><!-- <b> --><textarea></textarea>"
+        "<p title='<b>'>t</p>");
   CHECK(GuardNesting("<xmp><b>&amp;</b></xmp>after", {}).html ==
         "<pre>&lt;b>&amp;amp;&lt;/b></pre>after");
   CHECK(GuardNesting("<plaintext>\n<p>x", {}).html == "<pre>\n\n&lt;p>x</pre>");
@@ -100,15 +101,86 @@ TEST_CASE("GuardNesting: cuts the document after max_elements start tags", "[ext
 // guard removes). A larger run of the same generator, 600,000 documents, found no failure.
 TEST_CASE("GuardNesting: gumbo's tree never gets deeper than the guard allows",
           "[extract][guard]") {
-  const char* const names[] = {
-      "div", "p", "span", "b", "i", "a", "em", "font", "nobr", "code", "li", "ul", "ol", "dd",
-      "dt", "dl", "table", "tr", "td", "th", "tbody", "thead", "tfoot", "caption", "colgroup",
-      "col", "select", "option", "optgroup", "svg", "g", "math", "mi", "mglyph", "foreignObject",
-      "desc", "annotation-xml", "template", "button", "form", "h1", "h2", "pre", "blockquote",
-      "section", "noscript", "script", "style", "title", "textarea", "xmp", "plaintext",
-      "iframe", "br", "hr", "img", "image", "input", "isindex", "keygen", "menuitem",
-      "x-custom", "object", "applet", "marquee", "ruby", "rt", "label", "head", "body", "html",
-      "frameset", "frame", "main", "menu", "details", "summary", "address", "center", "listing"};
+  const char* const names[] = {"div",
+                               "p",
+                               "span",
+                               "b",
+                               "i",
+                               "a",
+                               "em",
+                               "font",
+                               "nobr",
+                               "code",
+                               "li",
+                               "ul",
+                               "ol",
+                               "dd",
+                               "dt",
+                               "dl",
+                               "table",
+                               "tr",
+                               "td",
+                               "th",
+                               "tbody",
+                               "thead",
+                               "tfoot",
+                               "caption",
+                               "colgroup",
+                               "col",
+                               "select",
+                               "option",
+                               "optgroup",
+                               "svg",
+                               "g",
+                               "math",
+                               "mi",
+                               "mglyph",
+                               "foreignObject",
+                               "desc",
+                               "annotation-xml",
+                               "template",
+                               "button",
+                               "form",
+                               "h1",
+                               "h2",
+                               "pre",
+                               "blockquote",
+                               "section",
+                               "noscript",
+                               "script",
+                               "style",
+                               "title",
+                               "textarea",
+                               "xmp",
+                               "plaintext",
+                               "iframe",
+                               "br",
+                               "hr",
+                               "img",
+                               "image",
+                               "input",
+                               "isindex",
+                               "keygen",
+                               "menuitem",
+                               "x-custom",
+                               "object",
+                               "applet",
+                               "marquee",
+                               "ruby",
+                               "rt",
+                               "label",
+                               "head",
+                               "body",
+                               "html",
+                               "frameset",
+                               "frame",
+                               "main",
+                               "menu",
+                               "details",
+                               "summary",
+                               "address",
+                               "center",
+                               "listing"};
   const size_t kNames = sizeof(names) / sizeof(names[0]);
   constexpr size_t kLimit = 12;
   uint64_t state = 0x9E3779B97F4A7C15ull;
@@ -124,7 +196,9 @@ TEST_CASE("GuardNesting: gumbo's tree never gets deeper than the guard allows",
     for (uint64_t token = 0, tokens = 200 + next(2000); token < tokens; ++token) {
       const char* name = names[next(kNames)];
       switch (next(11)) {
-        case 0: case 1: case 2:
+        case 0:
+        case 1:
+        case 2:
           html += std::string("</") + name + ">";
           break;
         case 3:

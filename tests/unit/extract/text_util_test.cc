@@ -26,7 +26,8 @@ TEST_CASE("TruncateWithMarker: fits the cap, cuts on a boundary, trims before th
   CHECK(TruncateWithMarker("anything", 4, marker) == "[cut");
   CHECK(TruncateWithMarker("", 20, marker) == "[cut]");
   for (size_t cap = marker.size(); cap < 40; ++cap) {
-    const std::string out = TruncateWithMarker("\xF0\x9F\x98\x80\xE6\xBC\xA2 x y z \xC3\xA9\xC3\xA9", cap, marker);
+    const std::string out =
+        TruncateWithMarker("\xF0\x9F\x98\x80\xE6\xBC\xA2 x y z \xC3\xA9\xC3\xA9", cap, marker);
     INFO("cap " << cap);
     CHECK(out.size() <= cap);
     CHECK(IsValidUtf8(out));

@@ -15,14 +15,18 @@ TEST_CASE("RepairUtf8: one U+FFFD per maximal ill-formed subpart", "[extract][ut
   const Case cases[] = {
       {"plain ascii", "plain ascii"},
       {"caf\xC3\xA9 \xF0\x9F\x98\x80", "caf\xC3\xA9 \xF0\x9F\x98\x80"},
-      {"\x80", r},                       // lone continuation byte
-      {"\xBF\xBF", r + r},               // each stray continuation byte
-      {"a\xC3", "a" + r},                // truncated at the end
-      {"\xE6\xBC" "x", r + "x"},         // truncated 3-byte sequence: one replacement
-      {"\xF0\x9F\x98" "x", r + "x"},     // truncated 4-byte sequence: one replacement
-      {"\xC0\xAF", r + r},               // overlong two-byte: C0 is never valid
-      {"\xE0\x80\xAF", r + r + r},       // overlong three-byte: second byte out of range
-      {"\xED\xA0\x80", r + r + r},       // UTF-16 surrogate
+      {"\x80", r},          // lone continuation byte
+      {"\xBF\xBF", r + r},  // each stray continuation byte
+      {"a\xC3", "a" + r},   // truncated at the end
+      {"\xE6\xBC"
+       "x",
+       r + "x"},  // truncated 3-byte sequence: one replacement
+      {"\xF0\x9F\x98"
+       "x",
+       r + "x"},                            // truncated 4-byte sequence: one replacement
+      {"\xC0\xAF", r + r},                  // overlong two-byte: C0 is never valid
+      {"\xE0\x80\xAF", r + r + r},          // overlong three-byte: second byte out of range
+      {"\xED\xA0\x80", r + r + r},          // UTF-16 surrogate
       {"\xF4\x90\x80\x80", r + r + r + r},  // above U+10FFFF
       {"\xF8\x88\x80\x80\x80", r + r + r + r + r},
       {"\xFE\xFF", r + r},

@@ -9,7 +9,9 @@ namespace {
 
 TEST_CASE("Writer: collapses whitespace and separates blocks", "[extract][writer]") {
   Writer w;
-  w.Text("  a \n\t b\xC2\xA0\xC2\xA0" "c  ");
+  w.Text(
+      "  a \n\t b\xC2\xA0\xC2\xA0"
+      "c  ");
   w.Break(false);
   w.Text("d");
   w.Break(true);
