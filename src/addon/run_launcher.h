@@ -39,10 +39,8 @@ void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_la
 // Delivers a terminal state to the person and, for tool launches, to the agent.
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent);
 
-}  // namespace pi_fusion::addon
-
-namespace pi_fusion::addon {
-// agent_before_settle in print mode: a promise that resolves once no run is active, with
-// {entries:[terminal notices], continue:true} when tool-launched runs must wake the agent.
+// agent_before_settle without a UI (print, json): a promise that resolves once no run is active,
+// with {entries:[terminal notices], continue:true} when tool-launched runs must wake the agent.
 Napi::Value WaitForRunsBeforeSettle(Napi::Env env);
+
 }  // namespace pi_fusion::addon
