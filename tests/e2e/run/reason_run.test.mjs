@@ -20,6 +20,21 @@ function runDirs(env) {
     fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
 }
 
+/**
+ * The agent's side of a tool launch: ask -> fusion_reason -> receipt -> (terminal notice) ->
+ * bg_result -> `finalText`. Order matters: the wake notice stays the last user text while the
+ * agent handles bg_result's result, so the after-result rule comes first.
+ */
+function agentFlowRules(finalText) {
+  return [
+    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: finalText }] },
+    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
+    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
+    ...fusionRules(),
+    { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+  ];
+}
+
 /** Child Pi processes still alive whose working directory is this env's project. */
 function survivingChildren(env) {
   const alive = [];
@@ -131,13 +146,7 @@ describe("fusion reason end to end", () => {
   });
 
   test("json mode: a tool update during preflight, and the agent flow completes with the verified answer", async () => {
-    const rules = [
-      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: got it" }] },
-      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules(),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
+    const rules = agentFlowRules("FINAL: got it");
     const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
     try {
       const r = await env.json("please fuse", { extensions: [PLUGIN] });
@@ -152,13 +161,7 @@ describe("fusion reason end to end", () => {
   });
 
   test("in RPC mode the terminal state is a notification and a follow-up turn that retrieves the answer", async () => {
-    const rules = [
-      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: got it" }] },
-      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules(),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
+    const rules = agentFlowRules("FINAL: got it");
     const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
     try {
       const rpc = env.rpc({ extensions: [PLUGIN] });
