@@ -2,8 +2,8 @@
 //
 // A Status is either ok or carries a stable machine-readable code (the spec's codes, for example
 // "child_timeout" or "blocked_address") and a human message. Codes are part of the public contract:
-// the binding turns them into JS `Error.code`, the CLI prints them in JSON. Values are cheap to copy
-// and thread-compatible (no shared state).
+// the binding turns them into JS `Error.code`, the CLI prints them in JSON. Values are cheap to
+// copy and thread-compatible (no shared state).
 #pragma once
 
 #include <string>
@@ -40,7 +40,7 @@ class Status {
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(v_); }

@@ -35,12 +35,14 @@ Napi::Value Resolved(Napi::Env env) {
 }
 
 // promise.then(fn): fn receives the settled value on the JS thread.
-Napi::Value Then(Napi::Env env, Napi::Value promise, std::function<Napi::Value(Napi::Env, Napi::Value)> fn) {
+Napi::Value Then(Napi::Env env, Napi::Value promise,
+                 std::function<Napi::Value(Napi::Env, Napi::Value)> fn) {
   if (!promise.IsPromise()) return fn(env, promise);
   Napi::Object p = promise.As<Napi::Object>();
   return Method(p, "then").Call(p, {Napi::Function::New(env, [fn](const Napi::CallbackInfo& info) {
-    return fn(info.Env(), info.Length() > 0 ? info[0] : info.Env().Undefined());
-  })});
+                                  return fn(info.Env(),
+                                            info.Length() > 0 ? info[0] : info.Env().Undefined());
+                                })});
 }
 
 // Print mode has nobody to notify later: the command waits for the run and writes the verified
@@ -95,7 +97,9 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
           done.Resolve(env.Undefined());
           return;
         }
-        Tell(env, ctx, "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir, "info");
+        Tell(env, ctx,
+             "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir,
+             "info");
         if (interactive) done.Resolve(env.Undefined());
       },
       [done, interactive](Napi::Env env, const Terminal& terminal) {

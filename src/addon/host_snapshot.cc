@@ -48,7 +48,8 @@ config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model) {
   out.reasoning = model.Get("reasoning").ToBoolean().Value();
   out.has_auth_header_overrides = HasAuthHeaderOverride(model);
   Napi::Function is_oauth = Method(registry, "isUsingOAuth");
-  if (!is_oauth.IsEmpty()) out.is_using_oauth = is_oauth.Call(registry, {model}).ToBoolean().Value();
+  if (!is_oauth.IsEmpty())
+    out.is_using_oauth = is_oauth.Call(registry, {model}).ToBoolean().Value();
   Napi::Value compat = model.Get("compat");
   if (compat.IsObject()) {
     Napi::Value flag = compat.As<Napi::Object>().Get("supportsLongCacheRetention");
@@ -80,8 +81,8 @@ std::vector<std::string> Environment(Napi::Object process) {
 }  // namespace
 
 workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object ctx,
-                          const std::string& package_root, const std::string& tool_call_id,
-                          bool with_branch) {
+                                    const std::string& package_root,
+                                    const std::string& tool_call_id, bool with_branch) {
   workflow::HostSnapshot snap;
   Napi::Object process = env.Global().Get("process").As<Napi::Object>();
   snap.cwd = StringOf(ctx, "cwd");
@@ -94,7 +95,8 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object
   snap.tool_call_id = tool_call_id;
 
   const std::string agent_dir = EnvValue(snap.environment, "PI_CODING_AGENT_DIR");
-  snap.agent_dir = !agent_dir.empty() ? agent_dir : EnvValue(snap.environment, "HOME") + "/.pi/agent";
+  snap.agent_dir =
+      !agent_dir.empty() ? agent_dir : EnvValue(snap.environment, "HOME") + "/.pi/agent";
 
   Napi::Function thinking = Method(pi, "getThinkingLevel");
   if (!thinking.IsEmpty()) {

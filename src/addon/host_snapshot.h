@@ -13,7 +13,7 @@ namespace pi_fusion::addon {
 // features leave fields empty rather than throwing; the core reports what it cannot use.
 // `with_branch` copies the current session branch (session-projection workflows only).
 workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object ctx,
-                          const std::string& package_root, const std::string& tool_call_id,
-                          bool with_branch);
+                                    const std::string& package_root,
+                                    const std::string& tool_call_id, bool with_branch);
 
 }  // namespace pi_fusion::addon

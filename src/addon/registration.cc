@@ -64,8 +64,10 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
   on.Call(pi, {Napi::String::New(env, "agent_before_settle"),
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
                  Napi::Env env = info.Env();
-                 if (!current(env) || info.Length() < 2 || !info[1].IsObject()) return env.Undefined();
-                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value()) return env.Undefined();
+                 if (!current(env) || info.Length() < 2 || !info[1].IsObject())
+                   return env.Undefined();
+                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value())
+                   return env.Undefined();
                  return WaitForRunsBeforeSettle(env);
                })});
   // Quit and /reload both end here: cancel every run (each records its cancellation durably),

@@ -34,7 +34,9 @@ class DispatchingObserver : public workflow::RunObserver {
  public:
   DispatchingObserver(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
                       std::string run_id, std::string label)
-      : dispatcher_(dispatcher), tasks_(std::move(tasks)), run_id_(std::move(run_id)),
+      : dispatcher_(dispatcher),
+        tasks_(std::move(tasks)),
+        run_id_(std::move(run_id)),
         label_(std::move(label)) {}
 
   void Progress(const std::string& line) override {
@@ -73,18 +75,17 @@ Launch Receipt(const workflow::PreparedRun& run, const tasks::TaskInfo& task) {
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
-  launch.details = {
-      {"schema_version", "pi-background-tasks.fusion-launch.v1"},
-      {"task",
-       {{"id", task.id},
-        {"label", task.label},
-        {"description", task.description},
-        {"notify_on_completion", true},
-        {"trigger_on_completion", task.source == "tool"},
-        {"stop_wait_ms", 30000}}},
-      {"run_id", task.id},
-      {"workflow", task.workflow},
-      {"artifact_dir", task.artifact_dir}};
+  launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
+                    {"task",
+                     {{"id", task.id},
+                      {"label", task.label},
+                      {"description", task.description},
+                      {"notify_on_completion", true},
+                      {"trigger_on_completion", task.source == "tool"},
+                      {"stop_wait_ms", 30000}}},
+                    {"run_id", task.id},
+                    {"workflow", task.workflow},
+                    {"artifact_dir", task.artifact_dir}};
   return launch;
 }
 
@@ -92,11 +93,12 @@ Launch FailedLaunch(const workflow::PreflightFailure& failure) {
   Launch launch;
   launch.error = failure.status;
   launch.artifact_dir = failure.artifact_dir;
-  launch.receipt_text = "Fusion failed (stage=preflight, slot=none, attempt=none): " +
-                        failure.status.message() +
-                        (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
-                        "\n(error code: " + failure.status.code() + ")";
-  launch.details = {{"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
+  launch.receipt_text =
+      "Fusion failed (stage=preflight, slot=none, attempt=none): " + failure.status.message() +
+      (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
+      "\n(error code: " + failure.status.code() + ")";
+  launch.details = {
+      {"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
   if (!failure.artifact_dir.empty()) launch.details["artifact_dir"] = failure.artifact_dir;
   return launch;
 }
@@ -131,14 +133,14 @@ void ResolveSettleWaiters(Napi::Env env);
 
 // The worker: preflight, receipt, run, terminal state. Owns nothing JS; talks through `dispatcher`.
 void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
-               workflow::RunRequest request, process::CancelToken cancel,
-               LaunchCallback on_launch, TerminalCallback on_terminal) {
+               workflow::RunRequest request, process::CancelToken cancel, LaunchCallback on_launch,
+               TerminalCallback on_terminal) {
   const std::string workflow_name = request.request.workflow;
   const std::string description = tasks::TaskDescription(request.request.canonical);
   const std::string source = request.source == store::RunSource::kTool ? "tool" : "command";
   workflow::PreflightFailure failure;
-  Result<workflow::PreparedRun> run =
-      workflow::Preflight(std::move(request), PosixFileSystem(), store::SystemWallClock(), &failure);
+  Result<workflow::PreparedRun> run = workflow::Preflight(std::move(request), PosixFileSystem(),
+                                                          store::SystemWallClock(), &failure);
   if (!run.ok()) {
     Launch launch = FailedLaunch(failure);
     dispatcher->Post([launch, on_launch](Napi::Env env) {
@@ -147,8 +149,8 @@ void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> ta
     });
     return;
   }
-  tasks::TaskInfo task{run->store->run_id(), workflow_name, Label(workflow_name), description,
-                       source, run->store->run_dir()};
+  tasks::TaskInfo task{run->store->run_id(), workflow_name, Label(workflow_name),
+                       description,          source,        run->store->run_dir()};
   tasks->Add(task, cancel);
   Launch launch = Receipt(*run, task);
   dispatcher->Post([launch, on_launch](Napi::Env env) { on_launch(env, launch); });
@@ -217,8 +219,9 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
     interactive = ctx.Get("hasUI").ToBoolean().Value();
     if (interactive) {
       Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-      Method(ui, "notify").Call(ui, {Napi::String::New(env, terminal.text),
-                                     Napi::String::New(env, failed ? "error" : "info")});
+      Method(ui, "notify")
+          .Call(ui, {Napi::String::New(env, terminal.text),
+                     Napi::String::New(env, failed ? "error" : "info")});
       Method(ui, "setStatus").Call(ui, {Napi::String::New(env, "pi-fusion"), env.Undefined()});
     }
   }

@@ -26,7 +26,8 @@ Napi::Value Resolved(Napi::Env env, Napi::Value value) {
 
 // Launches the run; the promise resolves with the receipt once preflight is durable.
 Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
-                          Napi::Object ctx, const std::string& tool_call_id, Napi::Value on_update) {
+                          Napi::Object ctx, const std::string& tool_call_id,
+                          Napi::Value on_update) {
   Result<schema::NormalizedRequest> request =
       schema::NormalizeFusionCall(spec.name, ToJson(env, params));
   if (!request.ok()) return Resolved(env, ErrorResult(env, request.status()));
@@ -43,9 +44,9 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   run.source = store::RunSource::kTool;
   if (on_update.IsFunction()) {
     // A tool update while preflight works; later progress goes to the status line.
-    on_update.As<Napi::Function>().Call(
-        {TextResult(env, "fusion " + run.request.workflow + ": preflight (routes, budget, artifacts)",
-                    nlohmann::json::object())});
+    on_update.As<Napi::Function>().Call({TextResult(
+        env, "fusion " + run.request.workflow + ": preflight (routes, budget, artifacts)",
+        nlohmann::json::object())});
   }
   auto deferred = Napi::Promise::Deferred::New(env);
   LaunchRun(
@@ -73,16 +74,22 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args) {
   } else {
     list = state.tasks->List();
   }
-  if (list.empty()) return TextResult(env, "No background tasks in this session.", {{"tasks", nlohmann::json::array()}});
+  if (list.empty())
+    return TextResult(env, "No background tasks in this session.",
+                      {{"tasks", nlohmann::json::array()}});
   std::string text;
   nlohmann::json rows = nlohmann::json::array();
   for (const tasks::TaskInfo& task : list) {
     const std::string state_name(tasks::TaskStateName(task.state));
     text += task.id + "  " + state_name + "  " + task.label +
             (task.last_progress.empty() ? "" : "  (" + task.last_progress + ")") + "\n";
-    rows.push_back({{"task_id", task.id}, {"state", state_name}, {"workflow", task.workflow},
-                    {"label", task.label}, {"description", task.description},
-                    {"artifact_dir", task.artifact_dir}, {"progress", task.last_progress}});
+    rows.push_back({{"task_id", task.id},
+                    {"state", state_name},
+                    {"workflow", task.workflow},
+                    {"label", task.label},
+                    {"description", task.description},
+                    {"artifact_dir", task.artifact_dir},
+                    {"progress", task.last_progress}});
   }
   return TextResult(env, text, {{"tasks", rows}});
 }
@@ -164,8 +171,8 @@ Napi::Function MakeArgumentPreparer(Napi::Env env, const schema::ToolSpec& spec)
         Napi::Env env = info.Env();
         Result<nlohmann::json> args = Normalize(*tool, ToJson(env, info[0]));
         if (!args.ok()) {
-          Napi::Error error = Napi::Error::New(env, args.status().message() + "\n(error code: " +
-                                                        args.status().code() + ")");
+          Napi::Error error = Napi::Error::New(
+              env, args.status().message() + "\n(error code: " + args.status().code() + ")");
           error.Set("code", args.status().code());
           throw error;
         }
@@ -185,14 +192,17 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
                                         : std::string();
         Napi::Value params = info.Length() > 1 ? info[1] : env.Undefined();
         Napi::Object ctx = info.Length() > 4 && info[4].IsObject() ? info[4].As<Napi::Object>()
-                                                                    : Napi::Object::New(env);
+                                                                   : Napi::Object::New(env);
         Napi::Value on_update = info.Length() > 3 ? info[3] : env.Undefined();
         try {
-          return tool->workflow.empty() ? RunTaskTool(env, *tool, params, ctx)
-                                        : RunFusionTool(env, *tool, params, ctx, call_id, on_update);
+          return tool->workflow.empty()
+                     ? RunTaskTool(env, *tool, params, ctx)
+                     : RunFusionTool(env, *tool, params, ctx, call_id, on_update);
         } catch (const nlohmann::json::exception& e) {
-          return Resolved(env, ErrorResult(env, Status::Error("invalid_arguments",
-                                                              std::string("arguments are not JSON: ") + e.what())));
+          return Resolved(
+              env,
+              ErrorResult(env, Status::Error("invalid_arguments",
+                                             std::string("arguments are not JSON: ") + e.what())));
         }
       },
       spec.name);

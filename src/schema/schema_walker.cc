@@ -28,9 +28,9 @@ size_t SpaceAt(std::string_view text, size_t i) {
   auto starts = [&](std::string_view seq) { return text.substr(i, seq.size()) == seq; };
   // U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF.
   static constexpr std::string_view kTwo[] = {"\xc2\xa0"};
-  static constexpr std::string_view kThree[] = {
-      "\xe1\x9a\x80", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xaf",
-      "\xe2\x81\x9f", "\xe3\x80\x80", "\xef\xbb\xbf"};
+  static constexpr std::string_view kThree[] = {"\xe1\x9a\x80", "\xe2\x80\xa8", "\xe2\x80\xa9",
+                                                "\xe2\x80\xaf", "\xe2\x81\x9f", "\xe3\x80\x80",
+                                                "\xef\xbb\xbf"};
   for (std::string_view s : kTwo) {
     if (starts(s)) return 2;
   }

@@ -70,9 +70,9 @@ const nlohmann::json* ToolParameters(std::string_view tool) {
   // that the unit tests catch.
   static const std::map<std::string, nlohmann::json, std::less<>> parsed = [] {
     std::map<std::string, nlohmann::json, std::less<>> out;
-    for (const char* name : {"fusion_reason", "fusion_investigate", "fusion_research",
-                             "fusion_validate", "bg_result", "bg_status", "bg_kill",
-                             "fusion_web_fetch"}) {
+    for (const char* name :
+         {"fusion_reason", "fusion_investigate", "fusion_research", "fusion_validate", "bg_result",
+          "bg_status", "bg_kill", "fusion_web_fetch"}) {
       out[name] = nlohmann::json::parse(EmbeddedToolSchema(std::string(name) + ".json"));
     }
     return out;

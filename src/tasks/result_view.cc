@@ -14,9 +14,12 @@ namespace {
 using nlohmann::json;
 
 json BaseDetails(const TaskInfo& task, std::string_view state, std::string_view delivery) {
-  return {{"schema_version", kResultViewSchema}, {"task_id", task.id},
-          {"state", state},                      {"delivery", delivery},
-          {"workflow", task.workflow},           {"artifact_dir", task.artifact_dir}};
+  return {{"schema_version", kResultViewSchema},
+          {"task_id", task.id},
+          {"state", state},
+          {"delivery", delivery},
+          {"workflow", task.workflow},
+          {"artifact_dir", task.artifact_dir}};
 }
 
 std::string UsageLine(const store::Usage& usage, bool attached_now) {
@@ -29,23 +32,24 @@ std::string UsageLine(const store::Usage& usage, bool attached_now) {
 }
 
 Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery delivery) {
-  Result<store::VerifiedResult> verified = store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
+  Result<store::VerifiedResult> verified =
+      store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
   if (!verified.ok()) return verified.status();
   const bool inline_delivery = delivery == Delivery::kInline;
   if (inline_delivery && verified->merged.size() > kInlineAnswerLimit) {
-    return Status::Error("invalid_arguments",
-                         "the answer of " + task.id + " is " +
-                             std::to_string(verified->merged.size()) +
-                             " bytes, over the 49,152-byte inline limit; nothing was truncated. "
-                             "Call bg_result({taskId: \"" + task.id +
-                             "\", delivery: \"artifact\"}) and read " + verified->merged_path);
+    return Status::Error(
+        "invalid_arguments",
+        "the answer of " + task.id + " is " + std::to_string(verified->merged.size()) +
+            " bytes, over the 49,152-byte inline limit; nothing was truncated. "
+            "Call bg_result({taskId: \"" +
+            task.id + "\", delivery: \"artifact\"}) and read " + verified->merged_path);
   }
   Result<bool> claimed = store::ClaimUsageOnce(fs, store::SystemWallClock(), task.artifact_dir,
                                                task.id, verified->usage);
   if (!claimed.ok()) return claimed.status();
   ResultView view;
-  view.text = "Fusion " + task.id + " completed (" + task.workflow + ").\nAnswer: " +
-              std::to_string(verified->merged_ref.byte_length) + " bytes, " +
+  view.text = "Fusion " + task.id + " completed (" + task.workflow +
+              ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
               verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
               UsageLine(verified->usage, *claimed) + "\n\n" +
               (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
@@ -75,10 +79,10 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
     summary += (summary.empty() ? "" : "\n") + std::string("Failure summary unavailable: ") +
                failure.status().message();
   }
-  view.text = "Fusion " + task.id + " " + std::string(TaskStateName(task.state)) + " (" +
-              task.workflow + "); no answer was committed.\n" + summary +
-              (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir
-                                                               : "");
+  view.text =
+      "Fusion " + task.id + " " + std::string(TaskStateName(task.state)) + " (" + task.workflow +
+      "); no answer was committed.\n" + summary +
+      (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir : "");
   return view;
 }
 

@@ -38,9 +38,9 @@ Result<const TaskRegistry::Entry*> TaskRegistry::FindLocked(std::string_view id_
   if (matches.size() > 1) {
     std::string names;
     for (const Entry* e : matches) names += (names.empty() ? "" : ", ") + e->info.id;
-    return Status::Error("invalid_arguments", "Ambiguous background task ID prefix: " +
-                                                  std::string(id_or_prefix) + " (matches " +
-                                                  names + ")");
+    return Status::Error("invalid_arguments",
+                         "Ambiguous background task ID prefix: " + std::string(id_or_prefix) +
+                             " (matches " + names + ")");
   }
   return matches.front();
 }

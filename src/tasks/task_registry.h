@@ -21,11 +21,11 @@ enum class TaskState { kRunning, kCompleted, kFailed, kKilled };
 std::string_view TaskStateName(TaskState state);  // "running" | "completed" | "failed" | "killed"
 
 struct TaskInfo {
-  std::string id;            // the run id
-  std::string workflow;      // "reason", ...
-  std::string label;         // "fusion reason"
-  std::string description;   // the request, whitespace-collapsed, cut to 240 characters
-  std::string source;        // "tool" | "command"
+  std::string id;           // the run id
+  std::string workflow;     // "reason", ...
+  std::string label;        // "fusion reason"
+  std::string description;  // the request, whitespace-collapsed, cut to 240 characters
+  std::string source;       // "tool" | "command"
   std::string artifact_dir;
   TaskState state = TaskState::kRunning;
   std::string last_progress;  // the newest progress line
@@ -58,7 +58,7 @@ class TaskRegistry {
   Result<const Entry*> FindLocked(std::string_view id_or_prefix) const;
 
   mutable std::mutex mu_;
-  std::vector<std::string> order_;     // guarded by mu_
+  std::vector<std::string> order_;      // guarded by mu_
   std::map<std::string, Entry> tasks_;  // guarded by mu_
 };
 

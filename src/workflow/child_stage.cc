@@ -78,8 +78,8 @@ class AttemptRecorder {
   }
 
   Status Begin(const StageChild& child) {
-    const std::string prompt = "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" +
-                               child.stdin_text + "\n";
+    const std::string prompt =
+        "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" + child.stdin_text + "\n";
     if (Status s = Write(".prompt.txt", prompt); !s.ok()) return s;
     store::AttemptUpdate update;
     update.key = key_;
@@ -143,9 +143,12 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
 
   const config::ModelInfo& model = run.models.route(child.route).model;
-  protocol::VerifyRequest verify{outcome->stdout_bytes, outcome->stderr_bytes,
-                                 {outcome->exit_code, outcome->term_signal}, model.provider,
-                                 model.id, std::nullopt};
+  protocol::VerifyRequest verify{outcome->stdout_bytes,
+                                 outcome->stderr_bytes,
+                                 {outcome->exit_code, outcome->term_signal},
+                                 model.provider,
+                                 model.id,
+                                 std::nullopt};
   if (!oversize_path.empty()) {
     // Present only when the child preserved an oversized first answer.
     Result<std::string> original = PosixFileSystem().ReadFile(oversize_path);

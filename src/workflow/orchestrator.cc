@@ -55,8 +55,7 @@ class Run {
       if (stage.utilization_bp >= 8000) ++high;
     }
     if (high > 0) {
-      observer_.Progress("budget warning (" + std::to_string(high) +
-                         " stages at or above 80%)");
+      observer_.Progress("budget warning (" + std::to_string(high) + " stages at or above 80%)");
     }
   }
 
@@ -119,7 +118,8 @@ class Run {
     StageChild child;
     child.key = {Stage::kEvaluation, std::nullopt, attempt};
     child.route = config::Slot::kEvaluator;
-    child.budget_stage = attempt == 1 ? budget::Stage::kEvaluation : budget::Stage::kEvaluationRepair;
+    child.budget_stage =
+        attempt == 1 ? budget::Stage::kEvaluation : budget::Stage::kEvaluationRepair;
     child.output = OutputKind::kEvaluator;
     child.role = "evaluator";
     child.system_prompt = std::move(system_prompt);
@@ -135,16 +135,17 @@ class Run {
     }
     if (!Advance(RunState::kEvaluating)) return outcome_.error;
     observer_.Progress("evaluating candidates");
-    StageResult first = RunStageChild(run_, EvaluatorChild(1, EvaluatorSystemPrompt(), blind->bytes), cancel_);
+    StageResult first =
+        RunStageChild(run_, EvaluatorChild(1, EvaluatorSystemPrompt(), blind->bytes), cancel_);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
     EvaluationCheck check = ValidateEvaluation(first.answer);
     if (!check.ok()) check = Repair(*blind, first.answer, check.errors);
     if (!check.ok()) {
       if (outcome_.run_error) return outcome_.error;  // the repair child itself failed
-      return Fail(Status::Error("evaluation_invalid",
-                                "evaluation schema repair failed: " +
-                                    EvaluationInvalid(check.errors).message()),
-                  Stage::kEvaluation, std::nullopt, 2);
+      return Fail(
+          Status::Error("evaluation_invalid", "evaluation schema repair failed: " +
+                                                  EvaluationInvalid(check.errors).message()),
+          Stage::kEvaluation, std::nullopt, 2);
     }
     if (auto ref = run_.store->WriteJsonArtifact("evaluation.json", *check.evaluation); !ref.ok()) {
       return Fail(ref.status(), Stage::kEvaluation, std::nullopt, std::nullopt);
@@ -208,8 +209,10 @@ class Run {
     details.usage = store::UsageToJson(manifest.usage);
     for (const store::AttemptRecord& attempt : manifest.attempts) {
       if (attempt.key.stage == Stage::kCandidate) ++details.attempts.candidate;
-      if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 1) ++details.attempts.evaluation;
-      if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 2) ++details.attempts.evaluation_repair;
+      if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 1)
+        ++details.attempts.evaluation;
+      if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 2)
+        ++details.attempts.evaluation_repair;
       if (attempt.key.stage == Stage::kMerge) ++details.attempts.merge;
     }
     for (const auto& [name, ref] : manifest.artifacts) {

@@ -2,10 +2,10 @@
 
 #include <array>
 
+#include "budget/plan_json.h"
 #include "config/config_store.h"
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
-#include "budget/plan_json.h"
 #include "store/run_id.h"
 #include "workflow/clean_task.h"
 #include "workflow/context_projection.h"
@@ -99,7 +99,8 @@ Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDoc
   }
   SessionProjectionRequest projection{request.host.cwd, request.host.branch, std::nullopt,
                                       request.request};
-  if (!request.host.tool_call_id.empty()) projection.active_tool_call_id = request.host.tool_call_id;
+  if (!request.host.tool_call_id.empty())
+    projection.active_tool_call_id = request.host.tool_call_id;
   Result<SessionProjection> projected = ProjectSession(projection);
   if (!projected.ok()) return projected.status();
   *ledger = std::move(projected->ledger);
@@ -122,8 +123,9 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   if (*capability != Capability::kReason || request.request.workflow != "reason") {
     return fail(Status::Error(
         "orchestration_failed",
-        request.request.tool + ": the arguments are valid, but this build runs only the reason "
-                               "workflow (fusion_reason and /fusion); the " +
+        request.request.tool +
+            ": the arguments are valid, but this build runs only the reason "
+            "workflow (fusion_reason and /fusion); the " +
             request.request.workflow +
             " workflow needs the sealed tool-call audit log, which is not built yet. Nothing was "
             "started."));
@@ -132,7 +134,8 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());
-  Result<config::ResolvedModels> models = config::AdmitModels(loaded->config, request.host.registry);
+  Result<config::ResolvedModels> models =
+      config::AdmitModels(loaded->config, request.host.registry);
   if (!models.ok()) return fail(models.status());
 
   CanonicalDocument ledger;
@@ -159,12 +162,13 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
                  {"revision", config::RevisionToJson(loaded->revision)},
                  {"routes", config::ResolvedModelsToJson(run.models)}};
   spec.models = RunModelsOf(run.models);
-  const std::string capability_name = run.request.request.workflow == "reason" ? "reason"
+  const std::string capability_name = run.request.request.workflow == "reason"     ? "reason"
                                       : run.request.request.workflow == "research" ? "research"
                                                                                    : "inspect";
-  spec.capabilities = {{"candidate", capability_name}, {"evaluator", "reason"}, {"merger", "reason"}};
-  spec.context = {{"policy", run.request.request.workflow == "reason" ? "session_projection"
-                                                                       : "clean_task"}};
+  spec.capabilities = {
+      {"candidate", capability_name}, {"evaluator", "reason"}, {"merger", "reason"}};
+  spec.context = {
+      {"policy", run.request.request.workflow == "reason" ? "session_projection" : "clean_task"}};
   spec.tool_policy = ToolPolicy(*capability);
   Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);
   if (!store.ok()) return fail(store.status());
@@ -181,8 +185,8 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   }
   if (run.plan.blocked()) {
     Status blocked = budget::CheckPlan(run.plan);
-    run.store->Fail(store::RunState::kFailed, {blocked.code(), blocked.message(), std::nullopt,
-                                               std::nullopt, std::nullopt});
+    run.store->Fail(store::RunState::kFailed,
+                    {blocked.code(), blocked.message(), std::nullopt, std::nullopt, std::nullopt});
     return fail(blocked);
   }
   return run;

@@ -21,17 +21,17 @@ namespace pi_fusion::workflow {
 
 // What a run needs from the Pi host, copied on the JS thread (src/addon/host_snapshot.cc).
 struct HostSnapshot {
-  std::string cwd;             // the session's working directory
+  std::string cwd;  // the session's working directory
   std::string session_id;
-  std::string agent_dir;       // Pi's agent directory (PI_CODING_AGENT_DIR or ~/.pi/agent)
+  std::string agent_dir;              // Pi's agent directory (PI_CODING_AGENT_DIR or ~/.pi/agent)
   config::RegistrySnapshot registry;  // models, current model, parent thinking level
-  nlohmann::json branch;       // sessionManager.getBranch() for reason runs; null otherwise
-  std::string tool_call_id;    // the launching tool call, excluded from the projection
+  nlohmann::json branch;              // sessionManager.getBranch() for reason runs; null otherwise
+  std::string tool_call_id;           // the launching tool call, excluded from the projection
   // How this host was started, so children run the same Pi under the same Node.
-  std::string node_path;       // process.execPath
-  std::string pi_cli_path;     // process.argv[1]
+  std::string node_path;                 // process.execPath
+  std::string pi_cli_path;               // process.argv[1]
   std::vector<std::string> environment;  // "NAME=value" of the host process
-  std::string package_root;    // holds extensions/fusion-child.ts
+  std::string package_root;              // holds extensions/fusion-child.ts
   int64_t pid = 0;
 };
 
@@ -65,7 +65,7 @@ enum class RunEnd { kCompleted, kFailed, kCancelled };
 
 struct RunOutcome {
   RunEnd end = RunEnd::kFailed;
-  Status error;              // ok when completed
+  Status error;                              // ok when completed
   std::optional<store::RunError> run_error;  // stage/slot/attempt of a failure
   std::string artifact_dir;
   nlohmann::json usage;      // the run's cumulative Pi usage

@@ -44,7 +44,8 @@ TEST_CASE("Normalize fusion_reason", "[schema]") {
        "fusion_reason contains unsupported key(s): model, zeta"},
       {"missing", "fusion_reason", R"({})", kBad, "fusion_reason missing required key(s): prompt"},
       {"blank", "fusion_reason", R"({"prompt":""})", kBad, "prompt must not be blank"},
-      {"whitespace only", "fusion_reason", R"({"prompt":" \t\n "})", kBad, "prompt must not be blank"},
+      {"whitespace only", "fusion_reason", R"({"prompt":" \t\n "})", kBad,
+       "prompt must not be blank"},
       {"nbsp only", "fusion_reason", "{\"prompt\":\"\xc2\xa0\"}", kBad, "prompt must not be blank"},
       {"wrong type", "fusion_reason", R"({"prompt":["a"]})", kBad, "prompt must be a string"},
   });
@@ -77,19 +78,25 @@ TEST_CASE("Normalize fusion_validate", "[schema]") {
   auto args = [&](const std::string& verification, const std::string& extra = "") {
     return "{" + base + ",\"verification\":" + verification + extra + "}";
   };
-  const std::string provided = args(R"({"status":"provided","evidence":[{"check":" make ","outcome":"ok"}]})");
+  const std::string provided =
+      args(R"({"status":"provided","evidence":[{"check":" make ","outcome":"ok"}]})");
   const std::string not_run = args(R"({"status":"not_run","reason":" no time "})");
-  const std::string both = args(R"({"status":"provided","evidence":[{"check":"c","outcome":"o"}],"reason":"r"})");
+  const std::string both =
+      args(R"({"status":"provided","evidence":[{"check":"c","outcome":"o"}],"reason":"r"})");
   const std::string provided_empty = args(R"({"status":"provided","evidence":[]})");
   const std::string provided_none = args(R"({"status":"provided"})");
   const std::string not_run_none = args(R"({"status":"not_run"})");
-  const std::string not_run_evidence = args(R"({"status":"not_run","reason":"r","evidence":[{"check":"c","outcome":"o"}]})");
-  const std::string not_run_empty_evidence = args(R"({"status":"not_run","reason":"r","evidence":[]})");
+  const std::string not_run_evidence =
+      args(R"({"status":"not_run","reason":"r","evidence":[{"check":"c","outcome":"o"}]})");
+  const std::string not_run_empty_evidence =
+      args(R"({"status":"not_run","reason":"r","evidence":[]})");
   const std::string bad_status = args(R"({"status":"maybe"})");
   const std::string empty_scope =
       R"({"objective":"o","background":[],"changeSummary":"c","scope":[],"acceptanceCriteria":["a"],"verification":{"status":"not_run","reason":"r"}})";
-  const std::string with_prompt = args(R"({"status":"not_run","reason":"r"})", R"(,"prompt":"review it")");
-  const std::string evidence_extra = args(R"({"status":"provided","evidence":[{"check":"c","outcome":"o","x":1}]})");
+  const std::string with_prompt =
+      args(R"({"status":"not_run","reason":"r"})", R"(,"prompt":"review it")");
+  const std::string evidence_extra =
+      args(R"({"status":"provided","evidence":[{"check":"c","outcome":"o","x":1}]})");
   RunCases({
       {"provided", "fusion_validate", provided.c_str(), nullptr,
        R"({"acceptanceCriteria":["a"],"background":[],"changeSummary":"c","exclusions":[],"knownLimitations":[],"objective":"o","scope":["s"],"verification":{"evidence":[{"check":"make","outcome":"ok"}],"status":"provided"}})"},
@@ -109,7 +116,8 @@ TEST_CASE("Normalize fusion_validate", "[schema]") {
        "verification.evidence must be empty when verification.status is \"not_run\""},
       {"bad status", "fusion_validate", bad_status.c_str(), kBad,
        "verification.status must be one of: provided, not_run"},
-      {"scope must not be empty", "fusion_validate", empty_scope.c_str(), kBad, "scope must not be empty"},
+      {"scope must not be empty", "fusion_validate", empty_scope.c_str(), kBad,
+       "scope must not be empty"},
       {"prompt migration", "fusion_validate", with_prompt.c_str(), kBad,
        pi_fusion::schema::kValidatePromptMigration},
       {"closed evidence items", "fusion_validate", evidence_extra.c_str(), kBad,
@@ -121,7 +129,8 @@ TEST_CASE("Normalize fusion_research: declared sources", "[schema]") {
   auto args = [](const std::string& sources) {
     return R"({"objective":"o","background":[],"deliverable":"d","sources":)" + sources + "}";
   };
-  const std::string vector_case = args(R"([{"url":"HTTPS://Example.COM:443/a?q=1#frag","purpose":" p "}])");
+  const std::string vector_case =
+      args(R"([{"url":"HTTPS://Example.COM:443/a?q=1#frag","purpose":" p "}])");
   const std::string dup = args(
       R"([{"url":"https://example.com/a","purpose":"p"},{"url":"https://b.example/","purpose":"p"},{"url":"HTTPS://EXAMPLE.com:443/a#x","purpose":"p"}])");
   const std::string creds = args(R"([{"url":"https://user:secret@example.com/","purpose":"p"}])");
@@ -137,7 +146,8 @@ TEST_CASE("Normalize fusion_research: declared sources", "[schema]") {
       {"duplicate after canonicalization", "fusion_research", dup.c_str(), kBad,
        "sources[2].url duplicates canonical URL from sources[0]: https://example.com/a"},
       {"no sources", "fusion_research", none.c_str(), kBad, "sources must not be empty"},
-      {"blank purpose", "fusion_research", blank_purpose.c_str(), kBad, "sources[0].purpose must not be blank"},
+      {"blank purpose", "fusion_research", blank_purpose.c_str(), kBad,
+       "sources[0].purpose must not be blank"},
   });
   struct Refusal {
     std::string args, code;
@@ -154,10 +164,12 @@ TEST_CASE("Normalize fusion_research: declared sources", "[schema]") {
 }
 
 TEST_CASE("Normalize: canonical form is independent of argument order", "[schema]") {
-  auto a = NormalizeFusionCall("fusion_investigate",
-                               json::parse(R"({"objective":"o","background":["x"],"deliverable":"d"})"));
-  auto b = NormalizeFusionCall("fusion_investigate",
-                               json::parse(R"({"deliverable":" d","background":["x "],"objective":"o"})"));
+  auto a =
+      NormalizeFusionCall("fusion_investigate",
+                          json::parse(R"({"objective":"o","background":["x"],"deliverable":"d"})"));
+  auto b = NormalizeFusionCall(
+      "fusion_investigate",
+      json::parse(R"({"deliverable":" d","background":["x "],"objective":"o"})"));
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   CHECK(a->canonical == b->canonical);

@@ -14,12 +14,12 @@ TEST_CASE("TrimUnicodeSpace: trims what JavaScript's trim trims", "[schema]") {
       {"   ", ""},
       {" a ", "a"},
       {"\t\n\r\v\fa b\n", "a b"},
-      {"\xc2\xa0x\xc2\xa0", "x"},                      // NBSP
-      {"\xe2\x80\x83x\xe2\x80\x8a", "x"},              // EM SPACE, HAIR SPACE
-      {"\xe3\x80\x80x\xef\xbb\xbf", "x"},              // IDEOGRAPHIC SPACE, BOM
-      {"\xe2\x80\xa8\xe2\x80\xa9", ""},                // LINE/PARAGRAPH SEPARATOR
-      {"\xe2\x80\x8bx", "\xe2\x80\x8bx"},              // ZERO WIDTH SPACE is not white space
-      {"\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9"},      // multibyte letters untouched
+      {"\xc2\xa0x\xc2\xa0", "x"},                  // NBSP
+      {"\xe2\x80\x83x\xe2\x80\x8a", "x"},          // EM SPACE, HAIR SPACE
+      {"\xe3\x80\x80x\xef\xbb\xbf", "x"},          // IDEOGRAPHIC SPACE, BOM
+      {"\xe2\x80\xa8\xe2\x80\xa9", ""},            // LINE/PARAGRAPH SEPARATOR
+      {"\xe2\x80\x8bx", "\xe2\x80\x8bx"},          // ZERO WIDTH SPACE is not white space
+      {"\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9"},  // multibyte letters untouched
       {"x\xe2\x80\x80", "x"},
   };
   for (const Case& c : cases) {

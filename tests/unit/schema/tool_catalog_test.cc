@@ -27,7 +27,8 @@ TEST_CASE("ToolCatalog: registers exactly the public tools", "[schema]") {
 TEST_CASE("ToolCatalog: embedded schemas are byte-identical to schemas/tools", "[schema]") {
   for (const auto& tool : RegisteredTools()) {
     INFO(tool.name);
-    const std::string file = std::string(PI_FUSION_SOURCE_DIR) + "/schemas/tools/" + tool.name + ".json";
+    const std::string file =
+        std::string(PI_FUSION_SOURCE_DIR) + "/schemas/tools/" + tool.name + ".json";
     CHECK(pi_fusion::schema::EmbeddedToolSchema(tool.name + ".json") == ReadFile(file));
     REQUIRE(ToolParameters(tool.name) != nullptr);
   }

@@ -30,7 +30,8 @@ TEST_CASE("TaskRegistry: resolves exact ids and unambiguous prefixes", "[tasks]"
   };
   const Case cases[] = {
       {kA, kA, ""},
-      {"reason-0123", "", "Ambiguous background task ID prefix: reason-0123 (matches " + kA + ", " + kB + ")"},
+      {"reason-0123", "",
+       "Ambiguous background task ID prefix: reason-0123 (matches " + kA + ", " + kB + ")"},
       {"reason-01234567", kA, ""},
       {"res", kC, ""},
       {"", "", "Task ID is required"},
