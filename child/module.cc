@@ -28,7 +28,14 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     throw error;
   }
   state.env = NewPosixChildEnv();
-  state.governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
+  auto governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
+  if (Status opened = governor->OpenJournal(); !opened.ok()) {
+    Napi::Error error = Napi::Error::New(
+        env, "pi-fusion child: cannot create the tool-call journal: " + opened.message());
+    error.Set("code", opened.code());
+    throw error;
+  }
+  state.governor = std::move(governor);
   state.pi = Napi::Persistent(pi);
   state.generation += 1;
   RegisterHandlers(env, pi, state.generation);
