@@ -35,6 +35,7 @@ inline constexpr std::string_view kContextPolicyUnsupportedBlock =
 inline constexpr std::string_view kEvaluationInvalid = "evaluation_invalid";
 inline constexpr std::string_view kChildOutputCap = "child_output_cap";
 inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
+inline constexpr std::string_view kToolAuditInvalid = protocol::kToolAuditInvalid;
 
 // Context policies. The projection policy id is versioned: any change to what the projection keeps,
 // omits or how it words a receipt is a new id, so equal ids promise equal bytes for equal branches.
