@@ -43,27 +43,9 @@ Status Blocked(const std::string& detail) {
   return Status::Error("blocked_address", std::string(kPublicPrefix) + detail);
 }
 
-bool IsTestPublicAddress(const IpAddress& address) {
-#ifdef PI_FUSION_TEST_PUBLIC_ADDRESS
-  return address == *ParseStrictIpv4(kTestPublicAddress);
-#else
-  (void)address;
-  return false;
-#endif
-}
-
 }  // namespace
 
-bool TestPublicAddressAllowed() {
-#ifdef PI_FUSION_TEST_PUBLIC_ADDRESS
-  return true;
-#else
-  return false;
-#endif
-}
-
 Status CheckTransportAddress(const IpAddress& address) {
-  if (IsTestPublicAddress(address)) return Status::Ok();
   AddressClass cls = ClassifyAddress(address);
   if (cls == AddressClass::kPublic) return Status::Ok();
   return Blocked(address.ToString() + " is " + std::string(AddressClassName(cls)));

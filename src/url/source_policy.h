@@ -9,10 +9,8 @@
 //    fetched).
 // Messages are short, human and carry no field prefix; callers prefix them ("sources[0].url ").
 //
-// Test-only allowance: in builds compiled with PI_FUSION_TEST_PUBLIC_ADDRESS (set by CMake on
-// this library only when PI_FUSION_TEST_BUILD is ON) the single loopback address
-// kTestPublicAddress counts as public, so fetch fixtures can run on this machine. 127.0.0.1 is
-// blocked in every build. Release builds never contain the allowance.
+// There is no test-only exception: tests that need a public address give themselves one in a
+// private network namespace (docs/cli/fetch.md, "Testing").
 // Pure functions; thread-safe.
 #pragma once
 
@@ -26,18 +24,14 @@
 
 namespace pi_fusion::url {
 
-inline constexpr std::string_view kTestPublicAddress = "127.0.0.77";
 inline constexpr std::string_view kAzurePlatformAddress = "168.63.129.16";
-
-// Whether this build contains the kTestPublicAddress allowance.
-bool TestPublicAddressAllowed();
 
 // Canonical text of a declared source URL.
 // Errors: invalid_url (malformed, or credentials: "must not contain credentials"),
 // unsupported_scheme, blocked_address ("must be a public http(s) URL: 127.0.0.1 is loopback").
 Result<std::string> CanonicalizeDeclaredSource(std::string_view url);
 
-// Ok when `address` is a public destination (or the test allowance); otherwise blocked_address
+// Ok when `address` is a public destination; otherwise blocked_address
 // naming the address and its class.
 Status CheckTransportAddress(const IpAddress& address);
 

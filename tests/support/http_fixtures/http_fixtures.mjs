@@ -1,5 +1,5 @@
-// Loopback HTTP fixtures for fetcher tests. startHttpFixtures({ host }) serves these routes on
-// `host` (the test build's public loopback address, 127.0.0.77), port 0:
+// HTTP fixtures for fetcher tests. startHttpFixtures({ host }) serves these routes on `host`
+// (usually a public address inside a private network namespace, tests/support/netns), port 0:
 //   /text /markdown /html /json          200 with that content type
 //   /redirect/N                          N >= 1 redirects (relative Locations), ending at /text
 //   /to?url=U                            302 to U (absolute, any scheme)
@@ -7,7 +7,8 @@
 //   /bomb                                gzip body (~8 KiB) that inflates to 8 MiB of zeros
 //   /drip                                a byte every 100 ms, never ends
 //   /404                                 404 text/html
-// `requests` records every request as {path, host}. close() ends open connections too.
+// `requests` records every request as {path, host}; connections() counts accepted TCP
+// connections. close() ends open connections too.
 import http from 'node:http';
 import zlib from 'node:zlib';
 
@@ -50,10 +51,12 @@ function route(req, res) {
 
 export async function startHttpFixtures({ host, port = 0 }) {
   const requests = [];
+  let connections = 0;
   const server = http.createServer((req, res) => {
     requests.push({ path: req.url, host: req.headers.host });
     route(req, res);
   });
+  server.on('connection', () => { connections += 1; });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
@@ -62,6 +65,7 @@ export async function startHttpFixtures({ host, port = 0 }) {
     port: server.address().port,
     origin: `http://${host}:${server.address().port}`,
     requests,
+    connections: () => connections,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(resolve));
