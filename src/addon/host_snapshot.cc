@@ -109,7 +109,12 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object
     Napi::Function id = Method(sm, "getSessionId");
     if (!id.IsEmpty()) snap.session_id = id.Call(sm, {}).ToString().Utf8Value();
     Napi::Function branch = Method(sm, "getBranch");
-    if (with_branch && !branch.IsEmpty()) snap.branch = ToJson(env, branch.Call(sm, {}));
+    if (with_branch && !branch.IsEmpty()) {
+      // A branch that cannot be converted stays null; the projection then reports
+      // context_capture_failed instead of the host failing.
+      Result<nlohmann::json> entries = ToJson(env, branch.Call(sm, {}), "context_capture_failed");
+      if (entries.ok()) snap.branch = std::move(entries).value();
+    }
   }
 
   Napi::Value registry_value = ctx.Get("modelRegistry");
