@@ -84,14 +84,18 @@ Result<HttpResponse> Fetcher::GetFromAny(const url::CanonicalUrl& target,
 
 Result<FetchResult> Fetcher::Fetch(std::string_view input, ExtractFormat format) {
   const Deadline deadline(clock_, options_.deadline);
+  trace_ = FetchTrace{};
   Result<url::CanonicalUrl> requested = url::CheckTransportUrl(input);
   if (!requested.ok()) return WithPrefix(requested.status(), "url ");
+  trace_.url = requested->Text();
   url::CanonicalUrl current = *requested;
   for (int redirects = 0;; ++redirects) {
     Result<std::vector<url::IpAddress>> addresses = VetHost(current, redirects > 0, deadline);
     if (!addresses.ok()) return addresses.status();
     Result<HttpResponse> response = GetFromAny(current, *addresses, deadline);
     if (!response.ok()) return response.status();
+    trace_.final_url = current.Text();
+    trace_.http_status = response->status;
     if (!IsRedirectStatus(response->status) || response->location.empty()) {
       return Finish(*requested, current, std::move(response).value(), format, deadline);
     }

@@ -47,6 +47,15 @@ struct FetchResult {
   std::string text;
 };
 
+// What a fetch learned before it ended, kept for failures: the canonical requested URL (empty
+// when the input did not canonicalize), the URL of the last response received and its status
+// (empty and 0 before any response).
+struct FetchTrace {
+  std::string url;
+  std::string final_url;
+  int http_status = 0;
+};
+
 class Fetcher {
  public:
   // REQUIRES: the seams outlive the Fetcher.
@@ -54,6 +63,8 @@ class Fetcher {
           FetchOptions options = {});
 
   Result<FetchResult> Fetch(std::string_view url, ExtractFormat format);
+  // The trace of the last Fetch(), success or failure.
+  const FetchTrace& trace() const { return trace_; }
 
  private:
   Result<std::vector<url::IpAddress>> VetHost(const url::CanonicalUrl& target, bool is_redirect,
@@ -69,6 +80,7 @@ class Fetcher {
   const Clock& clock_;
   Extractor extractor_;
   FetchOptions options_;
+  FetchTrace trace_;
 };
 
 }  // namespace pi_fusion::net

@@ -96,7 +96,7 @@ async function runInNetns(test, { piFusion, hasExtract }) {
   const run = (argv, opts) => runFetch(piFusion, argv, opts);
   const fetch = (url, ...flags) => fetchJson(piFusion, [...dnsArgs, ...flags], url);
   try {
-    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract });
+    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract, piFusion });
   } finally {
     await Promise.all([http.close(), dns.close(), ...canaries.map((c) => c.close())]);
   }

@@ -3,7 +3,10 @@
 // the Azure platform address and ISATAP answers refused, a name's public answers tried in turn,
 // the 4 MiB cap on decoded bytes for every content coding, content types and character sets.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { UTF8_TEXT, WINDOWS_1252_TEXT } from '../../support/http_fixtures/http_fixtures.mjs';
 import { assertError } from './fetch_assert.mjs';
@@ -88,6 +91,34 @@ export const hardeningScenarios = {
     assert.equal(http.requests.length, 0);
   },
   ...decodedCapScenarios,
+  async process_limits({ piFusion, dnsArgs, http }) {
+    // The fetcher limits itself before fetching: read its limits while it waits on a drip.
+    const child = spawn(piFusion, ['fetch', ...dnsArgs, '--json', '--deadline-ms', '3000',
+      `${http.origin}/drip`], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 50 && !/\/drip/.test(http.requests.map((r) => r.path).join()); i += 1) {
+        await sleep(50);
+      }
+      const limits = readFileSync(`/proc/${child.pid}/limits`, 'utf8');
+      const row = (name) => limits.split('\n').find((l) => l.startsWith(name))?.split(/\s{2,}/);
+      assert.deepEqual(row('Max cpu time').slice(1, 3), ['100', '100']);
+      assert.deepEqual(row('Max address space').slice(1, 3), ['1073741824', '1073741824']);
+      assert.deepEqual(row('Max core file size').slice(1, 3), ['0', '0']);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  },
+  async failure_reports_trace({ fetch, http }) {
+    const r = await fetch(`${http.origin}/to?url=/404`);
+    assertError(r, 'http_error', /404/);
+    assert.equal(r.json.url, `${http.origin}/to?url=/404`);
+    assert.equal(r.json.final_url, `${http.origin}/404`);
+    assert.equal(r.json.http_status, 404);
+    const refused = await fetch(`http://127.0.0.1:${http.port}/secret`);
+    assertError(refused, 'blocked_address');
+    assert.deepEqual(Object.keys(refused.json), ['ok', 'error']);  // a refused URL is not echoed
+  },
   async pdf_refused({ fetch, http }) {
     assertError(await fetch(`${http.origin}/pdf`), 'unsupported_content_type', /application\/pdf/);
   },

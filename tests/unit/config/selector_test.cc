@@ -162,9 +162,9 @@ TEST_CASE("Selector: a refused or unavailable model cannot be picked") {
   selector.HandleKey(SelectorKey::kEnter);
   Type(selector, "GPT");  // filter is case-insensitive and matches the name too
   CHECK(ListRows(selector) == std::vector<std::string>{"openai/gpt-4o"});
-  CHECK(Shows(selector, "openai/gpt-4o is a frontier route (provider openai)."));
+  CHECK(Shows(selector, "openai/gpt-4o uses an OpenAI API key (metered;"));
   selector.HandleKey(SelectorKey::kEnter);
-  CHECK(Shows(selector, "Cannot pick openai/gpt-4o: it is a frontier route"));
+  CHECK(Shows(selector, "Cannot pick openai/gpt-4o: it uses an OpenAI API key"));
   CHECK(Shows(selector, "Filter: GPT_"));  // still in the list
   selector.HandleKey(SelectorKey::kEscape);
   CHECK(selector.config().candidates[0] == "$current");

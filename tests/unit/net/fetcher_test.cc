@@ -410,3 +410,36 @@ TEST_CASE("FetchJson: success and failure shapes", "[net]") {
   CHECK(net::RenderJsonLine(net::FetchResultToJson(failed)) ==
         "{\"ok\":false,\"error\":{\"code\":\"dns_failure\",\"message\":\"x does not exist\"}}");
 }
+
+TEST_CASE("Fetcher: a failure keeps what was learned before it", "[net]") {
+  Harness h;
+  net::HttpResponse not_found = Ok("nope", "text/html");
+  not_found.status = 404;
+  h.transport.responses["http://example.com/old"] = Redirect("/new", 301);
+  h.transport.responses["http://example.com/new"] = not_found;
+  h.transport.responses["http://example.com/bad"] = Redirect("http://127.0.0.1/");
+  net::Fetcher fetcher(h.resolver, h.transport, h.clock, h.extractor);
+
+  auto missing = fetcher.Fetch("http://EXAMPLE.com/old", net::ExtractFormat::kText);
+  CHECK(CodeOf(missing) == "http_error");
+  CHECK(fetcher.trace().url == "http://example.com/old");
+  CHECK(fetcher.trace().final_url == "http://example.com/new");
+  CHECK(fetcher.trace().http_status == 404);
+  CHECK(net::RenderJsonLine(net::FetchResultToJson(missing, fetcher.trace())) ==
+        "{\"ok\":false,\"error\":{\"code\":\"http_error\",\"message\":\"HTTP status 404\"},"
+        "\"url\":\"http://example.com/old\",\"final_url\":\"http://example.com/new\","
+        "\"http_status\":404}");
+
+  CHECK(CodeOf(fetcher.Fetch("http://example.com/bad", net::ExtractFormat::kText)) ==
+        "redirect_blocked");
+  CHECK(fetcher.trace().final_url == "http://example.com/bad");  // the hop that redirected
+  CHECK(fetcher.trace().http_status == 302);
+
+  CHECK(CodeOf(fetcher.Fetch("http://127.0.0.1/", net::ExtractFormat::kText)) == "blocked_address");
+  CHECK(fetcher.trace().url.empty());  // a refused input is never echoed back
+  CHECK(fetcher.trace().http_status == 0);
+  CHECK(CodeOf(fetcher.Fetch("http://missing.example/", net::ExtractFormat::kText)) ==
+        "dns_failure");
+  CHECK(fetcher.trace().url == "http://missing.example/");
+  CHECK(fetcher.trace().final_url.empty());
+}
