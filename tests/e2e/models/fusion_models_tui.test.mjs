@@ -24,6 +24,8 @@ class TmuxPi {
     const script = path.join(env.tmp, "tui.sh");
     fs.writeFileSync(script, `#!/bin/sh\ncd ${quote(env.cwd)} || exit 1\nexec env -i ${vars.join(" ")} ${argv.join(" ")}\n`, { mode: 0o700 });
     this.tmux("new-session", "-d", "-s", "ui", "-x", "160", "-y", "48", script);
+    // The pane's process is Pi itself (the script execs it).
+    this.pid = Number(this.tmux("display-message", "-p", "-t", "ui", "#{pane_pid}").trim());
   }
 
   tmux(...args) {
@@ -57,11 +59,23 @@ class TmuxPi {
     return this.waitFor(JSON.stringify(text), (s) => s.includes(text));
   }
 
-  kill() {
+  /** Ends the tmux server, then waits until Pi has exited (it may still be writing its caches). */
+  async kill() {
     try {
       this.tmux("kill-server");
     } catch {
       // already gone
+    }
+    const deadline = Date.now() + 5000;
+    while (fs.existsSync(`/proc/${this.pid}`)) {
+      if (Date.now() > deadline) {
+        try {
+          process.kill(this.pid, "SIGKILL");
+        } catch {
+          // exited meanwhile
+        }
+      }
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
 }
@@ -167,7 +181,7 @@ describe("/fusion-models", () => {
       // Showing and saving cost no model call.
       assert.equal(env.requests().length, 0);
     } finally {
-      pi.kill();
+      await pi.kill();
       await env.cleanup();
     }
   });
@@ -191,7 +205,7 @@ describe("/fusion-models", () => {
       await pi.waitForText(`Saved Fusion's models to ${configPath}`);
       assert.equal(JSON.parse(fs.readFileSync(configPath, "utf8")).schema_version, V1);
     } finally {
-      pi.kill();
+      await pi.kill();
       await env.cleanup();
     }
   });
