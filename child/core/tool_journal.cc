@@ -74,4 +74,30 @@ Status ToolJournal::Seal(const std::optional<std::string>& failure_code) {
   return env_->WriteFileDurably(seal_path_, protocol::EncodeSeal(seal));
 }
 
+protocol::ToolCallProvenance ProvenanceOf(const nlohmann::json& audit) {
+  protocol::ToolCallProvenance p;
+  if (!audit.is_object()) return p;
+  auto text = [&](const char* key) -> std::optional<std::string> {
+    auto it = audit.find(key);
+    if (it == audit.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  auto count = [&](const char* key) -> std::optional<int64_t> {
+    auto it = audit.find(key);
+    if (it == audit.end() || !it->is_number_integer() || it->get<int64_t>() < 0)
+      return std::nullopt;
+    return it->get<int64_t>();
+  };
+  p.url = text("url");
+  p.final_url = text("final_url");
+  if (std::optional<int64_t> status = count("http_status");
+      status && *status >= 100 && *status <= 599) {
+    p.http_status = status;
+  }
+  if (std::optional<int64_t> bytes = count("response_bytes")) p.response_bytes = *bytes;
+  p.content_sha256 = text("content_sha256");
+  p.rejected_url_sha256 = text("rejected_url_sha256");
+  return p;
+}
+
 }  // namespace pi_fusion::child

@@ -162,6 +162,41 @@ TEST_CASE("ToolJournal: a failed append fails the child and its seal says so") {
   CHECK(report.reason == "seal_incomplete");
 }
 
+TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.governor->OnToolExecutionStart({testing::kRoute, "f1", "fusion_web_fetch", {{"url", "u"}}});
+  child.governor->journal()->Annotate("f1", ProvenanceOf({{"url", "https://example.com/"},
+                                                          {"final_url", "https://example.com/a"},
+                                                          {"http_status", 200},
+                                                          {"response_bytes", 1234},
+                                                          {"content_sha256", Sha256Ref("body")},
+                                                          {"error_code", "not a journal field"}}));
+  child.governor->OnToolExecutionEnd("f1", "fusion_web_fetch", json::array(), false);
+  child.governor->OnToolExecutionStart({testing::kRoute, "f2", "fusion_web_fetch", {{"url", "x"}}});
+  child.governor->journal()->Annotate(
+      "f2", ProvenanceOf({{"rejected_url_sha256", Sha256Ref("x")}, {"http_status", 7}}));
+  child.governor->OnToolExecutionEnd("f2", "fusion_web_fetch", json::array(), true);
+  child.Turn("stop", {"ok"}, testing::Usage(1, 1));
+  child.Settle();
+  const std::string journal = child.env.files.at(kJournalPath);
+  ToolAuditReport report = VerifyToolAudit(
+      {journal, child.env.files.at(kSealPath), {"read", "grep", "find", "ls", "fusion_web_fetch"}});
+  REQUIRE(report.status.ToString() == "ok");
+  const protocol::ToolCallProvenance& p = report.records[0].provenance;
+  CHECK(p.url == "https://example.com/");
+  CHECK(p.final_url == "https://example.com/a");
+  CHECK(p.http_status == 200);
+  CHECK(p.response_bytes == 1234u);
+  CHECK(p.content_sha256 == Sha256Ref("body"));
+  CHECK(journal.find("error_code") == std::string::npos);
+  CHECK(report.records[1].provenance ==
+        protocol::ToolCallProvenance{.rejected_url_sha256 = Sha256Ref("x")});
+  // Without fusion_web_fetch in the allowlist the executed fetch is a violation.
+  CHECK(VerifyToolAudit({journal, child.env.files.at(kSealPath), kInspectTools}).reason ==
+        "tool_not_allowed");
+}
+
 TEST_CASE("Runtime guard: once aggregate tool results pass 32 MiB the next call is refused") {
   ScriptedChild child(ChildRole::kCandidate);
   testing::EnableTools(child);
