@@ -97,6 +97,7 @@ protocol::ToolCallProvenance ProvenanceOf(const nlohmann::json& audit) {
   if (std::optional<int64_t> bytes = count("response_bytes")) p.response_bytes = *bytes;
   p.content_sha256 = text("content_sha256");
   p.rejected_url_sha256 = text("rejected_url_sha256");
+  p.error_code = text("error_code");
   return p;
 }
 

@@ -67,8 +67,8 @@ class ToolJournal {
 };
 
 // The journal's provenance fields from a fetch outcome's audit object (`url`, `final_url`,
-// `http_status`, `response_bytes`, `content_sha256`, `rejected_url_sha256`); other keys and
-// mistyped values are left out.
+// `http_status`, `response_bytes`, `content_sha256`, `rejected_url_sha256`, `error_code`); other
+// keys and mistyped values are left out.
 protocol::ToolCallProvenance ProvenanceOf(const nlohmann::json& audit);
 
 }  // namespace pi_fusion::child

@@ -10,6 +10,7 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxUrlBytes = 8192;
+constexpr size_t kMaxErrorCodeBytes = 64;
 const std::vector<std::string_view> kStatuses = {"ok", "error"};
 const std::vector<std::string_view> kSealStatuses = {"complete", "failed"};
 const std::vector<std::string_view> kSealFailureCodes = {
@@ -29,6 +30,7 @@ void AddProvenance(const ToolCallProvenance& p, json* out) {
   if (p.response_bytes) (*out)["response_bytes"] = *p.response_bytes;
   if (p.content_sha256) (*out)["content_sha256"] = *p.content_sha256;
   if (p.rejected_url_sha256) (*out)["rejected_url_sha256"] = *p.rejected_url_sha256;
+  if (p.error_code) (*out)["error_code"] = *p.error_code;
 }
 
 ToolCallProvenance ReadProvenance(const json& value, FieldReader& r) {
@@ -40,6 +42,7 @@ ToolCallProvenance ReadProvenance(const json& value, FieldReader& r) {
   if (has("response_bytes")) p.response_bytes = static_cast<uint64_t>(r.Int("response_bytes"));
   if (has("content_sha256")) p.content_sha256 = r.Sha256("content_sha256");
   if (has("rejected_url_sha256")) p.rejected_url_sha256 = r.Sha256("rejected_url_sha256");
+  if (has("error_code")) p.error_code = r.String("error_code", kMaxErrorCodeBytes);
   return p;
 }
 

@@ -34,6 +34,7 @@ struct ToolCallProvenance {
   std::optional<uint64_t> response_bytes;          // body bytes received
   std::optional<std::string> content_sha256;       // "sha256:<hex>" of the body
   std::optional<std::string> rejected_url_sha256;  // "sha256:<hex>" of a refused URL
+  std::optional<std::string> error_code;           // a declared URL's failed fetch: its code
 
   bool operator==(const ToolCallProvenance&) const = default;
 };

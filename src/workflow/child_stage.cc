@@ -64,6 +64,13 @@ Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& c
   spec.env = process::BuildChildEnvironment(request.host.environment, model.api);
   spec.env.push_back("PI_FUSION_CHILD_ROLE=" + child.role);
   if (!files.oversized.empty()) spec.env.push_back("PI_FUSION_OVERSIZE_PATH=" + files.oversized);
+  if (child.capability == process::ChildCapability::kResearch && child.role == "candidate" &&
+      run.source_policy) {
+    // fusion_web_fetch enforces the declared URLs; it refuses to load if the file changed.
+    spec.env.push_back("PI_FUSION_SOURCE_POLICY=" + run.store->run_dir() + "/" +
+                       run.source_policy->path);
+    spec.env.push_back("PI_FUSION_SOURCE_POLICY_SHA256=" + run.source_policy->sha256);
+  }
   if (!child.tools.empty()) {
     spec.env.push_back("PI_FUSION_TOOLS=" + JoinTools(child.tools));
     spec.env.push_back("PI_FUSION_TOOL_JOURNAL=" + files.journal);

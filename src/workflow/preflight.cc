@@ -7,6 +7,7 @@
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
 #include "store/run_id.h"
+#include "url/source_policy_file.h"
 #include "workflow/clean_task.h"
 #include "workflow/context_projection.h"
 #include "workflow/stage_inputs.h"
@@ -94,6 +95,17 @@ json ToolPolicy(Capability capability) {
           {"excluded_tools", process::DefaultExcludedTools()}};
 }
 
+// source-policy.private.json of a research run: the normalized request's declared URLs (already
+// canonical), in declaration order.
+Result<std::string> SourcePolicyBytes(const std::string& run_id,
+                                      const schema::NormalizedRequest& request) {
+  url::SourcePolicy policy{run_id, {}};
+  for (const json& source : request.request.at("sources")) {
+    policy.declared_urls.push_back(source.at("url").get<std::string>());
+  }
+  return url::SourcePolicyJson(policy);
+}
+
 Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDocument* ledger) {
   if (request.request.workflow != "reason") {
     return BuildCleanTaskInput(request.host.cwd, request.request);
@@ -121,14 +133,14 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
-  // Research needs its fetch tool and validate its findings contract before their results can
-  // be trusted: refuse them plainly rather than run them half-built.
-  if (request.request.workflow == "research" || request.request.workflow == "validate") {
+  // Validate needs its findings contract before its results can be trusted: refuse it plainly
+  // rather than run it half-built.
+  if (request.request.workflow == "validate") {
     return fail(Status::Error("orchestration_failed",
                               request.request.tool +
-                                  ": the arguments are valid, but this build runs only the reason "
-                                  "and investigate workflows (fusion_reason, /fusion and "
-                                  "fusion_investigate); the " +
+                                  ": the arguments are valid, but this build runs only the reason, "
+                                  "investigate and research workflows (fusion_reason, /fusion, "
+                                  "fusion_investigate and fusion_research); the " +
                                   request.request.workflow +
                                   " workflow is not built yet. Nothing was started."));
   }
@@ -180,9 +192,15 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
       {"canonical-input.json", run.canonical_input.bytes},
       {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
   if (!ledger.bytes.empty()) artifacts.emplace_back("context-omission-ledger.json", ledger.bytes);
+  if (run.request.request.workflow == "research") {
+    Result<std::string> policy = SourcePolicyBytes(run.store->run_id(), run.request.request);
+    if (!policy.ok()) return fail(policy.status());
+    artifacts.emplace_back(std::string(url::kSourcePolicyFile), *policy);
+  }
   for (const auto& [name, bytes] : artifacts) {
     Result<store::ArtifactRef> ref = run.store->WriteArtifact(name, bytes);
     if (!ref.ok()) return fail(ref.status());
+    if (name == url::kSourcePolicyFile) run.source_policy = *ref;
   }
   if (run.plan.blocked()) {
     Status blocked = budget::CheckPlan(run.plan);

@@ -80,6 +80,9 @@ struct PreparedRun {
   config::ResolvedModels models;
   CanonicalDocument canonical_input;
   budget::BudgetPlan plan;
+  // research: source-policy.private.json as written at preflight; its path and hash go to the
+  // candidates, whose fusion_web_fetch enforces it.
+  std::optional<store::ArtifactRef> source_policy;
 };
 
 enum class RunEnd { kCompleted, kFailed, kCancelled };

@@ -171,12 +171,18 @@ TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies")
                                                           {"http_status", 200},
                                                           {"response_bytes", 1234},
                                                           {"content_sha256", Sha256Ref("body")},
-                                                          {"error_code", "not a journal field"}}));
+                                                          {"text", "not a journal field"}}));
   child.governor->OnToolExecutionEnd("f1", "fusion_web_fetch", json::array(), false);
   child.governor->OnToolExecutionStart({testing::kRoute, "f2", "fusion_web_fetch", {{"url", "x"}}});
   child.governor->journal()->Annotate(
       "f2", ProvenanceOf({{"rejected_url_sha256", Sha256Ref("x")}, {"http_status", 7}}));
   child.governor->OnToolExecutionEnd("f2", "fusion_web_fetch", json::array(), true);
+  // A declared URL whose fetch failed keeps its code and what the fetcher learned.
+  child.governor->OnToolExecutionStart({testing::kRoute, "f3", "fusion_web_fetch", {{"url", "y"}}});
+  child.governor->journal()->Annotate("f3", ProvenanceOf({{"url", "https://example.com/gone"},
+                                                          {"http_status", 404},
+                                                          {"error_code", "http_error"}}));
+  child.governor->OnToolExecutionEnd("f3", "fusion_web_fetch", json::array(), true);
   child.Turn("stop", {"ok"}, testing::Usage(1, 1));
   child.Settle();
   const std::string journal = child.env.files.at(kJournalPath);
@@ -189,9 +195,13 @@ TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies")
   CHECK(p.http_status == 200);
   CHECK(p.response_bytes == 1234u);
   CHECK(p.content_sha256 == Sha256Ref("body"));
-  CHECK(journal.find("error_code") == std::string::npos);
+  CHECK(p.error_code == std::nullopt);
+  CHECK(journal.find("not a journal field") == std::string::npos);
   CHECK(report.records[1].provenance ==
         protocol::ToolCallProvenance{.rejected_url_sha256 = Sha256Ref("x")});
+  CHECK(report.records[2].provenance ==
+        protocol::ToolCallProvenance{
+            .url = "https://example.com/gone", .http_status = 404, .error_code = "http_error"});
   // Without fusion_web_fetch in the allowlist the executed fetch is a violation.
   CHECK(VerifyToolAudit({journal, child.env.files.at(kSealPath), kInspectTools}).reason ==
         "tool_not_allowed");

@@ -1,0 +1,147 @@
+/**
+ * @file fusion_research end to end inside the real pinned Pi, in a private network namespace
+ * (tests/support/netns): the agent launches the run, three real research candidates fetch the
+ * declared pages of a fixture site through fusion_web_fetch (the real `pi-fusion fetch`, names
+ * answered by a fake DNS server through the namespace's own resolv.conf) and read the project,
+ * the blind evaluator and the merger answer, and bg_result returns the verified answer. Checks
+ * the source policy artifact, the tools each child had, what reached the site (and what did not),
+ * and the fetch provenance sealed in every candidate's audit log.
+ * Run directly (`node research_run.test.mjs`): the file re-executes itself in the namespace, or
+ * exits 77 (skipped) saying why it cannot.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, test } from "node:test";
+
+import { startFakeDns } from "../../support/fake_dns/fake_dns.mjs";
+import { MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fixtures/http_fixtures.mjs";
+import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
+import { createPiEnv } from "../../support/pi_harness.mjs";
+import {
+  auditLog, candidateRequests, candidateRules, FIXTURE_FILES, INSPECT_TOOLS, PLUGIN, readJson,
+  RUN_TIMEOUT_MS, runDirs, sha256, stageRules,
+} from "../investigate/investigate_support.mjs";
+
+const CANARY_HOSTS = ["127.0.0.1", "169.254.169.254", "168.63.129.16"];
+await enterNetnsOrExit({
+  addresses: [PUBLIC_V4, ...CANARY_HOSTS.slice(1)], label: "e2e_research", privateResolvConf: true,
+});
+
+const http = await startHttpFixtures({ host: PUBLIC_V4, port: 80 });
+const canaries = await Promise.all(CANARY_HOSTS.map((host) => startCanary({ host, port: 80 })));
+const canaryConnections = () => canaries.reduce((sum, c) => sum + c.connections(), 0);
+const dns = await startFakeDns({ port: 53, zones: { "docs.test": { A: [PUBLIC_V4] } } });
+after(() => Promise.all([http.close(), dns.close(), ...canaries.map((c) => c.close())]));
+
+const PAGE = "http://docs.test/utf8";
+const TO_METADATA = "http://docs.test/to?url=http://169.254.169.254/latest/meta-data/";
+const UNDECLARED = "http://docs.test/text";
+const RESEARCH_TOOLS = [...INSPECT_TOOLS, "fusion_web_fetch"];
+const RESEARCH_ARGS = {
+  objective: "Say what the documentation page says",
+  background: ["The page is the project's documentation"],
+  deliverable: "One sentence quoting the page",
+  sources: [
+    { url: "HTTP://Docs.TEST:80/utf8#intro", purpose: "the documentation" },
+    { url: TO_METADATA, purpose: "a page that moved" },
+  ],
+};
+const fetchCall = (url) => ({ name: "fusion_web_fetch", arguments: { url, extract: "text" } });
+
+/** The agent's side: ask -> fusion_research -> receipt -> notice -> bg_result -> FINAL. */
+function agentRules(candidates) {
+  return [
+    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: {{tool_results}}" }] },
+    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "research-" } }] }] },
+    { name: "failed", match: { text: "Fusion failed" }, responses: [{ text: "noted" }] },
+    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion research in the background" }, responses: [{ text: "Launched; waiting." }] },
+    ...stageRules(candidates),
+    { name: "ask", match: { text: "please research" }, responses: [{ tool_calls: [{ name: "fusion_research", arguments: RESEARCH_ARGS }] }] },
+  ];
+}
+
+test("research: candidates fetch the declared page and quote it; refusals cost no request; provenance is sealed", async () => {
+  const firstTurn = [{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED), fetchCall(TO_METADATA),
+    { name: "read", arguments: { path: "src/app.txt" } }] }];
+  const env = await createPiEnv({
+    script: { rules: agentRules(candidateRules(firstTurn)) },
+    files: FIXTURE_FILES,
+    timeoutMs: RUN_TIMEOUT_MS,
+  });
+  try {
+    const r = await env.print("please research", { extensions: [PLUGIN] });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^FINAL: Fusion research-[0-9a-f]{32} completed \(research\)\./);
+    assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
+
+    const [dir] = runDirs(env);
+    const manifest = readJson(path.join(dir, "manifest.json"));
+    assert.equal(manifest.state, "completed");
+    assert.deepEqual(manifest.capabilities, { candidate: "research", evaluator: "reason", merger: "reason" });
+    assert.deepEqual(manifest.tool_policy.candidate_tools, RESEARCH_TOOLS);
+    assert.deepEqual(manifest.tool_policy.evaluator_tools, []);
+    assert.deepEqual(manifest.tool_policy.merger_tools, []);
+
+    // The source policy: the declared canonical URLs, bound to the manifest.
+    const policyBytes = fs.readFileSync(path.join(dir, "source-policy.private.json"), "utf8");
+    assert.deepEqual(JSON.parse(policyBytes), {
+      declared_urls: [PAGE, TO_METADATA], run_id: path.basename(dir),
+      schema_version: "pi-background-tasks.fusion-source-policy.v1",
+    });
+    const ref = manifest.artifacts["source-policy.private.json"];
+    assert.equal(ref.sha256, sha256(policyBytes));
+
+    // Candidates had exactly the research tools; they saw the page, and typed refusals.
+    const requests = candidateRequests(env);
+    for (const q of requests) {
+      assert.deepEqual(q.body.tools.map((t) => t.function?.name ?? t.name).sort(), [...RESEARCH_TOOLS].sort());
+    }
+    const results = requests.filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+    assert.equal(results.length, 3);
+    for (const batch of results) {
+      assert.deepEqual(batch.map((t) => t.name), ["fusion_web_fetch", "fusion_web_fetch", "fusion_web_fetch", "read"]);
+      assert.match(batch[0].text, new RegExp(`^Fetched ${PAGE}\\n[^]*<<<untrusted-page [0-9a-f]{16}\\n${UTF8_TEXT}\\n>>>`));
+      assert.match(batch[1].text, /^source_not_declared: /);
+      assert.match(batch[2].text, /^redirect_blocked: .*169\.254\.169\.254 is link-local/);
+      assert.match(batch[3].text, /The answer is FORTY-TWO\./);
+    }
+    // The evaluator and the merger had no tools.
+    for (const q of env.requests().filter((x) => !requests.includes(x) && x.last_user_text.includes("pi-background-tasks.fusion-"))) {
+      assert.deepEqual(q.body.tools ?? [], []);
+    }
+
+    // The site saw the two declared pages once per candidate, never the undeclared one; no
+    // connection reached loopback or the metadata address.
+    assert.deepEqual(http.requests.map((q) => q.path).sort(),
+      [...Array(3).fill("/to?url=http://169.254.169.254/latest/meta-data/"), ...Array(3).fill("/utf8")]);
+    assert.equal(canaryConnections(), 0);
+
+    // Every candidate's sealed audit log carries the fetch provenance and no page content.
+    const pageBody = `<html><head></head><body><p>${UTF8_TEXT}</p></body></html>`;
+    for (const slot of [1, 2, 3]) {
+      const { journal, seal, records } = auditLog(dir, slot);
+      assert.equal(seal.status, "complete");
+      assert.equal(seal.journal_sha256, sha256(journal));
+      assert.equal(seal.record_count, 4);
+      const fetches = records.filter((x) => x.tool_name === "fusion_web_fetch");
+      const byKind = (pred) => fetches.filter(pred);
+      const [ok] = byKind((x) => x.status === "ok");
+      assert.deepEqual({ url: ok.url, final_url: ok.final_url, http_status: ok.http_status,
+        response_bytes: ok.response_bytes, content_sha256: ok.content_sha256 },
+      { url: PAGE, final_url: PAGE, http_status: 200, response_bytes: Buffer.byteLength(pageBody),
+        content_sha256: sha256(pageBody) });
+      const [refused] = byKind((x) => "rejected_url_sha256" in x);
+      assert.equal(refused.rejected_url_sha256, sha256(UNDECLARED));
+      assert.ok(!("url" in refused) && !("error_code" in refused));
+      const [failed] = byKind((x) => x.error_code === "redirect_blocked");
+      assert.deepEqual({ url: failed.url, final_url: failed.final_url, http_status: failed.http_status },
+        { url: TO_METADATA, final_url: TO_METADATA, http_status: 302 });
+      assert.ok(!journal.includes("Caf") && !journal.includes(UNDECLARED), journal);
+      assert.ok(manifest.artifacts[`candidate-${slot}.attempt-1.seal.json`]);
+    }
+  } finally {
+    await env.cleanup();
+  }
+});
