@@ -78,13 +78,13 @@ function childRun(env, extraEnv) {
     child.stdout.on("data", (c) => out.push(c));
     child.stderr.on("data", (c) => err.push(c));
     child.on("error", reject);
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       const stdout = Buffer.concat(out).toString("utf8");
       const stderr = Buffer.concat(err).toString("utf8");
       try {
         resolve({ code, out: JSON.parse(stdout), stderr });
       } catch (e) {
-        reject(new Error(`child-run printed no JSON (code ${code}): ${e.message}\n${stdout}\n${stderr}`));
+        reject(new Error(`child-run printed no JSON (code ${code}, signal ${signal}): ${e.message}\n${stdout}\n${stderr}`));
       }
     });
   });
