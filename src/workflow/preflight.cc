@@ -123,7 +123,7 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
   // Research needs its fetch tool and validate its findings contract before their results can
   // be trusted: refuse them plainly rather than run them half-built.
-  if (request.request.workflow == "research" || request.request.workflow == "validate") {
+  if (!WorkflowRuns(request.request.workflow)) {
     return fail(Status::Error("orchestration_failed",
                               request.request.tool +
                                   ": the arguments are valid, but this build runs only the reason "
