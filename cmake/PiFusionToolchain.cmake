@@ -16,7 +16,3 @@ if(PI_FUSION_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
-
-if(PI_FUSION_TEST_BUILD)
-  add_compile_definitions(PI_FUSION_TEST_BUILD=1)
-endif()

@@ -9,10 +9,12 @@
  *     --out FILE report path (default bench/results/fetch.md)
  *   Build dir: $PI_FUSION_BUILD_DIR (default build/dev); runs <build>/bin/pi-fusion.
  *
- * The pages are served by a Node HTTP server bound to 127.0.0.77 (Linux routes all of 127/8 to lo),
- * the one loopback address test builds (-DPI_FUSION_TEST_BUILD=ON) treat as public. The URL is an IP
- * literal, so no DNS query is made; --dns-servers still points at a dead loopback port and every proxy
- * variable at a dead loopback proxy, so nothing can leave 127.0.0.0/8. curl gets --noproxy '*'.
+ * The pages are served by a Node HTTP server bound to a public address that exists only in a private
+ * network namespace the script re-runs itself in (tests/support/netns/netns.mjs; exit 77 with the
+ * reason when none can be made). The fetcher refuses every non-public address, so there is no other
+ * way to serve it a page locally. The URL is an IP literal, so no DNS query is made; --dns-servers
+ * still points at a dead loopback port and every proxy variable at a dead loopback proxy, and the
+ * namespace has no route out. curl gets --noproxy '*'.
  * Plain Node ESM, built-ins only; the server is closed on every path.
  */
 import { spawn } from "node:child_process";
@@ -22,10 +24,11 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { enterNetnsOrExit, PUBLIC_V4 } from "../../tests/support/netns/netns.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "..", "..");
-const HOST = "127.0.0.77";
+const HOST = PUBLIC_V4;
 const DEAD = "http://127.0.0.1:9";
 const TIMEOUT_MS = 30000;
 
@@ -135,9 +138,6 @@ async function ours(piFusion, url) {
   const r = await timed(piFusion, ["fetch", "--json", "--dns-servers", "127.0.0.1:9", url]);
   let j = null;
   try { j = JSON.parse(r.stdout); } catch { /* reported below */ }
-  if (j?.error?.code === "blocked_address") {
-    throw new Error(`${piFusion} refuses ${HOST}: the benchmark needs a test build (-DPI_FUSION_TEST_BUILD=ON, e.g. build/dev)`);
-  }
   if (r.code !== 0 || !j?.ok) throw new Error(`pi-fusion fetch ${url} failed (exit ${r.code ?? r.signal}): ${r.stdout.slice(0, 500)} ${r.stderr.slice(0, 500)}`);
   return { ms: r.ms, json: j };
 }
@@ -170,6 +170,7 @@ function machine(build, piFusion) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  await enterNetnsOrExit({ addresses: [HOST], label: "fetch benchmark" });
   const build = path.resolve(process.env.PI_FUSION_BUILD_DIR ?? path.join(ROOT, "build", "dev"));
   const piFusion = path.join(build, "bin", "pi-fusion");
   if (!fs.existsSync(piFusion)) throw new Error(`missing ${piFusion}: build first`);
@@ -230,18 +231,18 @@ ${summary}
 
 ## What is compared
 
-- **ours**: \`pi-fusion fetch --json --dns-servers 127.0.0.1:9 http://127.0.0.77:PORT/PAGE\` — a whole process:
+- **ours**: \`pi-fusion fetch --json --dns-servers 127.0.0.1:9 http://${HOST}:PORT/PAGE\` — a whole process:
   start-up, URL canonicalization and address vetting, libcurl transfer, content-type check, HTML
   extraction to Markdown (capped at 32 KiB of output) and one JSON line on stdout.
 - **baseline**: \`curl -s -o /dev/null --noproxy '*' URL\` — start-up and the transfer only, no parsing.
   The ratio therefore prices everything pi-fusion does beyond downloading; for the ~1 MB page that is
   mostly parsing 1 MB of HTML with gumbo.
-- Server: Node \`http\` on 127.0.0.77 (a loopback address Linux routes to lo; test builds treat it as
-  public), \`text/html; charset=utf-8\` with \`content-length\`, a fresh connection per process. Pages are
+- Server: Node \`http\` on ${HOST}, a public address given to lo inside a private network namespace
+  (both tools and the server run in it), \`text/html; charset=utf-8\` with \`content-length\`, a fresh connection per process. Pages are
   generated deterministically: an article with head scripts/styles, navigation, headings, paragraphs
   with links, lists, tables, code and a footer; the big page is the same structure repeated.
-- No traffic leaves 127.0.0.0/8: the URL is an IP literal (no DNS), \`--dns-servers\` names a dead
-  loopback port, proxy variables point at a dead loopback proxy. Server requests served: ${requests}.
+- No traffic leaves the machine: the namespace has no route out, the URL is an IP literal (no DNS),
+  \`--dns-servers\` names a dead loopback port, proxy variables point at a dead loopback proxy. Server requests served: ${requests}.
 - p90 is nearest-rank over the ${runs} samples.
 
 Checked on the warm-up fetch of each page:

@@ -39,8 +39,8 @@ class DispatchingObserver : public workflow::RunObserver {
         run_id_(std::move(run_id)),
         label_(std::move(label)) {}
 
-  void Progress(const std::string& line) override {
-    const std::string text = label_ + ": " + line;
+  void Progress(const workflow::ProgressUpdate& update) override {
+    const std::string text = label_ + ": " + update.line;
     tasks_->Progress(run_id_, text);
     dispatcher_->Post([text](Napi::Env env) { ShowProgress(env, text); });
   }

@@ -33,28 +33,63 @@ Result<ModelInfo> Resolve(Slot slot, const Selection& selection, const RegistryS
                      "has no credentials).");
 }
 
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// The ChatGPT subscription on `openai`: the same provider also serves metered OPENAI_API_KEY
+// traffic, so the credential must be the subscription login and the requests Pi's own.
+Status CheckOpenAISubscription(const std::string& route, const ModelInfo& model) {
+  if (!model.header_overrides.empty()) {
+    return Unavailable(route + " adds headers (" + Joined(model.header_overrides) +
+                       "); an openai route is admitted only as Pi's ChatGPT subscription "
+                       "sign-in with no header or base-URL override.");
+  }
+  if (!model.is_using_oauth) {
+    return Unavailable(route +
+                       " uses an OpenAI API key (metered; OPENAI_API_KEY or a stored key), not "
+                       "the ChatGPT subscription; sign in with /login openai (\"Sign in with "
+                       "ChatGPT\") to use it.");
+  }
+  if (!model.oauth_is_subscription) {
+    return Unavailable(route +
+                       " uses an OAuth login that Pi does not report as a subscription "
+                       "(Pi 0.99 or newer provides \"Sign in with ChatGPT\" on openai).");
+  }
+  return Status();
+}
+
 // The subscription-OAuth rules for a frontier route; ok when all hold.
 Status CheckFrontier(Slot slot, const ModelInfo& model, const std::string& reason) {
   const std::string route = RouteText(slot, model);
   std::string_view expected_url;
   if (model.provider == kAnthropicProvider) expected_url = kAnthropicBaseUrl;
   if (model.provider == kCodexProvider) expected_url = kCodexBaseUrl;
+  if (model.provider == kOpenAIProvider) expected_url = kOpenAIBaseUrl;
   if (expected_url.empty()) {
     return Unavailable(route + " is a frontier route (" + reason +
                        "). Fusion admits frontier models only through Pi's subscription OAuth "
-                       "providers anthropic and openai-codex, never through OpenAI, OpenRouter, "
-                       "Azure or API-key routes.");
+                       "providers anthropic, openai-codex and openai (ChatGPT sign-in), never "
+                       "through OpenRouter, Azure or API-key routes.");
   }
   if (model.base_url != expected_url) {
     return Unavailable(route + " uses the endpoint \"" + model.base_url +
                        "\"; a frontier route is admitted only on exactly " +
                        std::string(expected_url) + ".");
   }
+  if (model.provider_replaced) {
+    return Unavailable(route + " comes from an extension that registers the provider " +
+                       model.provider +
+                       " itself; a frontier route must use Pi's own provider unchanged.");
+  }
   if (model.has_auth_header_overrides) {
     return Unavailable(route +
                        " has auth header overrides; a frontier route must use Pi's own "
                        "subscription OAuth credentials unchanged.");
   }
+  if (model.provider == kOpenAIProvider) return CheckOpenAISubscription(route, model);
   if (!model.is_using_oauth) {
     return Unavailable(route +
                        " is not using subscription OAuth (an API key is configured); "

@@ -43,30 +43,18 @@ Status Blocked(const std::string& detail) {
   return Status::Error("blocked_address", std::string(kPublicPrefix) + detail);
 }
 
-bool IsTestPublicAddress(const IpAddress& address) {
-#ifdef PI_FUSION_TEST_PUBLIC_ADDRESS
-  return address == *ParseStrictIpv4(kTestPublicAddress);
-#else
-  (void)address;
-  return false;
-#endif
-}
-
 }  // namespace
 
-bool TestPublicAddressAllowed() {
-#ifdef PI_FUSION_TEST_PUBLIC_ADDRESS
-  return true;
-#else
-  return false;
-#endif
-}
-
 Status CheckTransportAddress(const IpAddress& address) {
-  if (IsTestPublicAddress(address)) return Status::Ok();
   AddressClass cls = ClassifyAddress(address);
   if (cls == AddressClass::kPublic) return Status::Ok();
-  return Blocked(address.ToString() + " is " + std::string(AddressClassName(cls)));
+  std::string detail = address.ToString() + " is " + std::string(AddressClassName(cls));
+  if (cls == AddressClass::kIsatap) {
+    IpAddress embedded = *IsatapEmbeddedIpv4(address);
+    detail += " (" + embedded.ToString() + " is " +
+              std::string(AddressClassName(ClassifyAddress(embedded))) + ")";
+  }
+  return Blocked(detail);
 }
 
 std::optional<std::string> BlockedHostNameReason(std::string_view host) {
@@ -101,9 +89,6 @@ Result<CanonicalUrl> CheckTransportUrl(std::string_view url) {
 Result<std::string> CanonicalizeDeclaredSource(std::string_view url) {
   Result<CanonicalUrl> checked = CheckTransportUrl(url);
   if (!checked.ok()) return checked.status();
-  if (checked->ip && *checked->ip == *ParseStrictIpv4(kAzurePlatformAddress)) {
-    return Blocked(std::string(kAzurePlatformAddress) + " is the Azure platform service address");
-  }
   return checked->Text();
 }
 

@@ -2,17 +2,16 @@
 //
 // Two entry points share one classifier (address_class.h) and one host-name deny list:
 //  - CanonicalizeDeclaredSource: admission of a caller-declared `sources[i].url` (the plugin's
-//    request normalizer). Additionally refuses the literal Azure platform address 168.63.129.16.
+//    request normalizer).
 //  - the transport checks (CheckTransportUrl, CheckTransportAddress): what the fetcher applies to
-//    the initial URL, every DNS answer, every redirect hop and the connected socket. They do NOT
-//    special-case 168.63.129.16 (the spec documents this gap; a public name resolving to it is
-//    fetched).
+//    the initial URL, every DNS answer, every redirect hop and the address it connects to.
+// Both refuse the Azure platform address 168.63.129.16 (the original's transport checks left it
+// out; here the classifier names it, so a literal, a DNS answer and a redirect target are all
+// refused).
 // Messages are short, human and carry no field prefix; callers prefix them ("sources[0].url ").
 //
-// Test-only allowance: in builds compiled with PI_FUSION_TEST_PUBLIC_ADDRESS (set by CMake on
-// this library only when PI_FUSION_TEST_BUILD is ON) the single loopback address
-// kTestPublicAddress counts as public, so fetch fixtures can run on this machine. 127.0.0.1 is
-// blocked in every build. Release builds never contain the allowance.
+// There is no test-only exception: tests that need a public address give themselves one in a
+// private network namespace (docs/cli/fetch.md, "Testing").
 // Pure functions; thread-safe.
 #pragma once
 
@@ -26,18 +25,12 @@
 
 namespace pi_fusion::url {
 
-inline constexpr std::string_view kTestPublicAddress = "127.0.0.77";
-inline constexpr std::string_view kAzurePlatformAddress = "168.63.129.16";
-
-// Whether this build contains the kTestPublicAddress allowance.
-bool TestPublicAddressAllowed();
-
 // Canonical text of a declared source URL.
 // Errors: invalid_url (malformed, or credentials: "must not contain credentials"),
 // unsupported_scheme, blocked_address ("must be a public http(s) URL: 127.0.0.1 is loopback").
 Result<std::string> CanonicalizeDeclaredSource(std::string_view url);
 
-// Ok when `address` is a public destination (or the test allowance); otherwise blocked_address
+// Ok when `address` is a public destination; otherwise blocked_address
 // naming the address and its class.
 Status CheckTransportAddress(const IpAddress& address);
 

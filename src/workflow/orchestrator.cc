@@ -55,7 +55,8 @@ class Run {
       if (stage.utilization_bp >= 8000) ++high;
     }
     if (high > 0) {
-      observer_.Progress("budget warning (" + std::to_string(high) + " stages at or above 80%)");
+      observer_.Progress({ProgressEvent::kNote, 0,
+                          "budget warning (" + std::to_string(high) + " stages at or above 80%)"});
     }
   }
 
@@ -67,15 +68,25 @@ class Run {
 
   bool RunCandidates(std::array<std::string, 3>* answers) {
     if (!Advance(RunState::kCandidatesRunning)) return false;
-    observer_.Progress("candidates running");
+    observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     std::array<StageResult, 3> results;
     std::atomic<int> done{0};
     std::vector<std::thread> threads;
     for (int slot = 1; slot <= 3; ++slot) {
       threads.emplace_back([&, slot] {
-        observer_.Progress("candidate " + std::to_string(slot) + " starting");
+        observer_.Progress({ProgressEvent::kCandidateStarted, slot,
+                            "candidate " + std::to_string(slot) + " starting"});
         results[slot - 1] = RunStageChild(run_, CandidateChild(slot), cancel_);
-        observer_.Progress("candidates " + std::to_string(++done) + "/3 complete");
+        // A failed candidate is reported as failed, never counted among the complete ones.
+        const Status& status = results[slot - 1].status;
+        if (status.ok()) {
+          observer_.Progress({ProgressEvent::kCandidateDone, slot,
+                              "candidates " + std::to_string(++done) + "/3 complete"});
+        } else {
+          observer_.Progress(
+              {ProgressEvent::kCandidateFailed, slot,
+               "candidate " + std::to_string(slot) + " failed (" + status.code() + ")"});
+        }
       });
     }
     for (std::thread& t : threads) t.join();
@@ -134,7 +145,7 @@ class Run {
       return Fail(ref.status(), Stage::kEvaluation, std::nullopt, 1);
     }
     if (!Advance(RunState::kEvaluating)) return outcome_.error;
-    observer_.Progress("evaluating candidates");
+    observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
     StageResult first =
         RunStageChild(run_, EvaluatorChild(1, EvaluatorSystemPrompt(), blind->bytes), cancel_);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
@@ -158,9 +169,10 @@ class Run {
   EvaluationCheck Repair(const CanonicalDocument& blind, const std::string& invalid,
                          const std::vector<EvaluationError>& errors) {
     const bool syntax = errors.size() == 1 && errors[0].path == "$";
-    observer_.Progress(syntax ? "repairing evaluator JSON"
-                              : "evaluator schema retry (" + std::to_string(errors.size()) +
-                                    " issues)");
+    observer_.Progress(
+        {ProgressEvent::kRepairing, 0,
+         syntax ? "repairing evaluator JSON"
+                : "evaluator schema retry (" + std::to_string(errors.size()) + " issues)"});
     Result<CanonicalDocument> input = BuildRepairInput(blind, invalid, errors);
     if (!input.ok()) {
       Fail(input.status(), Stage::kEvaluation, std::nullopt, 2);
@@ -180,7 +192,7 @@ class Run {
     Result<CanonicalDocument> input = BuildMergeInput(run_.canonical_input, candidates, evaluation);
     if (!input.ok()) return Fail(input.status(), Stage::kMerge, std::nullopt, 1);
     if (!Advance(RunState::kMerging)) return outcome_.error;
-    observer_.Progress("merging final answer");
+    observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
     StageChild child;
     child.key = {Stage::kMerge, std::nullopt, 1};
     child.route = config::Slot::kMerger;
@@ -222,7 +234,7 @@ class Run {
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
     Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);
     if (!committed.ok()) return FailOutcome(committed.status(), Stage::kMerge);
-    observer_.Progress("completed");
+    observer_.Progress({ProgressEvent::kCompleted, 0, "completed"});
     outcome_.end = RunEnd::kCompleted;
     outcome_.error = Status::Ok();
     outcome_.artifact_dir = run_.store->run_dir();
@@ -250,8 +262,10 @@ class Run {
     outcome_.usage = store::UsageToJson(run_.store->Snapshot().usage);
     if (!report.terminal.ok()) outcome_.summary_note = report.terminal.ToString();
     if (!report.summary.ok()) outcome_.summary_note = report.summary_note;
-    observer_.Progress(cancelled ? "cancelled (" + error.message + ")"
-                                 : "failed (" + error.code + ")");
+    observer_.Progress(
+        cancelled
+            ? ProgressUpdate{ProgressEvent::kCancelled, 0, "cancelled (" + error.message + ")"}
+            : ProgressUpdate{ProgressEvent::kFailed, 0, "failed (" + error.code + ")"});
     return outcome_.error;
   }
 

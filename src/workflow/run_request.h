@@ -44,12 +44,33 @@ struct RunRequest {
   process::ChildLimits child_limits;  // defaults: the spec's caps and timers
 };
 
-// Progress lines for the user ("<label>: candidates running" is formed by the caller from these).
+// What a progress line reports, so a per-run view can count candidates without reading prose.
+enum class ProgressEvent {
+  kNote,  // a warning or other line that changes no stage
+  kCandidatesRunning,
+  kCandidateStarted,  // slot set
+  kCandidateDone,     // slot set
+  kCandidateFailed,   // slot set; never counted as complete
+  kEvaluating,
+  kRepairing,
+  kMerging,
+  kCompleted,
+  kFailed,
+  kCancelled,
+};
+
+struct ProgressUpdate {
+  ProgressEvent event = ProgressEvent::kNote;
+  int slot = 0;      // 1..3 for candidate events
+  std::string line;  // the contract's progress text, e.g. "candidates 2/3 complete"
+};
+
+// Progress for the user ("<label>: candidates running" is formed by the caller from the line).
 // Called from worker threads; implementations must be thread-safe.
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  virtual void Progress(const std::string& line) = 0;
+  virtual void Progress(const ProgressUpdate& update) = 0;
 };
 
 // The outcome of preflight: a durable run directory with its inputs and plan, no child yet.

@@ -1,20 +1,46 @@
 // Process-level tests of `pi-fusion fetch`: the real binary, libcurl and c-ares, against a fake
-// DNS server on 127.0.0.1 and HTTP fixtures on 127.0.0.77 (the test build's one public loopback
-// address).
+// DNS server on 127.0.0.1 and HTTP fixtures on a public address (PUBLIC_V4) that exists only in a
+// private network namespace this script re-runs itself in (tests/support/netns/netns.mjs); when
+// no namespace can be made it exits with SKIP_EXIT_CODE and says why. Host scenarios
+// (scenarios_host.mjs) run in the machine's own namespace.
 //   node fetch_e2e.mjs --pi-fusion PATH --scenario NAME [--has-extract 1]
 //   node fetch_e2e.mjs --list          (scenario names; CMake registers one ctest test each)
-// No traffic leaves 127.0.0.0/8: every run passes --dns-servers, and every other address a
-// scenario names is one the fetcher refuses before connecting. Proxy variables point at a dead
-// loopback port to prove the fetcher ignores them.
-import assert from 'node:assert/strict';
+// No traffic leaves the machine: the namespace has no route out, every run passes --dns-servers,
+// and proxy variables point at a dead loopback port to prove the fetcher ignores them.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 
 import { startFakeDns } from '../../support/fake_dns/fake_dns.mjs';
 import { startCanary, startHttpFixtures } from '../../support/http_fixtures/http_fixtures.mjs';
+import {
+  enterNetnsOrExit, PUBLIC_V4, PUBLIC_V4_SECOND, PUBLIC_V4_UNREACHABLE,
+} from '../../support/netns/netns.mjs';
+import { coreScenarios } from './scenarios_core.mjs';
+import { hardeningScenarios } from './scenarios_hardening.mjs';
+import { hostScenarios } from './scenarios_host.mjs';
 
-const PUBLIC_LOOPBACK = '127.0.0.77';
-const SHORT_DEADLINE_MS = '1000';
+const netnsScenarios = { ...coreScenarios, ...hardeningScenarios };
+const allScenarios = { ...hostScenarios, ...netnsScenarios };
+
+// Blocked destinations that exist inside the namespace, each with a canary listening on the
+// fixture port: a fetch that wrongly went there would be counted (loopback, the cloud metadata
+// address, the Azure platform address).
+const CANARY_HOSTS = ['127.0.0.1', '169.254.169.254', '168.63.129.16'];
+
+// Names the fake DNS answers inside the namespace. PUBLIC_V4_SECOND is on lo with nothing
+// listening (connection refused); PUBLIC_V4_UNREACHABLE is nowhere (no route).
+const ZONES = {
+  'example.test': { A: [PUBLIC_V4] },
+  'azure.test': { A: ['168.63.129.16'] },
+  'metadata.test': { A: ['169.254.169.254'] },
+  'isatap.test': { A: [PUBLIC_V4], AAAA: ['2001:4860:1:2:0:5efe:7f00:1'] },
+  'multi.test': { A: [PUBLIC_V4_UNREACHABLE, PUBLIC_V4_SECOND, PUBLIC_V4] },
+  'down.test': { A: [PUBLIC_V4_UNREACHABLE, PUBLIC_V4_SECOND] },
+  'mixed4.test': { A: [PUBLIC_V4, '10.0.0.1'] },
+  'inside.test': { A: ['127.0.0.1'] },
+  'rebind.test': { A: (n) => (n === 0 ? [PUBLIC_V4] : ['127.0.0.1']) },
+  'mixed.test': { A: [PUBLIC_V4], AAAA: ['::1'] },
+  'silent.test': 'silent',
+};
 
 function parseArgs(argv) {
   const out = {};
@@ -39,202 +65,65 @@ function runFetch(piFusion, argv, { input = '', timeoutMs = 15000 } = {}) {
       clearTimeout(killer);
       resolve({ code, signal, stdout, stderr, elapsedMs: Date.now() - started });
     });
+    // A fetcher that exits before reading stdin (it only reads with --stdio) closes the pipe.
+    child.stdin.on('error', (err) => { if (err.code !== 'EPIPE') reject(err); });
     child.stdin.end(input);
   });
 }
 
-function sha256Ref(text) {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+// `pi-fusion fetch --json FLAGS URL`, its JSON line parsed.
+async function fetchJson(piFusion, flags, url) {
+  const r = await runFetch(piFusion, ['--json', ...flags, url]);
+  let json;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}): ${r.stdout} ${r.stderr}`);
+  }
+  return { ...r, json, raw: r.stdout };
 }
 
-// Each scenario gets ctx = { fetch(url, ...flags) -> parsed JSON result, run(argv), http, dns,
-// canary } and throws on failure.
-const scenarios = {
-  async fetch_literal_ok({ fetch, http }) {
-    const r = await fetch(`${http.origin}/text`);
-    assert.equal(r.json.ok, true, r.raw);
-    assert.equal(r.json.url, `${http.origin}/text`);
-    assert.equal(r.json.final_url, `${http.origin}/text`);
-    assert.equal(r.json.http_status, 200);
-    assert.equal(r.json.content_type, 'text/plain');
-    // The HTML extractor, when built in, also tidies plain text (no trailing newline).
-    assert.equal(r.json.text.trimEnd(), 'hello from the fixture');
-    assert.equal(r.json.response_bytes, 23);
-    assert.equal(r.json.content_sha256, sha256Ref('hello from the fixture\n'));
-    assert.equal(r.json.truncated, false);
-    assert.equal(r.code, 0);
-  },
-  async fetch_name_ok({ fetch, http, dns }) {
-    const r = await fetch(`http://Example.TEST:${http.port}/markdown#x`);
-    assert.equal(r.json.ok, true, r.raw);
-    assert.equal(r.json.url, `http://example.test:${http.port}/markdown`);
-    assert.equal(r.json.text.trimEnd(), '# Title\n\nbody');
-    assert.deepEqual(dns.queries.filter((q) => q.name === 'example.test').map((q) => q.type).sort(),
-      ['A', 'AAAA']);
-    assert.equal(http.requests[0].host, `example.test:${http.port}`);
-  },
-  async text_mode_output({ run, http, dnsArgs }) {
-    const ok = await run([...dnsArgs, `${http.origin}/text`]);
-    assert.equal(ok.code, 0);
-    assert.equal(ok.stdout, 'hello from the fixture\n');
-    const bad = await run([...dnsArgs, `${http.origin}/404`]);
-    assert.equal(bad.code, 1);
-    assert.equal(bad.stdout, '');
-    assert.match(bad.stderr, /^error: http_error: HTTP status 404\n$/);
-  },
-  async html_extraction({ fetch, http, hasExtract }) {
-    const r = await fetch(`${http.origin}/html`, '--extract', 'text');
-    if (hasExtract) {
-      assert.equal(r.json.ok, true, r.raw);
-      assert.equal(r.json.text.trim(), 'hi');
-    } else {
-      assertError(r, 'extraction_failed');
-    }
-  },
-  async five_redirects_succeed({ fetch, http }) {
-    const r = await fetch(`${http.origin}/redirect/5`);
-    assert.equal(r.json.ok, true, r.raw);
-    assert.equal(r.json.final_url, `${http.origin}/text`);
-    assert.equal(http.requests.length, 6);
-  },
-  async six_redirects_fail({ fetch, http }) {
-    const r = await fetch(`${http.origin}/redirect/6`);
-    assertError(r, 'redirect_limit');
-    assert.equal(http.requests.length, 6);
-  },
-  async redirect_to_private_address({ fetch, http, canary }) {
-    const r = await fetch(`${http.origin}/to?url=http://127.0.0.1:${http.port}/text`);
-    assertError(r, 'redirect_blocked', /127\.0\.0\.1 is loopback/);
-    assert.equal(canary.connections(), 0);
-  },
-  async redirect_to_private_name({ fetch, http, canary }) {
-    const r = await fetch(`${http.origin}/to?url=http://inside.test:${http.port}/text`);
-    assertError(r, 'redirect_blocked', /inside\.test resolves to a blocked address/);
-    assert.equal(canary.connections(), 0);
-  },
-  async redirect_to_file({ fetch, http }) {
-    assertError(await fetch(`${http.origin}/to?url=file:///etc/passwd`), 'redirect_blocked',
-      /"file"/);
-  },
-  async oversized_body({ fetch, http }) {
-    assertError(await fetch(`${http.origin}/big`), 'response_too_large');
-  },
-  async gzip_bomb({ fetch, http }) {
-    assertError(await fetch(`${http.origin}/bomb`), 'response_too_large');
-  },
-  async slow_drip_times_out({ fetch, http }) {
-    const r = await fetch(`${http.origin}/drip`, '--deadline-ms', SHORT_DEADLINE_MS);
-    assertError(r, 'request_timeout');
-    assert.ok(r.elapsedMs < 5000, `took ${r.elapsedMs} ms`);
-  },
-  async wrong_content_type({ fetch, http }) {
-    assertError(await fetch(`${http.origin}/json`), 'unsupported_content_type',
-      /application\/json/);
-  },
-  async not_found({ fetch, http }) {
-    assertError(await fetch(`${http.origin}/404`), 'http_error', /404/);
-  },
-  async dns_rebinding_is_pinned({ fetch, http, canary, dns }) {
-    // First answer public, every later one loopback: the fetch must use the vetted answer.
-    const r = await fetch(`http://rebind.test:${http.port}/text`);
-    assert.equal(r.json.ok, true, r.raw);
-    assert.equal(http.requests.length, 1);
-    assert.equal(canary.connections(), 0);
-    assert.equal(dns.queries.filter((q) => q.name === 'rebind.test' && q.type === 'A').length, 1);
-  },
-  async dns_rebinding_across_redirect({ fetch, http, canary }) {
-    const target = `http://rebind.test:${http.port}/text`;
-    const r = await fetch(`http://rebind.test:${http.port}/to?url=${encodeURIComponent(target)}`);
-    assertError(r, 'redirect_blocked', /127\.0\.0\.1 is loopback/);
-    assert.equal(http.requests.length, 1);
-    assert.equal(canary.connections(), 0);
-  },
-  async mixed_answers_one_blocked({ fetch, http }) {
-    assertError(await fetch(`http://mixed.test:${http.port}/text`), 'blocked_address',
-      /::1 is loopback/);
-    assert.equal(http.requests.length, 0);
-  },
-  async nxdomain({ fetch, http }) {
-    assertError(await fetch(`http://missing.test:${http.port}/text`), 'dns_failure', /NXDOMAIN/);
-  },
-  async dns_never_answers({ fetch, http }) {
-    const r = await fetch(`http://silent.test:${http.port}/text`, '--deadline-ms',
-      SHORT_DEADLINE_MS);
-    assertError(r, 'request_timeout');
-    assert.ok(r.elapsedMs < 5000, `took ${r.elapsedMs} ms`);
-  },
-  async blocked_literal_without_traffic({ fetch, canary, http }) {
-    assertError(await fetch(`http://127.0.0.1:${http.port}/text`), 'blocked_address');
-    assertError(await fetch(`http://0x7f.1:${http.port}/text`), 'blocked_address');
-    assertError(await fetch(`http://[::ffff:127.0.0.77]:${http.port}/text`), 'blocked_address');
-    assert.equal(canary.connections(), 0);
-    assert.equal(http.requests.length, 0);
-  },
-  async stdio_json_lines({ run, http, dnsArgs }) {
-    const input = [
-      JSON.stringify({ url: `${http.origin}/text`, extract: 'text' }),
-      JSON.stringify({ url: `${http.origin}/404` }),
-      '{"url": 5}',
-      JSON.stringify({ url: `${http.origin}/markdown`, extract: 'markdown' }),
-    ].join('\n');
-    const r = await run([...dnsArgs, '--stdio'], { input });
-    assert.equal(r.code, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.ok ? 'ok' : l.error.code),
-      ['ok', 'http_error', 'invalid_request', 'ok']);
-    assert.equal(lines[3].text.trimEnd(), '# Title\n\nbody');
-  },
-};
-
-function assertError(r, code, messagePattern) {
-  assert.equal(r.json.ok, false, r.raw);
-  assert.equal(r.json.error.code, code, r.raw);
-  if (messagePattern) assert.match(r.json.error.message, messagePattern);
-  assert.notEqual(r.code, 0);
+async function runInNetns(test, { piFusion, hasExtract }) {
+  const http = await startHttpFixtures({ host: PUBLIC_V4 });
+  const canaries = await Promise.all(CANARY_HOSTS.map((host) => startCanary({ host, port: http.port })));
+  // canary.connections(): connections to any blocked destination; canary.hosts to reach them.
+  const canary = {
+    hosts: CANARY_HOSTS,
+    connections: () => canaries.reduce((sum, c) => sum + c.connections(), 0),
+  };
+  const dns = await startFakeDns({ zones: ZONES });
+  const dnsArgs = ['--dns-servers', dns.server];
+  const run = (argv, opts) => runFetch(piFusion, argv, opts);
+  const fetch = (url, ...flags) => fetchJson(piFusion, [...dnsArgs, ...flags], url);
+  try {
+    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract, piFusion });
+  } finally {
+    await Promise.all([http.close(), dns.close(), ...canaries.map((c) => c.close())]);
+  }
 }
 
 async function main() {
   if (process.argv[2] === '--list') {  // CMake registers one ctest test per scenario
-    console.log(Object.keys(scenarios).join(';'));
+    console.log(Object.keys(allScenarios).join(';'));
     return;
   }
   const args = parseArgs(process.argv.slice(2));
   const { 'pi-fusion': piFusion, scenario } = args;
   const hasExtract = args['has-extract'] === '1';
-  const test = scenarios[scenario];
-  if (!piFusion || !test) {
-    console.error(`usage: fetch_e2e.mjs --pi-fusion PATH --scenario {${Object.keys(scenarios)}}`);
+  if (!piFusion || !allScenarios[scenario]) {
+    console.error(`usage: fetch_e2e.mjs --pi-fusion PATH --scenario {${Object.keys(allScenarios)}}`);
     process.exit(2);
   }
-  const http = await startHttpFixtures({ host: PUBLIC_LOOPBACK });
-  const canary = await startCanary({ host: '127.0.0.1', port: http.port });
-  const dns = await startFakeDns({
-    zones: {
-      'example.test': { A: [PUBLIC_LOOPBACK] },
-      'inside.test': { A: ['127.0.0.1'] },
-      'rebind.test': { A: (n) => (n === 0 ? [PUBLIC_LOOPBACK] : ['127.0.0.1']) },
-      'mixed.test': { A: [PUBLIC_LOOPBACK], AAAA: ['::1'] },
-      'silent.test': 'silent',
-    },
-  });
-  const dnsArgs = ['--dns-servers', dns.server];
-  const run = (argv, opts) => runFetch(piFusion, argv, opts);
-  const fetch = async (url, ...flags) => {
-    const r = await run([...dnsArgs, '--json', ...flags, url]);
-    let json;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {
-      throw new Error(`not JSON (exit ${r.code}): ${r.stdout} ${r.stderr}`);
-    }
-    return { ...r, json, raw: r.stdout };
-  };
-  try {
-    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract });
-    console.log(`ok - ${scenario}`);
-  } finally {
-    await Promise.all([http.close(), canary.close(), dns.close()]);
+  if (hostScenarios[scenario]) {
+    await hostScenarios[scenario]({ fetchWith: (flags, url) => fetchJson(piFusion, flags, url) });
+  } else {
+    await enterNetnsOrExit({
+      addresses: [PUBLIC_V4, PUBLIC_V4_SECOND, ...CANARY_HOSTS.filter((h) => h !== '127.0.0.1')],
+      label: `fetch_e2e.${scenario}`,
+    });
+    await runInNetns(netnsScenarios[scenario], { piFusion, hasExtract });
   }
+  console.log(`ok - ${scenario}`);
 }
 
 main().catch((err) => {

@@ -113,7 +113,9 @@ TEST_CASE("ChildGovernor: a payload that is not one JSON object is refused witho
   ChildGovernor::ProviderRequest request;
   request.route = testing::kRoute;
   request.payload = Status::Error("child_runtime_payload_invalid", "cyclic");
-  CHECK(child.governor->OnProviderRequest(std::move(request)).abort);
+  // Outside CHECK: Catch2 names its expression twice, which reads as a use after move.
+  const bool aborted = child.governor->OnProviderRequest(std::move(request)).abort;
+  CHECK(aborted);
   auto guard = Guard(child.env.stderr_bytes);
   REQUIRE(guard.has_value());
   CHECK(guard->code == protocol::kChildRuntimePayloadInvalid);

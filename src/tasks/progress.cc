@@ -1,0 +1,196 @@
+#include "tasks/progress.h"
+
+#include <cstdio>
+
+namespace pi_fusion::tasks {
+
+using workflow::ProgressEvent;
+
+std::string_view SlotStateName(SlotState state) {
+  switch (state) {
+    case SlotState::kPending:
+      return "pending";
+    case SlotState::kRunning:
+      return "running";
+    case SlotState::kDone:
+      return "done";
+    case SlotState::kFailed:
+      return "failed";
+    case SlotState::kCancelled:
+      return "cancelled";
+    case SlotState::kSkipped:
+      break;
+  }
+  return "skipped";
+}
+
+std::string_view StageName(Stage stage) {
+  switch (stage) {
+    case Stage::kPreflight:
+      return "preflight";
+    case Stage::kCandidates:
+      return "candidates";
+    case Stage::kEvaluation:
+      return "evaluation";
+    case Stage::kRepair:
+      return "repair";
+    case Stage::kMerge:
+      return "merge";
+    case Stage::kCompleted:
+      return "completed";
+    case Stage::kFailed:
+      return "failed";
+    case Stage::kCancelled:
+      break;
+  }
+  return "cancelled";
+}
+
+int ProgressSnapshot::CandidatesIn(SlotState state) const {
+  int n = 0;
+  for (SlotState s : candidates) n += s == state ? 1 : 0;
+  return n;
+}
+
+bool ProgressSnapshot::Active() const {
+  return stage != Stage::kCompleted && stage != Stage::kFailed && stage != Stage::kCancelled;
+}
+
+int64_t ProgressSnapshot::ElapsedMs(int64_t now_ms) const {
+  const int64_t end = ended_ms != 0 ? ended_ms : now_ms;
+  return end > started_ms ? end - started_ms : 0;
+}
+
+void ProgressTracker::Apply(const workflow::ProgressUpdate& update, int64_t now_ms) {
+  ProgressSnapshot& s = snapshot_;
+  if (!s.Active()) return;  // terminal states are final
+  s.line = update.line;
+  const bool slot_ok = update.slot >= 1 && update.slot <= 3;
+  switch (update.event) {
+    case ProgressEvent::kNote:
+      s.warnings.push_back(update.line);
+      break;
+    case ProgressEvent::kCandidatesRunning:
+      s.stage = Stage::kCandidates;
+      break;
+    case ProgressEvent::kCandidateStarted:
+      s.stage = Stage::kCandidates;
+      if (slot_ok) s.candidates[update.slot - 1] = SlotState::kRunning;
+      break;
+    case ProgressEvent::kCandidateDone:
+      if (slot_ok) s.candidates[update.slot - 1] = SlotState::kDone;
+      break;
+    case ProgressEvent::kCandidateFailed:
+      if (slot_ok) s.candidates[update.slot - 1] = SlotState::kFailed;
+      break;
+    case ProgressEvent::kEvaluating:
+      s.stage = Stage::kEvaluation;
+      s.evaluator = SlotState::kRunning;
+      break;
+    case ProgressEvent::kRepairing:
+      s.stage = Stage::kRepair;
+      s.evaluator = SlotState::kRunning;
+      break;
+    case ProgressEvent::kMerging:
+      s.stage = Stage::kMerge;
+      s.evaluator = SlotState::kDone;
+      s.merger = SlotState::kRunning;
+      break;
+    case ProgressEvent::kCompleted:
+      s.merger = SlotState::kDone;
+      End(Stage::kCompleted, SlotState::kDone, now_ms);
+      break;
+    case ProgressEvent::kFailed:
+      End(Stage::kFailed, SlotState::kFailed, now_ms);
+      break;
+    case ProgressEvent::kCancelled:
+      End(Stage::kCancelled, SlotState::kCancelled, now_ms);
+      break;
+  }
+}
+
+// Whatever was still running takes the run's end; what never started is skipped.
+void ProgressTracker::End(Stage stage, SlotState running_becomes, int64_t now_ms) {
+  ProgressSnapshot& s = snapshot_;
+  s.stage = stage;
+  s.ended_ms = now_ms;
+  auto settle = [&](SlotState& slot) {
+    if (slot == SlotState::kRunning) slot = running_becomes;
+    if (slot == SlotState::kPending) slot = SlotState::kSkipped;
+  };
+  for (SlotState& slot : s.candidates) settle(slot);
+  settle(s.evaluator);
+  settle(s.merger);
+}
+
+std::string FormatElapsed(int64_t elapsed_ms) {
+  const int64_t total = elapsed_ms < 0 ? 0 : elapsed_ms / 1000;
+  char out[32];
+  if (total >= 3600) {
+    std::snprintf(out, sizeof(out), "%lld:%02lld:%02lld", static_cast<long long>(total / 3600),
+                  static_cast<long long>(total / 60 % 60), static_cast<long long>(total % 60));
+  } else {
+    std::snprintf(out, sizeof(out), "%lld:%02lld", static_cast<long long>(total / 60),
+                  static_cast<long long>(total % 60));
+  }
+  return out;
+}
+
+std::string StageSummary(const ProgressSnapshot& s) {
+  switch (s.stage) {
+    case Stage::kPreflight:
+      return "preflight";
+    case Stage::kCandidates: {
+      std::string text =
+          "candidates " + std::to_string(s.CandidatesIn(SlotState::kDone)) + "/3 done";
+      const int failed = s.CandidatesIn(SlotState::kFailed);
+      if (failed > 0) text += ", " + std::to_string(failed) + " failed";
+      return text;
+    }
+    case Stage::kEvaluation:
+      return "evaluating candidates";
+    case Stage::kRepair:
+      return "repairing the evaluation";
+    case Stage::kMerge:
+      return "merging the final answer";
+    case Stage::kCompleted:
+      return "completed";
+    case Stage::kFailed:
+      return "failed";
+    case Stage::kCancelled:
+      break;
+  }
+  return "cancelled";
+}
+
+nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
+                            std::string_view workflow, int64_t now_ms) {
+  nlohmann::json slots = nlohmann::json::array();
+  for (SlotState slot : s.candidates) slots.push_back(SlotStateName(slot));
+  return {{"schema_version", kProgressSchema},
+          {"run_id", run_id},
+          {"workflow", workflow},
+          {"stage", StageName(s.stage)},
+          {"line", s.line},
+          {"candidates",
+           {{"total", 3},
+            {"done", s.CandidatesIn(SlotState::kDone)},
+            {"failed", s.CandidatesIn(SlotState::kFailed)},
+            {"running", s.CandidatesIn(SlotState::kRunning)},
+            {"slots", slots}}},
+          {"evaluator", SlotStateName(s.evaluator)},
+          {"merger", SlotStateName(s.merger)},
+          {"elapsed_ms", s.ElapsedMs(now_ms)},
+          {"warnings", s.warnings}};
+}
+
+std::string StatusLine(const ProgressSnapshot& s, std::string_view label, std::string_view run_id,
+                       int64_t now_ms) {
+  const size_t dash = run_id.find('-');
+  const std::string_view short_id =
+      dash == std::string_view::npos ? run_id : run_id.substr(dash + 1, 8);
+  return std::string(label) + " " + std::string(short_id) + ": " + StageSummary(s) + " · " +
+         FormatElapsed(s.ElapsedMs(now_ms));
+}
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,437 @@
+#include "tasks/run_view.h"
+
+#include <cstdio>
+#include <map>
+
+#include "pi_fusion/sha256.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+using nlohmann::json;
+
+std::string Str(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Cuts UTF-8 at a code point boundary at or below `max` bytes.
+std::string CutUtf8(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  size_t end = max;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end));
+}
+
+std::string Grouped(uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string Title(std::string_view workflow) { return "fusion " + std::string(workflow); }
+
+json Slot(const char* name, SlotState state, const std::string& model = "") {
+  json slot = {{"name", name}, {"state", SlotStateName(state)}};
+  if (!model.empty()) slot["model"] = model;
+  return slot;
+}
+
+constexpr const char* kSlotNames[] = {"Candidate 1", "Candidate 2", "Candidate 3"};
+
+json SlotsOf(const ProgressSnapshot& p, const json& models) {
+  json slots = json::array();
+  const json candidates = models.is_object() ? models.value("candidates", json::array()) : json();
+  for (int i = 0; i < 3; ++i) {
+    std::string model = candidates.is_array() && candidates.size() == 3 && candidates[i].is_string()
+                            ? candidates[i].get<std::string>()
+                            : "";
+    slots.push_back(Slot(kSlotNames[i], p.candidates[i], model));
+  }
+  slots.push_back(Slot("Evaluator", p.evaluator, Str(models, "evaluator")));
+  slots.push_back(Slot("Merger", p.merger, Str(models, "merger")));
+  return slots;
+}
+
+json BaseView(const RunFacts& facts, std::string_view state, const std::string& status) {
+  json view = {
+      {"kind", "run"}, {"title", Title(facts.workflow)}, {"state", state}, {"status", status}};
+  if (!facts.description.empty()) view["question"] = ShortQuestion(facts.description);
+  if (!facts.artifact_dir.empty()) view["artifacts"] = {{"dir", facts.artifact_dir}};
+  return view;
+}
+
+// Per-slot states from a failure view's attempt rows (the latest attempt of each slot wins).
+ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
+  ProgressSnapshot p;
+  p.stage = cancelled ? Stage::kCancelled : Stage::kFailed;
+  auto state_of = [](const std::string& name) {
+    if (name == "completed") return SlotState::kDone;
+    if (name == "failed") return SlotState::kFailed;
+    return SlotState::kCancelled;  // cancelled, or running when the run ended
+  };
+  std::map<std::pair<std::string, int>, int> latest;  // (stage, slot) -> attempt
+  const json rows = failure.is_object() ? failure.value("attempts", json::array()) : json::array();
+  for (const json& row : rows) {
+    if (!row.is_object()) continue;
+    const std::string stage = Str(row, "stage");
+    const int slot = row.value("slot", json()).is_number_integer() ? row["slot"].get<int>() : 0;
+    const int attempt = row.value("attempt", 0);
+    int& seen = latest[{stage, slot}];
+    if (attempt < seen) continue;
+    seen = attempt;
+    const SlotState state = state_of(Str(row, "state"));
+    if (stage == "candidate" && slot >= 1 && slot <= 3) p.candidates[slot - 1] = state;
+    if (stage == "evaluation") p.evaluator = state;
+    if (stage == "merge") p.merger = state;
+  }
+  for (SlotState& s : p.candidates) {
+    if (s == SlotState::kPending) s = SlotState::kSkipped;
+  }
+  if (p.evaluator == SlotState::kPending) p.evaluator = SlotState::kSkipped;
+  if (p.merger == SlotState::kPending) p.merger = SlotState::kSkipped;
+  return p;
+}
+
+std::string WhereItStopped(const json& failure) {
+  const std::string stage = Str(failure, "stage");
+  if (stage.empty()) return "";
+  std::string where = stage == "candidate"    ? "candidate"
+                      : stage == "evaluation" ? "evaluation"
+                                              : stage;
+  const json slot = failure.value("slot", json());
+  if (slot.is_number_integer()) where += " " + std::to_string(slot.get<int>());
+  return where;
+}
+
+}  // namespace
+
+std::string CancelSourceText(CancelSource source) {
+  switch (source) {
+    case CancelSource::kBgKill:
+      return "bg_kill";
+    case CancelSource::kReload:
+      return "/reload";
+    case CancelSource::kQuit:
+      return "quitting Pi";
+    case CancelSource::kNewSession:
+      return "/new";
+    case CancelSource::kResume:
+      return "/resume";
+    case CancelSource::kFork:
+      return "/fork";
+    case CancelSource::kSignal:
+      return "a signal to Pi";
+    case CancelSource::kUnknown:
+      break;
+  }
+  return "";
+}
+
+std::string ShortQuestion(std::string_view description) {
+  std::string out;
+  size_t chars = 0;
+  for (size_t i = 0; i < description.size();) {
+    const unsigned char c = static_cast<unsigned char>(description[i]);
+    const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : 4;
+    if (chars == kQuestionMaxChars) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      return out + "…";
+    }
+    const char ch = description[i];
+    out.append(ch == '\n' || ch == '\r' || ch == '\t' ? " " : description.substr(i, len));
+    i += len;
+    ++chars;
+  }
+  return out;
+}
+
+std::string UsageText(const json& usage) {
+  if (!usage.is_object() || !usage.contains("totalTokens")) return "";
+  const uint64_t tokens = usage.value("totalTokens", uint64_t{0});
+  double cost = 0;
+  if (usage.contains("cost") && usage["cost"].is_object()) cost = usage["cost"].value("total", 0.0);
+  char dollars[32];
+  std::snprintf(dollars, sizeof(dollars), "$%.4f", cost);
+  return Grouped(tokens) + " tokens · " + dollars;
+}
+
+json AnswerView(const std::string& markdown, const std::string& note) {
+  std::string preview;
+  size_t lines = 0;
+  bool cut = false;
+  for (size_t start = 0; start < markdown.size();) {
+    size_t end = markdown.find('\n', start);
+    end = end == std::string::npos ? markdown.size() : end + 1;
+    if (lines == kPreviewMaxLines || preview.size() + (end - start) > kPreviewMaxBytes) {
+      cut = true;
+      break;
+    }
+    preview.append(markdown, start, end - start);
+    ++lines;
+    start = end;
+  }
+  if (preview.empty() && !markdown.empty()) {  // one line longer than the byte cap
+    preview = CutUtf8(markdown, kPreviewMaxBytes);
+    cut = true;
+  }
+  while (!preview.empty() && (preview.back() == '\n' || preview.back() == ' ')) preview.pop_back();
+  if (cut) preview += "\n\n…";
+  json view = {{"preview", preview}, {"markdown", markdown}};
+  if (!note.empty()) view["note"] = note;
+  return view;
+}
+
+json RunningView(const RunFacts& facts, const ProgressSnapshot& progress, int64_t now_ms) {
+  json view = BaseView(facts, progress.stage == Stage::kPreflight ? "starting" : "running",
+                       StageSummary(progress) + " · " + FormatElapsed(progress.ElapsedMs(now_ms)));
+  view["slots"] = SlotsOf(progress, json());
+  view["notes"] = json::array({kActiveRunHint});
+  for (const std::string& warning : progress.warnings) view["notes"].push_back(warning);
+  return view;
+}
+
+json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified) {
+  std::string status = "completed";
+  if (facts.progress && facts.progress->ended_ms != 0) {
+    status += " in " + FormatElapsed(facts.progress->ElapsedMs(facts.progress->ended_ms));
+  }
+  json view = BaseView(facts, "completed", status);
+  ProgressSnapshot done;
+  done.candidates = {SlotState::kDone, SlotState::kDone, SlotState::kDone};
+  done.evaluator = done.merger = SlotState::kDone;
+  const json& details = verified.details;
+  view["slots"] = SlotsOf(done, details.value("models", json()));
+  std::string usage = UsageText(details.value("usage", json()));
+  const json attempts = details.value("attempts", json());
+  if (attempts.is_object() && attempts.contains("total")) {
+    usage = std::to_string(attempts.value("total", 0)) + " model requests · " + usage;
+  }
+  if (!usage.empty()) view["usage"] = usage;
+  view["answer"] =
+      AnswerView(verified.merged, Grouped(verified.merged_ref.byte_length) + " bytes, verified");
+  return view;
+}
+
+json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
+                CancelSource cancelled_by, int64_t now_ms) {
+  const json failure = failure_view.is_object() ? failure_view.value("failure", json()) : json();
+  const std::string where = WhereItStopped(failure);
+  std::string status = cancelled ? "cancelled" : "failed";
+  if (!cancelled && !where.empty()) status += " at " + where;
+  if (facts.progress) status += " after " + FormatElapsed(facts.progress->ElapsedMs(now_ms));
+  json view = BaseView(facts, cancelled ? "cancelled" : "failed", status);
+  const bool have_rows = failure_view.is_object() && failure_view.contains("attempts");
+  view["slots"] = SlotsOf(
+      have_rows || !facts.progress ? ProgressFromFailure(failure_view, cancelled) : *facts.progress,
+      json());
+  const std::string code = Str(failure, "code");
+  const std::string message = Str(failure, "message");
+  if (!cancelled && !code.empty()) view["error"] = code + ": " + message;
+  json notes = json::array();
+  const std::string who = CancelSourceText(cancelled_by);
+  if (cancelled) {
+    notes.push_back(who.empty() ? "Cancelled." : "Cancelled by " + who + ".");
+    if (cancelled_by == CancelSource::kQuit || cancelled_by == CancelSource::kReload) {
+      notes.push_back("Pi cancels active runs when it quits or reloads.");
+    }
+  }
+  if (Str(failure_view, "summary_status") == "unavailable") {
+    notes.push_back("The run's failure summary is unavailable: " + message);
+  }
+  if (!notes.empty()) view["notes"] = notes;
+  view["usage"] =
+      UsageText(failure_view.is_object() ? failure_view.value("usage_so_far", json()) : json());
+  if (view["usage"] == "") view.erase("usage");
+  return view;
+}
+
+json ExpandRun(FileSystem& fs, const std::string& run_dir) {
+  json artifacts = {{"dir", run_dir}};
+  Result<store::Manifest> manifest = store::ReadManifest(fs, run_dir);
+  if (!manifest.ok()) {
+    artifacts["gone"] = true;
+    artifacts["note"] = "(the artifacts are gone; the candidates cannot be shown)";
+    return {{"artifacts", artifacts}};
+  }
+  json out = json::object();
+  json candidates = json::array();
+  const json& map = manifest->anonymous_map;
+  bool missing = false;
+  for (const char* id : {"A", "B", "C"}) {
+    if (!map.is_object() || !map.contains(id) || !map[id].is_number_integer()) continue;
+    const int slot = map[id].get<int>();
+    if (slot < 1 || slot > 3) continue;
+    const store::ModelSelection& model = manifest->models.candidates[slot - 1];
+    json candidate = {{"id", id}, {"model", model.provider + "/" + model.model}};
+    const store::AttemptRecord* latest = nullptr;
+    for (const store::AttemptRecord& a : manifest->attempts) {
+      if (a.key.stage == store::Stage::kCandidate && a.key.slot == slot &&
+          a.state == store::AttemptState::kCompleted)
+        latest = &a;
+    }
+    std::string name;
+    if (latest != nullptr) {
+      for (const std::string& artifact : latest->artifacts) {
+        if (artifact.find(".response.") != std::string::npos &&
+            artifact.find(".partial") == std::string::npos &&
+            artifact.find(".oversized") == std::string::npos)
+          name = artifact;
+      }
+    }
+    auto ref = manifest->artifacts.find(name);
+    Result<std::string> text = ref == manifest->artifacts.end()
+                                   ? Result<std::string>(Status::Error("artifact_error", "none"))
+                                   : fs.ReadFile(run_dir + "/" + ref->second.path);
+    if (!text.ok()) {
+      candidate["note"] = "(its answer file is gone)";
+      missing = true;
+    } else if (Sha256Ref(*text) != ref->second.sha256) {
+      candidate["note"] = "(its answer file changed after the run; not shown)";
+    } else {
+      candidate["markdown"] = *text;
+    }
+    candidates.push_back(candidate);
+  }
+  if (!candidates.empty()) out["candidates"] = candidates;
+  auto evaluation_ref = manifest->artifacts.find("evaluation.json");
+  if (evaluation_ref != manifest->artifacts.end()) {
+    Result<std::string> bytes = fs.ReadFile(run_dir + "/" + evaluation_ref->second.path);
+    const json evaluation =
+        bytes.ok() ? json::parse(*bytes, nullptr, /*allow_exceptions=*/false) : json();
+    if (evaluation.is_object()) {
+      json agreements = json::array();
+      for (const json& a : evaluation.value("agreements", json::array())) {
+        if (a.is_string()) agreements.push_back(a);
+      }
+      json conflicts = json::array();
+      for (const json& c : evaluation.value("conflicts", json::array())) {
+        if (!c.is_object()) continue;
+        json positions = json::array();
+        for (const json& p : c.value("positions", json::array())) {
+          positions.push_back(Str(p, "candidate_id") + ": " + Str(p, "position"));
+        }
+        conflicts.push_back({{"topic", Str(c, "topic")},
+                             {"positions", positions},
+                             {"resolution", Str(c, "resolution")}});
+      }
+      if (!agreements.empty()) out["agreements"] = agreements;
+      if (!conflicts.empty()) out["conflicts"] = conflicts;
+    } else {
+      missing = true;
+    }
+  }
+  if (missing) {
+    artifacts["gone"] = true;
+    artifacts["note"] = "(some artifacts are gone)";
+  }
+  out["artifacts"] = artifacts;
+  return out;
+}
+
+json CallView(std::string_view tool, const json& args) {
+  const bool fusion = tool.substr(0, 7) == "fusion_";
+  json view = {{"title", fusion ? Title(tool.substr(7)) : std::string(tool)}};
+  std::string question;
+  for (const char* key : {"prompt", "objective", "taskId"}) {
+    question = Str(args, key);
+    if (!question.empty()) break;
+  }
+  if (!question.empty()) view["question"] = ShortQuestion(question);
+  return view;
+}
+
+json ToolResultView(std::string_view tool, const json& details, const std::string& text,
+                    bool is_error, int64_t now_ms) {
+  const auto note = [](const char* level, const std::string& body) {
+    return json{{"kind", "note"}, {"level", level}, {"text", body}};
+  };
+  if (is_error || (details.is_object() && details.contains("error"))) {
+    // Error texts are already written for people; the code line stays in the content.
+    const size_t cut = text.find("\n(error code:");
+    return note("error", cut == std::string::npos ? text : text.substr(0, cut));
+  }
+  RunFacts facts;
+  facts.run_id = Str(details, "task_id");
+  facts.workflow = Str(details, "workflow");
+  facts.artifact_dir = Str(details, "artifact_dir");
+  if (tool.substr(0, 7) == "fusion_") {
+    if (!details.is_object() || !details.contains("task")) return note("info", text);
+    facts.run_id = Str(details, "run_id");
+    json view = BaseView(facts, "running", "started in the background (" + facts.run_id + ")");
+    view["notes"] =
+        json::array({"You will be notified when it ends. " + std::string(kActiveRunHint)});
+    return view;
+  }
+  if (tool == "bg_kill") {
+    const std::string state = Str(details, "state");
+    return note(state == "running" ? "warning" : "info",
+                state == "running"
+                    ? "Cancellation of " + facts.run_id + " requested; not settled yet."
+                    : "Cancelled " + facts.run_id + " (asked by bg_kill).");
+  }
+  if (tool == "bg_status") {
+    json list = {{"kind", "list"},
+                 {"title", "Fusion runs"},
+                 {"items", json::array()},
+                 {"empty", "No Fusion runs in this session."}};
+    for (const json& row : details.value("tasks", json::array())) {
+      RunFacts r;
+      r.run_id = Str(row, "task_id");
+      r.workflow = Str(row, "workflow");
+      r.description = Str(row, "description");
+      const std::string state = Str(row, "state");
+      const json progress = row.value("progress", json());
+      std::string status = state + " (" + r.run_id + ")";
+      if (progress.is_object() && state == "running") {
+        status = Str(progress, "stage") == "candidates"
+                     ? "candidates " + std::to_string(progress["candidates"].value("done", 0)) +
+                           "/3 done"
+                     : Str(progress, "line");
+        status +=
+            " · " + FormatElapsed(progress.value("elapsed_ms", int64_t{0})) + " (" + r.run_id + ")";
+      }
+      if (!Str(row, "note").empty()) status += " — " + Str(row, "note");
+      json item = BaseView(r, state == "killed" ? "cancelled" : state, status);
+      item.erase("artifacts");
+      list["items"].push_back(item);
+    }
+    return list;
+  }
+  // bg_result
+  const std::string state = Str(details, "state");
+  if (state == "running") {
+    return BaseView(facts, "running", "still running; you will be notified when it ends");
+  }
+  if (state == "completed") {
+    json view = BaseView(facts, "completed", "completed (" + facts.run_id + ")");
+    const json result = details.value("result", json());
+    ProgressSnapshot done;
+    done.candidates = {SlotState::kDone, SlotState::kDone, SlotState::kDone};
+    done.evaluator = done.merger = SlotState::kDone;
+    view["slots"] = SlotsOf(done, result.value("models", json()));
+    const std::string usage = UsageText(details.value("usage", json()));
+    if (!usage.empty()) {
+      view["usage"] =
+          usage + (Str(details, "usage_attached") == "now" ? " (added to this session's usage now)"
+                                                           : " (already in this session's usage)");
+    }
+    const json answer = details.value("answer", json());
+    const std::string bytes =
+        answer.is_object() ? Grouped(answer.value("byte_length", uint64_t{0})) + " bytes, verified"
+                           : "";
+    if (Str(details, "delivery") == "inline") {
+      // The content is the header lines, a blank line, then the answer verbatim.
+      const size_t body = text.find("\n\n");
+      view["answer"] = AnswerView(body == std::string::npos ? "" : text.substr(body + 2), bytes);
+    } else {
+      view["answer"] = AnswerView("Answer file: `" + Str(answer, "path") + "`", bytes);
+    }
+    return view;
+  }
+  const bool cancelled = state == "killed";
+  return FailedView(facts, details, cancelled, CancelSource::kUnknown, now_ms);
+}
+
+}  // namespace pi_fusion::tasks

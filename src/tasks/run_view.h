@@ -1,0 +1,81 @@
+// Plain view data for the person at the keyboard: what extensions/fusion-render.ts draws for a
+// /fusion message, a tool call and a tool result. Every decision (state, cut, text, number) is
+// made here; the render module only lays the parts out. The shapes (see fusion-render.ts):
+//   run  {kind:"run", title, question?, state, status, slots?, usage?, answer?{preview, markdown,
+//         note?}, candidates?[{id, model?, markdown?, note?}], agreements?, conflicts?[{topic,
+//         positions, resolution}], artifacts?{dir, gone?, note?}, notes?, error?}
+//   list {kind:"list", title, items:[run], empty?}
+//   note {kind:"note", level, text}
+//   call {title, question?}
+// What the model needs (hashes, "Do not poll.", exact texts) stays in the tool result's content;
+// none of it is copied into a view.
+//
+// Pure except ExpandRun (reads the run directory through the FileSystem seam); thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_system.h"
+#include "store/verify.h"
+#include "tasks/progress.h"
+
+namespace pi_fusion::tasks {
+
+// Collapsed answers show at most this many lines / bytes (cut at a line end).
+inline constexpr size_t kPreviewMaxLines = 12;
+inline constexpr size_t kPreviewMaxBytes = 1200;
+// A short form of the question for headers.
+inline constexpr size_t kQuestionMaxChars = 72;
+
+// Who or what asked for a cancellation, as said to the person.
+enum class CancelSource { kUnknown, kBgKill, kReload, kQuit, kNewSession, kResume, kFork, kSignal };
+std::string CancelSourceText(CancelSource source);  // "bg_kill", "/reload", "quitting Pi", …
+
+// The hint shown while runs are active: Pi cannot stop a quit or reload.
+inline constexpr char kActiveRunHint[] =
+    "Quitting or reloading Pi cancels this run; Escape ends only the agent's turn.";
+
+// What a view of one run is built from.
+struct RunFacts {
+  std::string run_id;
+  std::string workflow;
+  std::string description;  // the request, whitespace-collapsed
+  std::string artifact_dir;
+  std::optional<ProgressSnapshot> progress;  // known while this process saw the run
+};
+
+std::string ShortQuestion(std::string_view description);
+// "14,210 tokens · $0.0123" from a Pi Usage object ({} or null: "").
+std::string UsageText(const nlohmann::json& usage);
+// {preview, markdown, note}: the preview is the first lines of `markdown`, cut at a line end.
+nlohmann::json AnswerView(const std::string& markdown, const std::string& note);
+
+// A run that is still active: stage, slots, elapsed time and the quit/reload hint.
+nlohmann::json RunningView(const RunFacts& facts, const ProgressSnapshot& progress, int64_t now_ms);
+
+// A completed, verified run: the answer (preview and whole), models, usage and request count.
+nlohmann::json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified);
+
+// A failed or cancelled run, from its failure view (store/failure_view.h) when readable, the live
+// progress otherwise; `cancelled_by` says who asked.
+nlohmann::json FailedView(const RunFacts& facts, const nlohmann::json& failure_view, bool cancelled,
+                          CancelSource cancelled_by, int64_t now_ms);
+
+// The expansion of a finished run: the candidates A/B/C with their models and answers, the
+// evaluator's agreements and conflicts with resolutions, and the artifact directory, or a note
+// that the artifacts are gone. Merged into a run view by the caller.
+nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
+
+// The header of a tool call row, from the tool's (possibly partial) arguments.
+nlohmann::json CallView(std::string_view tool, const nlohmann::json& args);
+
+// The view of a tool result, from the result's details and text.
+nlohmann::json ToolResultView(std::string_view tool, const nlohmann::json& details,
+                              const std::string& text, bool is_error, int64_t now_ms);
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,190 @@
+// extensions/fusion-render.ts: rendered lines for each state, and width limits, with Pi's pi-tui.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { visibleWidth } from "@earendil-works/pi-tui";
+
+import { renderCall, renderMessage, renderView } from "../../../extensions/fusion-render.ts";
+
+// Pi's theme wraps text in colour codes; this one tags it so the tests can see which colour a
+// part got, and strips nothing.
+const theme = {
+  fg: (color, text) => `<${color}>${text}</${color}>`,
+  bold: (text) => text,
+};
+const plain = { fg: (_color, text) => text, bold: (text) => text };
+
+const lines = (component, width = 80) => component.render(width).map((l) => l.trimEnd());
+const text = (component, width = 80) => lines(component, width).join("\n");
+
+const slots = (state, models = true) =>
+  ["Candidate 1", "Candidate 2", "Candidate 3", "Evaluator", "Merger"].map((name, i) => ({
+    name,
+    state: Array.isArray(state) ? state[i] : state,
+    ...(models ? { model: `local/m${i + 1}` } : {}),
+  }));
+
+const answer = "# Plan\n\nUse **three** steps.\n\n1. one\n2. two\n3. three\n\nA closing paragraph.";
+const completed = {
+  kind: "run",
+  title: "fusion reason",
+  question: "How should we migrate the store?",
+  state: "completed",
+  status: "completed in 1m 04s",
+  slots: slots("done"),
+  usage: "5 requests · 14,210 tokens · $0.0123",
+  answer: { preview: "# Plan\n\nUse **three** steps.", markdown: answer, note: "412 bytes, verified" },
+  candidates: [
+    { id: "A", model: "local/m2", markdown: "Answer *A* text" },
+    { id: "B", model: "local/m1", markdown: "Answer B text" },
+    { id: "C", model: "local/m3", markdown: "Answer C text" },
+  ],
+  agreements: ["All three keep the manifest"],
+  conflicts: [
+    { topic: "Lock order", positions: ["A: store first", "C: manifest first"], resolution: "store first" },
+  ],
+  artifacts: { dir: "/p/.pi/fusion/s-1/reason-0123" },
+};
+
+test("a completed run collapsed shows status, slots with models, usage and the answer preview", () => {
+  const out = text(renderView(completed, { expanded: false, expandHint: "ctrl+o to expand" }, plain));
+  assert.match(out, /^✓ completed in 1m 04s$/m);
+  assert.match(out, /✓ Candidate 1 local\/m1 {3}✓ Candidate 2 local\/m2/);
+  assert.match(out, /14,210 tokens · \$0\.0123/);
+  assert.match(out, /^Plan$/m);
+  assert.match(out, /Use three steps\./);
+  assert.doesNotMatch(out, /A closing paragraph/, "collapsed shows the preview only");
+  assert.doesNotMatch(out, /Candidate A|Agreements|Artifacts:/);
+  assert.match(out, /ctrl\+o to expand/);
+});
+
+test("a completed run expanded shows the whole answer, candidates A/B/C, agreements, conflicts, artifacts", () => {
+  const out = text(renderView(completed, { expanded: true, expandHint: "ctrl+o to expand" }, plain));
+  assert.match(out, /A closing paragraph\./);
+  assert.match(out, /^Candidate A local\/m2$/m);
+  assert.match(out, /^Answer A text$/m);
+  assert.match(out, /^Candidate B local\/m1$/m);
+  assert.match(out, /^Candidate C local\/m3$/m);
+  assert.match(out, /^Agreements\n• All three keep the manifest$/m);
+  assert.match(out, /^• Lock order\n {2}A: store first\n {2}C: manifest first\n {2}Resolution: store first$/m);
+  assert.match(out, /^Artifacts: \/p\/\.pi\/fusion\/s-1\/reason-0123$/m);
+  assert.doesNotMatch(out, /ctrl\+o/, "no expand hint once expanded");
+  // The candidates come after the answer.
+  assert.ok(out.indexOf("A closing paragraph") < out.indexOf("Candidate A"));
+});
+
+test("artifacts that are gone are said so even collapsed", () => {
+  const view = { ...completed, candidates: [], artifacts: { dir: "/gone", gone: true, note: "(artifacts are gone)" } };
+  assert.match(text(renderView(view, { expanded: false }, plain)), /^Artifacts: \/gone \(artifacts are gone\)$/m);
+});
+
+test("each state gets its own mark and colour", () => {
+  const cases = [
+    ["running", "⏳", "warning"],
+    ["starting", "⏳", "warning"],
+    ["completed", "✓", "success"],
+    ["failed", "✗", "error"],
+    ["interrupted", "✗", "error"],
+    ["cancelled", "⊘", "warning"],
+  ];
+  for (const [state, symbol, color] of cases) {
+    const out = text(renderView({ kind: "run", title: "t", state, status: `is ${state}` }, { expanded: false }, theme));
+    assert.equal(out, `<${color}>${symbol}</${color}> is ${state}`, state);
+  }
+});
+
+test("slot states: done, running, failed, pending, cancelled; models only where the view has them", () => {
+  const view = {
+    kind: "run",
+    title: "fusion reason",
+    state: "running",
+    status: "candidates 1/3 done, 1 failed · 0:42",
+    slots: slots(["done", "running", "failed", "pending", "cancelled"], false),
+  };
+  const out = text(renderView(view, { expanded: false }, plain), 200);
+  assert.equal(
+    out.split("\n")[1],
+    "✓ Candidate 1   ⏳ Candidate 2   ✗ Candidate 3   · Evaluator   ⊘ Merger",
+  );
+});
+
+test("a failed run shows its error and notes and no answer", () => {
+  const view = {
+    kind: "run",
+    title: "fusion reason",
+    state: "failed",
+    status: "failed at candidate 2 after 0:12",
+    slots: slots(["done", "failed", "done", "skipped", "skipped"]),
+    error: "child_timeout: candidate 2 timed out",
+    notes: ["Cancelled by bg_kill."],
+    artifacts: { dir: "/a" },
+  };
+  const out = text(renderView(view, { expanded: false }, theme));
+  assert.match(out, /<error>child_timeout: candidate 2 timed out<\/error>/);
+  assert.match(out, /<warning>Cancelled by bg_kill\.<\/warning>/);
+  assert.doesNotMatch(out, /Artifacts/);
+  assert.match(text(renderView(view, { expanded: true }, plain)), /^Artifacts: \/a$/m);
+});
+
+test("a list renders each run with its title; an empty list says so", () => {
+  const list = {
+    kind: "list",
+    title: "Fusion runs",
+    items: [
+      { kind: "run", title: "fusion reason", question: "q1", state: "running", status: "evaluating · 1:10" },
+      { kind: "run", title: "fusion research", question: "q2", state: "completed", status: "completed" },
+    ],
+  };
+  assert.deepEqual(lines(renderView(list, { expanded: false }, plain)), [
+    "fusion reason q1",
+    "⏳ evaluating · 1:10",
+    "fusion research q2",
+    "✓ completed",
+  ]);
+  assert.deepEqual(lines(renderView({ kind: "list", title: "x", items: [], empty: "No Fusion runs in this session." }, { expanded: false }, plain)), [
+    "No Fusion runs in this session.",
+  ]);
+});
+
+test("a note gets its level's colour", () => {
+  const out = text(renderView({ kind: "note", level: "error", text: "Unknown background task ID: x" }, { expanded: false }, theme));
+  assert.equal(out, "<error>Unknown background task ID: x</error>");
+});
+
+test("the call header shows the workflow and the short question", () => {
+  assert.equal(text(renderCall({ title: "fusion reason", question: "How…" }, theme)), "<toolTitle>fusion reason</toolTitle> <muted>How…</muted>");
+  assert.equal(text(renderCall({ title: "bg_status" }, plain)), "bg_status");
+});
+
+test("the /fusion message carries its title above the run", () => {
+  const out = lines(renderMessage(completed, { expanded: false }, plain));
+  assert.equal(out[0], "", "Pi's message padding");
+  assert.equal(out[1], " fusion reason How should we migrate the store?");
+  assert.equal(out[2], " ✓ completed in 1m 04s");
+});
+
+test("no rendered line is wider than the width, in any state, collapsed or expanded", () => {
+  const long = "word ".repeat(60).trim();
+  const wide = {
+    ...completed,
+    question: long,
+    status: long,
+    usage: long,
+    error: long,
+    notes: [long],
+    answer: { preview: long, markdown: `# ${long}\n\n\`\`\`\n${"x".repeat(300)}\n\`\`\`\n\n| a | b |\n|---|---|\n| ${long} | ${long} |` },
+    candidates: [{ id: "A", model: "p/" + "m".repeat(200), markdown: long }],
+    agreements: [long],
+    conflicts: [{ topic: long, positions: [long], resolution: long }],
+    artifacts: { dir: "/" + "d".repeat(300), gone: true, note: long },
+  };
+  for (const width of [20, 47, 80, 160]) {
+    for (const expanded of [false, true]) {
+      for (const component of [renderView(wide, { expanded }, theme), renderMessage(wide, { expanded }, plain)]) {
+        for (const line of component.render(width)) {
+          assert.ok(visibleWidth(line) <= width, `width ${width}: ${JSON.stringify(line)}`);
+        }
+      }
+    }
+  }
+});

@@ -1,0 +1,109 @@
+// ProgressTracker: per-run progress from the orchestrator's updates; a failure is never counted
+// as complete; terminal states are final; elapsed time; the fusion-progress.v1 snapshot.
+#include "tasks/progress.h"
+
+#include <catch2/catch.hpp>
+
+using namespace pi_fusion::tasks;
+using pi_fusion::workflow::ProgressEvent;
+using pi_fusion::workflow::ProgressUpdate;
+
+namespace {
+
+constexpr int64_t kStart = 1'700'000'000'000;
+constexpr char kRun[] = "reason-0123456789abcdef0123456789abcdef";
+
+ProgressTracker Started() {
+  ProgressTracker t(kStart);
+  t.Apply({ProgressEvent::kCandidatesRunning, 0, "candidates running"}, kStart + 10);
+  for (int slot = 1; slot <= 3; ++slot) {
+    t.Apply({ProgressEvent::kCandidateStarted, slot, "candidate starting"}, kStart + 20);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a failed candidate is counted as failed, never as complete") {
+  ProgressTracker t = Started();
+  t.Apply({ProgressEvent::kCandidateDone, 2, "candidates 1/3 complete"}, kStart + 1000);
+  t.Apply({ProgressEvent::kCandidateFailed, 1, "candidate 1 failed (child_timeout)"},
+          kStart + 2000);
+  const ProgressSnapshot& s = t.snapshot();
+  CHECK(s.CandidatesIn(SlotState::kDone) == 1);
+  CHECK(s.CandidatesIn(SlotState::kFailed) == 1);
+  CHECK(s.CandidatesIn(SlotState::kRunning) == 1);
+  CHECK(StageSummary(s) == "candidates 1/3 done, 1 failed");
+  const nlohmann::json j = ProgressJson(s, kRun, "reason", kStart + 42'000);
+  CHECK(j["schema_version"] == "pi-background-tasks.fusion-progress.v1");
+  CHECK(j["run_id"] == kRun);
+  CHECK(j["stage"] == "candidates");
+  CHECK(j["candidates"] == nlohmann::json{{"total", 3},
+                                          {"done", 1},
+                                          {"failed", 1},
+                                          {"running", 1},
+                                          {"slots", {"failed", "done", "running"}}});
+  CHECK(j["evaluator"] == "pending");
+  CHECK(j["elapsed_ms"] == 42'000);
+  CHECK(j["line"] == "candidate 1 failed (child_timeout)");
+}
+
+TEST_CASE("stages advance to completion; the elapsed time stops at the end") {
+  ProgressTracker t = Started();
+  for (int slot = 1; slot <= 3; ++slot) {
+    t.Apply({ProgressEvent::kCandidateDone, slot, "candidates n/3 complete"}, kStart + 5000);
+  }
+  CHECK(StageSummary(t.snapshot()) == "candidates 3/3 done");
+  t.Apply({ProgressEvent::kEvaluating, 0, "evaluating candidates"}, kStart + 6000);
+  CHECK(t.snapshot().evaluator == SlotState::kRunning);
+  CHECK(StageSummary(t.snapshot()) == "evaluating candidates");
+  t.Apply({ProgressEvent::kRepairing, 0, "repairing evaluator JSON"}, kStart + 7000);
+  CHECK(t.snapshot().stage == Stage::kRepair);
+  t.Apply({ProgressEvent::kMerging, 0, "merging final answer"}, kStart + 8000);
+  CHECK(t.snapshot().evaluator == SlotState::kDone);
+  CHECK(t.snapshot().merger == SlotState::kRunning);
+  t.Apply({ProgressEvent::kCompleted, 0, "completed"}, kStart + 64'000);
+  CHECK(t.snapshot().merger == SlotState::kDone);
+  CHECK_FALSE(t.snapshot().Active());
+  CHECK(t.snapshot().ElapsedMs(kStart + 999'000) == 64'000);
+  CHECK(StatusLine(t.snapshot(), "fusion reason", kRun, kStart + 999'000) ==
+        "fusion reason 01234567: completed · 1:04");
+}
+
+TEST_CASE("terminal states are final and settle what was still running") {
+  ProgressTracker t = Started();
+  t.Apply({ProgressEvent::kCandidateDone, 3, "candidates 1/3 complete"}, kStart + 1000);
+  t.Apply({ProgressEvent::kCancelled, 0, "cancelled (bg_kill)"}, kStart + 2000);
+  const ProgressSnapshot s = t.snapshot();
+  CHECK(s.stage == Stage::kCancelled);
+  CHECK(s.candidates[0] == SlotState::kCancelled);
+  CHECK(s.candidates[2] == SlotState::kDone);
+  CHECK(s.evaluator == SlotState::kSkipped);
+  CHECK(s.merger == SlotState::kSkipped);
+  // A late update (a candidate thread finishing after the cancel) changes nothing.
+  t.Apply({ProgressEvent::kCandidateDone, 1, "candidates 2/3 complete"}, kStart + 3000);
+  t.Apply({ProgressEvent::kCompleted, 0, "completed"}, kStart + 3000);
+  CHECK(t.snapshot().candidates == s.candidates);
+  CHECK(t.snapshot().stage == Stage::kCancelled);
+  CHECK(t.snapshot().line == "cancelled (bg_kill)");
+
+  ProgressTracker failed = Started();
+  failed.Apply({ProgressEvent::kFailed, 0, "failed (child_timeout)"}, kStart + 2000);
+  CHECK(failed.snapshot().candidates[1] == SlotState::kFailed);
+}
+
+TEST_CASE("warnings are kept and change no stage") {
+  ProgressTracker t(kStart);
+  t.Apply({ProgressEvent::kNote, 0, "budget warning (2 stages at or above 80%)"}, kStart);
+  CHECK(t.snapshot().stage == Stage::kPreflight);
+  CHECK(t.snapshot().warnings ==
+        std::vector<std::string>{"budget warning (2 stages at or above 80%)"});
+}
+
+TEST_CASE("elapsed time reads like a clock") {
+  CHECK(FormatElapsed(0) == "0:00");
+  CHECK(FormatElapsed(7'999) == "0:07");
+  CHECK(FormatElapsed(64'000) == "1:04");
+  CHECK(FormatElapsed(3'723'000) == "1:02:03");
+  CHECK(FormatElapsed(-5) == "0:00");
+}

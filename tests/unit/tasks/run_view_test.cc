@@ -1,0 +1,297 @@
+// The view data of run_view.h: what the person reads for a completed, running, failed and
+// cancelled run, the candidates of a finished run (and when its artifacts are gone), tool calls
+// and tool results. Nothing the model needs (hashes, "Do not poll.") appears in a view.
+#include "tasks/run_view.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "pi_fusion/sha256.h"
+#include "store/artifact_ref.h"
+#include "test_support.h"
+
+using nlohmann::json;
+using namespace pi_fusion;
+using namespace pi_fusion::tasks;
+
+namespace {
+
+constexpr int64_t kStart = 1'700'000'000'000;
+constexpr char kRun[] = "reason-0123456789abcdef0123456789abcdef";
+
+RunFacts Facts() {
+  RunFacts f;
+  f.run_id = kRun;
+  f.workflow = "reason";
+  f.description =
+      "How should we migrate the run store to the new manifest version without downtime?";
+  f.artifact_dir = "/w/.pi/fusion/s-1/" + std::string(kRun);
+  return f;
+}
+
+json Usage() {
+  return {
+      {"input", 12000},       {"output", 2210},
+      {"cacheRead", 0},       {"cacheWrite", 0},
+      {"totalTokens", 14210}, {"cost", {{"input", 0.01}, {"output", 0.0023}, {"total", 0.0123}}}};
+}
+
+store::VerifiedResult Verified(const std::string& merged) {
+  store::VerifiedResult v;
+  v.merged = merged;
+  v.merged_ref = store::MakeRef("merged.md", merged);
+  v.details = {
+      {"models",
+       {{"candidates", {"local/m1", "local/m2", "local/m3"}},
+        {"evaluator", "local/e"},
+        {"merger", "local/g"},
+        {"thinking_level", "high"}}},
+      {"attempts",
+       {{"candidate", 3}, {"evaluation", 1}, {"evaluation_repair", 0}, {"merge", 1}, {"total", 5}}},
+      {"usage", Usage()}};
+  return v;
+}
+
+bool MentionsModelText(const json& view) {
+  const std::string dumped = view.dump();
+  return dumped.find("sha256") != std::string::npos ||
+         dumped.find("Do not poll") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a completed run: answer preview and whole, models, usage with requests, no hashes") {
+  std::string merged = "# Plan\n\n";
+  for (int i = 1; i <= 20; ++i) merged += "- step " + std::to_string(i) + "\n";
+  RunFacts facts = Facts();
+  ProgressTracker t(kStart);
+  t.Apply({workflow::ProgressEvent::kCompleted, 0, "completed"}, kStart + 64'000);
+  facts.progress = t.snapshot();
+  const json view = CompletedView(facts, Verified(merged));
+  CHECK(view["kind"] == "run");
+  CHECK(view["title"] == "fusion reason");
+  CHECK(view["state"] == "completed");
+  CHECK(view["status"] == "completed in 1:04");
+  CHECK(view["question"] ==
+        "How should we migrate the run store to the new manifest version without…");
+  CHECK(view["usage"] == "5 model requests · 14,210 tokens · $0.0123");
+  CHECK(view["answer"]["markdown"] == merged);
+  CHECK(view["answer"]["note"] == std::to_string(merged.size()) + " bytes, verified");
+  const std::string preview = view["answer"]["preview"];
+  CHECK(preview.rfind("# Plan\n\n- step 1\n", 0) == 0);
+  CHECK(preview.find("- step 10\n") != std::string::npos);
+  CHECK(preview.find("- step 11") == std::string::npos);  // 12 lines
+  CHECK(preview.substr(preview.size() - 3) == "…");
+  REQUIRE(view["slots"].size() == 5);
+  CHECK(view["slots"][0] ==
+        json{{"name", "Candidate 1"}, {"state", "done"}, {"model", "local/m1"}});
+  CHECK(view["slots"][3] == json{{"name", "Evaluator"}, {"state", "done"}, {"model", "local/e"}});
+  CHECK(view["artifacts"]["dir"] == facts.artifact_dir);
+  CHECK_FALSE(MentionsModelText(view));
+}
+
+TEST_CASE("a short answer's preview is the answer; a single huge line is cut in UTF-8") {
+  CHECK(AnswerView("Just this.\n", "")["preview"] == "Just this.");
+  const std::string wide(2000, 'x');
+  const std::string cut = AnswerView("\xc3\xa9" + wide, "")["preview"];
+  CHECK(cut.size() <= kPreviewMaxBytes + 5);
+  CHECK(cut.substr(cut.size() - 3) == "…");
+}
+
+TEST_CASE("a running run: stage, slots, elapsed time and the quit/reload hint") {
+  ProgressTracker t(kStart);
+  t.Apply({workflow::ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, kStart);
+  t.Apply({workflow::ProgressEvent::kCandidateStarted, 2, "candidate 2 starting"}, kStart);
+  t.Apply({workflow::ProgressEvent::kCandidateFailed, 2, "candidate 2 failed (x)"}, kStart);
+  const json view = RunningView(Facts(), t.snapshot(), kStart + 42'000);
+  CHECK(view["state"] == "running");
+  CHECK(view["status"] == "candidates 0/3 done, 1 failed · 0:42");
+  CHECK(view["slots"][0]["state"] == "running");
+  CHECK(view["slots"][1]["state"] == "failed");
+  CHECK(view["slots"][2]["state"] == "pending");
+  CHECK(view["notes"][0] == kActiveRunHint);
+}
+
+TEST_CASE("a failed run names where it stopped and its error; a cancelled one who asked") {
+  const json failure = {
+      {"answer", {{"present", false}, {"reason", "run_did_not_commit"}}},
+      {"summary_status", "verified"},
+      {"failure",
+       {{"code", "child_timeout"},
+        {"message", "candidate 2 timed out"},
+        {"stage", "candidate"},
+        {"slot", 2},
+        {"attempt", 1}}},
+      {"attempts",
+       {{{"stage", "candidate"}, {"slot", 1}, {"attempt", 1}, {"state", "completed"}},
+        {{"stage", "candidate"}, {"slot", 2}, {"attempt", 1}, {"state", "failed"}},
+        {{"stage", "candidate"}, {"slot", 3}, {"attempt", 1}, {"state", "cancelled"}}}},
+      {"usage_so_far", Usage()}};
+  const json failed = FailedView(Facts(), failure, false, CancelSource::kUnknown, kStart);
+  CHECK(failed["state"] == "failed");
+  CHECK(failed["status"] == "failed at candidate 2");
+  CHECK(failed["error"] == "child_timeout: candidate 2 timed out");
+  CHECK(failed["slots"][0]["state"] == "done");
+  CHECK(failed["slots"][1]["state"] == "failed");
+  CHECK(failed["slots"][2]["state"] == "cancelled");
+  CHECK(failed["slots"][3]["state"] == "skipped");
+  CHECK(failed["usage"] == "14,210 tokens · $0.0123");
+  CHECK_FALSE(failed.contains("notes"));
+
+  for (auto [source, who] : {std::pair{CancelSource::kBgKill, "Cancelled by bg_kill."},
+                             std::pair{CancelSource::kReload, "Cancelled by /reload."},
+                             std::pair{CancelSource::kQuit, "Cancelled by quitting Pi."},
+                             std::pair{CancelSource::kNewSession, "Cancelled by /new."},
+                             std::pair{CancelSource::kResume, "Cancelled by /resume."},
+                             std::pair{CancelSource::kFork, "Cancelled by /fork."},
+                             std::pair{CancelSource::kSignal, "Cancelled by a signal to Pi."}}) {
+    const json cancelled = FailedView(Facts(), failure, true, source, kStart);
+    CHECK(cancelled["state"] == "cancelled");
+    CHECK(cancelled["status"] == "cancelled");
+    CHECK_FALSE(cancelled.contains("error"));
+    CHECK(cancelled["notes"][0] == who);
+  }
+  CHECK(FailedView(Facts(), failure, true, CancelSource::kReload, kStart)["notes"][1] ==
+        "Pi cancels active runs when it quits or reloads.");
+}
+
+TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conflicts") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  run.RecordCandidates();
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  run.WalkTo(store::RunState::kMerging);
+  const json evaluation = {{"agreements", {"keep the manifest"}},
+                           {"conflicts",
+                            {{{"topic", "lock order"},
+                              {"positions",
+                               {{{"candidate_id", "A"}, {"position", "store first"}},
+                                {{"candidate_id", "C"}, {"position", "manifest first"}}}},
+                              {"resolution", "store first"}}}}};
+  REQUIRE(run.store->WriteJsonArtifact("evaluation.json", evaluation).ok());
+  const std::string dir = run.store->run_dir();
+
+  const json view = ExpandRun(run.fs, dir);
+  REQUIRE(view["candidates"].size() == 3);
+  CHECK(view["candidates"][0]["id"] == "A");
+  CHECK(view["candidates"][0]["markdown"] == "candidate answer 2");
+  CHECK(view["candidates"][1]["markdown"] == "candidate answer 3");
+  CHECK(view["candidates"][2]["markdown"] == "candidate answer 1");
+  CHECK(view["candidates"][0]["model"].get<std::string>().find('/') != std::string::npos);
+  CHECK(view["agreements"] == json{"keep the manifest"});
+  CHECK(view["conflicts"][0] == json{{"topic", "lock order"},
+                                     {"positions", {"A: store first", "C: manifest first"}},
+                                     {"resolution", "store first"}});
+  CHECK(view["artifacts"] == json{{"dir", dir}});
+
+  // One candidate file altered, one removed: neither is shown as if it were the run's.
+  store::testing::WriteAll(run.Path("candidate-3.attempt-1.response.md"), "edited");
+  REQUIRE(::unlink(run.Path("candidate-1.attempt-1.response.md").c_str()) == 0);
+  const json damaged = ExpandRun(run.fs, dir);
+  CHECK_FALSE(damaged["candidates"][1].contains("markdown"));
+  CHECK(damaged["candidates"][1]["note"] == "(its answer file changed after the run; not shown)");
+  CHECK(damaged["candidates"][2]["note"] == "(its answer file is gone)");
+  CHECK(damaged["artifacts"]["gone"] == true);
+
+  // The whole directory gone.
+  const json gone = ExpandRun(run.fs, dir + "-pruned");
+  CHECK_FALSE(gone.contains("candidates"));
+  CHECK(gone["artifacts"]["gone"] == true);
+  CHECK(gone["artifacts"]["note"] == "(the artifacts are gone; the candidates cannot be shown)");
+}
+
+TEST_CASE("tool call headers: the workflow and a short question, or the tool and its task id") {
+  CHECK(CallView("fusion_reason", {{"prompt", "Why?\nBecause."}}) ==
+        json{{"title", "fusion reason"}, {"question", "Why? Because."}});
+  CHECK(CallView("fusion_validate", {{"objective", "Check it"}}) ==
+        json{{"title", "fusion validate"}, {"question", "Check it"}});
+  CHECK(CallView("bg_result", {{"taskId", "reason-01"}}) ==
+        json{{"title", "bg_result"}, {"question", "reason-01"}});
+  CHECK(CallView("bg_status", json::object()) == json{{"title", "bg_status"}});
+  CHECK(CallView("fusion_reason", nullptr) == json{{"title", "fusion reason"}});  // partial args
+}
+
+TEST_CASE("tool results: launch, status list, kill, completed and failed bg_result, errors") {
+  const std::string dir = "/w/.pi/fusion/s-1/" + std::string(kRun);
+  const json launch = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
+                       {"task", {{"id", kRun}}},
+                       {"run_id", kRun},
+                       {"workflow", "reason"},
+                       {"artifact_dir", dir}};
+  const json started =
+      ToolResultView("fusion_reason", launch, "Started … Do not poll.", false, kStart);
+  CHECK(started["state"] == "running");
+  CHECK(started["status"] == "started in the background (" + std::string(kRun) + ")");
+  CHECK_FALSE(MentionsModelText(started));
+  CHECK(ToolResultView("fusion_reason", json::object(), "fusion reason: preflight (routes)", false,
+                       kStart) ==
+        json{{"kind", "note"}, {"level", "info"}, {"text", "fusion reason: preflight (routes)"}});
+
+  CHECK(ToolResultView("bg_result", {{"error", {{"code", "invalid_arguments"}}}},
+                       "Unknown background task ID: x\n(error code: invalid_arguments)", true,
+                       kStart) ==
+        json{{"kind", "note"}, {"level", "error"}, {"text", "Unknown background task ID: x"}});
+
+  const json progress = {{"stage", "candidates"},
+                         {"candidates", {{"done", 2}}},
+                         {"elapsed_ms", 42'000},
+                         {"line", "candidates 2/3 complete"}};
+  const json status = ToolResultView("bg_status",
+                                     {{"tasks",
+                                       {{{"task_id", kRun},
+                                         {"state", "running"},
+                                         {"workflow", "reason"},
+                                         {"description", "Why?"},
+                                         {"progress", progress}},
+                                        {{"task_id", "research-01"},
+                                         {"state", "killed"},
+                                         {"workflow", "research"},
+                                         {"description", "Where?"}}}}},
+                                     "…", false, kStart);
+  CHECK(status["kind"] == "list");
+  CHECK(status["items"][0]["status"] == "candidates 2/3 done · 0:42 (" + std::string(kRun) + ")");
+  CHECK(status["items"][0]["question"] == "Why?");
+  CHECK(status["items"][1]["state"] == "cancelled");
+  CHECK(ToolResultView("bg_status", {{"tasks", json::array()}}, "", false, kStart)["items"] ==
+        json::array());
+
+  CHECK(ToolResultView("bg_kill", {{"task_id", kRun}, {"state", "killed"}}, "killed …", false,
+                       kStart)["text"] ==
+        "Cancelled " + std::string(kRun) + " (asked by bg_kill).");
+
+  const std::string text = "Fusion " + std::string(kRun) +
+                           " completed (reason).\nAnswer: 9 bytes, sha256:abc (verified).\n"
+                           "Artifacts: " +
+                           dir + "\nUsage: …\n\n# Answer\n";
+  const json completed = ToolResultView(
+      "bg_result",
+      {{"schema_version", "pi-background-tasks.fusion-result-view.v1"},
+       {"task_id", kRun},
+       {"state", "completed"},
+       {"delivery", "inline"},
+       {"workflow", "reason"},
+       {"artifact_dir", dir},
+       {"answer", {{"byte_length", 9}, {"sha256", "sha256:abc"}}},
+       {"usage", Usage()},
+       {"usage_attached", "now"},
+       {"result",
+        {{"models",
+          {{"candidates", {"a/1", "b/2", "c/3"}}, {"evaluator", "e/4"}, {"merger", "m/5"}}}}}},
+      text, false, kStart);
+  CHECK(completed["answer"]["markdown"] == "# Answer\n");
+  CHECK(completed["answer"]["note"] == "9 bytes, verified");
+  CHECK(completed["usage"] == "14,210 tokens · $0.0123 (added to this session's usage now)");
+  CHECK(completed["slots"][4]["model"] == "m/5");
+  CHECK_FALSE(MentionsModelText(completed));
+
+  const json killed = ToolResultView(
+      "bg_result",
+      {{"task_id", kRun},
+       {"state", "killed"},
+       {"workflow", "reason"},
+       {"artifact_dir", dir},
+       {"failure", {{"code", "child_cancelled"}, {"message", "cancelled by bg_kill"}}}},
+      "…", false, kStart);
+  CHECK(killed["state"] == "cancelled");
+}
