@@ -35,7 +35,8 @@ int64_t NowMillis() {
 // The --cwd value as an absolute path (default: the current directory).
 std::string ProjectDir(const std::string& cwd) {
   std::error_code ec;
-  const std::filesystem::path base = cwd.empty() ? std::filesystem::current_path(ec) : cwd;
+  const std::filesystem::path base =
+      cwd.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(cwd);
   return std::filesystem::absolute(base, ec).lexically_normal().string();
 }
 

@@ -11,6 +11,7 @@
 #include "store/run_id.h"
 #include "store/run_state.h"
 #include "store/verify.h"
+#include "store/wall_clock.h"
 
 namespace pi_fusion::tasks {
 namespace {
