@@ -127,6 +127,11 @@ std::string EvaluationContract() {
 
 std::string EvaluationTemplate() { return kEvaluationTemplate; }
 
+std::string HardMaximumText(size_t bytes) { return HardMaximum(bytes); }
+std::string AnonymityText() { return kAnonymity; }
+std::string CleanTaskGuideText() { return kCleanTaskGuide; }
+std::string ToolGuideText(Capability capability) { return ToolGuide(capability); }
+
 std::string CandidateSystemPrompt(Capability capability) {
   const char* guide = capability == Capability::kReason ? kSessionGuide : kCleanTaskGuide;
   return "You are one of several independent experts who each answer the same request on their "
