@@ -41,6 +41,8 @@ std::string AnonymityText();
 // How a clean-task input reads, and what a capability's tools are for.
 std::string CleanTaskGuideText();
 std::string ToolGuideText(Capability capability);
+// What an evaluator-repair prompt adds to its evaluator's prompt.
+std::string RepairInstructionsText();
 
 // The example evaluation object the evaluator prompts embed. It is itself a valid evaluation
 // (tests check that ValidateEvaluation accepts it), so prompt and validator cannot drift apart.

@@ -129,13 +129,7 @@ std::string ValidationEvaluatorSystemPrompt() {
 }
 
 std::string ValidationRepairSystemPrompt() {
-  return ValidationEvaluatorSystemPrompt() +
-         "\nThis is a repair. Your input is instead one JSON document (schema_version "
-         "\"pi-background-tasks.fusion-evaluation-repair-input.v1\"): original_blind_input is the "
-         "evaluator's input described above, invalid_output is an evaluation that broke the "
-         "contract, and validation_errors lists the violations as \"<JSON path>: <problem>\". "
-         "Output the corrected evaluation: fix every listed violation, keep the valid judgments, "
-         "and follow every rule above.\n";
+  return ValidationEvaluatorSystemPrompt() + RepairInstructionsText();
 }
 
 std::string ValidationMergerSystemPrompt() {
