@@ -3,12 +3,15 @@
  *
  * This file only finds the native library and hands it Pi's extension API; every tool, command
  * and lifecycle handler is registered from C++ (src/addon/). The library is looked up in
- * $PI_FUSION_ADDON, then in the build folders that scripts/setup produces.
+ * $PI_FUSION_ADDON, then in the build folders that scripts/setup produces. Pi's TUI components are
+ * JavaScript classes, so the native side draws its screens through the small modules it is
+ * handed here (they decide nothing).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { showModelsSelector } from "./fusion-models-ui.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const candidates = [
@@ -25,7 +28,10 @@ export default function piFusion(pi: unknown): void {
     );
   }
   const addon = createRequire(import.meta.url)(addonPath) as {
-    register(pi: unknown, options: { packageRoot: string; addonPath: string }): void;
+    register(
+      pi: unknown,
+      options: { packageRoot: string; addonPath: string; showModelsSelector: typeof showModelsSelector },
+    ): void;
   };
-  addon.register(pi, { packageRoot, addonPath });
+  addon.register(pi, { packageRoot, addonPath, showModelsSelector });
 }

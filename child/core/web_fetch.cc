@@ -80,7 +80,13 @@ WebFetchTool::WebFetchTool(url::SourcePolicy policy, std::string pi_fusion_path,
       pi_fusion_path_(std::move(pi_fusion_path)),
       runner_(std::move(runner)) {}
 
-WebFetchOutcome WebFetchTool::Call(const nlohmann::json& arguments) {
+int WebFetchTool::fetches() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fetches_;
+}
+
+WebFetchOutcome WebFetchTool::Call(const nlohmann::json& arguments,
+                                   const process::CancelToken& cancel) {
   const nlohmann::json bad = {{"error_code", "invalid_arguments"}};
   if (!arguments.is_object()) {
     return Failure("invalid_arguments", "arguments must be an object {url, extract?}", bad);
@@ -109,24 +115,28 @@ WebFetchOutcome WebFetchTool::Call(const nlohmann::json& arguments) {
                    "requested",
                    {{"rejected_url_sha256", Sha256Ref(requested)}});
   }
-  if (fetches_ >= url::kMaxFetchesPerAttempt) {
-    return Failure("fetch_limit_exceeded",
-                   "this attempt has made its " + std::to_string(url::kMaxFetchesPerAttempt) +
-                       " fetches; answer from what was fetched",
-                   {{"url", *declared}, {"error_code", "fetch_limit_exceeded"}});
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (fetches_ >= url::kMaxFetchesPerAttempt) {
+      return Failure("fetch_limit_exceeded",
+                     "this attempt has made its " + std::to_string(url::kMaxFetchesPerAttempt) +
+                         " fetches; answer from what was fetched",
+                     {{"url", *declared}, {"error_code", "fetch_limit_exceeded"}});
+    }
+    ++fetches_;
   }
-  return Fetch(*declared, extract);
+  return Fetch(*declared, extract, cancel);
 }
 
-WebFetchOutcome WebFetchTool::Fetch(const std::string& declared_url, const std::string& extract) {
-  ++fetches_;
+WebFetchOutcome WebFetchTool::Fetch(const std::string& declared_url, const std::string& extract,
+                                    const process::CancelToken& cancel) {
   nlohmann::json audit = {{"url", declared_url}};
   auto failed = [&audit](std::string code, const std::string& message) {
     audit["error_code"] = code;
     return Failure(std::move(code), message, audit);
   };
   Result<FetchProcessResult> ran =
-      runner_(FetchProcessArgv(pi_fusion_path_, declared_url, extract));
+      runner_(FetchProcessArgv(pi_fusion_path_, declared_url, extract), cancel);
   if (!ran.ok()) return failed("fetch_process_failed", ran.status().message());
   nlohmann::json answer =
       nlohmann::json::parse(ran->stdout_bytes, nullptr, /*allow_exceptions=*/false);

@@ -13,11 +13,13 @@
 //       declared, failed {url, error_code[, final_url][, http_status]}
 //       refused          {rejected_url_sha256}
 //       bad arguments    {error_code}
-// A WebFetchTool belongs to one candidate attempt; it is used from one thread at a time.
+// A WebFetchTool belongs to one candidate attempt. Thread-safe: Pi may run tool calls in
+// parallel; the fetch count is reserved under a lock, the fetches themselves run concurrently.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pi_fusion/status.h"
+#include "process/cancel_token.h"
 #include "url/source_policy_file.h"
 
 namespace pi_fusion::child {
@@ -45,9 +48,10 @@ struct FetchProcessResult {
   std::string stdout_bytes;
   Status status;  // the supervisor's verdict when it stopped the process (timeout, cap, cancel)
 };
-// Runs argv (argv[0] is the pi-fusion executable) to completion. A non-ok Result: it never ran.
-using FetchProcessRunner =
-    std::function<Result<FetchProcessResult>(const std::vector<std::string>& argv)>;
+// Runs argv (argv[0] is the pi-fusion executable) to completion, stopping it early when `cancel`
+// fires. A non-ok Result: it never ran.
+using FetchProcessRunner = std::function<Result<FetchProcessResult>(
+    const std::vector<std::string>& argv, const process::CancelToken& cancel)>;
 
 struct WebFetchOutcome {
   bool ok = false;
@@ -60,18 +64,21 @@ class WebFetchTool {
  public:
   WebFetchTool(url::SourcePolicy policy, std::string pi_fusion_path, FetchProcessRunner runner);
 
-  WebFetchOutcome Call(const nlohmann::json& arguments);
+  WebFetchOutcome Call(const nlohmann::json& arguments,
+                       const process::CancelToken& cancel = process::CancelToken());
 
   // Fetcher processes started so far (refusals do not count).
-  int fetches() const { return fetches_; }
+  int fetches() const;
 
  private:
-  WebFetchOutcome Fetch(const std::string& declared_url, const std::string& extract);
+  WebFetchOutcome Fetch(const std::string& declared_url, const std::string& extract,
+                        const process::CancelToken& cancel);
 
   url::SourcePolicy policy_;
   std::string pi_fusion_path_;
   FetchProcessRunner runner_;
-  int fetches_ = 0;
+  mutable std::mutex mutex_;
+  int fetches_ = 0;  // guarded by mutex_
 };
 
 // The argv of one fetcher process.

@@ -8,9 +8,9 @@
 
 namespace pi_fusion::child {
 
-FetchProcessRunner NewFetchProcessRunner(std::string cwd, const process::CancelToken& cancel) {
-  return [cwd = std::move(cwd),
-          &cancel](const std::vector<std::string>& argv) -> Result<FetchProcessResult> {
+FetchProcessRunner NewFetchProcessRunner(std::string cwd) {
+  return [cwd = std::move(cwd)](const std::vector<std::string>& argv,
+                                const process::CancelToken& cancel) -> Result<FetchProcessResult> {
     process::ChildSpec spec;
     spec.argv = argv;
     spec.cwd = cwd;

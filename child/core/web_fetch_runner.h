@@ -7,12 +7,10 @@
 #include <string>
 
 #include "child/core/web_fetch.h"
-#include "process/cancel_token.h"
 
 namespace pi_fusion::child {
 
-// REQUIRES: `cancel` outlives every call of the returned runner.
-FetchProcessRunner NewFetchProcessRunner(std::string cwd, const process::CancelToken& cancel);
+FetchProcessRunner NewFetchProcessRunner(std::string cwd);
 
 // The pi-fusion executable beside a library at `library_path` (`<dir>/../bin/pi-fusion`), or the
 // value of PI_FUSION_FETCH_BIN when that is set and non-empty.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -48,7 +49,8 @@ struct Harness {
   child::FetchProcessResult process;
   child::WebFetchTool tool{
       url::SourcePolicy{kRunId, {kPage, "https://b.example/"}}, "/opt/pi-fusion/bin/pi-fusion",
-      [this](const std::vector<std::string>& argv) -> Result<child::FetchProcessResult> {
+      [this](const std::vector<std::string>& argv,
+             const pi_fusion::process::CancelToken&) -> Result<child::FetchProcessResult> {
         runs.push_back(argv);
         return process;
       }};
@@ -228,13 +230,12 @@ std::string Script(const std::string& name, const std::string& body) {
 
 TEST_CASE("WebFetchRunner: runs the fetcher with an empty environment", "[web_fetch]") {
   setenv("WEB_FETCH_TEST_SECRET", "s3cret", 1);
-  pi_fusion::process::CancelToken cancel;
   const std::string fake = Script(
       "env-fetcher",
       "printf '{\"ok\":false,\"error\":{\"code\":\"http_error\",\"message\":\"%s|%s|%s\"}}\\n' "
       "\"$1 $2 $3 $4 $5 $6\" \"$(pwd)\" \"$(env | grep -c SECRET)\"\n");
   child::WebFetchTool tool(url::SourcePolicy{kRunId, {kPage}}, fake,
-                           child::NewFetchProcessRunner("/tmp", cancel));
+                           child::NewFetchProcessRunner("/tmp"));
   auto out = tool.Call({{"url", kPage}});
   CHECK(out.error_code == "http_error");
   CHECK(out.text == "http_error: fetch --json --extract markdown -- " + kPage + "|/tmp|0");
@@ -242,18 +243,33 @@ TEST_CASE("WebFetchRunner: runs the fetcher with an empty environment", "[web_fe
 }
 
 TEST_CASE("WebFetchRunner: a fetcher killed by a limit is reported as such", "[web_fetch]") {
-  pi_fusion::process::CancelToken cancel;
   child::WebFetchTool killed(url::SourcePolicy{kRunId, {kPage}},
                              Script("xcpu-fetcher", "kill -XCPU $$\n"),
-                             child::NewFetchProcessRunner("/tmp", cancel));
+                             child::NewFetchProcessRunner("/tmp"));
   auto out = killed.Call({{"url", kPage}});
   CHECK(out.error_code == "fetch_process_failed");
   CHECK_THAT(out.text, Catch::Contains("signal " + std::to_string(SIGXCPU)));
   child::WebFetchTool missing(url::SourcePolicy{kRunId, {kPage}}, "/nonexistent/pi-fusion",
-                              child::NewFetchProcessRunner("/tmp", cancel));
+                              child::NewFetchProcessRunner("/tmp"));
   CHECK(missing.Call({{"url", kPage}}).error_code == "fetch_process_failed");
   std::filesystem::remove_all(std::filesystem::temp_directory_path() /
                               ("web_fetch_test_" + std::to_string(getpid())));
+}
+
+TEST_CASE("WebFetchRunner: a cancelled call stops its fetcher", "[web_fetch]") {
+  auto cancel = pi_fusion::process::CancelToken::Create();
+  REQUIRE(cancel.ok());
+  child::WebFetchTool tool(url::SourcePolicy{kRunId, {kPage}}, Script("slow-fetcher", "sleep 30\n"),
+                           child::NewFetchProcessRunner("/tmp"));
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel->Cancel();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  auto out = tool.Call({{"url", kPage}}, *cancel);
+  canceller.join();
+  CHECK(out.error_code == "fetch_process_failed");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
 }
 
 TEST_CASE("WebFetchRunner: finds pi-fusion beside the library", "[web_fetch]") {
