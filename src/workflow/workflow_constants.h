@@ -39,6 +39,7 @@ inline constexpr std::string_view kContextPolicyUnsupportedBlock =
 inline constexpr std::string_view kEvaluationInvalid = "evaluation_invalid";
 inline constexpr std::string_view kChildOutputCap = "child_output_cap";
 inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
+inline constexpr std::string_view kToolAuditInvalid = protocol::kToolAuditInvalid;
 inline constexpr std::string_view kValidationReportsInvalid = "validation_reports_invalid";
 
 // Context policies. The projection policy id is versioned: any change to what the projection keeps,

@@ -80,16 +80,14 @@ describe("argument errors reach the model with the contract's exact texts", () =
     ["fusion_research", research([{ url: "http://127.0.0.1/", purpose: "p" }]), "sources[0].url "],
     ["fusion_research", research([{ url: "http://[64:ff9b::a00:1]/", purpose: "p" }]), "sources[0].url "],
     ["fusion_research", research([{ url: "http://168.63.129.16/", purpose: "p" }]), "sources[0].url "],
-    ["fusion_investigate", { objective: "o", background: [], deliverable: "d" },
-      "fusion_investigate: the arguments are valid, but this build runs only the reason workflow"],
     ["fusion_research", research([{ url: "https://example.com/", purpose: "p" }]),
-      "fusion_research: the arguments are valid, but this build runs only the reason workflow"],
+      "fusion_research: the arguments are valid, but this build runs only the reason and investigate workflows"],
   ];
   const codes = [
     "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments",
     "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments",
     "invalid_arguments", "invalid_arguments", "invalid_url", "blocked_address", "blocked_address", "blocked_address",
-    "orchestration_failed", "orchestration_failed",
+    "orchestration_failed",
   ];
 
   test("every bad call is refused with its text and code, and nothing starts", async () => {
