@@ -131,14 +131,14 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
-  // Research needs its fetch tool and validate its findings contract before their results can
-  // be trusted: refuse them plainly rather than run them half-built.
-  if (request.request.workflow == "research" || request.request.workflow == "validate") {
+  // Research needs its fetch tool before its results can be trusted: refuse it plainly rather
+  // than run it half-built.
+  if (request.request.workflow == "research") {
     return fail(Status::Error("orchestration_failed",
                               request.request.tool +
-                                  ": the arguments are valid, but this build runs only the reason "
-                                  "and investigate workflows (fusion_reason, /fusion and "
-                                  "fusion_investigate); the " +
+                                  ": the arguments are valid, but this build runs only the reason, "
+                                  "investigate and validate workflows (fusion_reason, /fusion, "
+                                  "fusion_investigate and fusion_validate); the " +
                                   request.request.workflow +
                                   " workflow is not built yet. Nothing was started."));
   }

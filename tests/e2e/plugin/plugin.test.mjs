@@ -81,7 +81,7 @@ describe("argument errors reach the model with the contract's exact texts", () =
     ["fusion_research", research([{ url: "http://[64:ff9b::a00:1]/", purpose: "p" }]), "sources[0].url "],
     ["fusion_research", research([{ url: "http://168.63.129.16/", purpose: "p" }]), "sources[0].url "],
     ["fusion_research", research([{ url: "https://example.com/", purpose: "p" }]),
-      "fusion_research: the arguments are valid, but this build runs only the reason and investigate workflows"],
+      "fusion_research: the arguments are valid, but this build runs only the reason, investigate and validate workflows"],
   ];
   const codes = [
     "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments",
