@@ -133,7 +133,7 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
   // Research needs its fetch tool before its results can be trusted: refuse it plainly rather
   // than run it half-built.
-  if (request.request.workflow == "research") {
+  if (!WorkflowRuns(request.request.workflow)) {
     return fail(Status::Error("orchestration_failed",
                               request.request.tool +
                                   ": the arguments are valid, but this build runs only the reason, "

@@ -70,6 +70,12 @@ inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {
 // evaluator, its repair and the merger always run as kReason.
 enum class Capability { kReason, kInspect, kResearch };
 
+// The workflows this build runs end to end. The others' tools are not registered with Pi (the model
+// is never offered them) and a launch of them is refused before anything starts.
+constexpr bool WorkflowRuns(std::string_view workflow) {
+  return workflow == "reason" || workflow == "investigate" || workflow == "validate";
+}
+
 // The candidate capability of a public workflow; nullopt for an unknown workflow name.
 constexpr std::optional<Capability> CandidateCapability(std::string_view workflow) {
   if (workflow == "reason") return Capability::kReason;
