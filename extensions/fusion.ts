@@ -4,17 +4,22 @@
  * This file only finds the native library and hands it Pi's extension API; every tool, command
  * and lifecycle handler is registered from C++ (src/addon/). The library is looked up in
  * $PI_FUSION_ADDON, then in the build folders that scripts/setup produces, then in the package's
- * prebuilds (lib/native.ts).
+ * prebuilds (lib/native.ts). Pi's TUI components are JavaScript classes, so the native side draws
+ * its screens through the small modules it is handed here (they decide nothing).
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { showModelsSelector } from "./fusion-models-ui.ts";
 import { loadNative } from "./lib/native.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 export default function piFusion(pi: unknown): void {
   const { addon, path } = loadNative<{
-    register(pi: unknown, options: { packageRoot: string; addonPath: string }): void;
+    register(
+      pi: unknown,
+      options: { packageRoot: string; addonPath: string; showModelsSelector: typeof showModelsSelector },
+    ): void;
   }>(packageRoot, "pi_fusion", "PI_FUSION_ADDON", process.env.PI_FUSION_ADDON);
-  addon.register(pi, { packageRoot, addonPath: path });
+  addon.register(pi, { packageRoot, addonPath: path, showModelsSelector });
 }

@@ -80,6 +80,11 @@ struct ResolvedModels {
   const ResolvedRoute& route(Slot slot) const { return routes[static_cast<size_t>(slot)]; }
 };
 
+// Why the route policy refuses `model` (a sentence that follows "<provider>/<id> ", for example
+// "is a frontier route (provider openai). ..."), or nothing when it is admitted. AdmitRoute
+// applies exactly this check; the selector uses it to mark models that cannot be picked.
+std::optional<std::string> RouteRefusal(const ModelInfo& model);
+
 // Resolves and admits one slot. config_invalid when `selection` breaks the syntax rules,
 // model_unavailable when it cannot be resolved or is refused by the policy.
 Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection,

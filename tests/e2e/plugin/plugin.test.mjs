@@ -164,11 +164,7 @@ describe("lifecycle", () => {
 
   /** A copy of the loader files in `root`, as a checkout (with scripts/setup) or a package. */
   function loaderCopy(root, { checkout }) {
-    for (const file of ["fusion.ts", path.join("lib", "native.ts")]) {
-      const to = path.join(root, "extensions", file);
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.copyFileSync(path.join(REPO_ROOT, "extensions", file), to);
-    }
+    fs.cpSync(path.join(REPO_ROOT, "extensions"), path.join(root, "extensions"), { recursive: true });
     if (checkout) {
       fs.mkdirSync(path.join(root, "scripts"), { recursive: true });
       fs.writeFileSync(path.join(root, "scripts", "setup"), "");
