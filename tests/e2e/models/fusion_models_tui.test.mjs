@@ -131,7 +131,8 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await pi.waitForText("Filter: _");
       pi.type("gpt");
-      screen = await pi.waitForText("metered/gpt-4o-mini  Metered GPT  [refused]");
+      await pi.waitForText("Filter: gpt_");
+      screen = await pi.waitForText("> metered/gpt-4o-mini  Metered GPT  [refused]");
       assert.match(screen, /metered\/gpt-4o-mini is a frontier route \(model segment "gpt"\)/);
       pi.keys("Enter");
       await pi.waitForText("Cannot pick metered/gpt-4o-mini: it is a frontier route");
@@ -142,6 +143,7 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await pi.waitForText("Filter: _");
       pi.type("scripted/scripted-b");
+      await pi.waitForText("Filter: scripted/scripted-b_");
       await pi.waitForText("> scripted/scripted-b  Scripted B");
       pi.keys("Enter");
       screen = await pi.waitForText("> Candidate 1  scripted/scripted-b");
@@ -165,7 +167,7 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await pi.waitForText("Filter: _");
       pi.type("scripted/scripted-c");
-      await pi.waitForText("> scripted/scripted-c");
+      await pi.waitForText("Filter: scripted/scripted-c_");
       pi.keys("Enter");
       await pi.waitForText("> Candidate 2  scripted/scripted-c");
       const theirs = `${JSON.stringify({ ...saved, merger: "scripted/scripted-a" }, null, 2)}\n`;
