@@ -39,15 +39,13 @@ describe("plugin registration", () => {
     const ours = seen.tools.filter((t) => t.source === PLUGIN);
     assert.deepEqual(ours.map((t) => t.name), TOOLS);
     for (const tool of ours) assert.deepEqual(tool.parameters, schemaFile(tool.name), tool.name);
-    // Pi reports the declared hints: the workflows are read-only toward the workspace, and only
-    // research reaches the open world.
+    // Pi reports the declared hints: the workflows are read-only toward the workspace. (Research,
+    // the one that reaches the open world, is not registered yet; tool_catalog_test covers it.)
     const hints = Object.fromEntries(ours.map((t) => [t.name, t.annotations]));
-    for (const name of ["fusion_reason", "fusion_investigate", "fusion_validate"]) {
+    for (const name of ["fusion_reason", "fusion_investigate"]) {
       assert.equal(hints[name]?.readOnlyHint, true, name);
       assert.equal(hints[name]?.openWorldHint, false, name);
     }
-    assert.equal(hints.fusion_research?.readOnlyHint, true);
-    assert.equal(hints.fusion_research?.openWorldHint, true);
     assert.equal(hints.bg_kill?.readOnlyHint, false);
     assert.ok(!seen.tools.some((t) => t.name === "fusion_brainstorm"));
     assert.ok(!seen.tools.some((t) => NOT_OFFERED.includes(t.name)));
