@@ -1,8 +1,9 @@
 /**
  * pi-fusion: Fusion for the Pi coding agent.
  *
- * This file only finds the native library and hands it Pi's extension API; every tool, command
- * and lifecycle handler is registered from C++ (src/addon/). The library is looked up in
+ * This file only finds the native library and hands it Pi's extension API and the render module
+ * (fusion-render.ts); every tool, command, renderer and lifecycle handler is registered from C++
+ * (src/addon/). The library is looked up in
  * $PI_FUSION_ADDON, then in the build folders that scripts/setup produces.
  */
 import { existsSync } from "node:fs";
@@ -17,7 +18,7 @@ const candidates = [
   join(packageRoot, "build", "release", "lib", "pi_fusion.node"),
 ].filter((p): p is string => typeof p === "string" && p.length > 0);
 
-export default function piFusion(pi: unknown): void {
+export default async function piFusion(pi: unknown): Promise<void> {
   const addonPath = candidates.find((p) => existsSync(p));
   if (addonPath === undefined) {
     throw new Error(
@@ -25,7 +26,10 @@ export default function piFusion(pi: unknown): void {
     );
   }
   const addon = createRequire(import.meta.url)(addonPath) as {
-    register(pi: unknown, options: { packageRoot: string; addonPath: string }): void;
+    register(pi: unknown, options: { packageRoot: string; addonPath: string; render?: unknown }): void;
   };
-  addon.register(pi, { packageRoot, addonPath });
+  // The optional render module (pi-tui components for Fusion's views); without it the plugin
+  // keeps Pi's plain rendering and notifications.
+  const render = await import("./fusion-render.ts").catch(() => undefined);
+  addon.register(pi, { packageRoot, addonPath, render });
 }

@@ -6,6 +6,7 @@
 #include "addon/run_launcher.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
+#include "store/wall_clock.h"
 #include "tasks/result_view.h"
 
 namespace pi_fusion::addon {
@@ -79,17 +80,22 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args) {
                       {{"tasks", nlohmann::json::array()}});
   std::string text;
   nlohmann::json rows = nlohmann::json::array();
+  const int64_t now = tasks::ToEpochMs(store::SystemWallClock().Now());
   for (const tasks::TaskInfo& task : list) {
     const std::string state_name(tasks::TaskStateName(task.state));
     text += task.id + "  " + state_name + "  " + task.label +
-            (task.last_progress.empty() ? "" : "  (" + task.last_progress + ")") + "\n";
+            (task.state == tasks::TaskState::kRunning
+                 ? "  (" + tasks::StageSummary(task.progress) + ", " +
+                       tasks::FormatElapsed(task.progress.ElapsedMs(now)) + " elapsed)"
+                 : "") +
+            "\n";
     rows.push_back({{"task_id", task.id},
                     {"state", state_name},
                     {"workflow", task.workflow},
                     {"label", task.label},
                     {"description", task.description},
                     {"artifact_dir", task.artifact_dir},
-                    {"progress", task.last_progress}});
+                    {"progress", tasks::ProgressJson(task.progress, task.id, task.workflow, now)}});
   }
   return TextResult(env, text, {{"tasks", rows}});
 }
