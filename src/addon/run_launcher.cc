@@ -228,7 +228,10 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   if (from_command && mode != "print" && (mode != "tui" || CanRender(env))) {
     shown = AppendRunEntry(env, terminal.view);
   }
-  if (interactive && (!shown || mode == "rpc" || failed) && !(wake_agent && CanRender(env))) {
+  // RPC clients render nothing themselves: they always get the notification. The TUI gets one
+  // only when nothing rendered shows the end (no render module, or an older Pi).
+  const bool rendered = shown || (wake_agent && CanRender(env));
+  if (mode == "rpc" || (mode == "tui" && !rendered)) {
     Napi::Object ui = UiOf(env);
     if (!ui.IsEmpty()) {
       Method(ui, "notify")
@@ -236,6 +239,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
                      Napi::String::New(env, failed ? "error" : "info")});
     }
   }
+
   // The agent asked for this cancellation itself: it already has bg_kill's result.
   if (!wake_agent || terminal.task.cancelled_by == tasks::CancelSource::kBgKill) return;
   if (!interactive) {
