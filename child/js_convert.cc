@@ -1,5 +1,6 @@
 #include "child/js_convert.h"
 
+#include "core/json_text.h"
 #include "pi_fusion/canonical_json.h"
 #include "protocol/constants.h"
 
@@ -24,11 +25,11 @@ Result<nlohmann::json> StringifyObject(Napi::Env env, Napi::Value value, const s
     return NotJsonObject(what, protocol::TruncateUtf8(e.Message(), 200));
   }
   if (!text.IsString()) return NotJsonObject(what, "JSON.stringify produced no text");
-  nlohmann::json parsed = nlohmann::json::parse(text.As<Napi::String>().Utf8Value(), nullptr,
-                                                /*allow_exceptions=*/false);
-  if (parsed.is_discarded())
-    return NotJsonObject(what, "its JSON text does not parse as UTF-8 JSON");
-  if (!parsed.is_object()) return NotJsonObject(what, "it is not an object");
+  // Lone surrogates (escaped by JSON.stringify) become U+FFFD instead of failing the child.
+  Result<nlohmann::json> parsed = ParseHostJson(text.As<Napi::String>().Utf8Value(),
+                                                std::string(protocol::kChildRuntimePayloadInvalid));
+  if (!parsed.ok()) return NotJsonObject(what, "its JSON text does not parse as UTF-8 JSON");
+  if (!parsed->is_object()) return NotJsonObject(what, "it is not an object");
   return parsed;
 }
 

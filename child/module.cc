@@ -2,8 +2,11 @@
 // `register(pi)`, called by extensions/fusion-child.ts inside a Fusion child `pi` process.
 #include <napi.h>
 
+#include <filesystem>
+
 #include "child/child_state.h"
 #include "child/core/child_config.h"
+#include "child/web_fetch_tool.h"
 
 namespace pi_fusion::child {
 
@@ -27,11 +30,24 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     error.Set("code", config.status().code());
     throw error;
   }
+  // Research candidates only: the parent names the run's source policy in their environment.
+  Result<std::shared_ptr<WebFetchTool>> fetch_tool =
+      LoadWebFetchTool(ProcessEnvLookup(), std::filesystem::current_path().string());
+  if (fetch_tool.ok() && *fetch_tool && config->role != ChildRole::kCandidate) {
+    fetch_tool = Status::Error("config_invalid",
+                               "pi-fusion child: only research candidates get fusion_web_fetch");
+  }
+  if (!fetch_tool.ok()) {
+    Napi::Error error = Napi::Error::New(env, fetch_tool.status().message());
+    error.Set("code", fetch_tool.status().code());
+    throw error;
+  }
   state.env = NewPosixChildEnv();
   state.governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
   state.pi = Napi::Persistent(pi);
   state.generation += 1;
   RegisterHandlers(env, pi, state.generation);
+  if (*fetch_tool) RegisterWebFetchTool(env, pi, *fetch_tool, nullptr);
   return env.Undefined();
 }
 

@@ -1,15 +1,18 @@
 /**
  * pi-fusion: Fusion for the Pi coding agent.
  *
- * This file only finds the native library and hands it Pi's extension API and the render module
- * (fusion-render.ts); every tool, command, renderer and lifecycle handler is registered from C++
- * (src/addon/). The library is looked up in
- * $PI_FUSION_ADDON, then in the build folders that scripts/setup produces.
+ * This file only finds the native library and hands it Pi's extension API; every tool, command
+ * and lifecycle handler is registered from C++ (src/addon/). The library is looked up in
+ * $PI_FUSION_ADDON, then in the build folders that scripts/setup produces. Pi's TUI components are
+ * JavaScript classes, so the native side draws its screens through the small modules it is
+ * handed here (they decide nothing).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { showModelsSelector } from "./fusion-models-ui.ts";
+import * as render from "./fusion-render.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const candidates = [
@@ -18,7 +21,7 @@ const candidates = [
   join(packageRoot, "build", "release", "lib", "pi_fusion.node"),
 ].filter((p): p is string => typeof p === "string" && p.length > 0);
 
-export default async function piFusion(pi: unknown): Promise<void> {
+export default function piFusion(pi: unknown): void {
   const addonPath = candidates.find((p) => existsSync(p));
   if (addonPath === undefined) {
     throw new Error(
@@ -26,10 +29,15 @@ export default async function piFusion(pi: unknown): Promise<void> {
     );
   }
   const addon = createRequire(import.meta.url)(addonPath) as {
-    register(pi: unknown, options: { packageRoot: string; addonPath: string; render?: unknown }): void;
+    register(
+      pi: unknown,
+      options: {
+        packageRoot: string;
+        addonPath: string;
+        showModelsSelector: typeof showModelsSelector;
+        render: typeof render;
+      },
+    ): void;
   };
-  // The optional render module (pi-tui components for Fusion's views); without it the plugin
-  // keeps Pi's plain rendering and notifications.
-  const render = await import("./fusion-render.ts").catch(() => undefined);
-  addon.register(pi, { packageRoot, addonPath, render });
+  addon.register(pi, { packageRoot, addonPath, showModelsSelector, render });
 }

@@ -29,6 +29,8 @@ struct AddonState {
   uint64_t generation = 0;
   // Package root (the folder holding extensions/ and build/), from the loader.
   std::string package_root;
+  // extensions/fusion-models-ui.ts showModelsSelector(ctx, selector), from the loader.
+  Napi::FunctionReference show_models_selector;
   // The newest context seen (tool, command or session event): where notifications go.
   Napi::ObjectReference ui_ctx;
 

@@ -7,6 +7,7 @@
 #include "addon/addon_state.h"
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
+#include "addon/models_selector.h"
 #include "addon/progress_display.h"
 #include "addon/run_launcher.h"
 #include "core/file_system.h"
@@ -157,13 +158,10 @@ Napi::Value FusionModelsCommand(const Napi::CallbackInfo& info) {
   const Napi::Value mode = ctx.Get("mode");
   if (!mode.IsString() || mode.As<Napi::String>().Utf8Value() != "tui") {
     Tell(env, ctx, "/fusion-models requires Pi TUI mode", "error");
+    if (!HasUI(ctx)) env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
     return Resolved(env);
   }
-  Tell(env, ctx,
-       "/fusion-models: the interactive selector is not in this build; edit fusion-models.json "
-       "in Pi's agent directory (see docs/commands/fusion-models.md).",
-       "warning");
-  return Resolved(env);
+  return ShowModelsSelector(env, ctx);
 }
 
 void Register(Napi::Env env, Napi::Object pi, const char* name, const char* description,

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <sstream>
 
 #include "addon/js_values.h"
+#include "config/provider_overrides.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -18,25 +21,46 @@ int64_t IntOf(Napi::Object obj, const char* key) {
   return v.IsNumber() ? v.As<Napi::Number>().Int64Value() : 0;
 }
 
-// Auth headers on the model itself would bypass the registry's credentials, which the route
-// policy refuses for frontier routes.
-bool HasAuthHeaderOverride(Napi::Object model) {
+// Header names set on the model object itself (lowercase).
+std::vector<std::string> ModelHeaderNames(Napi::Object model) {
+  std::vector<std::string> out;
   Napi::Value headers = model.Get("headers");
-  if (!headers.IsObject()) return false;
+  if (!headers.IsObject()) return out;
   Napi::Array names = headers.As<Napi::Object>().GetPropertyNames();
   for (uint32_t i = 0; i < names.Length(); ++i) {
     std::string name = names.Get(i).ToString().Utf8Value();
     std::transform(name.begin(), name.end(), name.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (name == "authorization" || name == "x-api-key" || name == "api-key" ||
-        name == "proxy-authorization" || name == "cookie") {
-      return true;
-    }
+    out.push_back(std::move(name));
   }
-  return false;
+  return out;
 }
 
-config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model) {
+bool Defined(Napi::Object obj, const char* method, const std::string& arg) {
+  Napi::Function fn = Method(obj, method);
+  if (fn.IsEmpty()) return false;
+  Napi::Value v = fn.Call(obj, {Napi::String::New(obj.Env(), arg)});
+  return !v.IsUndefined() && !v.IsNull();
+}
+
+// getProvider(id).auth.oauth.isSubscription === true (Pi 0.99+; false where the API is absent).
+bool OAuthIsSubscription(Napi::Object registry, const std::string& provider) {
+  Napi::Function get = Method(registry, "getProvider");
+  if (get.IsEmpty()) return false;
+  Napi::Value p = get.Call(registry, {Napi::String::New(registry.Env(), provider)});
+  if (!p.IsObject()) return false;
+  Napi::Value auth = p.As<Napi::Object>().Get("auth");
+  if (!auth.IsObject()) return false;
+  Napi::Value oauth = auth.As<Napi::Object>().Get("oauth");
+  if (!oauth.IsObject()) return false;
+  Napi::Value flag = oauth.As<Napi::Object>().Get("isSubscription");
+  return flag.IsBoolean() && flag.As<Napi::Boolean>().Value();
+}
+
+// Headers on the model or from models.json would change what the registry's credential sends,
+// which the route policy refuses for frontier routes.
+config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model,
+                          const nlohmann::json& models_json) {
   config::ModelInfo out;
   out.provider = StringOf(model, "provider");
   out.id = StringOf(model, "id");
@@ -46,16 +70,40 @@ config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model) {
   out.context_window = IntOf(model, "contextWindow");
   out.max_tokens = IntOf(model, "maxTokens");
   out.reasoning = model.Get("reasoning").ToBoolean().Value();
-  out.has_auth_header_overrides = HasAuthHeaderOverride(model);
+  std::vector<std::string> header_names = ModelHeaderNames(model);
+  if (!header_names.empty()) out.header_overrides.push_back("model.headers");
+  config::ConfigOverrides configured =
+      config::FindConfigOverrides(models_json, out.provider, out.id);
+  for (std::string& where : configured.locations) {
+    out.header_overrides.push_back("models.json " + where);
+  }
+  header_names.insert(header_names.end(), configured.header_names.begin(),
+                      configured.header_names.end());
+  for (const std::string& name : header_names) {
+    out.has_auth_header_overrides =
+        out.has_auth_header_overrides || config::IsCredentialHeader(name);
+  }
   Napi::Function is_oauth = Method(registry, "isUsingOAuth");
   if (!is_oauth.IsEmpty())
     out.is_using_oauth = is_oauth.Call(registry, {model}).ToBoolean().Value();
+  out.oauth_is_subscription = OAuthIsSubscription(registry, out.provider);
+  out.provider_replaced = Defined(registry, "getRegisteredProviderConfig", out.provider) ||
+                          Defined(registry, "getRegisteredNativeProvider", out.provider);
   Napi::Value compat = model.Get("compat");
   if (compat.IsObject()) {
     Napi::Value flag = compat.As<Napi::Object>().Get("supportsLongCacheRetention");
     if (flag.IsBoolean()) out.supports_long_cache_retention = flag.As<Napi::Boolean>().Value();
   }
   return out;
+}
+
+// <agent dir>/models.json, parsed as Pi parses it; an empty object when there is none.
+nlohmann::json ReadModelsJson(const std::string& agent_dir) {
+  std::ifstream in(agent_dir + "/models.json", std::ios::binary);
+  if (!in) return nlohmann::json::object();
+  std::ostringstream text;
+  text << in.rdbuf();
+  return config::ParseModelsJson(text.str());
 }
 
 std::string EnvValue(const std::vector<std::string>& environment, const std::string& name) {
@@ -109,23 +157,31 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object
     Napi::Function id = Method(sm, "getSessionId");
     if (!id.IsEmpty()) snap.session_id = id.Call(sm, {}).ToString().Utf8Value();
     Napi::Function branch = Method(sm, "getBranch");
-    if (with_branch && !branch.IsEmpty()) snap.branch = ToJson(env, branch.Call(sm, {}));
+    if (with_branch && !branch.IsEmpty()) {
+      // A branch that cannot be converted stays null; the projection then reports
+      // context_capture_failed instead of the host failing.
+      Result<nlohmann::json> entries = ToJson(env, branch.Call(sm, {}), "context_capture_failed");
+      if (entries.ok()) snap.branch = std::move(entries).value();
+    }
   }
 
   Napi::Value registry_value = ctx.Get("modelRegistry");
   if (registry_value.IsObject()) {
     Napi::Object registry = registry_value.As<Napi::Object>();
+    const nlohmann::json models_json = ReadModelsJson(snap.agent_dir);
     // Only models with usable credentials can serve a route.
     Napi::Function available = Method(registry, "getAvailable");
     if (available.IsEmpty()) available = Method(registry, "getAll");
     if (!available.IsEmpty()) {
       Napi::Array models = available.Call(registry, {}).As<Napi::Array>();
       for (uint32_t i = 0; i < models.Length(); ++i) {
-        snap.registry.models.push_back(ModelOf(registry, models.Get(i).As<Napi::Object>()));
+        snap.registry.models.push_back(
+            ModelOf(registry, models.Get(i).As<Napi::Object>(), models_json));
       }
     }
     Napi::Value current = ctx.Get("model");
-    if (current.IsObject()) snap.registry.current = ModelOf(registry, current.As<Napi::Object>());
+    if (current.IsObject())
+      snap.registry.current = ModelOf(registry, current.As<Napi::Object>(), models_json);
   }
   return snap;
 }

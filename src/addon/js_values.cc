@@ -1,18 +1,29 @@
 #include "addon/js_values.h"
 
+#include "core/json_text.h"
+
 namespace pi_fusion::addon {
 
-nlohmann::json ToJson(Napi::Env env, Napi::Value value) {
-  if (value.IsUndefined()) return nullptr;
-  Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
-  Napi::Value text = json.Get("stringify").As<Napi::Function>().Call(json, {value});
-  if (!text.IsString()) return nullptr;
-  return nlohmann::json::parse(text.As<Napi::String>().Utf8Value());
+Result<nlohmann::json> ToJson(Napi::Env env, Napi::Value value, const std::string& code) {
+  if (value.IsUndefined()) return nlohmann::json(nullptr);
+  Napi::Value text;
+  try {
+    Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
+    text = json.Get("stringify").As<Napi::Function>().Call(json, {value});
+  } catch (const Napi::Error& e) {
+    return Status::Error(code, "the value cannot be serialized as JSON (" + e.Message() + ")");
+  }
+  if (!text.IsString()) return nlohmann::json(nullptr);
+  // Utf8Value is total (V8 writes U+FFFD for unpaired surrogates); the escapes JSON.stringify
+  // writes for them are repaired by ParseHostJson.
+  return ParseHostJson(text.As<Napi::String>().Utf8Value(), code);
 }
 
 Napi::Value FromJson(Napi::Env env, const nlohmann::json& value) {
   Napi::Object json = env.Global().Get("JSON").As<Napi::Object>();
-  return json.Get("parse").As<Napi::Function>().Call(json, {Napi::String::New(env, value.dump())});
+  const std::string text =
+      value.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  return json.Get("parse").As<Napi::Function>().Call(json, {Napi::String::New(env, text)});
 }
 
 Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::json& details) {

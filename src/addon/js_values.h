@@ -12,8 +12,10 @@
 namespace pi_fusion::addon {
 
 // JSON round trip through the host's own JSON object: exact for every value a tool call can
-// carry (Pi's arguments are parsed JSON). Throws Napi::Error on cyclic or non-JSON values.
-nlohmann::json ToJson(Napi::Env env, Napi::Value value);
+// carry (Pi's arguments are parsed JSON). Total: a lone UTF-16 surrogate becomes U+FFFD, and a
+// value JSON.stringify refuses (cyclic, BigInt) is an error with `code`; never throws.
+Result<nlohmann::json> ToJson(Napi::Env env, Napi::Value value, const std::string& code);
+// Invalid UTF-8 in `value` becomes U+FFFD rather than throwing.
 Napi::Value FromJson(Napi::Env env, const nlohmann::json& value);
 
 // An AgentToolResult: {content:[{type:"text",text}], details}.

@@ -129,9 +129,14 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   if (!state.pi.IsEmpty() && state.pi.Value().StrictEquals(pi)) return env.Undefined();
 
   if (info.Length() > 1 && info[1].IsObject()) {
-    Napi::Value root = info[1].As<Napi::Object>().Get("packageRoot");
+    Napi::Object options = info[1].As<Napi::Object>();
+    Napi::Value root = options.Get("packageRoot");
     if (root.IsString()) state.package_root = root.As<Napi::String>().Utf8Value();
-    AdoptRenderModule(env, info[1].As<Napi::Object>().Get("render"));
+    AdoptRenderModule(env, options.Get("render"));
+    Napi::Value selector_ui = options.Get("showModelsSelector");
+    if (selector_ui.IsFunction()) {
+      state.show_models_selector = Napi::Persistent(selector_ui.As<Napi::Function>());
+    }
   }
   RegisterTools(env, pi);
   RegisterViewRenderers(env, pi);

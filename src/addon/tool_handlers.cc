@@ -29,8 +29,9 @@ Napi::Value Resolved(Napi::Env env, Napi::Value value) {
 Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
                           Napi::Object ctx, const std::string& tool_call_id,
                           Napi::Value on_update) {
-  Result<schema::NormalizedRequest> request =
-      schema::NormalizeFusionCall(spec.name, ToJson(env, params));
+  Result<nlohmann::json> args = ToJson(env, params, "invalid_arguments");
+  if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
+  Result<schema::NormalizedRequest> request = schema::NormalizeFusionCall(spec.name, *args);
   if (!request.ok()) return Resolved(env, ErrorResult(env, request.status()));
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) {
@@ -160,7 +161,9 @@ Napi::Value KillTask(Napi::Env env, const nlohmann::json& args) {
 
 Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
                         Napi::Object ctx) {
-  Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, ToJson(env, params));
+  Result<nlohmann::json> raw = ToJson(env, params, "invalid_arguments");
+  if (!raw.ok()) return Resolved(env, ErrorResult(env, raw.status()));
+  Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, *raw);
   if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
   if (spec.name == "bg_status") return Resolved(env, StatusResult(env, *args));
   if (spec.name == "bg_kill") return KillTask(env, *args);
@@ -175,7 +178,8 @@ Napi::Function MakeArgumentPreparer(Napi::Env env, const schema::ToolSpec& spec)
       env,
       [tool](const Napi::CallbackInfo& info) -> Napi::Value {
         Napi::Env env = info.Env();
-        Result<nlohmann::json> args = Normalize(*tool, ToJson(env, info[0]));
+        Result<nlohmann::json> raw = ToJson(env, info[0], "invalid_arguments");
+        Result<nlohmann::json> args = raw.ok() ? Normalize(*tool, *raw) : raw;
         if (!args.ok()) {
           Napi::Error error = Napi::Error::New(
               env, args.status().message() + "\n(error code: " + args.status().code() + ")");
@@ -204,11 +208,14 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
           return tool->workflow.empty()
                      ? RunTaskTool(env, *tool, params, ctx)
                      : RunFusionTool(env, *tool, params, ctx, call_id, on_update);
-        } catch (const nlohmann::json::exception& e) {
+        } catch (const Napi::Error&) {
+          throw;  // a pending JS exception: Pi turns it into a tool error
+        } catch (const std::exception&) {
+          // Nothing may unwind into the host; the text of a library exception can quote the
+          // model's arguments, so it is not repeated.
           return Resolved(
-              env,
-              ErrorResult(env, Status::Error("invalid_arguments",
-                                             std::string("arguments are not JSON: ") + e.what())));
+              env, ErrorResult(env, Status::Error("orchestration_failed",
+                                                  "internal error while handling " + tool->name)));
         }
       },
       spec.name);

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/fetch_extractor.h"
+#include "cli/fetch_rlimits.h"
 #include "net/fetch_json.h"
 #include "net/fetcher.h"
 #include "net/http_transport.h"
@@ -67,13 +68,19 @@ Result<std::pair<std::string, net::ExtractFormat>> ParseStdioRequest(const std::
   return std::make_pair(request["url"].get<std::string>(), FormatFromName(extract));
 }
 
+nlohmann::ordered_json FetchToJson(net::Fetcher& fetcher, const std::string& url,
+                                   net::ExtractFormat format) {
+  Result<net::FetchResult> result = fetcher.Fetch(url, format);
+  return net::FetchResultToJson(result, fetcher.trace());
+}
+
 int RunStdio(net::Fetcher& fetcher) {
   for (std::string line; std::getline(std::cin, line);) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto request = ParseStdioRequest(line);
-    nlohmann::ordered_json out =
-        request.ok() ? net::FetchResultToJson(fetcher.Fetch(request->first, request->second))
-                     : net::FetchErrorToJson(request.status());
+    nlohmann::ordered_json out = request.ok()
+                                     ? FetchToJson(fetcher, request->first, request->second)
+                                     : net::FetchErrorToJson(request.status());
     std::cout << net::RenderJsonLine(out) << std::endl;  // flush: the caller reads line by line
   }
   return kExitOk;
@@ -82,7 +89,7 @@ int RunStdio(net::Fetcher& fetcher) {
 int RunOnce(net::Fetcher& fetcher, const FetchFlags& flags) {
   Result<net::FetchResult> result = fetcher.Fetch(flags.url, FormatFromName(flags.extract));
   if (flags.json) {
-    std::cout << net::RenderJsonLine(net::FetchResultToJson(result)) << std::endl;
+    std::cout << net::RenderJsonLine(net::FetchResultToJson(result, fetcher.trace())) << std::endl;
   } else if (result.ok()) {
     std::cout << result->text;
     if (!result->text.empty() && result->text.back() != '\n') std::cout << '\n';
@@ -93,19 +100,26 @@ int RunOnce(net::Fetcher& fetcher, const FetchFlags& flags) {
   return result.ok() ? kExitOk : kExitFetchFailed;
 }
 
-int UsageError(const FetchFlags& flags, const Status& status) {
+int ReportError(const FetchFlags& flags, const Status& status, int exit_code) {
   if (flags.json) {
     std::cout << net::RenderJsonLine(net::FetchErrorToJson(status)) << std::endl;
   } else {
     std::cerr << "error: " << status.code() << ": " << status.message() << "\n";
   }
-  return kExitUsage;
+  return exit_code;
+}
+
+int UsageError(const FetchFlags& flags, const Status& status) {
+  return ReportError(flags, status, kExitUsage);
 }
 
 int RunFetch(const FetchFlags& flags) {
   if (flags.stdio == !flags.url.empty()) {
     return UsageError(flags, Status::Error("invalid_argument",
                                            "give either a URL or --stdio, not both or neither"));
+  }
+  if (Status limited = ApplyFetchRlimits(); !limited.ok()) {
+    return ReportError(flags, limited, kExitFetchFailed);
   }
   net::AresResolverOptions resolver_options;
   resolver_options.servers = SplitCsv(flags.dns_servers);

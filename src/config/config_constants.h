@@ -31,6 +31,9 @@ inline constexpr std::string_view kAnthropicProvider = "anthropic";
 inline constexpr std::string_view kAnthropicBaseUrl = "https://api.anthropic.com";
 inline constexpr std::string_view kCodexProvider = "openai-codex";
 inline constexpr std::string_view kCodexBaseUrl = "https://chatgpt.com/backend-api";
+// Since Pi 0.99 "Sign in with ChatGPT" stores a subscription OAuth credential on `openai`.
+inline constexpr std::string_view kOpenAIProvider = "openai";
+inline constexpr std::string_view kOpenAIBaseUrl = "https://api.openai.com/v1";
 
 // What a refusal tells the user to do.
 inline constexpr std::string_view kChooseHint = "Choose another model for it with /fusion-models.";

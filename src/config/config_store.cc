@@ -137,4 +137,14 @@ Result<Revision> ConfigStore::Save(const ModelsConfig& config, const Revision& l
   return Revision{path_, true, Sha256Ref(*bytes)};
 }
 
+Status NameConfigFile(Status status, std::string_view path) {
+  const std::string& message = status.message();
+  if (status.ok() || message.find("/fusion-models") == std::string::npos ||
+      message.find(path) != std::string::npos) {
+    return status;
+  }
+  return Status::Error(status.code(),
+                       message + " Fusion's model config: " + std::string(path) + ".");
+}
+
 }  // namespace pi_fusion::config

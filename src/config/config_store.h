@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -86,5 +87,10 @@ class ConfigStore {
   FileSystem& fs_;
   LockClock& clock_;
 };
+
+// A message that sends the user to /fusion-models also names the file it edits: `status` with
+// " Fusion's model config: <path>." appended when its message mentions /fusion-models but not
+// `path`; anything else unchanged.
+Status NameConfigFile(Status status, std::string_view path);
 
 }  // namespace pi_fusion::config

@@ -33,37 +33,81 @@ Result<ModelInfo> Resolve(Slot slot, const Selection& selection, const RegistryS
                      "has no credentials).");
 }
 
-// The subscription-OAuth rules for a frontier route; ok when all hold.
-Status CheckFrontier(Slot slot, const ModelInfo& model, const std::string& reason) {
-  const std::string route = RouteText(slot, model);
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+// The ChatGPT subscription on `openai`: the same provider also serves metered OPENAI_API_KEY
+// traffic, so the credential must be the subscription login and the requests Pi's own.
+std::optional<std::string> OpenAISubscriptionRefusal(const ModelInfo& model) {
+  if (!model.header_overrides.empty()) {
+    return "adds headers (" + Joined(model.header_overrides) +
+           "); an openai route is admitted only as Pi's ChatGPT subscription sign-in with no "
+           "header or base-URL override.";
+  }
+  if (!model.is_using_oauth) {
+    return std::string(
+        "uses an OpenAI API key (metered; OPENAI_API_KEY or a stored key), not the ChatGPT "
+        "subscription; sign in with /login openai (\"Sign in with ChatGPT\") to use it.");
+  }
+  if (!model.oauth_is_subscription) {
+    return std::string(
+        "uses an OAuth login that Pi does not report as a subscription (Pi 0.99 or newer "
+        "provides \"Sign in with ChatGPT\" on openai).");
+  }
+  return std::nullopt;
+}
+
+// The subscription-OAuth rules for a frontier route: why it is refused, or nothing when all hold.
+std::optional<std::string> FrontierRefusal(const ModelInfo& model, const std::string& reason) {
   std::string_view expected_url;
   if (model.provider == kAnthropicProvider) expected_url = kAnthropicBaseUrl;
   if (model.provider == kCodexProvider) expected_url = kCodexBaseUrl;
+  if (model.provider == kOpenAIProvider) expected_url = kOpenAIBaseUrl;
   if (expected_url.empty()) {
-    return Unavailable(route + " is a frontier route (" + reason +
-                       "). Fusion admits frontier models only through Pi's subscription OAuth "
-                       "providers anthropic and openai-codex, never through OpenAI, OpenRouter, "
-                       "Azure or API-key routes.");
+    return "is a frontier route (" + reason +
+           "). Fusion admits frontier models only through Pi's subscription OAuth providers "
+           "anthropic, openai-codex and openai (ChatGPT sign-in), never through OpenRouter, "
+           "Azure or API-key routes.";
   }
   if (model.base_url != expected_url) {
-    return Unavailable(route + " uses the endpoint \"" + model.base_url +
-                       "\"; a frontier route is admitted only on exactly " +
-                       std::string(expected_url) + ".");
+    return "uses the endpoint \"" + model.base_url +
+           "\"; a frontier route is admitted only on exactly " + std::string(expected_url) + ".";
+  }
+  if (model.provider_replaced) {
+    return "comes from an extension that registers the provider " + model.provider +
+           " itself; a frontier route must use Pi's own provider unchanged.";
   }
   if (model.has_auth_header_overrides) {
-    return Unavailable(route +
-                       " has auth header overrides; a frontier route must use Pi's own "
-                       "subscription OAuth credentials unchanged.");
+    return std::string(
+        "has auth header overrides; a frontier route must use Pi's own subscription OAuth "
+        "credentials unchanged.");
   }
+  if (model.provider == kOpenAIProvider) return OpenAISubscriptionRefusal(model);
   if (!model.is_using_oauth) {
-    return Unavailable(route +
-                       " is not using subscription OAuth (an API key is configured); "
-                       "log in with /login to use it.");
+    return std::string(
+        "is not using subscription OAuth (an API key is configured); log in with /login to use "
+        "it.");
   }
-  return Status();
+  return std::nullopt;
 }
 
 }  // namespace
+
+std::optional<std::string> RouteRefusal(const ModelInfo& model) {
+  const FrontierSignal signal =
+      DetectFrontier(model.provider, model.id, model.name, model.base_url);
+  if (signal.frontier) {
+    if (std::optional<std::string> refusal = FrontierRefusal(model, signal.reason)) return refusal;
+  }
+  if (model.context_window <= 0) {
+    return "has no usable context window (contextWindow " + std::to_string(model.context_window) +
+           "); set contextWindow for it in models.json.";
+  }
+  return std::nullopt;
+}
 
 Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection_text,
                                  const RegistrySnapshot& snapshot) {
@@ -71,18 +115,12 @@ Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection_text,
   if (!selection.ok()) return selection.status();
   Result<ModelInfo> model = Resolve(slot, *selection, snapshot);
   if (!model.ok()) return model.status();
-  const FrontierSignal signal =
-      DetectFrontier(model->provider, model->id, model->name, model->base_url);
-  if (signal.frontier) {
-    if (Status s = CheckFrontier(slot, *model, signal.reason); !s.ok()) return s;
+  if (std::optional<std::string> refusal = RouteRefusal(*model)) {
+    return Unavailable(RouteText(slot, *model) + " " + *refusal);
   }
-  if (model->context_window <= 0) {
-    return Unavailable(RouteText(slot, *model) + " has no usable context window (contextWindow " +
-                       std::to_string(model->context_window) +
-                       "); set contextWindow for it in models.json.");
-  }
-  return ResolvedRoute{slot, std::string(selection_text), std::move(model).value(),
-                       signal.frontier};
+  const bool frontier =
+      DetectFrontier(model->provider, model->id, model->name, model->base_url).frontier;
+  return ResolvedRoute{slot, std::string(selection_text), std::move(model).value(), frontier};
 }
 
 Result<ResolvedModels> AdmitModels(const ModelsConfig& config, const RegistrySnapshot& snapshot) {

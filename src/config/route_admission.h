@@ -4,9 +4,13 @@
 //   "$current"        the session's current model; refused when there is none;
 //   "provider/model"  the registry row with exactly that provider and id; refused when absent;
 //   frontier routes   (frontier.h) admitted only as provider anthropic with base URL exactly
-//                     https://api.anthropic.com or openai-codex with exactly
-//                     https://chatgpt.com/backend-api, no auth-header overrides, and
-//                     isUsingOAuth(model) true;
+//                     https://api.anthropic.com, openai-codex with exactly
+//                     https://chatgpt.com/backend-api, or openai with exactly
+//                     https://api.openai.com/v1; no auth-header overrides, the provider not
+//                     replaced by an extension, and isUsingOAuth(model) true. For openai (where
+//                     Pi 0.99+ puts "Sign in with ChatGPT") also: the OAuth is the provider's
+//                     subscription login and no header is added at all, because the same
+//                     provider serves metered OPENAI_API_KEY traffic;
 //   every route       needs a positive context window.
 // A refusal is model_unavailable: "<Slot> route <provider/id> ..." with the reason and what to
 // do. There is no fallback or substitution. Children run at the parent's thinking level, which
@@ -40,8 +44,15 @@ struct ModelInfo {
   int64_t context_window = 0;  // 0 when unknown or not a positive finite number
   int64_t max_tokens = 0;      // 0 when unknown
   bool reasoning = false;
-  bool is_using_oauth = false;                        // modelRegistry.isUsingOAuth(model)
-  bool has_auth_header_overrides = false;             // configured headers that carry credentials
+  bool is_using_oauth = false;  // modelRegistry.isUsingOAuth(model): the stored credential is OAuth
+  // getProvider(provider).auth.oauth.isSubscription: the provider's OAuth login is a subscription.
+  bool oauth_is_subscription = false;
+  bool has_auth_header_overrides = false;  // configured headers that carry credentials
+  // Where configured headers for this route come from ("model.headers", models.json paths, see
+  // provider_overrides.h); empty when requests carry only what Pi itself sends.
+  std::vector<std::string> header_overrides;
+  // An extension registered this provider id itself (registerProvider), replacing Pi's own.
+  bool provider_replaced = false;
   std::optional<bool> supports_long_cache_retention;  // compat.supportsLongCacheRetention
 
   std::string QualifiedId() const { return provider + "/" + id; }
@@ -68,6 +79,11 @@ struct ResolvedModels {
 
   const ResolvedRoute& route(Slot slot) const { return routes[static_cast<size_t>(slot)]; }
 };
+
+// Why the route policy refuses `model` (a sentence that follows "<provider>/<id> ", for example
+// "is a frontier route (provider openai). ..."), or nothing when it is admitted. AdmitRoute
+// applies exactly this check; the selector uses it to mark models that cannot be picked.
+std::optional<std::string> RouteRefusal(const ModelInfo& model);
 
 // Resolves and admits one slot. config_invalid when `selection` breaks the syntax rules,
 // model_unavailable when it cannot be resolved or is refused by the policy.

@@ -2,12 +2,18 @@
 
 namespace pi_fusion::net {
 
-nlohmann::ordered_json FetchErrorToJson(const Status& status) {
-  return {{"ok", false}, {"error", {{"code", status.code()}, {"message", status.message()}}}};
+nlohmann::ordered_json FetchErrorToJson(const Status& status, const FetchTrace& trace) {
+  nlohmann::ordered_json out = {
+      {"ok", false}, {"error", {{"code", status.code()}, {"message", status.message()}}}};
+  if (!trace.url.empty()) out["url"] = trace.url;
+  if (!trace.final_url.empty()) out["final_url"] = trace.final_url;
+  if (trace.http_status != 0) out["http_status"] = trace.http_status;
+  return out;
 }
 
-nlohmann::ordered_json FetchResultToJson(const Result<FetchResult>& result) {
-  if (!result.ok()) return FetchErrorToJson(result.status());
+nlohmann::ordered_json FetchResultToJson(const Result<FetchResult>& result,
+                                         const FetchTrace& trace) {
+  if (!result.ok()) return FetchErrorToJson(result.status(), trace);
   const FetchResult& r = *result;
   return {{"ok", true},
           {"url", r.url},

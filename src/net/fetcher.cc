@@ -36,9 +36,9 @@ Fetcher::Fetcher(Resolver& resolver, HttpTransport& transport, const Clock& cloc
       extractor_(std::move(extractor)),
       options_(options) {}
 
-Result<url::IpAddress> Fetcher::VetHost(const url::CanonicalUrl& target, bool is_redirect,
-                                        const Deadline& deadline) {
-  if (target.ip) return *target.ip;  // literal: CheckTransportUrl already vetted it
+Result<std::vector<url::IpAddress>> Fetcher::VetHost(const url::CanonicalUrl& target,
+                                                     bool is_redirect, const Deadline& deadline) {
+  if (target.ip) return std::vector{*target.ip};  // literal: CheckTransportUrl already vetted it
   Result<std::vector<url::IpAddress>> answers = resolver_.Resolve(target.host, deadline);
   if (!answers.ok()) return answers.status();
   if (answers->empty()) return Error("dns_failure", target.host + " has no A or AAAA records");
@@ -50,25 +50,52 @@ Result<url::IpAddress> Fetcher::VetHost(const url::CanonicalUrl& target, bool is
     return is_redirect ? Error("redirect_blocked", "redirect target " + message)
                        : Error("blocked_address", "url " + message);
   }
-  return answers->front();
+  return answers;
+}
+
+Result<HttpResponse> Fetcher::GetFromAny(const url::CanonicalUrl& target,
+                                         const std::vector<url::IpAddress>& addresses,
+                                         const Deadline& deadline) {
+  Status last_failure;
+  for (size_t i = 0; i < addresses.size(); ++i) {
+    if (deadline.Expired()) return Error("request_timeout", "fetch deadline exceeded");
+    const url::IpAddress& address = addresses[i];
+    HttpRequest request{target, address, options_.max_response_bytes};
+    // Each address left gets an equal share of the time left to connect; the last gets it all.
+    request.connect_timeout = deadline.Remaining() / static_cast<long>(addresses.size() - i);
+    Result<HttpResponse> response = transport_.Get(request, deadline);
+    if (!response.ok() && response.status().code() == kConnectFailed) {
+      last_failure = response.status();
+      continue;
+    }
+    if (!response.ok()) return response.status();
+    const std::optional<url::IpAddress>& peer = response->connected_address;
+    if (!peer || !(*peer == address) || !url::CheckTransportAddress(*peer).ok()) {
+      return Error("network_error",
+                   "connection did not use the vetted address " + address.ToString());
+    }
+    return response;
+  }
+  std::string which = addresses.size() == 1 ? addresses.front().ToString()
+                                            : "any of the " + std::to_string(addresses.size()) +
+                                                  " addresses of " + target.host;
+  return Error("network_error", "could not connect to " + which + ": " + last_failure.message());
 }
 
 Result<FetchResult> Fetcher::Fetch(std::string_view input, ExtractFormat format) {
   const Deadline deadline(clock_, options_.deadline);
+  trace_ = FetchTrace{};
   Result<url::CanonicalUrl> requested = url::CheckTransportUrl(input);
   if (!requested.ok()) return WithPrefix(requested.status(), "url ");
+  trace_.url = requested->Text();
   url::CanonicalUrl current = *requested;
   for (int redirects = 0;; ++redirects) {
-    Result<url::IpAddress> address = VetHost(current, redirects > 0, deadline);
-    if (!address.ok()) return address.status();
-    if (deadline.Expired()) return Error("request_timeout", "fetch deadline exceeded");
-    HttpRequest request{current, *address, options_.max_response_bytes};
-    Result<HttpResponse> response = transport_.Get(request, deadline);
+    Result<std::vector<url::IpAddress>> addresses = VetHost(current, redirects > 0, deadline);
+    if (!addresses.ok()) return addresses.status();
+    Result<HttpResponse> response = GetFromAny(current, *addresses, deadline);
     if (!response.ok()) return response.status();
-    if (!response->connected_address || !(*response->connected_address == *address)) {
-      return Error("network_error",
-                   "connection did not use the vetted address " + address->ToString());
-    }
+    trace_.final_url = current.Text();
+    trace_.http_status = response->status;
     if (!IsRedirectStatus(response->status) || response->location.empty()) {
       return Finish(*requested, current, std::move(response).value(), format, deadline);
     }

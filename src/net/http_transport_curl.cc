@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "net/http_transport.h"
+#include "url/source_policy.h"
 
 namespace pi_fusion::net {
 namespace {
@@ -55,11 +56,12 @@ std::optional<url::IpAddress> SocketAddress(const curl_sockaddr* a) {
 }
 
 // Last line of defence for pinning: whatever curl resolved, it may open a socket only to the
-// vetted address.
+// vetted address, and only while that address still passes the address policy.
 curl_socket_t OnOpenSocket(void* user, curlsocktype purpose, curl_sockaddr* address) {
   auto* t = static_cast<Transfer*>(user);
   std::optional<url::IpAddress> target = SocketAddress(address);
-  if (purpose != CURLSOCKTYPE_IPCXN || !target || !(*target == t->request->address)) {
+  if (purpose != CURLSOCKTYPE_IPCXN || !target || !(*target == t->request->address) ||
+      !url::CheckTransportAddress(*target).ok()) {
     t->refused_socket = true;
     return CURL_SOCKET_BAD;
   }
@@ -86,15 +88,26 @@ void ConfigureHygiene(CURL* curl) {
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
 }
 
-Status MapCurlError(CURLcode code, const Transfer& t, const char* detail) {
-  if (code == CURLE_OPERATION_TIMEDOUT) {
-    return Status::Error("request_timeout", "fetch deadline exceeded during transfer");
-  }
+bool Connected(CURL* curl) {
+  curl_off_t connect_us = 0;
+  return curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us) == CURLE_OK &&
+         connect_us > 0;
+}
+
+Status MapCurlError(CURL* curl, CURLcode code, const Transfer& t, const Deadline& deadline,
+                    const char* detail) {
   if (t.refused_socket) {
     return Status::Error("network_error", "refused to connect to an address that was not vetted");
   }
   std::string message = curl_easy_strerror(code);
   if (detail[0] != '\0') message += std::string(": ") + detail;
+  const bool connect_timeout = code == CURLE_OPERATION_TIMEDOUT && !Connected(curl);
+  if (code == CURLE_OPERATION_TIMEDOUT && (deadline.Expired() || !connect_timeout)) {
+    return Status::Error("request_timeout", "fetch deadline exceeded during transfer");
+  }
+  if (code == CURLE_COULDNT_CONNECT || connect_timeout) {
+    return Status::Error(kConnectFailed, message);
+  }
   return Status::Error("network_error", message);
 }
 
@@ -130,9 +143,13 @@ class CurlTransport : public HttpTransport {
     const long timeout_ms = static_cast<long>(deadline.Remaining().count());
     if (timeout_ms <= 0) return Status::Error("request_timeout", "fetch deadline exceeded");
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+    const long connect_ms = static_cast<long>(request.connect_timeout.count());
+    if (connect_ms > 0 && connect_ms < timeout_ms) {
+      curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+    }
     CURLcode code = curl_easy_perform(c);
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && t.response.body_over_limit)) {
-      return MapCurlError(code, t, error);
+      return MapCurlError(c, code, t, deadline, error);
     }
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

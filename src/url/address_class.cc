@@ -12,9 +12,10 @@ struct V4Range {
 };
 
 // Most specific first: the first match wins.
-constexpr std::array<V4Range, 17> kV4Ranges = {{
+constexpr std::array<V4Range, 18> kV4Ranges = {{
     {0x00000000, 32, AddressClass::kUnspecified},
     {0xFFFFFFFF, 32, AddressClass::kBroadcast},
+    {0xA83F8110, 32, AddressClass::kAzurePlatform},
     {0x00000000, 8, AddressClass::kThisNetwork},
     {0x0A000000, 8, AddressClass::kPrivate},
     {0x64400000, 10, AddressClass::kSharedCgnat},
@@ -84,6 +85,14 @@ const std::array<V6Range, 19> kV6Ranges = {{
 
 }  // namespace
 
+std::optional<IpAddress> IsatapEmbeddedIpv4(const IpAddress& address) {
+  if (address.is_v4()) return std::nullopt;
+  // RFC 5214: the interface id is 0000:5efe or 0200:5efe (u bit) followed by the IPv4 address;
+  // the g bit (0100, 0300) is accepted too, as Windows does.
+  if ((address.group(4) & 0xFCFF) != 0 || address.group(5) != 0x5EFE) return std::nullopt;
+  return IpAddress::V4(uint32_t{address.group(6)} << 16 | address.group(7));
+}
+
 AddressClass ClassifyAddress(const IpAddress& address) {
   if (address.is_v4()) {
     for (const V4Range& r : kV4Ranges) {
@@ -92,7 +101,11 @@ AddressClass ClassifyAddress(const IpAddress& address) {
     return AddressClass::kPublic;
   }
   for (const V6Range& r : kV6Ranges) {
-    if (InV6(address.bytes(), r.network, r.prefix)) return r.cls;
+    if (!InV6(address.bytes(), r.network, r.prefix)) continue;
+    if (r.cls != AddressClass::kPublic) return r.cls;
+    std::optional<IpAddress> isatap = IsatapEmbeddedIpv4(address);
+    if (isatap && ClassifyAddress(*isatap) != AddressClass::kPublic) return AddressClass::kIsatap;
+    return AddressClass::kPublic;
   }
   return AddressClass::kReserved;  // outside 2000::/3
 }
@@ -127,6 +140,8 @@ std::string_view AddressClassName(AddressClass c) {
       return "the deprecated 6to4 relay anycast range";
     case AddressClass::kBroadcast:
       return "broadcast";
+    case AddressClass::kAzurePlatform:
+      return "the Azure platform service address (WireServer)";
     case AddressClass::kUniqueLocal:
       return "unique local (fc00::/7)";
     case AddressClass::kSiteLocal:
@@ -145,6 +160,8 @@ std::string_view AddressClassName(AddressClass c) {
       return "6to4 (embeds IPv4)";
     case AddressClass::kTeredo:
       return "Teredo (embeds IPv4)";
+    case AddressClass::kIsatap:
+      return "ISATAP embedding a non-public IPv4 address";
   }
   return "unknown";
 }

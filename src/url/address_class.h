@@ -5,10 +5,14 @@
 // that embeds an IPv4 address is refused outright, whatever it embeds: the embedded address is
 // often reachable through a translator, and reasoning about which translators exist is exactly the
 // kind of cleverness that leaks. Outside the explicitly named IPv6 ranges only 2000::/3 (the
-// global unicast space IANA allocates from) is public.
+// global unicast space IANA allocates from) is public, and there an ISATAP interface id
+// (`…:0:5efe:a.b.c.d`, `…:200:5efe:…`) is refused when the IPv4 address it embeds is not public.
+// The Azure platform address 168.63.129.16 (WireServer, DNS, health probes) is its own class: it
+// is a public address that every Azure VM reaches as a host-local service.
 // Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "url/ip_address.h"
@@ -26,12 +30,13 @@ enum class AddressClass {
   kIetfProtocol,   // 192.0.0.0/24, 2001::/23 (outside the more specific Teredo block)
   kReserved,       // 240.0.0.0/4, IPv6 outside 2000::/3 not otherwise named, 5f00::/16
   // IPv4 only.
-  kThisNetwork,   // 0.0.0.0/8
-  kPrivate,       // RFC 1918: 10/8, 172.16/12, 192.168/16
-  kSharedCgnat,   // 100.64.0.0/10
-  kBenchmarking,  // 198.18.0.0/15
-  k6to4Relay,     // 192.88.99.0/24
-  kBroadcast,     // 255.255.255.255
+  kThisNetwork,    // 0.0.0.0/8
+  kPrivate,        // RFC 1918: 10/8, 172.16/12, 192.168/16
+  kSharedCgnat,    // 100.64.0.0/10
+  kBenchmarking,   // 198.18.0.0/15
+  k6to4Relay,      // 192.88.99.0/24
+  kBroadcast,      // 255.255.255.255
+  kAzurePlatform,  // 168.63.129.16
   // IPv6 only.
   kUniqueLocal,     // fc00::/7
   kSiteLocal,       // fec0::/10
@@ -42,9 +47,14 @@ enum class AddressClass {
   kNat64,           // 64:ff9b::/96, 64:ff9b:1::/48
   k6to4,            // 2002::/16
   kTeredo,          // 2001::/32
+  kIsatap,          // interface id 0:5efe:a.b.c.d (or 100/200/300:5efe) embedding a non-public IPv4
 };
 
 AddressClass ClassifyAddress(const IpAddress& address);
+
+// The IPv4 address an ISATAP interface id embeds (the last 32 bits), or nullopt when `address` is
+// not IPv6 or its interface id is not of the ISATAP form.
+std::optional<IpAddress> IsatapEmbeddedIpv4(const IpAddress& address);
 
 // Short human name used in error messages ("loopback", "private (RFC 1918)", …).
 std::string_view AddressClassName(AddressClass c);

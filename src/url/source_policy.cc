@@ -48,7 +48,13 @@ Status Blocked(const std::string& detail) {
 Status CheckTransportAddress(const IpAddress& address) {
   AddressClass cls = ClassifyAddress(address);
   if (cls == AddressClass::kPublic) return Status::Ok();
-  return Blocked(address.ToString() + " is " + std::string(AddressClassName(cls)));
+  std::string detail = address.ToString() + " is " + std::string(AddressClassName(cls));
+  if (cls == AddressClass::kIsatap) {
+    IpAddress embedded = *IsatapEmbeddedIpv4(address);
+    detail += " (" + embedded.ToString() + " is " +
+              std::string(AddressClassName(ClassifyAddress(embedded))) + ")";
+  }
+  return Blocked(detail);
 }
 
 std::optional<std::string> BlockedHostNameReason(std::string_view host) {
@@ -83,9 +89,6 @@ Result<CanonicalUrl> CheckTransportUrl(std::string_view url) {
 Result<std::string> CanonicalizeDeclaredSource(std::string_view url) {
   Result<CanonicalUrl> checked = CheckTransportUrl(url);
   if (!checked.ok()) return checked.status();
-  if (checked->ip && *checked->ip == *ParseStrictIpv4(kAzurePlatformAddress)) {
-    return Blocked(std::string(kAzurePlatformAddress) + " is the Azure platform service address");
-  }
   return checked->Text();
 }
 

@@ -2,11 +2,12 @@
 //
 // Two entry points share one classifier (address_class.h) and one host-name deny list:
 //  - CanonicalizeDeclaredSource: admission of a caller-declared `sources[i].url` (the plugin's
-//    request normalizer). Additionally refuses the literal Azure platform address 168.63.129.16.
+//    request normalizer).
 //  - the transport checks (CheckTransportUrl, CheckTransportAddress): what the fetcher applies to
-//    the initial URL, every DNS answer, every redirect hop and the connected socket. They do NOT
-//    special-case 168.63.129.16 (the spec documents this gap; a public name resolving to it is
-//    fetched).
+//    the initial URL, every DNS answer, every redirect hop and the address it connects to.
+// Both refuse the Azure platform address 168.63.129.16 (the original's transport checks left it
+// out; here the classifier names it, so a literal, a DNS answer and a redirect target are all
+// refused).
 // Messages are short, human and carry no field prefix; callers prefix them ("sources[0].url ").
 //
 // There is no test-only exception: tests that need a public address give themselves one in a
@@ -23,8 +24,6 @@
 #include "url/ip_address.h"
 
 namespace pi_fusion::url {
-
-inline constexpr std::string_view kAzurePlatformAddress = "168.63.129.16";
 
 // Canonical text of a declared source URL.
 // Errors: invalid_url (malformed, or credentials: "must not contain credentials"),

@@ -2,19 +2,17 @@
 
 #include <algorithm>
 #include <cctype>
-#include <initializer_list>
 #include <set>
 
-#include "schema/schema_walker.h"
+#include "workflow/contract_checker.h"
+#include "workflow/strict_json.h"
+#include "workflow/validation_accounting.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 namespace {
 
 using nlohmann::json;
-
-// Deeper nesting than any valid evaluation needs; refusing it keeps the recursive walks bounded.
-constexpr int kMaxDepth = 32;
 
 bool IsForbiddenKey(std::string_view key) {
   std::string lower(key);
@@ -26,27 +24,16 @@ bool IsForbiddenKey(std::string_view key) {
   return false;
 }
 
-bool IsOneOf(const std::string& key, std::initializer_list<const char*> keys) {
-  return std::any_of(keys.begin(), keys.end(), [&key](const char* k) { return key == k; });
+std::string IdList(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + id;
+  return out;
 }
 
-std::string_view TrimJsonSpace(std::string_view text) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!text.empty() && space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-std::string Index(const std::string& path, size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-class Checker {
+class Checker : public ContractChecker {
  public:
-  std::vector<EvaluationError> errors;
-
-  void Fail(std::string path, std::string message) {
-    errors.push_back({std::move(path), std::move(message)});
+  explicit Checker(const EvaluationScope& scope) : scope_(scope) {
+    reported_elsewhere = IsForbiddenKey;
   }
 
   // Reports forbidden keys anywhere in the document, inside unsupported keys included.
@@ -59,60 +46,11 @@ class Checker {
         ForbiddenKeys(child, path + "." + key);
       }
     } else if (value.is_array()) {
-      for (size_t i = 0; i < value.size(); ++i) ForbiddenKeys(value[i], Index(path, i));
+      for (size_t i = 0; i < value.size(); ++i) ForbiddenKeys(value[i], JsonIndex(path, i));
     }
   }
 
-  // A closed object with exactly `keys`. Returns false when `value` is not an object.
-  bool Object(const json& value, const std::string& path, std::initializer_list<const char*> keys) {
-    if (!value.is_object()) {
-      Fail(path, "expected an object");
-      return false;
-    }
-    for (const auto& [key, child] : value.items()) {
-      if (!IsOneOf(key, keys) && !IsForbiddenKey(key)) Fail(path + "." + key, "unsupported key");
-    }
-    for (const char* key : keys) {
-      if (!value.contains(key)) Fail(path + "." + key, "missing required key");
-    }
-    return true;
-  }
-
-  void NonBlank(const json& value, const std::string& path) {
-    if (!value.is_string()) return Fail(path, "expected a string");
-    if (schema::TrimUnicodeSpace(value.get_ref<const std::string&>()).empty()) {
-      Fail(path, "must not be blank");
-    }
-  }
-
-  // Field `key` of `object`, if present (a missing key is reported by Object()).
-  const json* Field(const json& object, const char* key) {
-    const auto it = object.find(key);
-    return it == object.end() ? nullptr : &*it;
-  }
-
-  void NonBlankField(const json& object, const std::string& path, const char* key) {
-    if (const json* v = Field(object, key)) NonBlank(*v, path + "." + key);
-  }
-
-  // An array field; calls `item` for each element. Returns the array, or nullptr.
-  template <typename F>
-  const json* ArrayField(const json& object, const std::string& path, const char* key, F item) {
-    const json* v = Field(object, key);
-    if (v == nullptr) return nullptr;
-    if (!v->is_array()) {
-      Fail(path + "." + key, "expected an array");
-      return nullptr;
-    }
-    for (size_t i = 0; i < v->size(); ++i) item((*v)[i], Index(path + "." + key, i));
-    return v;
-  }
-
-  void StringArrayField(const json& object, const std::string& path, const char* key) {
-    ArrayField(object, path, key, [&](const json& v, const std::string& p) { NonBlank(v, p); });
-  }
-
-  // The object's candidate_id when it is one of A, B, C.
+  // The object's candidate_id when it is one of the scope's candidates.
   std::optional<std::string> CandidateId(const json& object, const std::string& path) {
     const json* v = Field(object, "candidate_id");
     if (v == nullptr) return std::nullopt;
@@ -122,8 +60,9 @@ class Checker {
       return std::nullopt;
     }
     const std::string& id = v->get_ref<const std::string&>();
-    if (std::find(kCandidateIds.begin(), kCandidateIds.end(), id) == kCandidateIds.end()) {
-      Fail(p, "must be one of A, B, C");
+    const std::vector<std::string>& ids = scope_.candidate_ids;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+      Fail(p, "must be one of " + IdList(ids));
       return std::nullopt;
     }
     return id;
@@ -148,10 +87,8 @@ class Checker {
           }
         });
     if (list == nullptr) return;
-    for (std::string_view id : kCandidateIds) {
-      if (!seen.contains(std::string(id))) {
-        Fail(path, "missing assessment for candidate " + std::string(id));
-      }
+    for (const std::string& id : scope_.candidate_ids) {
+      if (!seen.contains(id)) Fail(path, "missing assessment for candidate " + id);
     }
   }
 
@@ -196,60 +133,34 @@ class Checker {
 
   void Root(const json& root) {
     ForbiddenKeys(root, "$");
+    const bool validate = scope_.source_finding_ids.has_value();
     if (!Object(root, "$",
                 {"schema_version", "candidate_assessments", "agreements", "conflicts",
-                 "synthesis_plan"})) {
+                 "synthesis_plan"},
+                {"validation_accounting"})) {
       return;
     }
-    const json* version = Field(root, "schema_version");
-    if (version != nullptr &&
-        (!version->is_string() || version->get_ref<const std::string&>() != kEvaluationSchema)) {
-      Fail("$.schema_version", "must be \"" + std::string(kEvaluationSchema) + "\"");
-    }
+    SchemaVersion(root, kEvaluationSchema);
     Assessments(root);
     StringArrayField(root, "$", "agreements");
     Conflicts(root);
     SynthesisPlan(root);
-  }
-};
-
-// Strict parse: one JSON value, no duplicate keys, bounded depth.
-std::optional<json> Parse(std::string_view text, Checker& checker) {
-  if (text.empty()) {
-    checker.Fail("$", "the evaluator output is empty");
-    return std::nullopt;
-  }
-  if (text.starts_with("```")) {
-    checker.Fail("$",
-                 "the output must be one bare JSON object; Markdown code fences are not allowed");
-    return std::nullopt;
-  }
-  std::vector<std::set<std::string>> keys;
-  std::optional<std::string> duplicate;
-  bool too_deep = false;
-  const json::parser_callback_t track = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > kMaxDepth) too_deep = true;
-    if (event == json::parse_event_t::object_start) keys.emplace_back();
-    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    if (event == json::parse_event_t::key && !keys.empty() &&
-        !keys.back().insert(parsed.get<std::string>()).second && !duplicate) {
-      duplicate = parsed.get<std::string>();
+    const json* accounting = Field(root, "validation_accounting");
+    if (!validate && accounting != nullptr) {
+      Fail("$.validation_accounting", "unsupported key: only validate runs account for findings");
+    } else if (validate && accounting == nullptr) {
+      Fail("$.validation_accounting", "missing required key");
+    } else if (validate) {
+      for (EvaluationError& e : CheckValidationAccounting(*accounting, *scope_.source_finding_ids,
+                                                          "$.validation_accounting")) {
+        errors.push_back(std::move(e));
+      }
     }
-    return true;
-  };
-  try {
-    json value = json::parse(text, track);
-    if (too_deep) checker.Fail("$", "JSON nesting deeper than " + std::to_string(kMaxDepth));
-    if (duplicate) checker.Fail("$", "duplicate key \"" + *duplicate + "\" in one object");
-    if (too_deep || duplicate) return std::nullopt;
-    return value;
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
-    checker.Fail("$", "not a single JSON value: " + what);
-    return std::nullopt;
   }
-}
+
+ private:
+  const EvaluationScope& scope_;
+};
 
 // The longest prefix of `text` of at most `max` bytes that ends on a UTF-8 boundary.
 std::string Utf8Prefix(const std::string& text, size_t max) {
@@ -265,13 +176,17 @@ std::string Capped(const std::string& text, size_t max) {
 
 }  // namespace
 
-EvaluationCheck ValidateEvaluation(std::string_view output) {
-  Checker checker;
-  std::optional<json> value = Parse(TrimJsonSpace(output), checker);
-  if (value) checker.Root(*value);
+EvaluationCheck ValidateEvaluation(std::string_view output, const EvaluationScope& scope) {
+  Checker checker(scope);
+  StrictJson parsed = ParseStrictJson(output, "evaluator output");
+  if (parsed.ok()) {
+    checker.Root(parsed.value);
+  } else {
+    checker.Fail("$", parsed.error);
+  }
   EvaluationCheck out;
   out.errors = std::move(checker.errors);
-  if (out.errors.empty()) out.evaluation = std::move(value);
+  if (out.errors.empty()) out.evaluation = std::move(parsed.value);
   return out;
 }
 

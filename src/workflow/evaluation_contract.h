@@ -6,12 +6,15 @@
 // object is closed at every level:
 //   schema_version        "pi-background-tasks.fusion-evaluation.v1"
 //   candidate_assessments exactly one {candidate_id, summary, strengths[], limitations[],
-//                         useful_contributions[], risks[]} for each of A, B and C (any order)
+//                         useful_contributions[], risks[]} for each candidate of the scope
+//                         (A, B and C; only A and B for a validate run that dropped a reviewer)
 //   agreements[]          strings
 //   conflicts[]           {topic, positions[{candidate_id, position}], resolution}; positions
 //                         come from at least two distinct candidates, one per candidate
 //   synthesis_plan        {must_include[{candidate_id, contribution}], must_resolve[],
 //   must_avoid[]}
+//   validation_accounting validate only, and then required: every host-assigned source finding
+//                         accounted for exactly once (validation_accounting.h)
 // Every string is non-blank; arrays may be empty. A key that names a score, rank, winner or
 // "best" (case-insensitive substring) is rejected wherever it appears, so a blind evaluation can
 // never smuggle a verdict past the contract.
@@ -45,8 +48,17 @@ struct EvaluationCheck {
   bool ok() const { return errors.empty(); }
 };
 
-// Validates the evaluator's complete stdout.
-EvaluationCheck ValidateEvaluation(std::string_view output);
+// What one run's evaluation must cover.
+struct EvaluationScope {
+  // The anonymous candidates the evaluator saw, in order; candidate ids outside it are errors.
+  std::vector<std::string> candidate_ids = {"A", "B", "C"};
+  // Set for validate runs: the host-assigned source finding ids (validation_findings.h) that
+  // validation_accounting must account for. Unset: validation_accounting is an unsupported key.
+  std::optional<std::vector<std::string>> source_finding_ids;
+};
+
+// Validates the evaluator's complete stdout against `scope`.
+EvaluationCheck ValidateEvaluation(std::string_view output, const EvaluationScope& scope = {});
 
 // The error list as the repair child sees it: at most kRepairMaxErrors entries of at most
 // kRepairMaxErrorBytes UTF-8 bytes each ("..." marks a cut), at most kRepairMaxTotalBytes in

@@ -111,7 +111,10 @@ Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDoc
 
 Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::WallClock& clock,
                               PreflightFailure* failure) {
+  config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
+  // Messages that send the user to /fusion-models name the file it edits.
   auto fail = [&](Status status) -> Result<PreparedRun> {
+    status = config::NameConfigFile(std::move(status), config_store.path());
     failure->status = status;
     return status;
   };
@@ -131,7 +134,6 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
             "started."));
   }
 
-  config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());
   Result<config::ResolvedModels> models =

@@ -9,26 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-// The candidates as a JSON array ordered A, B, C, or an error unless each id occurs once.
-Result<json> CandidateArray(std::vector<AnonymousCandidate> candidates) {
-  std::sort(candidates.begin(), candidates.end(),
-            [](const auto& a, const auto& b) { return a.candidate_id < b.candidate_id; });
-  bool exact = candidates.size() == kCandidateCount;
-  for (size_t i = 0; exact && i < candidates.size(); ++i) {
-    exact = candidates[i].candidate_id == kCandidateIds[i];
-  }
-  if (!exact) {
-    return Status::Error(std::string(kOrchestrationFailed),
-                         "stage input needs exactly one candidate each for A, B and C");
-  }
-  json out = json::array();
-  for (AnonymousCandidate& c : candidates) {
-    out.push_back(
-        {{"candidate_id", std::move(c.candidate_id)}, {"response", std::move(c.response)}});
-  }
-  return out;
-}
-
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string ValidUtf8(const std::string& text) {
   const std::string quoted =
@@ -38,13 +18,34 @@ std::string ValidUtf8(const std::string& text) {
 
 }  // namespace
 
+Result<json> CandidateArray(std::vector<AnonymousCandidate> candidates, size_t count) {
+  std::sort(candidates.begin(), candidates.end(),
+            [](const auto& a, const auto& b) { return a.candidate_id < b.candidate_id; });
+  bool exact = (count == 2 || count == kCandidateCount) && candidates.size() == count;
+  for (size_t i = 0; exact && i < candidates.size(); ++i) {
+    exact = candidates[i].candidate_id == kCandidateIds[i];
+  }
+  if (!exact) {
+    return Status::Error(std::string(kOrchestrationFailed),
+                         count == kCandidateCount
+                             ? "stage input needs exactly one candidate each for A, B and C"
+                             : "stage input needs exactly one candidate each for A and B");
+  }
+  json out = json::array();
+  for (AnonymousCandidate& c : candidates) {
+    out.push_back(
+        {{"candidate_id", std::move(c.candidate_id)}, {"response", std::move(c.response)}});
+  }
+  return out;
+}
+
 std::string CandidateStdin(const CanonicalDocument& canonical_input) {
   return std::string(kCandidateInstruction) + "\n\n" + canonical_input.bytes;
 }
 
 Result<CanonicalDocument> BuildBlindInput(const CanonicalDocument& canonical_input,
                                           std::vector<AnonymousCandidate> candidates) {
-  Result<json> list = CandidateArray(std::move(candidates));
+  Result<json> list = CandidateArray(std::move(candidates), kCandidateCount);
   if (!list.ok()) return list.status();
   json input = {{"schema_version", kBlindCandidatesSchema},
                 {"canonical_input", canonical_input.value},
@@ -64,8 +65,8 @@ Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
 
 Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
                                           std::vector<AnonymousCandidate> candidates,
-                                          const json& evaluation) {
-  Result<json> list = CandidateArray(std::move(candidates));
+                                          const json& evaluation, size_t count) {
+  Result<json> list = CandidateArray(std::move(candidates), count);
   if (!list.ok()) return list.status();
   json input = {{"schema_version", kMergeInputSchema},
                 {"canonical_input", canonical_input.value},

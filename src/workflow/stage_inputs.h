@@ -21,6 +21,7 @@
 #include "pi_fusion/status.h"
 #include "workflow/canonical_document.h"
 #include "workflow/evaluation_contract.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 
@@ -29,6 +30,10 @@ struct AnonymousCandidate {
   std::string candidate_id;  // "A" | "B" | "C"
   std::string response;      // the candidate's complete stdout
 };
+
+// The candidates as a stage input's JSON array, ordered A, B, C: exactly one each of the first
+// `count` ids (3; 2 for a validate run that dropped one reviewer), else orchestration_failed.
+Result<nlohmann::json> CandidateArray(std::vector<AnonymousCandidate> candidates, size_t count);
 
 // The instruction line every candidate gets before its canonical input.
 inline constexpr char kCandidateInstruction[] =
@@ -50,9 +55,11 @@ Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
                                            const std::vector<EvaluationError>& errors);
 
 // {candidates (A, B, C), canonical_input, evaluation, schema_version}.
-// REQUIRES: `evaluation` passed ValidateEvaluation. Errors as BuildBlindInput.
+// REQUIRES: `evaluation` passed ValidateEvaluation. Errors as BuildBlindInput, except that a
+// validate run may pass `count` 2 (the candidates A and B).
 Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
                                           std::vector<AnonymousCandidate> candidates,
-                                          const nlohmann::json& evaluation);
+                                          const nlohmann::json& evaluation,
+                                          size_t count = kCandidateCount);
 
 }  // namespace pi_fusion::workflow

@@ -25,6 +25,10 @@ inline constexpr std::string_view kBlindCandidatesSchema =
 inline constexpr std::string_view kEvaluationRepairInputSchema =
     "pi-background-tasks.fusion-evaluation-repair-input.v1";
 inline constexpr std::string_view kMergeInputSchema = "pi-background-tasks.fusion-merge-input.v1";
+inline constexpr std::string_view kValidationCandidateSchema =
+    "pi-background-tasks.fusion-validation-candidate.v1";
+inline constexpr std::string_view kValidationContractEventSchema =
+    "pi-background-tasks.fusion-validation-candidate-contract-event.v1";
 // Spelled once, by the store that stamps it into result.json.
 inline constexpr std::string_view kResultSchema = store::kResultDetailsSchema;
 
@@ -35,6 +39,7 @@ inline constexpr std::string_view kContextPolicyUnsupportedBlock =
 inline constexpr std::string_view kEvaluationInvalid = "evaluation_invalid";
 inline constexpr std::string_view kChildOutputCap = "child_output_cap";
 inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
+inline constexpr std::string_view kValidationReportsInvalid = "validation_reports_invalid";
 
 // Context policies. The projection policy id is versioned: any change to what the projection keeps,
 // omits or how it words a receipt is a new id, so equal ids promise equal bytes for equal branches.

@@ -11,16 +11,31 @@ import { spawn } from 'node:child_process';
 
 import { startFakeDns } from '../../support/fake_dns/fake_dns.mjs';
 import { startCanary, startHttpFixtures } from '../../support/http_fixtures/http_fixtures.mjs';
-import { enterNetnsOrExit, PUBLIC_V4 } from '../../support/netns/netns.mjs';
+import {
+  enterNetnsOrExit, PUBLIC_V4, PUBLIC_V4_SECOND, PUBLIC_V4_UNREACHABLE,
+} from '../../support/netns/netns.mjs';
 import { coreScenarios } from './scenarios_core.mjs';
+import { hardeningScenarios } from './scenarios_hardening.mjs';
 import { hostScenarios } from './scenarios_host.mjs';
 
-const netnsScenarios = { ...coreScenarios };
+const netnsScenarios = { ...coreScenarios, ...hardeningScenarios };
 const allScenarios = { ...hostScenarios, ...netnsScenarios };
 
-// Names the fake DNS answers inside the namespace.
+// Blocked destinations that exist inside the namespace, each with a canary listening on the
+// fixture port: a fetch that wrongly went there would be counted (loopback, the cloud metadata
+// address, the Azure platform address).
+const CANARY_HOSTS = ['127.0.0.1', '169.254.169.254', '168.63.129.16'];
+
+// Names the fake DNS answers inside the namespace. PUBLIC_V4_SECOND is on lo with nothing
+// listening (connection refused); PUBLIC_V4_UNREACHABLE is nowhere (no route).
 const ZONES = {
   'example.test': { A: [PUBLIC_V4] },
+  'azure.test': { A: ['168.63.129.16'] },
+  'metadata.test': { A: ['169.254.169.254'] },
+  'isatap.test': { A: [PUBLIC_V4], AAAA: ['2001:4860:1:2:0:5efe:7f00:1'] },
+  'multi.test': { A: [PUBLIC_V4_UNREACHABLE, PUBLIC_V4_SECOND, PUBLIC_V4] },
+  'down.test': { A: [PUBLIC_V4_UNREACHABLE, PUBLIC_V4_SECOND] },
+  'mixed4.test': { A: [PUBLIC_V4, '10.0.0.1'] },
   'inside.test': { A: ['127.0.0.1'] },
   'rebind.test': { A: (n) => (n === 0 ? [PUBLIC_V4] : ['127.0.0.1']) },
   'mixed.test': { A: [PUBLIC_V4], AAAA: ['::1'] },
@@ -50,6 +65,8 @@ function runFetch(piFusion, argv, { input = '', timeoutMs = 15000 } = {}) {
       clearTimeout(killer);
       resolve({ code, signal, stdout, stderr, elapsedMs: Date.now() - started });
     });
+    // A fetcher that exits before reading stdin (it only reads with --stdio) closes the pipe.
+    child.stdin.on('error', (err) => { if (err.code !== 'EPIPE') reject(err); });
     child.stdin.end(input);
   });
 }
@@ -68,15 +85,20 @@ async function fetchJson(piFusion, flags, url) {
 
 async function runInNetns(test, { piFusion, hasExtract }) {
   const http = await startHttpFixtures({ host: PUBLIC_V4 });
-  const canary = await startCanary({ host: '127.0.0.1', port: http.port });
+  const canaries = await Promise.all(CANARY_HOSTS.map((host) => startCanary({ host, port: http.port })));
+  // canary.connections(): connections to any blocked destination; canary.hosts to reach them.
+  const canary = {
+    hosts: CANARY_HOSTS,
+    connections: () => canaries.reduce((sum, c) => sum + c.connections(), 0),
+  };
   const dns = await startFakeDns({ zones: ZONES });
   const dnsArgs = ['--dns-servers', dns.server];
   const run = (argv, opts) => runFetch(piFusion, argv, opts);
   const fetch = (url, ...flags) => fetchJson(piFusion, [...dnsArgs, ...flags], url);
   try {
-    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract });
+    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract, piFusion });
   } finally {
-    await Promise.all([http.close(), canary.close(), dns.close()]);
+    await Promise.all([http.close(), dns.close(), ...canaries.map((c) => c.close())]);
   }
 }
 
@@ -95,7 +117,10 @@ async function main() {
   if (hostScenarios[scenario]) {
     await hostScenarios[scenario]({ fetchWith: (flags, url) => fetchJson(piFusion, flags, url) });
   } else {
-    await enterNetnsOrExit({ addresses: [PUBLIC_V4], label: `fetch_e2e.${scenario}` });
+    await enterNetnsOrExit({
+      addresses: [PUBLIC_V4, PUBLIC_V4_SECOND, ...CANARY_HOSTS.filter((h) => h !== '127.0.0.1')],
+      label: `fetch_e2e.${scenario}`,
+    });
     await runInNetns(netnsScenarios[scenario], { piFusion, hasExtract });
   }
   console.log(`ok - ${scenario}`);

@@ -156,8 +156,7 @@ describe("lifecycle", () => {
     try {
       // A package copy without a build: the loader finds no library.
       const copy = path.join(env.tmp, "unbuilt-package", "extensions", "fusion.ts");
-      fs.mkdirSync(path.dirname(copy), { recursive: true });
-      fs.copyFileSync(PLUGIN, copy);
+      fs.cpSync(path.dirname(PLUGIN), path.dirname(copy), { recursive: true });
       const r = await env.print("hello", { extensions: [copy], env: { PI_FUSION_ADDON: "" } });
       const setup = path.join(env.tmp, "unbuilt-package", "scripts", "setup");
       const lines = r.stderr.split("\n").filter((l) => l.includes("pi_fusion.node"));

@@ -1,6 +1,7 @@
 // A scripted DNS server on loopback UDP for fetcher tests (`pi-fusion fetch --dns-servers`).
 //
-// startFakeDns({ zones }) listens on 127.0.0.1, port 0, and answers A/AAAA questions from `zones`:
+// startFakeDns({ zones, port = 0 }) listens on 127.0.0.1 (port 53 inside a private network
+// namespace whose resolv.conf names it, tests/support/netns) and answers A/AAAA questions from `zones`:
 //   zones[name] = { A: answers, AAAA: answers }   answers: string[] or (n) => string[] where n
 //                                                 counts earlier queries of that name and type
 //   zones[name] = 'silent'                         never answer (to exercise deadlines)
@@ -59,7 +60,7 @@ function buildResponse(query, q, rcode, type, addresses) {
   return Buffer.concat([header, query.subarray(12, q.end), ...answers]);
 }
 
-export async function startFakeDns({ zones }) {
+export async function startFakeDns({ zones, port = 0 }) {
   const socket = dgram.createSocket('udp4');
   const queries = [];
   const counts = new Map();
@@ -82,7 +83,10 @@ export async function startFakeDns({ zones }) {
     }
     socket.send(buildResponse(msg, q, rcode, type, addresses), rinfo.port, rinfo.address);
   });
-  await new Promise((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  await new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(port, '127.0.0.1', resolve);
+  });
   return {
     server: `127.0.0.1:${socket.address().port}`,
     queries,

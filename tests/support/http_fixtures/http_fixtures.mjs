@@ -5,8 +5,14 @@
 //   /to?url=U                            302 to U (absolute, any scheme)
 //   /big                                 plain text one byte over 4 MiB
 //   /bomb                                gzip body (~8 KiB) that inflates to 8 MiB of zeros
+//   /encoded/E/over, /encoded/E/at       plain text encoded with E (gzip, deflate, br, zstd) that
+//                                        decodes to 4 MiB + 1 bytes, or exactly 4 MiB
 //   /drip                                a byte every 100 ms, never ends
 //   /404                                 404 text/html
+//   /pdf                                 application/pdf
+//   /cp1252, /cp1252-meta                Windows-1252 HTML (charset in the header / in <meta>)
+//   /utf8                                UTF-8 HTML with non-ASCII text
+// WINDOWS_1252_TEXT and UTF8_TEXT are what the last three pages say, as UTF-8.
 // `requests` records every request as {path, host}; connections() counts accepted TCP
 // connections. close() ends open connections too.
 import http from 'node:http';
@@ -15,6 +21,27 @@ import zlib from 'node:zlib';
 const MIB = 1024 * 1024;
 let bomb = null;  // built on first use: importing the module stays cheap
 const gzipBomb = () => (bomb ??= zlib.gzipSync(Buffer.alloc(8 * MIB), { level: 9 }));
+
+const ENCODERS = {
+  gzip: (b) => zlib.gzipSync(b),
+  deflate: (b) => zlib.deflateSync(b),
+  br: (b) => zlib.brotliCompressSync(b),
+  zstd: (b) => zlib.zstdCompressSync(b),
+};
+const encodedCache = new Map();
+function encodedBody(encoding, size) {
+  const key = `${encoding}/${size}`;
+  if (!encodedCache.has(key)) encodedCache.set(key, ENCODERS[encoding](Buffer.alloc(size, 'a')));
+  return encodedCache.get(key);
+}
+
+export const WINDOWS_1252_TEXT = 'Caf\u00e9 \u201cquoted\u201d \u20ac5 \u2014 na\u00efve';
+export const UTF8_TEXT = 'Caf\u00e9 \u65e5\u672c\u8a9e \u2014 \u{1F600}';
+// Windows-1252 bytes of WINDOWS_1252_TEXT (0x93/0x94 quotes, 0x80 euro, 0x97 em dash).
+const CP1252_BYTES = Buffer.from([...Buffer.from('Caf'), 0xe9, 0x20, 0x93, ...Buffer.from('quoted'),
+  0x94, 0x20, 0x80, 0x35, 0x20, 0x97, ...Buffer.from(' na'), 0xef, ...Buffer.from('ve')]);
+const html = (head, body) => Buffer.concat([Buffer.from(`<html><head>${head}</head><body><p>`), body,
+  Buffer.from('</p></body></html>')]);
 
 function route(req, res) {
   const url = new URL(req.url, 'http://fixture');
@@ -28,12 +55,23 @@ function route(req, res) {
     res.writeHead(302, { location: n <= 1 ? '/text' : `/redirect/${n - 1}` });
     return res.end();
   }
+  const encoded = /^\/encoded\/(gzip|deflate|br|zstd)\/(over|at)$/.exec(url.pathname);
+  if (encoded) {
+    const [, encoding, which] = encoded;
+    const size = which === 'over' ? 4 * MIB + 1 : 4 * MIB;
+    return send(200, 'text/plain', encodedBody(encoding, size), { 'content-encoding': encoding });
+  }
   switch (url.pathname) {
     case '/text': return send(200, 'text/plain; charset=utf-8', 'hello from the fixture\n');
     case '/markdown': return send(200, 'text/markdown', '# Title\n\nbody\n');
     case '/html': return send(200, 'text/html', '<html><body><p>hi</p></body></html>');
     case '/json': return send(200, 'application/json', '{"a":1}');
     case '/404': return send(404, 'text/html', '<p>not here</p>');
+    case '/pdf': return send(200, 'application/pdf', '%PDF-1.4\n%%EOF\n');
+    case '/cp1252': return send(200, 'text/html; charset=windows-1252', html('', CP1252_BYTES));
+    case '/cp1252-meta':
+      return send(200, 'text/html', html('<meta charset="windows-1252">', CP1252_BYTES));
+    case '/utf8': return send(200, 'text/html; charset=utf-8', html('', Buffer.from(UTF8_TEXT)));
     case '/big': return send(200, 'text/plain', Buffer.alloc(4 * MIB + 1, 'a'));
     case '/bomb': return send(200, 'text/plain', gzipBomb(), { 'content-encoding': 'gzip' });
     case '/to':

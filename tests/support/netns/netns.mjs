@@ -10,12 +10,20 @@
 //
 //   const ns = await enterNetnsOrExit({ addresses: [PUBLIC_V4] });   // first statement of main()
 //
+// With `privateResolvConf: true` the namespace also gets a mount namespace of its own, where
+// /etc/resolv.conf is replaced (bind mount) by one naming only 127.0.0.1: a fake DNS server on
+// 127.0.0.1:53 then answers every process that reads the system resolver configuration, such as
+// `pi-fusion fetch` started by Pi without --dns-servers. The host's file is untouched.
+//
 // Outside the namespace enterNetnsOrExit() re-executes `process.argv` under `unshare -n` (as
 // root; otherwise `unshare -rn`, an unprivileged user namespace, where the kernel allows it),
 // waits, and exits with the child's status; it never returns there. When no namespace can be
 // made it prints why and exits with SKIP_EXIT_CODE (registered as ctest's SKIP_RETURN_CODE), so a
 // skip is always visible. Inside, it configures the addresses and returns.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 // Globally routable addresses (not in any special-purpose registry), used only inside the
 // namespace. The "unreachable" one is public but configured nowhere: connecting to it fails at
@@ -26,14 +34,14 @@ export const PUBLIC_V4_UNREACHABLE = '93.184.215.99';
 export const SKIP_EXIT_CODE = 77;
 const MARKER = 'PI_FUSION_IN_NETNS';
 
-function unshareArgs() {
-  return process.getuid?.() === 0 ? ['-n'] : ['-r', '-n'];
+function unshareArgs(mount) {
+  return [...(process.getuid?.() === 0 ? [] : ['-r']), '-n', ...(mount ? ['-m'] : [])];
 }
 
 // Why no namespace can be made here, or null when one can.
-function whyNoNetns() {
+function whyNoNetns(mount) {
   if (process.platform !== 'linux') return `network namespaces need Linux (this is ${process.platform})`;
-  const probe = spawnSync('unshare', [...unshareArgs(), 'ip', 'link', 'set', 'lo', 'up'],
+  const probe = spawnSync('unshare', [...unshareArgs(mount), 'ip', 'link', 'set', 'lo', 'up'],
     { encoding: 'utf8' });
   if (probe.error?.code === 'ENOENT') return 'the unshare command is missing (Debian: util-linux)';
   if (probe.error) return `unshare failed: ${probe.error.message}`;
@@ -46,11 +54,18 @@ function whyNoNetns() {
   return `cannot create a network namespace as ${who}: ${detail}`;
 }
 
-function configure(addresses) {
+function configure(addresses, privateResolvConf) {
   execFileSync('ip', ['link', 'set', 'lo', 'up']);
   for (const address of addresses) {
     const prefix = address.includes(':') ? 128 : 32;
     execFileSync('ip', ['addr', 'add', `${address}/${prefix}`, 'dev', 'lo']);
+  }
+  if (privateResolvConf) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-fusion-netns-'));
+    const file = path.join(dir, 'resolv.conf');
+    fs.writeFileSync(file, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
+    execFileSync('mount', ['--bind', file, '/etc/resolv.conf']);
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
 }
 
@@ -59,17 +74,20 @@ export function inNetns() {
 }
 
 // See the file comment. `addresses` are added to lo inside the namespace.
-export async function enterNetnsOrExit({ addresses = [PUBLIC_V4], label = 'test' } = {}) {
+export async function enterNetnsOrExit({ addresses = [PUBLIC_V4], label = 'test',
+  privateResolvConf = false } = {}) {
   if (inNetns()) {
-    configure(addresses);
+    configure(addresses, privateResolvConf);
     return { addresses };
   }
-  const reason = whyNoNetns();
+  const reason = whyNoNetns(privateResolvConf);
   if (reason) {
     console.error(`SKIPPED ${label}: needs a private network namespace for a public address; ${reason}`);
     process.exit(SKIP_EXIT_CODE);
   }
-  const child = spawn('unshare', [...unshareArgs(), '--', process.execPath, ...process.argv.slice(1)],
+  const child = spawn('unshare',
+    [...unshareArgs(privateResolvConf), '--', process.execPath, ...process.execArgv,
+      ...process.argv.slice(1)],
     { stdio: 'inherit', env: { ...process.env, [MARKER]: '1' } });
   const forward = (signal) => child.kill(signal);
   process.on('SIGTERM', forward);

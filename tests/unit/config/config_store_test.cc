@@ -12,25 +12,12 @@
 
 #include "config/config_store.h"
 #include "core/file_system.h"
+#include "temp_dir.h"
 
 namespace pi_fusion::config {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "config_store_test.XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 class FakeClock : public LockClock {
  public:

@@ -45,6 +45,21 @@ ModelInfo Codex() {
   return m;
 }
 
+// "Sign in with ChatGPT" on Pi 0.99+: subscription OAuth on the openai provider.
+ModelInfo OpenAISubscription() {
+  ModelInfo m;
+  m.provider = "openai";
+  m.id = "gpt-5.5";
+  m.name = "GPT-5.5";
+  m.api = "openai-responses";
+  m.base_url = "https://api.openai.com/v1";
+  m.context_window = 400000;
+  m.max_tokens = 128000;
+  m.is_using_oauth = true;
+  m.oauth_is_subscription = true;
+  return m;
+}
+
 RegistrySnapshot Snapshot(std::vector<ModelInfo> models) {
   RegistrySnapshot s;
   s.models = std::move(models);
@@ -94,11 +109,59 @@ TEST_CASE("RouteAdmission: admission table") {
     m.has_auth_header_overrides = true;
     rows.push_back({"auth header overrides", m, "has auth header overrides"});
   }
+  rows.push_back({"openai ChatGPT subscription OAuth", OpenAISubscription(), ""});
   {
-    ModelInfo m = Codex();
-    m.provider = "openai";
-    m.base_url = "https://api.openai.com/v1";
-    rows.push_back({"openai even with OAuth", m, "frontier route (provider openai)"});
+    ModelInfo m = OpenAISubscription();
+    m.is_using_oauth = false;  // OPENAI_API_KEY, a stored key or --api-key: metered
+    rows.push_back({"openai API key", m, "uses an OpenAI API key (metered"});
+  }
+  {
+    ModelInfo m = OpenAISubscription();
+    m.oauth_is_subscription = false;  // an OAuth that the provider does not call a subscription
+    rows.push_back(
+        {"openai OAuth that is not a subscription", m, "does not report as a subscription"});
+  }
+  {
+    ModelInfo m = OpenAISubscription();
+    m.base_url = "https://proxy.example.com/v1";
+    rows.push_back({"openai base URL override", m, "exactly https://api.openai.com/v1"});
+  }
+  {
+    ModelInfo m = OpenAISubscription();
+    m.base_url = "https://api.openai.com/v1/";
+    rows.push_back({"openai endpoint not exact", m, "exactly https://api.openai.com/v1"});
+  }
+  {
+    ModelInfo m = OpenAISubscription();
+    m.header_overrides = {"models.json providers.openai.headers"};
+    rows.push_back({"openai with a plain header override", m,
+                    "adds headers (models.json providers.openai.headers); an openai route is "
+                    "admitted only as Pi's ChatGPT subscription sign-in with no header or "
+                    "base-URL override"});
+  }
+  {
+    ModelInfo m = OpenAISubscription();
+    m.header_overrides = {"model.headers"};
+    m.has_auth_header_overrides = true;
+    rows.push_back({"openai with an auth header override", m, "has auth header overrides"});
+  }
+  {
+    ModelInfo m = OpenAISubscription();
+    m.provider_replaced = true;
+    rows.push_back({"openai replaced by an extension", m, "registers the provider openai itself"});
+  }
+  {
+    ModelInfo m = Anthropic();
+    m.provider_replaced = true;
+    rows.push_back(
+        {"anthropic replaced by an extension", m, "registers the provider anthropic itself"});
+  }
+  {
+    // A plain header on the Anthropic subscription route stays allowed (only credential headers
+    // are refused there), as before.
+    ModelInfo m = Anthropic();
+    m.header_overrides = {"models.json providers.anthropic.headers"};
+    rows.push_back({"anthropic with a non-credential header", m, ""});
   }
   {
     ModelInfo m = Local("anthropic/claude-sonnet-4");
@@ -171,8 +234,7 @@ TEST_CASE("RouteAdmission: $current") {
   }
   SECTION("the current model is held to the same policy") {
     RegistrySnapshot s = Snapshot({});
-    ModelInfo current = Codex();
-    current.provider = "openai";
+    ModelInfo current = OpenAISubscription();
     current.is_using_oauth = false;
     s.current = current;
     auto route = AdmitRoute(Slot::kCandidate2, "$current", s);

@@ -1,7 +1,8 @@
 // The fetcher's decisions, with the DNS, HTTP and clock seams faked: no sockets are opened here
 // (the addresses below are never contacted). Process-level tests with real libcurl and c-ares
-// against loopback fixtures live in tests/e2e/fetch.
+// against fixtures in a private network namespace live in tests/e2e/fetch.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,13 @@ class FakeTransport : public net::HttpTransport {
  public:
   Result<net::HttpResponse> Get(const net::HttpRequest& request, const net::Deadline&) override {
     requests.push_back({request.url.Text(), request.address});
+    connect_timeouts.push_back(request.connect_timeout);
+    if (unreachable.count(request.address.ToString())) {
+      return Status::Error(net::kConnectFailed, "Couldn't connect to server");
+    }
+    if (broken.count(request.address.ToString())) {
+      return Status::Error("network_error", "TLS handshake failed");
+    }
     auto it = responses.find(request.url.Text());
     if (it == responses.end()) return Status::Error("network_error", "no fixture");
     net::HttpResponse response = it->second;
@@ -62,6 +70,9 @@ class FakeTransport : public net::HttpTransport {
   }
   std::map<std::string, net::HttpResponse> responses;
   std::vector<std::pair<std::string, url::IpAddress>> requests;
+  std::vector<std::chrono::milliseconds> connect_timeouts;
+  std::set<std::string> unreachable;  // addresses that refuse connections
+  std::set<std::string> broken;       // addresses that connect, then fail
 };
 
 net::HttpResponse Ok(std::string body, std::string type = "text/plain; charset=utf-8") {
@@ -149,11 +160,82 @@ TEST_CASE("Fetcher: refuses blocked literals and names before any lookup", "[net
   CHECK(h.transport.requests.empty());
 }
 
-TEST_CASE("Fetcher: does not special-case the Azure address in transport", "[net]") {
+TEST_CASE("Fetcher: refuses the Azure platform address as literal, answer and redirect", "[net]") {
   Harness h;
   h.resolver.answers["azure.example"] = {{Ip("168.63.129.16")}};
   h.transport.responses["http://azure.example/"] = Ok("x");
-  CHECK(h.Fetch("http://azure.example/").ok());
+  h.transport.responses["http://example.com/"] = Redirect("http://azure.example/");
+  h.transport.responses["http://example.com/literal"] = Redirect("http://168.63.129.16/");
+  auto literal = h.Fetch("http://168.63.129.16/");
+  CHECK(CodeOf(literal) == "blocked_address");
+  CHECK_THAT(literal.status().message(), Catch::Contains("Azure platform service address"));
+  auto answer = h.Fetch("http://azure.example/");
+  CHECK(CodeOf(answer) == "blocked_address");
+  CHECK_THAT(answer.status().message(), Catch::Contains("168.63.129.16 is the Azure"));
+  CHECK(h.transport.requests.empty());
+  CHECK(CodeOf(h.Fetch("http://example.com/")) == "redirect_blocked");
+  CHECK(CodeOf(h.Fetch("http://example.com/literal")) == "redirect_blocked");
+  CHECK(h.transport.requests.size() == 2);  // only the two public first hops
+}
+
+TEST_CASE("Fetcher: refuses ISATAP answers that embed a non-public IPv4", "[net]") {
+  Harness h;
+  h.resolver.answers["isatap.example"] = {{Ip("93.184.216.34"), Ip("2001:4860::5efe:a9fe:a9fe")}};
+  auto r = h.Fetch("http://isatap.example/");
+  CHECK(CodeOf(r) == "blocked_address");
+  CHECK_THAT(r.status().message(), Catch::Contains("169.254.169.254 is link-local"));
+  CHECK(h.transport.requests.empty());
+}
+
+TEST_CASE("Fetcher: tries a host's public answers in turn until one connects", "[net]") {
+  Harness h;
+  h.resolver.answers["multi.example"] = {
+      {Ip("93.184.216.1"), Ip("93.184.216.2"), Ip("2606:2800:220:1::1")}};
+  h.transport.responses["http://multi.example/"] = Ok("served");
+  h.transport.unreachable = {"93.184.216.1", "93.184.216.2"};
+  auto r = h.Fetch("http://multi.example/");
+  REQUIRE(r.ok());
+  CHECK(r->text == "served");
+  REQUIRE(h.transport.requests.size() == 3);
+  CHECK(h.transport.requests[0].second == Ip("93.184.216.1"));
+  CHECK(h.transport.requests[1].second == Ip("93.184.216.2"));
+  CHECK(h.transport.requests[2].second == Ip("2606:2800:220:1::1"));
+  // One deadline: each address may spend only its share of what is left on connecting.
+  CHECK(h.transport.connect_timeouts[0] == std::chrono::milliseconds(30'000));
+  CHECK(h.transport.connect_timeouts[1] == std::chrono::milliseconds(45'000));
+  CHECK(h.transport.connect_timeouts[2] == std::chrono::milliseconds(90'000));
+}
+
+TEST_CASE("Fetcher: reports network_error when no answer connects", "[net]") {
+  Harness h;
+  h.resolver.answers["down.example"] = {{Ip("93.184.216.1"), Ip("93.184.216.2")}};
+  h.transport.unreachable = {"93.184.216.1", "93.184.216.2"};
+  auto r = h.Fetch("http://down.example/");
+  CHECK(CodeOf(r) == "network_error");
+  CHECK(r.status().message() ==
+        "could not connect to any of the 2 addresses of down.example: Couldn't connect to server");
+  CHECK(h.transport.requests.size() == 2);
+  h.transport.unreachable = {"93.184.216.34"};
+  CHECK(h.Fetch("http://example.com/").status().message() ==
+        "could not connect to 93.184.216.34: Couldn't connect to server");
+}
+
+TEST_CASE("Fetcher: does not retry other answers after a connected failure", "[net]") {
+  Harness h;
+  h.resolver.answers["multi.example"] = {{Ip("93.184.216.1"), Ip("93.184.216.2")}};
+  h.transport.responses["http://multi.example/"] = Ok("served");
+  h.transport.broken = {"93.184.216.1"};
+  CHECK(CodeOf(h.Fetch("http://multi.example/")) == "network_error");
+  CHECK(h.transport.requests.size() == 1);
+}
+
+TEST_CASE("Fetcher: the deadline ends the search for a connecting answer", "[net]") {
+  Harness h;
+  h.resolver.answers["multi.example"] = {{Ip("93.184.216.1"), Ip("93.184.216.2")}};
+  h.resolver.delay = std::chrono::milliseconds(90'001);
+  h.transport.responses["http://multi.example/"] = Ok("served");
+  CHECK(CodeOf(h.Fetch("http://multi.example/")) == "request_timeout");
+  CHECK(h.transport.requests.empty());
 }
 
 TEST_CASE("Fetcher: passes DNS failures through", "[net]") {
@@ -327,4 +409,37 @@ TEST_CASE("FetchJson: success and failure shapes", "[net]") {
   Result<net::FetchResult> failed = Status::Error("dns_failure", "x does not exist");
   CHECK(net::RenderJsonLine(net::FetchResultToJson(failed)) ==
         "{\"ok\":false,\"error\":{\"code\":\"dns_failure\",\"message\":\"x does not exist\"}}");
+}
+
+TEST_CASE("Fetcher: a failure keeps what was learned before it", "[net]") {
+  Harness h;
+  net::HttpResponse not_found = Ok("nope", "text/html");
+  not_found.status = 404;
+  h.transport.responses["http://example.com/old"] = Redirect("/new", 301);
+  h.transport.responses["http://example.com/new"] = not_found;
+  h.transport.responses["http://example.com/bad"] = Redirect("http://127.0.0.1/");
+  net::Fetcher fetcher(h.resolver, h.transport, h.clock, h.extractor);
+
+  auto missing = fetcher.Fetch("http://EXAMPLE.com/old", net::ExtractFormat::kText);
+  CHECK(CodeOf(missing) == "http_error");
+  CHECK(fetcher.trace().url == "http://example.com/old");
+  CHECK(fetcher.trace().final_url == "http://example.com/new");
+  CHECK(fetcher.trace().http_status == 404);
+  CHECK(net::RenderJsonLine(net::FetchResultToJson(missing, fetcher.trace())) ==
+        "{\"ok\":false,\"error\":{\"code\":\"http_error\",\"message\":\"HTTP status 404\"},"
+        "\"url\":\"http://example.com/old\",\"final_url\":\"http://example.com/new\","
+        "\"http_status\":404}");
+
+  CHECK(CodeOf(fetcher.Fetch("http://example.com/bad", net::ExtractFormat::kText)) ==
+        "redirect_blocked");
+  CHECK(fetcher.trace().final_url == "http://example.com/bad");  // the hop that redirected
+  CHECK(fetcher.trace().http_status == 302);
+
+  CHECK(CodeOf(fetcher.Fetch("http://127.0.0.1/", net::ExtractFormat::kText)) == "blocked_address");
+  CHECK(fetcher.trace().url.empty());  // a refused input is never echoed back
+  CHECK(fetcher.trace().http_status == 0);
+  CHECK(CodeOf(fetcher.Fetch("http://missing.example/", net::ExtractFormat::kText)) ==
+        "dns_failure");
+  CHECK(fetcher.trace().url == "http://missing.example/");
+  CHECK(fetcher.trace().final_url.empty());
 }

@@ -198,6 +198,31 @@ TEST_CASE("ChildEnvironment: built from the parent's, order kept, version check 
                                  "PI_SKIP_VERSION_CHECK=1"});
 }
 
+// An admitted openai route is the ChatGPT subscription OAuth stored in the agent directory's
+// auth.json. Pi lets a stored credential own its provider and reads OPENAI_API_KEY only when
+// nothing is stored, so a child that keeps the credential store (PI_CODING_AGENT_DIR, or HOME for
+// the default ~/.pi/agent) and loses every metered key can only use that same OAuth credential:
+// if it were gone, the child would fail for want of a key instead of falling back to metering.
+TEST_CASE("ChildEnvironment: an openai subscription child keeps the credential store only") {
+  const std::vector<std::string> parent = {"HOME=/home/u",
+                                           "PI_CODING_AGENT_DIR=/home/u/.pi/agent",
+                                           "OPENAI_API_KEY=sk-metered",
+                                           "OPENAI_BASE_URL=https://proxy.example.com/v1",
+                                           "OPENAI_ORG_ID=org-1",
+                                           "PI_API_KEY=sk-2",
+                                           "PI_PROVIDER=openai",
+                                           "AZURE_OPENAI_API_KEY=az",
+                                           "PATH=/usr/bin"};
+  const std::vector<std::string> child = BuildChildEnvironment(parent, "openai-responses");
+  CHECK(child == std::vector<std::string>{"HOME=/home/u", "PI_CODING_AGENT_DIR=/home/u/.pi/agent",
+                                          "PATH=/usr/bin", "PI_SKIP_VERSION_CHECK=1"});
+  for (const std::string& entry : child) {
+    INFO(entry);
+    CHECK(entry.find("sk-") == std::string::npos);
+    CHECK(entry.rfind("OPENAI", 0) == std::string::npos);
+  }
+}
+
 TEST_CASE("ChildEnvironment: Anthropic routes default PI_CACHE_RETENTION to long") {
   struct Row {
     const char* api;

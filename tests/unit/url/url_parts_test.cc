@@ -40,7 +40,9 @@ TEST_CASE("AddressClass: classifies every range by its boundaries", "[url]") {
       {"240.0.0.0", AddressClass::kReserved},
       {"255.255.255.254", AddressClass::kReserved},
       {"255.255.255.255", AddressClass::kBroadcast},
-      {"168.63.129.16", AddressClass::kPublic},
+      {"168.63.129.15", AddressClass::kPublic},
+      {"168.63.129.16", AddressClass::kAzurePlatform},
+      {"168.63.129.17", AddressClass::kPublic},
       {"93.184.216.34", AddressClass::kPublic},
       {"::", AddressClass::kUnspecified},
       {"::1", AddressClass::kLoopback},
@@ -131,12 +133,65 @@ TEST_CASE("CanonicalUrl: resolves redirect references", "[url]") {
   }
 }
 
-TEST_CASE("UrlPolicy: transport checks do not special-case the Azure platform address", "[url]") {
-  auto ip = url::ParseIpAddress("168.63.129.16");
-  CHECK(url::CheckTransportAddress(*ip).ok());
-  CHECK(url::CheckTransportUrl("http://168.63.129.16/").ok());
-  CHECK(url::CanonicalizeDeclaredSource("http://168.63.129.16/").status().code() ==
+TEST_CASE("UrlPolicy: transport checks refuse the Azure platform address", "[url]") {
+  auto status = url::CheckTransportAddress(*url::ParseIpAddress("168.63.129.16"));
+  CHECK(status.code() == "blocked_address");
+  CHECK(status.message() ==
+        "must be a public http(s) URL: 168.63.129.16 is the Azure platform service address "
+        "(WireServer)");
+  for (const char* u : {"http://168.63.129.16/", "http://0xa8.0x3f.0x81.0x10/",
+                        "http://2822734096/", "https://168.63.129.16:32526/"}) {
+    INFO(u);
+    CHECK(url::CheckTransportUrl(u).status().code() == "blocked_address");
+    CHECK(url::CanonicalizeDeclaredSource(u).status().code() == "blocked_address");
+  }
+  CHECK(url::CheckTransportAddress(*url::ParseIpAddress("168.63.129.17")).ok());
+}
+
+TEST_CASE("AddressClass: ISATAP interface ids embedding a non-public IPv4 are refused", "[url]") {
+  struct Case {
+    const char* address;
+    const char* refusal;  // "" when public
+  };
+  const std::vector<Case> cases = {
+      {"2001:4860:1:2:0:5efe:7f00:1", "(127.0.0.1 is loopback)"},
+      {"2001:4860:1:2:200:5efe:7f00:1", "(127.0.0.1 is loopback)"},
+      {"2001:4860:1:2:100:5efe:a00:1", "(10.0.0.1 is private (RFC 1918))"},
+      {"2001:4860:1:2:300:5efe:c0a8:101", "(192.168.1.1 is private (RFC 1918))"},
+      {"2001:4860::5efe:a9fe:a9fe", "(169.254.169.254 is link-local)"},
+      {"2001:4860::200:5efe:a83f:8110", "(168.63.129.16 is the Azure platform service address"},
+      {"2a00:1450:4001:800:0:5efe:0:0", "(0.0.0.0 is unspecified)"},
+      // Public embedded addresses and ids that only look similar stay public.
+      {"2001:4860:1:2:0:5efe:808:808", ""},
+      {"2001:4860:1:2:200:5efe:5db8:d70e", ""},
+      {"2001:4860:1:2:400:5efe:7f00:1", ""},
+      {"2001:4860:1:2:0:5eff:7f00:1", ""},
+      {"2001:4860:1:2:1:5efe:7f00:1", ""},
+      {"2001:4860:1:2:0:0:7f00:1", ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.address);
+    auto address = url::ParseIpAddress(c.address);
+    REQUIRE(address.has_value());
+    auto status = url::CheckTransportAddress(*address);
+    if (std::string(c.refusal).empty()) {
+      CHECK(url::ClassifyAddress(*address) == AddressClass::kPublic);
+      CHECK(status.ok());
+    } else {
+      CHECK(url::ClassifyAddress(*address) == AddressClass::kIsatap);
+      CHECK(status.code() == "blocked_address");
+      CHECK_THAT(status.message(),
+                 Catch::Contains("is ISATAP embedding a non-public IPv4 address " +
+                                 std::string(c.refusal)));
+      // The same address refused as a URL literal, in any spelling.
+      CHECK(url::CheckTransportUrl("http://[" + std::string(c.address) + "]/").status().code() ==
+            "blocked_address");
+    }
+  }
+  // Dotted notation of the embedded address is read the same way.
+  CHECK(url::CheckTransportUrl("http://[2001:4860:1:2:0:5efe:127.0.0.1]/").status().code() ==
         "blocked_address");
+  CHECK_FALSE(url::IsatapEmbeddedIpv4(*url::ParseIpAddress("8.8.8.8")).has_value());
 }
 
 TEST_CASE("UrlPolicy: transport address check names the class", "[url]") {

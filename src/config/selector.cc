@@ -1,0 +1,378 @@
+#include "config/selector.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace pi_fusion::config {
+namespace {
+
+constexpr std::string_view kUnavailableReason =
+    "is not available in Pi's model registry (unknown model, or its provider has no "
+    "credentials).";
+
+const ModelInfo* FindModel(const std::vector<ModelInfo>& models, const std::string& qualified) {
+  for (const ModelInfo& m : models) {
+    if (m.QualifiedId() == qualified) return &m;
+  }
+  return nullptr;
+}
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) {
+    return static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  });
+  return out;
+}
+
+bool HasControlCharacter(std::string_view text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+// Removes the last UTF-8 code point (continuation bytes are 10xxxxxx).
+void PopCodePoint(std::string& text) {
+  while (!text.empty()) {
+    const unsigned char c = static_cast<unsigned char>(text.back());
+    text.pop_back();
+    if ((c & 0xC0) != 0x80) return;
+  }
+}
+
+std::string PadLabel(std::string_view label) {
+  std::string out(label);
+  out.resize(std::max<size_t>(out.size(), 13), ' ');
+  return out;
+}
+
+std::string JoinNumbers(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+Selector::Selector(const ConfigStore& store, RegistrySnapshot registry)
+    : store_(store), registry_(std::move(registry)) {
+  Result<LoadedConfig> loaded = store_.Load();
+  if (loaded.ok()) {
+    loaded_config_ = loaded->config;
+    revision_ = loaded->revision;
+  } else {
+    // Keep the invalid file's revision: replacing it is allowed only after a confirmation, and
+    // only if nobody changed it in the meantime.
+    load_error_ = loaded.status().message();
+    Result<Revision> current = store_.CurrentRevision();
+    if (current.ok()) {
+      revision_ = *current;
+    } else {
+      revision_error_ = current.status().message();
+    }
+  }
+  config_ = loaded_config_;
+}
+
+SelectorOutcome Selector::HandleKey(SelectorKey key, std::string_view text) {
+  if (outcome_ != SelectorOutcome::kOpen) return outcome_;
+  if (key == SelectorKey::kText && (text.empty() || HasControlCharacter(text))) return outcome_;
+  message_.clear();
+  switch (view_) {
+    case View::kSlots:
+      return SlotsKey(key, text);
+    case View::kList:
+      return ListKey(key, text);
+    case View::kConfirmReplace:
+      break;
+  }
+  return ConfirmKey(key, text);
+}
+
+SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
+  const size_t count = kAllSlots.size();
+  switch (key) {
+    case SelectorKey::kUp:
+      focus_ = (focus_ + count - 1) % count;
+      break;
+    case SelectorKey::kDown:
+      focus_ = (focus_ + 1) % count;
+      break;
+    case SelectorKey::kEnter:
+      OpenList();
+      break;
+    case SelectorKey::kEscape:
+      outcome_ = SelectorOutcome::kClosed;
+      break;
+    case SelectorKey::kBackspace:
+      break;
+    case SelectorKey::kText:
+      if (text == "q") {
+        outcome_ = SelectorOutcome::kClosed;
+      } else if (text == "r") {
+        config_.selection(kAllSlots[focus_]) = std::string(kCurrentSelection);
+        SetMessage(std::string(SlotLabel(kAllSlots[focus_])) + " reset to $current.", "muted");
+      } else if (text == "s") {
+        if (load_error_.empty()) {
+          Save();
+        } else {
+          view_ = View::kConfirmReplace;
+        }
+      }
+      break;
+  }
+  return outcome_;
+}
+
+SelectorOutcome Selector::ListKey(SelectorKey key, std::string_view text) {
+  const std::vector<Entry> entries = FilteredEntries();
+  switch (key) {
+    case SelectorKey::kUp:
+      if (!entries.empty()) cursor_ = (cursor_ + entries.size() - 1) % entries.size();
+      break;
+    case SelectorKey::kDown:
+      if (!entries.empty()) cursor_ = (cursor_ + 1) % entries.size();
+      break;
+    case SelectorKey::kEscape:
+      view_ = View::kSlots;
+      break;
+    case SelectorKey::kBackspace:
+      PopCodePoint(filter_);
+      cursor_ = 0;
+      break;
+    case SelectorKey::kText:
+      filter_ += text;
+      cursor_ = 0;
+      break;
+    case SelectorKey::kEnter: {
+      if (entries.empty()) break;
+      const Entry& entry = entries[std::min(cursor_, entries.size() - 1)];
+      if (entry.refusal) {
+        SetMessage("Cannot pick " + entry.selection + ": it " + *entry.refusal, "error");
+        break;
+      }
+      config_.selection(kAllSlots[focus_]) = entry.selection;
+      view_ = View::kSlots;
+      break;
+    }
+  }
+  return outcome_;
+}
+
+SelectorOutcome Selector::ConfirmKey(SelectorKey key, std::string_view text) {
+  if (key == SelectorKey::kText && text == "y") {
+    view_ = View::kSlots;
+    Save();
+  } else if (key == SelectorKey::kEscape || (key == SelectorKey::kText && text == "n")) {
+    view_ = View::kSlots;
+  }
+  return outcome_;
+}
+
+void Selector::OpenList() {
+  view_ = View::kList;
+  filter_.clear();
+  cursor_ = 0;
+  const std::vector<Entry> entries = FilteredEntries();
+  const std::string& chosen = config_.selection(kAllSlots[focus_]);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].selection == chosen) {
+      cursor_ = i;
+      break;
+    }
+  }
+}
+
+void Selector::Save() {
+  if (!revision_) {
+    SetMessage("Not saved: " + revision_error_, "error");
+    return;
+  }
+  Result<Revision> saved = store_.Save(config_, *revision_);
+  if (!saved.ok()) {
+    const bool conflict = saved.status().code() == kConfigConflict;
+    SetMessage(
+        (conflict ? "Conflict, nothing was written: " : "Not saved: ") + saved.status().message(),
+        "error");
+    return;
+  }
+  revision_ = *saved;
+  load_error_.clear();
+  outcome_ = SelectorOutcome::kSaved;
+}
+
+void Selector::SetMessage(std::string text, std::string style) {
+  message_ = std::move(text);
+  message_style_ = std::move(style);
+}
+
+std::vector<Selector::Entry> Selector::AllEntries() const {
+  std::vector<Entry> entries;
+  entries.push_back({std::string(kCurrentSelection),
+                     registry_.current
+                         ? "the session's model, now " + registry_.current->QualifiedId()
+                         : "the session's model (none is selected now)",
+                     std::nullopt, false});
+  std::vector<const ModelInfo*> available;
+  for (const ModelInfo& m : registry_.models) available.push_back(&m);
+  std::stable_sort(available.begin(), available.end(), [](const ModelInfo* a, const ModelInfo* b) {
+    return a->QualifiedId() < b->QualifiedId();
+  });
+  for (const ModelInfo* m : available) {
+    entries.push_back({m->QualifiedId(), m->name != m->id ? m->name : "", RouteRefusal(*m), false});
+  }
+  for (Slot slot : kAllSlots) {
+    const std::string& selection = loaded_config_.selection(slot);
+    if (selection == kCurrentSelection || FindModel(registry_.models, selection)) continue;
+    const bool listed = std::any_of(entries.begin(), entries.end(),
+                                    [&](const Entry& e) { return e.selection == selection; });
+    if (!listed) entries.push_back({selection, "", std::string(kUnavailableReason), true});
+  }
+  return entries;
+}
+
+std::vector<Selector::Entry> Selector::FilteredEntries() const {
+  std::vector<Entry> entries = AllEntries();
+  if (filter_.empty()) return entries;
+  const std::string needle = AsciiLower(filter_);
+  std::erase_if(entries, [&](const Entry& e) {
+    return AsciiLower(e.selection + " " + e.detail).find(needle) == std::string::npos;
+  });
+  return entries;
+}
+
+std::string Selector::SlotProblem(const std::string& selection) const {
+  if (selection == kCurrentSelection) {
+    if (!registry_.current) return "the session has no current model now";
+    if (std::optional<std::string> refusal = RouteRefusal(*registry_.current)) {
+      return "refused now: " + registry_.current->QualifiedId() + " " + *refusal;
+    }
+    return "";
+  }
+  const ModelInfo* model = FindModel(registry_.models, selection);
+  if (!model) return "unavailable: " + selection + " " + std::string(kUnavailableReason);
+  if (std::optional<std::string> refusal = RouteRefusal(*model)) {
+    return "refused: " + selection + " " + *refusal;
+  }
+  return "";
+}
+
+std::string Selector::Effective(const std::string& selection) const {
+  if (selection == kCurrentSelection && registry_.current) return registry_.current->QualifiedId();
+  return selection;
+}
+
+std::vector<std::string> Selector::TopologyNotes() const {
+  std::vector<std::string> notes;
+  const std::string first = Effective(config_.selection(Slot::kCandidate1));
+  const bool one_model = std::all_of(kAllSlots.begin(), kAllSlots.end(), [&](Slot slot) {
+    return Effective(config_.selection(slot)) == first;
+  });
+  if (one_model) notes.push_back("Five slots, one model: no diversity (" + first + ").");
+  for (Slot judge : {Slot::kEvaluator, Slot::kMerger}) {
+    const std::string model = Effective(config_.selection(judge));
+    std::vector<std::string> same;
+    for (Slot candidate : {Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3}) {
+      if (Effective(config_.selection(candidate)) == model) {
+        same.push_back(std::string(SlotLabel(candidate)).substr(std::string("Candidate ").size()));
+      }
+    }
+    if (same.empty()) continue;
+    notes.push_back(std::string(SlotLabel(judge)) + " uses the same model as Candidate" +
+                    (same.size() > 1 ? "s " : " ") + JoinNumbers(same) + " (" + model +
+                    "): self-preference risk.");
+  }
+  return notes;
+}
+
+std::vector<SelectorLine> Selector::Render() const {
+  std::vector<SelectorLine> out;
+  switch (view_) {
+    case View::kSlots:
+      RenderSlots(out);
+      break;
+    case View::kList:
+      RenderList(out);
+      break;
+    case View::kConfirmReplace:
+      RenderConfirm(out);
+      break;
+  }
+  if (!message_.empty()) out.push_back({message_, message_style_});
+  return out;
+}
+
+void Selector::RenderSlots(std::vector<SelectorLine>& out) const {
+  out.push_back({"Fusion models: " + store_.path(), "accent"});
+  if (!load_error_.empty()) {
+    out.push_back({load_error_, "error"});
+    out.push_back({"Saving replaces this file (you will be asked to confirm).", "warning"});
+  }
+  out.push_back({"", "text"});
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
+    const std::string& selection = config_.selection(kAllSlots[i]);
+    std::string shown = selection;
+    if (selection == kCurrentSelection) {
+      shown += registry_.current ? " (" + registry_.current->QualifiedId() + ")" : " (none now)";
+    }
+    out.push_back({(i == focus_ ? "> " : "  ") + PadLabel(SlotLabel(kAllSlots[i])) + shown,
+                   i == focus_ ? "accent" : "text"});
+    if (std::string problem = SlotProblem(selection); !problem.empty()) {
+      out.push_back({"    " + problem, "warning"});
+    }
+  }
+  const std::vector<std::string> notes = TopologyNotes();
+  if (!notes.empty()) {
+    out.push_back({"", "text"});
+    out.push_back({"Notes:", "muted"});
+    for (const std::string& note : notes) out.push_back({"  " + note, "warning"});
+  }
+  out.push_back({"", "text"});
+  out.push_back(
+      {"↑/↓ move · Enter choose a model · r reset to $current · s save and close · "
+       "Esc/q close without saving",
+       "dim"});
+}
+
+void Selector::RenderList(std::vector<SelectorLine>& out) const {
+  const std::vector<Entry> entries = FilteredEntries();
+  out.push_back({"Fusion models: choose the model for " + std::string(SlotLabel(kAllSlots[focus_])),
+                 "accent"});
+  out.push_back({"Filter: " + filter_ + "_", "text"});
+  if (entries.empty()) out.push_back({"  (no model matches the filter)", "muted"});
+  const size_t cursor = entries.empty() ? 0 : std::min(cursor_, entries.size() - 1);
+  const size_t first = cursor < kSelectorListRows ? 0 : cursor - kSelectorListRows + 1;
+  const size_t last = std::min(entries.size(), first + kSelectorListRows);
+  if (first > 0) out.push_back({"  ↑ " + std::to_string(first) + " more", "dim"});
+  for (size_t i = first; i < last; ++i) {
+    const Entry& e = entries[i];
+    std::string text = (i == cursor ? "> " : "  ") + e.selection;
+    if (!e.detail.empty()) text += "  " + e.detail;
+    if (e.refusal) text += e.unavailable ? "  [unavailable]" : "  [refused]";
+    out.push_back({text, i == cursor ? "accent" : (e.refusal ? "dim" : "text")});
+  }
+  if (last < entries.size()) {
+    out.push_back({"  ↓ " + std::to_string(entries.size() - last) + " more", "dim"});
+  }
+  if (!entries.empty() && entries[cursor].refusal) {
+    out.push_back({"", "text"});
+    out.push_back(
+        {entries[cursor].selection + " " + *entries[cursor].refusal + " It cannot be picked.",
+         "warning"});
+  }
+  out.push_back({"", "text"});
+  out.push_back(
+      {"type to filter · Backspace edit filter · ↑/↓ move · Enter pick · Esc back", "dim"});
+}
+
+void Selector::RenderConfirm(std::vector<SelectorLine>& out) const {
+  out.push_back({"Fusion models: replace the invalid file " + store_.path() + "?", "warning"});
+  out.push_back({load_error_, "error"});
+  out.push_back(
+      {"Saving writes a fresh file with the five slots you chose; the old contents are "
+       "lost.",
+       "text"});
+  out.push_back({"", "text"});
+  out.push_back({"y replace the file · n or Esc go back", "dim"});
+}
+
+}  // namespace pi_fusion::config

@@ -1,0 +1,106 @@
+// The /fusion-models selector as a plain state machine: keys in, styled lines out.
+//
+// The binding feeds it keys the TUI module translated from the terminal and draws the lines it
+// returns; every decision is made here, so the whole interaction is unit-tested without a
+// terminal. Views:
+//   slots    the five slots with their choice, the absolute config path, topology notes and the
+//            last message. Up/Down move, Enter opens the list, `r` resets the slot to $current,
+//            `s` saves and closes, Esc or `q` closes without writing.
+//   list     the models for the focused slot: $current, the available models sorted by
+//            provider/model, then configured-but-unavailable ones. Typing filters (case-insensitive
+//            substring of provider/model and name), Backspace edits the filter, Up/Down move,
+//            Enter picks, Esc goes back. A model the route policy refuses, or one not available,
+//            is shown with the reason and cannot be picked.
+//   confirm  shown by `s` when the file on disk is invalid: `y` replaces it, `n` or Esc goes back.
+// Saving goes through ConfigStore: lock, revision check against the revision seen at load, atomic
+// write. A conflict writes nothing and keeps the selector open with the store's message.
+//
+// Not thread-safe: one selector belongs to one interaction on one thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config_store.h"
+#include "config/route_admission.h"
+
+namespace pi_fusion::config {
+
+enum class SelectorKey { kUp, kDown, kEnter, kEscape, kBackspace, kText };
+
+// One rendered line. `style` is a theme colour token of Pi's TUI ("accent", "muted", "dim",
+// "warning", "error", "success", "text"); the TUI module applies it and fits the line to the width.
+struct SelectorLine {
+  std::string text;
+  std::string style;
+  bool operator==(const SelectorLine&) const = default;
+};
+
+enum class SelectorOutcome { kOpen, kSaved, kClosed };
+
+// The list shows at most this many model rows; the window follows the highlighted row.
+inline constexpr size_t kSelectorListRows = 12;
+
+class Selector {
+ public:
+  // Loads the file through `store` (which must outlive the selector). `registry.models` are the
+  // models Pi can use now (getAvailable()), `registry.current` the session's model.
+  Selector(const ConfigStore& store, RegistrySnapshot registry);
+
+  // Applies one key. `text` is the typed text for kText (ignored otherwise); text with control
+  // characters is ignored, so stray escape sequences never reach the filter.
+  SelectorOutcome HandleKey(SelectorKey key, std::string_view text = {});
+
+  std::vector<SelectorLine> Render() const;
+
+  SelectorOutcome outcome() const { return outcome_; }
+  const ModelsConfig& config() const { return config_; }
+  const std::string& path() const { return store_.path(); }
+
+ private:
+  enum class View { kSlots, kList, kConfirmReplace };
+  struct Entry {
+    std::string selection;               // "$current" or "provider/model"
+    std::string detail;                  // model name, or what $current means now
+    std::optional<std::string> refusal;  // why it cannot be picked
+    bool unavailable = false;            // configured, but not among the available models
+  };
+
+  SelectorOutcome SlotsKey(SelectorKey key, std::string_view text);
+  SelectorOutcome ListKey(SelectorKey key, std::string_view text);
+  SelectorOutcome ConfirmKey(SelectorKey key, std::string_view text);
+  void OpenList();
+  void Save();
+  void SetMessage(std::string text, std::string style);
+
+  std::vector<Entry> AllEntries() const;
+  std::vector<Entry> FilteredEntries() const;
+  // Why `selection` could not run now ("" when it could); shown beside the slot.
+  std::string SlotProblem(const std::string& selection) const;
+  std::string Effective(const std::string& selection) const;  // $current -> the current model
+  std::vector<std::string> TopologyNotes() const;
+
+  void RenderSlots(std::vector<SelectorLine>& out) const;
+  void RenderList(std::vector<SelectorLine>& out) const;
+  void RenderConfirm(std::vector<SelectorLine>& out) const;
+
+  const ConfigStore& store_;
+  RegistrySnapshot registry_;
+  ModelsConfig loaded_config_;        // as found on disk (defaults when missing or invalid)
+  ModelsConfig config_;               // the working copy
+  std::optional<Revision> revision_;  // what a save must find on disk; none: cannot save
+  std::string load_error_;            // the invalid file's message, shown until replaced
+  std::string revision_error_;        // why the file's revision could not be read
+
+  View view_ = View::kSlots;
+  size_t focus_ = 0;  // index into kAllSlots
+  std::string filter_;
+  size_t cursor_ = 0;  // index into FilteredEntries()
+  std::string message_;
+  std::string message_style_;
+  SelectorOutcome outcome_ = SelectorOutcome::kOpen;
+};
+
+}  // namespace pi_fusion::config

@@ -1,0 +1,81 @@
+#include "core/json_text.h"
+
+namespace pi_fusion {
+namespace {
+
+constexpr std::string_view kReplacementEscape = "\\ufffd";
+
+// The value of the four hex digits at text[pos..pos+4), or -1.
+int HexQuad(std::string_view text, size_t pos) {
+  if (pos + 4 > text.size()) return -1;
+  int value = 0;
+  for (size_t i = pos; i < pos + 4; ++i) {
+    const char c = text[i];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+bool IsHigh(int unit) { return unit >= 0xD800 && unit <= 0xDBFF; }
+bool IsLow(int unit) { return unit >= 0xDC00 && unit <= 0xDFFF; }
+
+// The code unit of a "\uXXXX" escape starting at text[pos], or -1.
+int EscapedUnit(std::string_view text, size_t pos) {
+  if (pos + 1 >= text.size() || text[pos] != '\\' || text[pos + 1] != 'u') return -1;
+  return HexQuad(text, pos + 2);
+}
+
+}  // namespace
+
+std::string ReplaceLoneSurrogateEscapes(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '\\' || i + 1 >= text.size()) {
+      out.push_back(text[i++]);
+      continue;
+    }
+    const int unit = EscapedUnit(text, i);
+    if (unit < 0) {  // any other escape, copied whole so "\\" never starts a new one
+      out.append(text.substr(i, 2));
+      i += 2;
+      continue;
+    }
+    if (IsHigh(unit) && IsLow(EscapedUnit(text, i + 6))) {
+      out.append(text.substr(i, 12));
+      i += 12;
+    } else if (IsHigh(unit) || IsLow(unit)) {
+      out.append(kReplacementEscape);
+      i += 6;
+    } else {
+      out.append(text.substr(i, 6));
+      i += 6;
+    }
+  }
+  return out;
+}
+
+Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& code) {
+  const std::string repaired = ReplaceLoneSurrogateEscapes(text);
+  nlohmann::json value = nlohmann::json::parse(repaired, nullptr, /*allow_exceptions=*/false);
+  if (!value.is_discarded()) return value;
+  // Find where it broke without quoting the input (it may be a model's text).
+  size_t position = 0;
+  try {
+    (void)nlohmann::json::parse(repaired);
+  } catch (const nlohmann::json::parse_error& e) {
+    position = e.byte;
+  } catch (const std::exception&) {
+  }
+  return Status::Error(code, "the value is not valid JSON text (parse error at byte " +
+                                 std::to_string(position) + " of " +
+                                 std::to_string(repaired.size()) + ")");
+}
+
+}  // namespace pi_fusion

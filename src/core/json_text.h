@@ -1,0 +1,28 @@
+// Total conversions of JSON text that crosses from JavaScript into the core.
+//
+// JavaScript strings are UTF-16 and may hold a lone surrogate ("\ud800"), which a model can put in
+// a tool argument or a conversation. JSON.stringify then writes the escape "\ud800", which is not
+// valid JSON for any UTF-8 parser: nlohmann::json throws on it. Every JSON text that comes from the
+// host goes through ParseHostJson, which never throws. Thread-compatible, no state.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+
+namespace pi_fusion {
+
+// `text` with every escaped lone UTF-16 surrogate (a high surrogate not followed by an escaped low
+// one, or a low surrogate on its own) replaced by the escape of U+FFFD. Valid pairs, other escapes
+// and all bytes outside escapes are kept as they are.
+std::string ReplaceLoneSurrogateEscapes(std::string_view text);
+
+// Parses JSON text produced by the host (JSON.stringify) after ReplaceLoneSurrogateEscapes.
+// Never throws: text that still does not parse (invalid UTF-8, truncated) is an error with
+// `code` and a message giving only the byte position, never the text itself.
+Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& code);
+
+}  // namespace pi_fusion

@@ -1,0 +1,49 @@
+// The validation report `merged.md`, rendered by the host from the validated accounting after
+// the merger (the merger contributes only the summary's prose):
+//
+//   # Validation report
+//   ## Summary                     the merger's text (SanitizeBlockMarkdown)
+//   ## Findings                    one `### <severity>: <summary>` per group with the bullets
+//                                  Location, Evidence, Impact, Inclusion rationale; ordered by
+//                                  severity (critical, high, minor), then location (bytewise),
+//                                  then the group's smallest source id; "No findings." if none
+//   ## Excluded source findings    `- <id> (<severity>, <location>): <summary> — <rationale>`
+//                                  in source id order; "None." if none
+//   ## Verified                    the reviewers' items, de-duplicated; "None." if none
+//   ## Limitations                 the reviewers' items, de-duplicated, then the host's own
+//                                  (dropped reviewers, recovered fences); "None." if none
+//
+// Every model-written value passes SanitizeInlineMarkdown (one line) and the summary
+// SanitizeBlockMarkdown, so no model text can open a heading or a section of its own.
+//
+// Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "workflow/validation_accounting.h"
+#include "workflow/validation_findings.h"
+
+namespace pi_fusion::workflow {
+
+struct ValidationRenderInput {
+  std::string summary;                   // the merger's stdout
+  std::vector<AnonymousReport> reports;  // the usable reports (verified and limitations)
+  std::vector<SourceFinding> sources;    // AssignFindingIds(reports)
+  ValidationAccounting accounting;       // validated against `sources`
+  std::vector<std::string> host_limitations;
+};
+
+// REQUIRES: `accounting` passed CheckValidationAccounting against SourceFindingIds(sources).
+std::string RenderValidationReport(const ValidationRenderInput& input);
+
+// The host's limitation for a reviewer dropped under the minority rule, e.g. "The reviewer in
+// candidate slot 2 produced no usable report and was dropped; … (child_timeout: …)."
+std::string DroppedReviewerLimitation(int slot, const std::string& code,
+                                      const std::string& message);
+
+// The host's limitation for a report recovered from its ```json fence.
+std::string RecoveredFenceLimitation(const std::string& candidate_id, int slot, int attempt);
+
+}  // namespace pi_fusion::workflow

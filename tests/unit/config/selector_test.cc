@@ -1,0 +1,312 @@
+// The /fusion-models selector state machine, driven key by key against a real config file in a
+// temp dir.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/selector.h"
+#include "core/file_system.h"
+#include "temp_dir.h"
+
+namespace pi_fusion::config {
+namespace {
+
+ModelInfo Local(std::string provider, std::string id, int64_t window = 65536) {
+  ModelInfo m;
+  m.provider = std::move(provider);
+  m.id = std::move(id);
+  m.name = m.id;
+  m.api = "openai-completions";
+  m.base_url = "http://127.0.0.1:8080/v1";
+  m.context_window = window;
+  return m;
+}
+
+ModelInfo OpenAiKey() {
+  ModelInfo m = Local("openai", "gpt-4o");
+  m.name = "GPT-4o";
+  m.base_url = "https://api.openai.com/v1";
+  return m;
+}
+
+// Deliberately unsorted: the list sorts by provider/model.
+RegistrySnapshot Registry(bool with_current = true) {
+  RegistrySnapshot r;
+  r.models = {Local("scripted", "scripted-b"), OpenAiKey(), Local("scripted", "scripted-a"),
+              Local("alpha", "tiny", 0)};
+  if (with_current) r.current = Local("scripted", "scripted-a");
+  r.thinking_level = "high";
+  return r;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void Spit(const std::string& path, const std::string& bytes) { std::ofstream(path) << bytes; }
+
+std::vector<std::string> Texts(const Selector& selector) {
+  std::vector<std::string> out;
+  for (const SelectorLine& line : selector.Render()) out.push_back(line.text);
+  return out;
+}
+
+bool Shows(const Selector& selector, std::string_view needle) {
+  const std::vector<std::string> texts = Texts(selector);
+  return std::any_of(texts.begin(), texts.end(),
+                     [&](const std::string& t) { return t.find(needle) != std::string::npos; });
+}
+
+// The model rows of the list view, in order, without the cursor marker or details.
+std::vector<std::string> ListRows(const Selector& selector) {
+  std::vector<std::string> rows;
+  const std::vector<std::string> texts = Texts(selector);
+  for (size_t i = 2; i < texts.size() && !texts[i].empty(); ++i) {
+    if (texts[i].rfind("  ↑", 0) == 0 || texts[i].rfind("  ↓", 0) == 0) continue;
+    const std::string row = texts[i].substr(2);
+    rows.push_back(row.substr(0, row.find("  ")));
+  }
+  return rows;
+}
+
+void Type(Selector& selector, std::string_view text) {
+  selector.HandleKey(SelectorKey::kText, text);
+}
+
+struct Fixture {
+  TempDir dir;
+  ConfigStore store{dir.path() + "/agent", PosixFileSystem(), SystemLockClock()};
+};
+
+TEST_CASE("Selector: five slots, the absolute path and $current for a missing file") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  const std::vector<std::string> texts = Texts(selector);
+  CHECK(texts[0] == "Fusion models: " + f.dir.path() + "/agent/fusion-models.json");
+  CHECK(Shows(selector, "> Candidate 1  $current (scripted/scripted-a)"));
+  for (const char* label : {"  Candidate 2", "  Candidate 3", "  Evaluator", "  Merger"}) {
+    CHECK(Shows(selector, std::string(label)));
+  }
+  CHECK(Shows(selector, "s save and close"));
+  CHECK(selector.outcome() == SelectorOutcome::kOpen);
+}
+
+TEST_CASE("Selector: Esc and q close without writing") {
+  Fixture f;
+  for (bool escape : {true, false}) {
+    Selector selector(f.store, Registry());
+    selector.HandleKey(SelectorKey::kEnter);
+    Type(selector, "scripted-b");
+    selector.HandleKey(SelectorKey::kEnter);  // a pick in the working copy only
+    CHECK(selector.config().candidates[0] != "$current");
+    if (escape) {
+      CHECK(selector.HandleKey(SelectorKey::kEscape) == SelectorOutcome::kClosed);
+    } else {
+      Type(selector, "q");
+      CHECK(selector.outcome() == SelectorOutcome::kClosed);
+    }
+    CHECK_FALSE(std::filesystem::exists(f.store.path()));
+    CHECK_FALSE(std::filesystem::exists(f.dir.path() + "/agent"));
+  }
+}
+
+TEST_CASE("Selector: the list order is $current, available sorted, then configured-unavailable") {
+  Fixture f;
+  ModelsConfig config;
+  config.candidates[1] = "gone/model-x";
+  config.merger = "alpha/tiny";
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  Selector selector(f.store, Registry());
+  CHECK(Shows(selector, "unavailable: gone/model-x is not available in Pi's model registry"));
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(ListRows(selector) == std::vector<std::string>{"$current", "alpha/tiny", "openai/gpt-4o",
+                                                       "scripted/scripted-a", "scripted/scripted-b",
+                                                       "gone/model-x"});
+  CHECK(Shows(selector, "  gone/model-x  [unavailable]"));
+  CHECK(Shows(selector, "  openai/gpt-4o  GPT-4o  [refused]"));
+  CHECK(Shows(selector, "  alpha/tiny  [refused]"));
+}
+
+TEST_CASE("Selector: picking a model and s writes a valid v1 file") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  selector.HandleKey(SelectorKey::kDown);   // Candidate 2
+  selector.HandleKey(SelectorKey::kEnter);  // list, cursor on $current
+  Type(selector, "scripted-b");
+  CHECK(ListRows(selector) == std::vector<std::string>{"scripted/scripted-b"});
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "> Candidate 2  scripted/scripted-b"));
+  CHECK(selector.HandleKey(SelectorKey::kText, "s") == SelectorOutcome::kSaved);
+  ModelsConfig expected;
+  expected.candidates[1] = "scripted/scripted-b";
+  CHECK(Slurp(f.store.path()) == *SerializeModelsConfig(expected));
+  REQUIRE(f.store.Load().ok());
+  CHECK(f.store.Load()->config == expected);
+  // A closed selector ignores further keys.
+  CHECK(selector.HandleKey(SelectorKey::kText, "q") == SelectorOutcome::kSaved);
+}
+
+TEST_CASE("Selector: a refused or unavailable model cannot be picked") {
+  Fixture f;
+  ModelsConfig config;
+  config.evaluator = "gone/model-x";
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  const std::string before = Slurp(f.store.path());
+  Selector selector(f.store, Registry());
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "GPT");  // filter is case-insensitive and matches the name too
+  CHECK(ListRows(selector) == std::vector<std::string>{"openai/gpt-4o"});
+  CHECK(Shows(selector, "openai/gpt-4o uses an OpenAI API key (metered;"));
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Cannot pick openai/gpt-4o: it uses an OpenAI API key"));
+  CHECK(Shows(selector, "Filter: GPT_"));  // still in the list
+  selector.HandleKey(SelectorKey::kEscape);
+  CHECK(selector.config().candidates[0] == "$current");
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "model-x");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Cannot pick gone/model-x: it is not available"));
+  selector.HandleKey(SelectorKey::kEscape);
+  CHECK(selector.config().candidates[0] == "$current");
+  Type(selector, "q");
+  CHECK(Slurp(f.store.path()) == before);
+}
+
+TEST_CASE("Selector: filter editing, Backspace by code point, control text ignored") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "zz\xC3\xA9");
+  CHECK(Shows(selector, "(no model matches the filter)"));
+  selector.HandleKey(SelectorKey::kBackspace);
+  CHECK(Shows(selector, "Filter: zz_"));
+  selector.HandleKey(SelectorKey::kBackspace);
+  selector.HandleKey(SelectorKey::kBackspace);
+  Type(selector, "\x1b[A");
+  CHECK(Shows(selector, "Filter: _"));
+  CHECK(ListRows(selector).size() == 5);
+  selector.HandleKey(SelectorKey::kEnter);  // the cursor starts on the slot's choice: $current
+  CHECK(selector.config().candidates[0] == "$current");
+}
+
+TEST_CASE("Selector: r resets the focused slot to $current") {
+  Fixture f;
+  ModelsConfig config;
+  config.merger = "scripted/scripted-b";
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  Selector selector(f.store, Registry());
+  selector.HandleKey(SelectorKey::kUp);  // wraps to Merger
+  CHECK(Shows(selector, "> Merger       scripted/scripted-b"));
+  Type(selector, "r");
+  CHECK(selector.config().merger == "$current");
+  CHECK(Shows(selector, "Merger reset to $current."));
+}
+
+TEST_CASE("Selector: topology notes") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  CHECK(Shows(selector, "Five slots, one model: no diversity (scripted/scripted-a)."));
+  CHECK(Shows(selector,
+              "Evaluator uses the same model as Candidates 1, 2, 3 (scripted/scripted-a): "
+              "self-preference risk."));
+  // Candidate 2 explicitly on the current model still counts as the same model.
+  selector.HandleKey(SelectorKey::kDown);
+  selector.HandleKey(SelectorKey::kDown);
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "scripted-b");
+  selector.HandleKey(SelectorKey::kEnter);  // Candidate 3 = scripted-b
+  CHECK_FALSE(Shows(selector, "Five slots, one model"));
+  CHECK(Shows(selector, "Merger uses the same model as Candidates 1, 2 (scripted/scripted-a)"));
+  for (int i = 0; i < 2; ++i) selector.HandleKey(SelectorKey::kDown);  // Merger
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "scripted-b");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Merger uses the same model as Candidate 3 (scripted/scripted-b)"));
+  selector.HandleKey(SelectorKey::kUp);  // Evaluator
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "alpha");  // refused: cannot be picked, so no note changes
+  selector.HandleKey(SelectorKey::kEnter);
+  selector.HandleKey(SelectorKey::kEscape);
+  CHECK(Shows(selector, "Evaluator uses the same model as Candidates 1, 2"));
+}
+
+TEST_CASE("Selector: a file changed behind the selector is not overwritten") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  ModelsConfig theirs;
+  theirs.evaluator = "scripted/scripted-b";
+  REQUIRE(f.store.Save(theirs, f.store.Load()->revision).ok());
+  const std::string on_disk = Slurp(f.store.path());
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "scripted-b");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().candidates[0] == "scripted/scripted-b");
+  CHECK(selector.HandleKey(SelectorKey::kText, "s") == SelectorOutcome::kOpen);
+  CHECK(Shows(selector, "Conflict, nothing was written: Cannot save " + f.store.path() +
+                            ": the file changed since /fusion-models loaded it"));
+  CHECK(Slurp(f.store.path()) == on_disk);
+}
+
+TEST_CASE("Selector: an invalid file is replaced only after confirmation") {
+  Fixture f;
+  std::filesystem::create_directories(f.dir.path() + "/agent");
+  Spit(f.store.path(), "{\"schema_version\": 3}");
+  Selector selector(f.store, Registry());
+  CHECK(Shows(selector, "Invalid " + f.store.path() + ":"));
+  CHECK(Shows(selector, "Saving replaces this file (you will be asked to confirm)."));
+  Type(selector, "s");
+  CHECK(Texts(selector)[0] == "Fusion models: replace the invalid file " + f.store.path() + "?");
+  Type(selector, "n");
+  CHECK(Slurp(f.store.path()) == "{\"schema_version\": 3}");
+  Type(selector, "s");
+  selector.HandleKey(SelectorKey::kEscape);  // back to the slots, still open
+  CHECK(selector.outcome() == SelectorOutcome::kOpen);
+  Type(selector, "s");
+  SECTION("confirmed") {
+    Type(selector, "y");
+    CHECK(selector.outcome() == SelectorOutcome::kSaved);
+    CHECK(Slurp(f.store.path()) == *SerializeModelsConfig(ModelsConfig{}));
+  }
+  SECTION("confirmed, but the file changed meanwhile") {
+    Spit(f.store.path(), "still broken");
+    Type(selector, "y");
+    CHECK(selector.outcome() == SelectorOutcome::kOpen);
+    CHECK(Shows(selector, "Conflict, nothing was written"));
+    CHECK(Slurp(f.store.path()) == "still broken");
+  }
+}
+
+TEST_CASE("Selector: no current model") {
+  Fixture f;
+  Selector selector(f.store, Registry(/*with_current=*/false));
+  CHECK(Shows(selector, "> Candidate 1  $current (none now)"));
+  CHECK(Shows(selector, "the session has no current model now"));
+  CHECK(Shows(selector, "Five slots, one model: no diversity ($current)."));
+}
+
+TEST_CASE("Selector: the list window follows the cursor") {
+  Fixture f;
+  RegistrySnapshot registry = Registry();
+  for (int i = 0; i < 20; ++i) {
+    registry.models.push_back(
+        Local("many", "m" + std::string(i < 10 ? "0" : "") + std::to_string(i)));
+  }
+  Selector selector(f.store, registry);
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(ListRows(selector).size() == kSelectorListRows);
+  CHECK(Shows(selector, "  ↓ 13 more"));
+  for (int i = 0; i < 15; ++i) selector.HandleKey(SelectorKey::kDown);
+  CHECK(Shows(selector, "  ↑ 4 more"));
+  CHECK(Shows(selector, "> many/m13"));
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().candidates[0] == "many/m13");
+}
+
+}  // namespace
+}  // namespace pi_fusion::config

@@ -1,0 +1,53 @@
+// Regression: a lone UTF-16 surrogate in a model's tool arguments ("\ud800") reached
+// nlohmann::json::parse as the escape JSON.stringify writes, threw across the Node-API boundary
+// and aborted the whole host Pi.
+#include "core/json_text.h"
+
+#include <catch2/catch.hpp>
+
+using pi_fusion::ParseHostJson;
+using pi_fusion::ReplaceLoneSurrogateEscapes;
+
+TEST_CASE("ReplaceLoneSurrogateEscapes: lone surrogates become U+FFFD, the rest is kept",
+          "[core]") {
+  struct Case {
+    const char* input;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {R"("\ud800")", R"("\ufffd")"},
+      {R"("\udc00")", R"("\ufffd")"},
+      {R"("a\uD800b")", R"("a\ufffdb")"},
+      {R"("\ud800\ud800")", R"("\ufffd\ufffd")"},
+      {R"("\udc00\ud800")", R"("\ufffd\ufffd")"},
+      {R"("\ud83d\ude00")", R"("\ud83d\ude00")"},  // a valid pair stays
+      {R"("\ud800\u0041")", R"("\ufffd\u0041")"},  // high then non-low
+      {R"("\\ud800")", R"("\\ud800")"},            // an escaped backslash, then text
+      {R"("\\\ud800")", R"("\\\ufffd")"},          // backslash, then a lone surrogate
+      {R"({"\ud800":"x"})", R"({"\ufffd":"x"})"},  // keys too
+      {R"("\u00e9\n\"")", R"("\u00e9\n\"")"},      // other escapes untouched
+      {R"("\ud8)", R"("\ud8)"},                    // truncated escape: left to the parser
+      {"", ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.input);
+    CHECK(ReplaceLoneSurrogateEscapes(c.input) == c.expected);
+  }
+}
+
+TEST_CASE("ParseHostJson: lone surrogates parse as U+FFFD instead of throwing", "[core]") {
+  auto parsed = ParseHostJson(R"({"prompt":"why\ud800?"})", "invalid_arguments");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->at("prompt") == "why\xEF\xBF\xBD?");
+}
+
+TEST_CASE("ParseHostJson: bad text is a typed error that never quotes the input", "[core]") {
+  for (const char* bad : {"{\"a\":", "\"\xff\"", "{secret-model-text}", ""}) {
+    INFO(bad);
+    auto parsed = ParseHostJson(bad, "invalid_arguments");
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.status().code() == "invalid_arguments");
+    CHECK(parsed.status().message().find("secret") == std::string::npos);
+    CHECK(parsed.status().message().find("parse error at byte") != std::string::npos);
+  }
+}
