@@ -67,6 +67,12 @@ std::string FirstText(Napi::Value result) {
   return "";
 }
 
+// Render data from Pi is display input: anything not JSON renders as if absent.
+json JsonOf(Napi::Env env, Napi::Value value) {
+  Result<json> converted = ToJson(env, value, "invalid_arguments");
+  return converted.ok() ? *converted : json::object();
+}
+
 bool Flag(Napi::Value object, const char* key) {
   return object.IsObject() && object.As<Napi::Object>().Get(key).ToBoolean().Value();
 }
@@ -90,7 +96,7 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
   if (!CanRender(env)) return;
   tool.Set("renderCall", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
              Napi::Env env = info.Env();
-             const json args = info[0].IsObject() ? ToJson(env, info[0]) : json();
+             const json args = info[0].IsObject() ? JsonOf(env, info[0]) : json();
              return RenderFunction(env, "renderCall")
                  .Call({FromJson(env, tasks::CallView(name, args)), info[1]});
            }));
@@ -101,7 +107,7 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
              Napi::Value context = info.Length() > 3 ? info[3] : env.Undefined();
              const json details =
                  result.IsObject() && result.As<Napi::Object>().Get("details").IsObject()
-                     ? ToJson(env, result.As<Napi::Object>().Get("details"))
+                     ? JsonOf(env, result.As<Napi::Object>().Get("details"))
                      : json::object();
              const bool expanded = Flag(options, "expanded");
              json view = tasks::ToolResultView(name, details, FirstText(result),
@@ -124,7 +130,7 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
                if (!entry.IsObject() || !entry.As<Napi::Object>().Get("data").IsObject())
                  return env.Undefined();
                const bool expanded = Flag(info[1], "expanded");
-               json view = ToJson(env, entry.As<Napi::Object>().Get("data"));
+               json view = JsonOf(env, entry.As<Napi::Object>().Get("data"));
                if (expanded) view = WithExpansion(std::move(view));
                return RenderFunction(env, "renderMessage")
                    .Call({FromJson(env, view), RenderOptions(env, expanded, info[1]), info[2]});
@@ -144,7 +150,7 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
                if (!details.IsObject() || !details.As<Napi::Object>().Get("view").IsObject())
                  return env.Undefined();
                const bool expanded = Flag(info[1], "expanded");
-               json view = ToJson(env, details.As<Napi::Object>().Get("view"));
+               json view = JsonOf(env, details.As<Napi::Object>().Get("view"));
                if (expanded) view = WithExpansion(std::move(view));
                return RenderFunction(env, "renderMessage")
                    .Call({FromJson(env, view), RenderOptions(env, expanded, info[1]), info[2]});
