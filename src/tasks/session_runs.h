@@ -1,7 +1,8 @@
 // This session's runs from earlier Pi processes (before `pi -c`, a restart or a /reload), read
 // from disk: `<cwd>/.pi/fusion/<sanitized-session-id>-<pid>/<run-id>/`. A run whose manifest is
 // not terminal is reported as running only while its owner holds the run's owner lock
-// (store/owner_lock.h, the one liveness rule); otherwise it was interrupted.
+// (store/owner_lock.h, the one liveness rule, applied by run_catalog.h); otherwise it was
+// interrupted.
 //
 // Thread-safe (reads only through the FileSystem seam).
 #pragma once
