@@ -31,7 +31,7 @@ export class TmuxPi {
       "unset $(env | cut -d= -f1 | grep -v '^PATH$')",
       ...exports,
       `cd ${shellQuote(env.cwd)}`,
-      `exec ${[PINNED_NODE, PI_CLI, ...argv].map(shellQuote).join(" ")}`,
+      `exec ${[env.options.node ?? PINNED_NODE, env.options.piCli ?? PI_CLI, ...argv].map(shellQuote).join(" ")}`,
     ].join("\n") + "\n", { mode: 0o700 });
     this.tmux("new-session", "-d", "-s", "ui", "-x", String(opts.width ?? 160), "-y", String(opts.height ?? 48), script);
   }
