@@ -1,82 +1,83 @@
 /**
- * @file One Pi TUI in its own tmux server (a private socket, ended by kill()), for end-to-end
- * tests that drive the TUI the way a person does: type, press keys, read the screen.
+ * @file Pi's interactive TUI inside tmux, for tests that assert on what a person reads. Each
+ * session has its own tmux server socket (`tmux -L`), so nothing else is touched; stop() kills
+ * that server and with it Pi. The environment is the harness's isolated one (pi_harness.mjs).
  */
-import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { PINNED_NODE, PI_CLI } from "./pi_harness.mjs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { PI_CLI, PINNED_NODE } from "./pi_harness.mjs";
 
-const WAIT_MS = 30000;
+function shellQuote(s) {
+  return `'${String(s).replaceAll("'", `'\\''`)}'`;
+}
 
-/** One Pi TUI in its own tmux server. */
 export class TmuxPi {
-  /** Starts Pi's TUI for `env` with `extensions` loaded (`-e` each). */
-  constructor(env, extensions = []) {
-    this.socket = `pi-fusion-models-${process.pid}-${Date.now()}`;
-    // The pane starts from an empty environment: only what the harness gives Pi.
-    const vars = Object.entries(env.env({ TERM: "xterm-256color" })).map(([k, v]) => `${k}=${quote(v)}`);
-    const argv = [PINNED_NODE, PI_CLI, ...env.argv([], { extensions })].map(quote);
-    const script = path.join(env.tmp, "tui.sh");
-    fs.writeFileSync(script, `#!/bin/sh\ncd ${quote(env.cwd)} || exit 1\nexec env -i ${vars.join(" ")} ${argv.join(" ")}\n`, { mode: 0o700 });
-    this.tmux("new-session", "-d", "-s", "ui", "-x", "160", "-y", "48", script);
-    // The pane's process is Pi itself (the script execs it).
-    this.pid = Number(this.tmux("display-message", "-p", "-t", "ui", "#{pane_pid}").trim());
+  /**
+   * Starts interactive Pi for `env` (a PiEnv). `opts`: {args, extensions, session, width, height,
+   * env} as for PiEnv.argv / PiEnv.env.
+   */
+  constructor(env, opts = {}) {
+    this.env = env;
+    this.socket = `pi-fusion-${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
+    const vars = env.env({ TERM: "xterm-256color", ...(opts.env ?? {}) });
+    const argv = env.argv([], opts);
+    const script = path.join(env.tmp, `${this.socket}.sh`);
+    const exports = Object.entries(vars).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+    fs.writeFileSync(script, [
+      "#!/bin/sh",
+      "unset $(env | cut -d= -f1 | grep -v '^PATH$')",
+      ...exports,
+      `cd ${shellQuote(env.cwd)}`,
+      `exec ${[env.options.node ?? PINNED_NODE, env.options.piCli ?? PI_CLI, ...argv].map(shellQuote).join(" ")}`,
+    ].join("\n") + "\n", { mode: 0o700 });
+    this.tmux("new-session", "-d", "-s", "ui", "-x", String(opts.width ?? 160), "-y", String(opts.height ?? 48), script);
   }
 
   tmux(...args) {
-    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
   }
 
+  /** The screen as text, with the scrollback (the transcript above the editor). */
   screen() {
-    return this.tmux("capture-pane", "-p", "-t", "ui");
+    try {
+      return this.tmux("capture-pane", "-p", "-J", "-S", "-3000", "-t", "ui");
+    } catch {
+      return "";
+    }
+  }
+
+  /** Waits until `test(screen)` holds (a RegExp or a function); returns the screen. */
+  async waitFor(test, timeoutMs = 30000, what = String(test)) {
+    const deadline = Date.now() + timeoutMs;
+    const holds = typeof test === "function" ? test : (s) => test.test(s);
+    for (;;) {
+      const s = this.screen();
+      if (holds(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
+      await sleep(150);
+    }
+  }
+
+  /** Types `text` literally, then Enter. */
+  async submit(text) {
+    this.tmux("send-keys", "-t", "ui", "-l", text);
+    await sleep(150);
+    this.tmux("send-keys", "-t", "ui", "Enter");
   }
 
   keys(...keys) {
     this.tmux("send-keys", "-t", "ui", ...keys);
   }
 
-  type(text) {
-    this.tmux("send-keys", "-t", "ui", "-l", text);
-  }
-
-  async waitFor(what, pred, timeoutMs = WAIT_MS) {
-    const deadline = Date.now() + timeoutMs;
-    let last = "";
-    while (Date.now() < deadline) {
-      last = this.screen();
-      if (pred(last)) return last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.fail(`timed out waiting for ${what}; screen:\n${last}`);
-  }
-
-  waitForText(text, timeoutMs = WAIT_MS) {
-    return this.waitFor(JSON.stringify(text), (s) => s.includes(text), timeoutMs);
-  }
-
-  /** Ends the tmux server, then waits until Pi has exited (it may still be writing its caches). */
-  async kill() {
+  /** Kills this tmux server (and Pi with it). Idempotent. */
+  stop() {
     try {
       this.tmux("kill-server");
     } catch {
       // already gone
     }
-    const deadline = Date.now() + 5000;
-    while (fs.existsSync(`/proc/${this.pid}`)) {
-      if (Date.now() > deadline) {
-        try {
-          process.kill(this.pid, "SIGKILL");
-        } catch {
-          // exited meanwhile
-        }
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
   }
-}
-
-function quote(s) {
-  return `'${String(s).replaceAll("'", `'\\''`)}'`;
 }

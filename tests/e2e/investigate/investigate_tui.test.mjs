@@ -15,20 +15,18 @@ import {
 test("TUI: launch, wake on the notification, and the verified answer on screen", async () => {
   const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS.slice(0, 2) }]), "FINAL: retrieved in the TUI");
   const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-  const pi = new TmuxPi(env, [PLUGIN]);
+  const pi = new TmuxPi(env, { extensions: [PLUGIN] });
   try {
-    await pi.waitForText(env.cwd);  // the footer: the TUI is up
-    pi.type("please investigate");
-    await pi.waitForText("please investigate");
-    pi.keys("Enter");
-    await pi.waitForText("FINAL: retrieved in the TUI", RUN_TIMEOUT_MS);
+    await pi.waitFor((s) => s.includes(env.cwd), 30000, "the TUI's footer");
+    await pi.submit("please investigate");
+    await pi.waitFor((s) => s.includes("FINAL: retrieved in the TUI"), RUN_TIMEOUT_MS, "the final answer");
     const [dir] = runDirs(env);
     assert.equal(readJson(path.join(dir, "manifest.json")).state, "completed");
     const retrieved = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_result"));
     assert.ok(retrieved.tool_results[0].text.includes(MERGED_TEXT));
     assert.match(retrieved.tool_results[0].text, /\(verified\)/);
   } finally {
-    await pi.kill();
+    pi.stop();
     await env.cleanup();
   }
 });

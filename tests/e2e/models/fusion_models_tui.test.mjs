@@ -4,14 +4,85 @@
  * person sees (capture-pane) and the bytes on disk.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { TmuxPi } from "../../support/tmux_pi.mjs";
+import { createPiEnv, PINNED_NODE, PI_CLI, REPO_ROOT } from "../../support/pi_harness.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const V1 = "pi-background-tasks.fusion-models.v1";
+const WAIT_MS = 30000;
+
+/** One Pi TUI in its own tmux server. */
+class TmuxPi {
+  constructor(env) {
+    this.socket = `pi-fusion-models-${process.pid}-${Date.now()}`;
+    // The pane starts from an empty environment: only what the harness gives Pi.
+    const vars = Object.entries(env.env({ TERM: "xterm-256color" })).map(([k, v]) => `${k}=${quote(v)}`);
+    const argv = [PINNED_NODE, PI_CLI, ...env.argv([], { extensions: [PLUGIN] })].map(quote);
+    const script = path.join(env.tmp, "tui.sh");
+    fs.writeFileSync(script, `#!/bin/sh\ncd ${quote(env.cwd)} || exit 1\nexec env -i ${vars.join(" ")} ${argv.join(" ")}\n`, { mode: 0o700 });
+    this.tmux("new-session", "-d", "-s", "ui", "-x", "160", "-y", "48", script);
+    // The pane's process is Pi itself (the script execs it).
+    this.pid = Number(this.tmux("display-message", "-p", "-t", "ui", "#{pane_pid}").trim());
+  }
+
+  tmux(...args) {
+    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
+  }
+
+  screen() {
+    return this.tmux("capture-pane", "-p", "-t", "ui");
+  }
+
+  keys(...keys) {
+    this.tmux("send-keys", "-t", "ui", ...keys);
+  }
+
+  type(text) {
+    this.tmux("send-keys", "-t", "ui", "-l", text);
+  }
+
+  async waitFor(what, pred) {
+    const deadline = Date.now() + WAIT_MS;
+    let last = "";
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (pred(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail(`timed out waiting for ${what}; screen:\n${last}`);
+  }
+
+  waitForText(text) {
+    return this.waitFor(JSON.stringify(text), (s) => s.includes(text));
+  }
+
+  /** Ends the tmux server, then waits until Pi has exited (it may still be writing its caches). */
+  async kill() {
+    try {
+      this.tmux("kill-server");
+    } catch {
+      // already gone
+    }
+    const deadline = Date.now() + 5000;
+    while (fs.existsSync(`/proc/${this.pid}`)) {
+      if (Date.now() > deadline) {
+        try {
+          process.kill(this.pid, "SIGKILL");
+        } catch {
+          // exited meanwhile
+        }
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+function quote(s) {
+  return `'${String(s).replaceAll("'", `'\\''`)}'`;
+}
 
 /** A metered-looking route next to the scripted ones: available (it has a key), but refused. */
 function withMeteredModel(env) {
@@ -36,7 +107,7 @@ describe("/fusion-models", () => {
     const env = await createPiEnv({});
     withMeteredModel(env);
     const configPath = path.join(env.agentDir, "fusion-models.json");
-    const pi = new TmuxPi(env, [PLUGIN]);
+    const pi = new TmuxPi(env);
     try {
       await pi.waitForText("scripted-a");  // the footer names the model: Pi is ready
 
@@ -120,7 +191,7 @@ describe("/fusion-models", () => {
   test("an invalid file is shown with its path and replaced only after y", async () => {
     const env = await createPiEnv({});
     const configPath = env.writeAgentFile("fusion-models.json", '{"schema_version": 3}');
-    const pi = new TmuxPi(env, [PLUGIN]);
+    const pi = new TmuxPi(env);
     try {
       await pi.waitForText("scripted-a");
       await openSelector(pi, configPath);
