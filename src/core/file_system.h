@@ -2,9 +2,10 @@
 //
 // In the manner of leveldb's Env, every file operation the run store makes (directories with a
 // mode, exclusive creation, write/fsync/close, rename, directory fsync, whole-file reads, listing,
-// unlink, lstat) goes through this interface. Production code uses PosixFileSystem(); tests derive
-// from FileSystemWrapper and override one method to inject a fault (ENOSPC on write, EIO on fsync,
-// a failing rename, a crash point) without touching a real full disk.
+// unlink, lstat, the owner's lock) goes through this interface. Production code uses
+// PosixFileSystem(); tests derive from FileSystemWrapper and override one method to inject a fault
+// (ENOSPC on write, EIO on fsync, a failing rename, a crash point) without touching a real full
+// disk.
 //
 // Rules every implementation keeps:
 //   - every descriptor is opened O_CLOEXEC, so a child spawned by another thread at the same
@@ -52,6 +53,14 @@ struct FileInfo {
   mode_t permissions = 0;  // the 07777 bits only
 };
 
+// A locked file, held until the object is destroyed or the process dies (the kernel then releases
+// it, which is what makes a held lock proof that its holder is alive). Not inherited by children
+// (the descriptor is O_CLOEXEC).
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
+
 // An open, exclusively created file. The destructor closes it if Close() was not called
 // (ignoring errors), so an abandoned file never leaks its descriptor.
 class WritableFile {
@@ -87,6 +96,15 @@ class FileSystem {
   virtual Status Unlink(const std::string& path) = 0;
   // lstat(2): a symlink is reported as kSymlink, never followed.
   virtual Result<FileInfo> Stat(const std::string& path) = 0;
+  // Creates `path` (exactly `mode`) if it does not exist, never through a symlink, and takes an
+  // exclusive whole-file lock on it (an open-file-description lock, fcntl F_OFD_SETLK), held as
+  // long as the returned object lives. kFsAlreadyExists when another holder has it. Never blocks.
+  virtual Result<std::unique_ptr<FileLock>> LockExclusive(const std::string& path, mode_t mode) = 0;
+  // Whether some holder — in this process or any other — has the lock of LockExclusive on the
+  // regular file `path`. Only tests (F_OFD_GETLK), never takes the lock, so a probe can neither
+  // make an owner's LockExclusive fail nor need write access. kFsNotFound when `path` does not
+  // exist; kFsIoError when it is not a regular file. Never blocks (a FIFO is not opened to wait).
+  virtual Result<bool> IsLocked(const std::string& path) = 0;
 };
 
 // The POSIX implementation. Stateless; never null; lives for the whole program.
@@ -117,6 +135,10 @@ class FileSystemWrapper : public FileSystem {
   }
   Status Unlink(const std::string& path) override { return target_.Unlink(path); }
   Result<FileInfo> Stat(const std::string& path) override { return target_.Stat(path); }
+  Result<std::unique_ptr<FileLock>> LockExclusive(const std::string& path, mode_t mode) override {
+    return target_.LockExclusive(path, mode);
+  }
+  Result<bool> IsLocked(const std::string& path) override { return target_.IsLocked(path); }
 
  private:
   FileSystem& target_;

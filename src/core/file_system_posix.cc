@@ -56,6 +56,41 @@ class PosixWritableFile : public WritableFile {
   int fd_;
 };
 
+class PosixFileLock : public FileLock {
+ public:
+  explicit PosixFileLock(int fd) : fd_(fd) {}
+  // Closing the only descriptor of the open file description releases its lock.
+  ~PosixFileLock() override { ::close(fd_); }
+
+ private:
+  int fd_;
+};
+
+// The whole-file write lock both LockExclusive and IsLocked speak of.
+struct flock WholeFileWriteLock() {
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 0;  // to the end of the file, however long it grows
+  return lock;
+}
+
+// fstat(2) of `fd` is a regular file; otherwise closes `fd` and says why.
+Status RequireRegular(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return FsError("fstat", path, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::Error(kFsIoError, "lock " + path + ": not a regular file");
+  }
+  return Status::Ok();
+}
+
 FileType TypeOf(mode_t mode) {
   if (S_ISREG(mode)) return FileType::kRegular;
   if (S_ISDIR(mode)) return FileType::kDirectory;
@@ -159,6 +194,49 @@ class PosixFileSystemImpl : public FileSystem {
     info.size = static_cast<uint64_t>(st.st_size);
     info.permissions = st.st_mode & 07777;
     return info;
+  }
+
+  // Open-file-description locks rather than flock(2) or classic fcntl locks: unlike classic
+  // fcntl locks they conflict between two descriptors of the same process (a probe from the
+  // owning process sees its own run as owned) and are not dropped when any other descriptor of
+  // the file is closed; unlike flock(2) they can be tested without being taken.
+  Result<std::unique_ptr<FileLock>> LockExclusive(const std::string& path, mode_t mode) override {
+    const int fd = RetryEintr([&] {
+      return ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+    });
+    if (fd < 0) return FsError("open", path, errno);
+    Status s = RequireRegular(fd, path);
+    if (!s.ok()) return s;
+    if (::fchmod(fd, mode) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return FsError("fchmod", path, err);
+    }
+    struct flock lock = WholeFileWriteLock();
+    if (RetryEintr([&] { return ::fcntl(fd, F_OFD_SETLK, &lock); }) != 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EAGAIN || err == EACCES) {
+        return Status::Error(kFsAlreadyExists, "lock " + path + ": held by another owner");
+      }
+      return FsError("lock", path, err);
+    }
+    return std::unique_ptr<FileLock>(std::make_unique<PosixFileLock>(fd));
+  }
+
+  Result<bool> IsLocked(const std::string& path) override {
+    // O_NONBLOCK: a FIFO planted under the name must not make the probe wait for a writer.
+    const int fd = RetryEintr(
+        [&] { return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); });
+    if (fd < 0) return FsError("open", path, errno);
+    Status s = RequireRegular(fd, path);
+    if (!s.ok()) return s;
+    struct flock lock = WholeFileWriteLock();
+    const int rc = RetryEintr([&] { return ::fcntl(fd, F_OFD_GETLK, &lock); });
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) return FsError("lock test", path, err);
+    return lock.l_type != F_UNLCK;
   }
 };
 

@@ -23,6 +23,8 @@ inline constexpr char kErrorFile[] = "error.json";
 inline constexpr char kFailureSummaryFile[] = "failure-summary.json";
 // The once-only usage claim; never an artifact of the manifest (it is written after completion).
 inline constexpr char kUsageClaimFile[] = "usage-claim.json";
+// The owner-liveness lock (owner_lock.h); empty, never an artifact of the manifest.
+inline constexpr char kOwnerLockFile[] = "owner.lock";
 
 // Directories under the session's cwd: <cwd>/.pi/fusion/<session>-<pid>/<run-id>/.
 inline constexpr char kRunsRoot[] = ".pi/fusion";

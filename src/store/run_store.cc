@@ -7,6 +7,7 @@
 #include "store/committed_result.h"
 #include "store/constants.h"
 #include "store/json_util.h"
+#include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/run_paths.h"
 
@@ -15,8 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 6> kReservedNames = {
-    kManifestFile, kMergedFile, kResultFile, kErrorFile, kFailureSummaryFile, kUsageClaimFile};
+constexpr std::array<std::string_view, 7> kReservedNames = {
+    kManifestFile,       kMergedFile,     kResultFile,   kErrorFile,
+    kFailureSummaryFile, kUsageClaimFile, kOwnerLockFile};
 
 bool IsReserved(std::string_view name) {
   return std::find(kReservedNames.begin(), kReservedNames.end(), name) != kReservedNames.end();
@@ -72,11 +74,13 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
 
 }  // namespace
 
-RunStore::RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir, Manifest manifest)
+RunStore::RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir,
+                   std::unique_ptr<FileLock> owner_lock, Manifest manifest)
     : fs_(fs),
       clock_(clock),
       run_dir_(std::move(run_dir)),
       run_id_(manifest.run_id),
+      owner_lock_(std::move(owner_lock)),
       manifest_(std::move(manifest)) {}
 
 Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClock& clock,
@@ -90,6 +94,9 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClo
   s = fs.CreateDir(run_dir, kPrivateDirMode);
   if (s.ok()) s = fs.SyncDir(DirName(run_dir));
   if (!s.ok()) return Status::Error(kArtifactError, "cannot create run directory: " + s.message());
+  // Owned before the first manifest exists: a manifest whose lock is free has no live owner.
+  auto owner_lock = AcquireOwnerLock(fs, run_dir);
+  if (!owner_lock.ok()) return owner_lock.status();
 
   Manifest m;
   m.run_id = spec.run_id;
@@ -102,7 +109,8 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClo
   m.capabilities = spec.capabilities;
   m.context = spec.context;
   m.tool_policy = spec.tool_policy;
-  std::unique_ptr<RunStore> store(new RunStore(fs, clock, run_dir, m));
+  std::unique_ptr<RunStore> store(
+      new RunStore(fs, clock, run_dir, std::move(owner_lock).value(), m));
   std::lock_guard lock(store->mu_);
   s = store->PersistLocked(std::move(m));
   if (!s.ok()) return s;

@@ -6,7 +6,8 @@
 // previous state (Fail() is the exception, see there).
 //
 // Lifecycle:
-//   Create()            directories (0700), manifest.json in `initializing`
+//   Create()            directories (0700), owner.lock (held while the store lives, see
+//                       owner_lock.h), manifest.json in `initializing`
 //   WriteArtifact()     evidence files (0600), each ref recorded in the manifest
 //   RecordAttempt()     one row per child attempt; run usage is the attempts' sum
 //   Transition()        along the state machine of run_state.h
@@ -16,7 +17,7 @@
 // terminal manifest is what the failure summary and bg_result bind.
 //
 // Reserved names (written only by the calls above): manifest.json, merged.md, result.json,
-// error.json, failure-summary.json, usage-claim.json.
+// error.json, failure-summary.json, usage-claim.json, owner.lock.
 //
 // Thread-safety: all methods are safe to call concurrently (candidate attempts finish on different
 // threads). One mutex serializes manifest updates; WriteArtifact writes the artifact's bytes
@@ -128,7 +129,8 @@ class RunStore {
   Manifest Snapshot() const;
 
  private:
-  RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir, Manifest manifest);
+  RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir,
+           std::unique_ptr<FileLock> owner_lock, Manifest manifest);
 
   std::string Now() const;
   std::string PathOf(std::string_view name) const;
@@ -144,6 +146,8 @@ class RunStore {
   const WallClock& clock_;
   const std::string run_dir_;
   const std::string run_id_;
+  // Held for the store's whole life: the run's owner-liveness lock (owner_lock.h).
+  const std::unique_ptr<FileLock> owner_lock_;
 
   mutable std::mutex mu_;
   Manifest manifest_;  // guarded by mu_

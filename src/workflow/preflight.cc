@@ -11,6 +11,8 @@
 #include "workflow/context_projection.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
+#include "workflow/validation_findings.h"
+#include "workflow/validation_prompts.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -27,28 +29,36 @@ struct RenderedStages {
   std::string merge_system, merge_user;
 };
 
-Result<RenderedStages> RenderStages(Capability capability, const CanonicalDocument& input) {
+// Validate's stages get their own prompts, and its blind input carries the (empty) source
+// findings, so the plan measures what those children will receive.
+Result<RenderedStages> RenderStages(const std::string& workflow, Capability capability,
+                                    const CanonicalDocument& input) {
+  const bool validate = workflow == "validate";
   RenderedStages out;
-  out.candidate_system = CandidateSystemPrompt(capability);
+  out.candidate_system =
+      validate ? ValidationReviewerSystemPrompt() : CandidateSystemPrompt(capability);
   out.candidate_user = CandidateStdin(input);
   std::vector<AnonymousCandidate> empty = {{"A", ""}, {"B", ""}, {"C", ""}};
-  Result<CanonicalDocument> blind = BuildBlindInput(input, empty);
+  Result<CanonicalDocument> blind =
+      validate ? BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
+               : BuildBlindInput(input, empty);
   if (!blind.ok()) return blind.status();
-  out.evaluation_system = EvaluatorSystemPrompt();
+  out.evaluation_system = validate ? ValidationEvaluatorSystemPrompt() : EvaluatorSystemPrompt();
   out.evaluation_user = blind->bytes;
   Result<CanonicalDocument> repair = BuildRepairInput(*blind, "", {});
   if (!repair.ok()) return repair.status();
-  out.repair_system = EvaluationRepairSystemPrompt();
+  out.repair_system = validate ? ValidationRepairSystemPrompt() : EvaluationRepairSystemPrompt();
   out.repair_user = repair->bytes;
   Result<CanonicalDocument> merge = BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
-  out.merge_system = MergerSystemPrompt();
+  out.merge_system = validate ? ValidationMergerSystemPrompt() : MergerSystemPrompt();
   out.merge_user = merge->bytes;
   return out;
 }
 
 Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, Capability capability) {
-  Result<RenderedStages> stages = RenderStages(capability, run.canonical_input);
+  Result<RenderedStages> stages =
+      RenderStages(run.request.request.workflow, capability, run.canonical_input);
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
   input.workflow = run.request.request.workflow;
@@ -84,10 +94,11 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
 }
 
 json ToolPolicy(Capability capability) {
-  json tools = json::array();
-  if (capability != Capability::kReason) tools = {"read", "grep", "find", "ls"};
-  if (capability == Capability::kResearch) tools.push_back("fusion_web_fetch");
-  return {{"candidate_tools", tools},
+  const process::ChildCapability child =
+      capability == Capability::kInspect    ? process::ChildCapability::kInspect
+      : capability == Capability::kResearch ? process::ChildCapability::kResearch
+                                            : process::ChildCapability::kReason;
+  return {{"candidate_tools", process::CapabilityTools(child)},
           {"evaluator_tools", json::array()},
           {"merger_tools", json::array()},
           {"excluded_tools", process::DefaultExcludedTools()}};
@@ -120,18 +131,16 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
-  // Tool-using workflows need the sealed tool-call audit log (and research its fetch tool and
-  // validate its findings contract) before their results can be trusted: refuse plainly rather
-  // than run them unverified.
-  if (*capability != Capability::kReason || request.request.workflow != "reason") {
-    return fail(Status::Error(
-        "orchestration_failed",
-        request.request.tool +
-            ": the arguments are valid, but this build runs only the reason "
-            "workflow (fusion_reason and /fusion); the " +
-            request.request.workflow +
-            " workflow needs the sealed tool-call audit log, which is not built yet. Nothing was "
-            "started."));
+  // Research needs its fetch tool before its results can be trusted: refuse it plainly rather
+  // than run it half-built.
+  if (!WorkflowRuns(request.request.workflow)) {
+    return fail(Status::Error("orchestration_failed",
+                              request.request.tool +
+                                  ": the arguments are valid, but this build runs only the reason, "
+                                  "investigate and validate workflows (fusion_reason, /fusion, "
+                                  "fusion_investigate and fusion_validate); the " +
+                                  request.request.workflow +
+                                  " workflow is not built yet. Nothing was started."));
   }
 
   Result<config::LoadedConfig> loaded = config_store.Load();

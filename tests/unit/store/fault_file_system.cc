@@ -10,6 +10,7 @@ bool IsMutating(FsOp op) {
     case FsOp::kReadFile:
     case FsOp::kListDir:
     case FsOp::kStat:
+    case FsOp::kLockTest:
       return false;
     default:
       return true;
@@ -54,8 +55,9 @@ class FaultWritableFile : public WritableFile {
 }  // namespace
 
 const char* FsOpName(FsOp op) {
-  static const char* const kNames[] = {"mkdir",   "create", "append", "sync",   "close", "rename",
-                                       "syncdir", "read",   "list",   "unlink", "stat"};
+  static const char* const kNames[] = {"mkdir",  "create",  "append",  "sync", "close",
+                                       "rename", "syncdir", "read",    "list", "unlink",
+                                       "stat",   "lock",    "locktest"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -167,6 +169,19 @@ Status FaultFileSystem::Unlink(const std::string& path) {
 Result<FileInfo> FaultFileSystem::Stat(const std::string& path) {
   if (Status s = Check(FsOp::kStat, path); !s.ok()) return s;
   return target().Stat(path);
+}
+
+Result<std::unique_ptr<FileLock>> FaultFileSystem::LockExclusive(const std::string& path,
+                                                                 mode_t mode) {
+  if (Status s = Check(FsOp::kLock, path); !s.ok()) return s;
+  auto lock = target().LockExclusive(path, mode);
+  if (lock.ok()) Record(FsOp::kLock, path);
+  return lock;
+}
+
+Result<bool> FaultFileSystem::IsLocked(const std::string& path) {
+  if (Status s = Check(FsOp::kLockTest, path); !s.ok()) return s;
+  return target().IsLocked(path);
 }
 
 }  // namespace pi_fusion::store::testing

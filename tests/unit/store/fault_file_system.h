@@ -24,6 +24,8 @@ enum class FsOp {
   kListDir,
   kUnlink,
   kStat,
+  kLock,
+  kLockTest,
 };
 const char* FsOpName(FsOp op);
 
@@ -55,6 +57,8 @@ class FaultFileSystem : public FileSystemWrapper {
   Result<std::vector<std::string>> ListDir(const std::string& path) override;
   Status Unlink(const std::string& path) override;
   Result<FileInfo> Stat(const std::string& path) override;
+  Result<std::unique_ptr<FileLock>> LockExclusive(const std::string& path, mode_t mode) override;
+  Result<bool> IsLocked(const std::string& path) override;
 
  private:
   struct Rule {
