@@ -157,7 +157,10 @@ Napi::Value OnToolExecutionEnd(const Napi::CallbackInfo& info, ChildGovernor& go
 
 Napi::Value OnAgentSettled(const Napi::CallbackInfo& info, ChildGovernor& governor) {
   Napi::Object ctx = Ctx(info);
-  const bool aborted = Event(info).Get("aborted").ToBoolean().Value();
+  // agent_settled.aborted arrived in Pi 1.1.0; before it, the last answer's stop reason tells.
+  const Napi::Value flag = Event(info).Get("aborted");
+  const bool aborted =
+      flag.IsBoolean() ? flag.As<Napi::Boolean>().Value() : governor.last_answer_aborted();
   const bool failed =
       governor.OnSettled(aborted, CtxFlag(ctx, "isIdle"), CtxFlag(ctx, "hasPendingMessages"));
   if (failed) FailProcessExit(info.Env());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +34,16 @@ struct AddonState {
   // The newest context seen (tool, command or session event): where notifications go.
   Napi::ObjectReference ui_ctx;
 
+  // extensions/fusion-render.ts, when the loader could load it (empty: plain notifications).
+  Napi::ObjectReference render;
+  // The interval that keeps elapsed times moving while runs are active (empty when idle), and
+  // the per-run status keys shown on a Pi without widgets.
+  Napi::Reference<Napi::Value> ticker;
+  std::set<std::string> status_keys;
+  // Terminal notices that arrived after the registration they belonged to ended (a /reload
+  // cancels its runs): shown by the next session_start.
+  std::vector<std::string> carried_notices;
+
   std::unique_ptr<JsDispatcher> dispatcher;
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
@@ -42,9 +53,12 @@ struct AddonState {
   // with the terminal notices of tool-launched runs.
   std::vector<Napi::Promise::Deferred> settle_waiters;
   std::vector<std::string> pending_wakes;
+  // Pi before 0.87.0 (no agent_before_settle): agent_settled handlers held until the runs they
+  // woke the agent for have settled too, so print mode prints that run's answer.
+  std::vector<Napi::Promise::Deferred> woken_waiters;
 
-  // Cancels all runs and joins all workers. Safe to call more than once.
-  void StopAllRuns();
+  // Cancels all runs (saying who asked) and joins all workers. Safe to call more than once.
+  void StopAllRuns(tasks::CancelSource source = tasks::CancelSource::kUnknown);
 };
 
 // REQUIRES: called on the JS thread of `env` after module init.

@@ -14,8 +14,8 @@ AddonState::~AddonState() {
   if (dispatcher) dispatcher->Close();
 }
 
-void AddonState::StopAllRuns() {
-  tasks->CancelAll();
+void AddonState::StopAllRuns(tasks::CancelSource source) {
+  tasks->CancelAll(source);
   for (std::thread& worker : workers) {
     if (worker.joinable()) worker.join();
   }

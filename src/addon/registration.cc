@@ -3,6 +3,8 @@
 #include "addon/addon_state.h"
 #include "addon/command_handlers.h"
 #include "addon/js_values.h"
+#include "addon/progress_display.h"
+#include "addon/renderers.h"
 #include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
 #include "schema/tool_catalog.h"
@@ -28,8 +30,10 @@ void RegisterTools(Napi::Env env, Napi::Object pi) {
       guidelines.Set(guidelines.Length(), line);
     tool.Set("promptGuidelines", guidelines);
     tool.Set("parameters", FromJson(env, *schema::ToolParameters(spec.name)));
+    tool.Set("annotations", FromJson(env, schema::ToolAnnotations(spec)));
     tool.Set("prepareArguments", MakeArgumentPreparer(env, spec));
     tool.Set("execute", MakeToolExecutor(env, spec));
+    AttachToolRenderers(env, tool, spec.name);
     register_tool.Call(pi, {tool});
   }
 }
@@ -50,6 +54,75 @@ void RemoveRetiredTool(Napi::Env env, Napi::Object pi) {
   if (removed) Method(pi, "setActiveTools").Call(pi, {kept});
 }
 
+tasks::CancelSource ShutdownSource(const std::string& reason) {
+  if (reason == "quit") return tasks::CancelSource::kQuit;
+  if (reason == "reload") return tasks::CancelSource::kReload;
+  if (reason == "new") return tasks::CancelSource::kNewSession;
+  if (reason == "resume") return tasks::CancelSource::kResume;
+  if (reason == "fork") return tasks::CancelSource::kFork;
+  return tasks::CancelSource::kUnknown;
+}
+
+// Cancellation notices of runs that ended with the previous registration (/reload, /new, …).
+void ShowCarriedNotices(Napi::Env env) {
+  AddonState& state = State(env);
+  std::vector<std::string> notices = std::move(state.carried_notices);
+  state.carried_notices.clear();
+  Napi::Object ui = UiOf(env);
+  for (const std::string& notice : notices) {
+    if (ui.IsEmpty()) {
+      WriteStderrLine(env, notice);
+    } else {
+      Method(ui, "notify")
+          .Call(ui, {Napi::String::New(env, notice), Napi::String::New(env, "warning")});
+    }
+  }
+}
+
+void ResolveWokenWaiters(Napi::Env env) {
+  std::vector<Napi::Promise::Deferred> waiters = std::move(State(env).woken_waiters);
+  State(env).woken_waiters.clear();
+  for (Napi::Promise::Deferred& waiter : waiters) waiter.Resolve(env.Undefined());
+}
+
+// The agent_settled hold for Pis without agent_before_settle (before 0.87.0). Pi awaits these
+// handlers before its prompt returns, so holding here keeps print mode alive. Once no run is
+// active, the terminal notices that agent_before_settle would have returned as entries are sent
+// as triggering messages (the first starts a run, the rest follow it), and the hold lasts until
+// an agent_settled finds nothing left to do: only then does print mode print the last answer.
+Napi::Value HoldAfterSettle(Napi::Env env) {
+  Napi::Value waiting = WaitForRunsBeforeSettle(env);
+  if (!waiting.IsPromise()) {
+    ResolveWokenWaiters(env);
+    return env.Undefined();
+  }
+  Napi::Object promise = waiting.As<Napi::Object>();
+  Napi::Function wake = Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+    Napi::Env env = info.Env();
+    AddonState& state = State(env);
+    if (info.Length() < 1 || !info[0].IsObject() || state.pi.IsEmpty()) return env.Undefined();
+    Napi::Value entries = info[0].As<Napi::Object>().Get("entries");
+    if (!entries.IsArray() || entries.As<Napi::Array>().Length() == 0) return env.Undefined();
+    Napi::Promise::Deferred settled = Napi::Promise::Deferred::New(env);
+    state.woken_waiters.push_back(settled);
+    Napi::Object pi = state.pi.Value();
+    Napi::Array list = entries.As<Napi::Array>();
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Object entry = list.Get(i).As<Napi::Object>();
+      Napi::Object message = Napi::Object::New(env);
+      message.Set("customType", entry.Get("customType"));
+      message.Set("content", entry.Get("content"));
+      message.Set("display", true);
+      Napi::Object options = Napi::Object::New(env);
+      options.Set("triggerTurn", true);
+      options.Set("deliverAs", "followUp");
+      Method(pi, "sendMessage").Call(pi, {message, options});
+    }
+    return settled.Promise();
+  });
+  return Method(promise, "then").Call(promise, {wake});
+}
+
 // Lifecycle handlers act only for the registration they belong to: on /reload the new register()
 // may run before the old runtime's session_shutdown arrives.
 void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
@@ -66,6 +139,7 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                    State(env).ui_ctx = Napi::Persistent(info[1].As<Napi::Object>());
                  }
                  RemoveRetiredTool(env, State(env).pi.Value());
+                 ShowCarriedNotices(env);
                })});
   // In print mode Pi exits once the agent settles: hold it until our runs have ended, then wake
   // the agent with the terminal notices of tool-launched runs so it can call bg_result.
@@ -78,6 +152,25 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                    return env.Undefined();
                  return WaitForRunsBeforeSettle(env);
                })});
+  // Pi before 0.87.0 has no agent_before_settle: hold print mode in agent_settled instead (Pi
+  // awaits its handlers before it exits) and wake the agent with a triggered message once the
+  // runs end. Where agent_before_settle exists it has already waited, so nothing is left here.
+  // An aborted run (agent_settled.aborted, Pi 1.1.0+) is not held, as agent_before_settle is
+  // skipped for it too.
+  on.Call(pi, {Napi::String::New(env, "agent_settled"),
+               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
+                 Napi::Env env = info.Env();
+                 if (!current(env) || info.Length() < 2 || !info[1].IsObject())
+                   return env.Undefined();
+                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value())
+                   return env.Undefined();
+                 if (info[0].IsObject() && info[0].As<Napi::Object>().Get("aborted").IsBoolean() &&
+                     info[0].As<Napi::Object>().Get("aborted").ToBoolean().Value()) {
+                   ResolveWokenWaiters(env);
+                   return env.Undefined();
+                 }
+                 return HoldAfterSettle(env);
+               })});
   // Quit and /reload both end here: cancel every run (each records its cancellation durably),
   // join the workers and drop the registration so the next register() starts clean.
   on.Call(pi, {Napi::String::New(env, "session_shutdown"),
@@ -85,7 +178,13 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                  Napi::Env env = info.Env();
                  if (!current(env)) return;
                  AddonState& state = State(env);
-                 state.StopAllRuns();
+                 ResolveWokenWaiters(env);
+                 Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
+                 Napi::Value reason =
+                     event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
+                 state.StopAllRuns(ShutdownSource(
+                     reason.IsString() ? reason.As<Napi::String>().Utf8Value() : ""));
+                 ClearRunProgress(env);
                  state.pi.Reset();
                  state.ui_ctx.Reset();
                })});
@@ -106,12 +205,14 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     Napi::Object options = info[1].As<Napi::Object>();
     Napi::Value root = options.Get("packageRoot");
     if (root.IsString()) state.package_root = root.As<Napi::String>().Utf8Value();
+    AdoptRenderModule(env, options.Get("render"));
     Napi::Value selector_ui = options.Get("showModelsSelector");
     if (selector_ui.IsFunction()) {
       state.show_models_selector = Napi::Persistent(selector_ui.As<Napi::Function>());
     }
   }
   RegisterTools(env, pi);
+  RegisterViewRenderers(env, pi);
   RegisterCommands(env, pi);
   state.pi = Napi::Persistent(pi);
   state.generation += 1;

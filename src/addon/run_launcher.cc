@@ -2,8 +2,11 @@
 
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
+#include "addon/progress_display.h"
+#include "addon/renderers.h"
 #include "core/file_system.h"
 #include "store/wall_clock.h"
+#include "tasks/run_view.h"
 #include "tasks/task_registry.h"
 #include "workflow/orchestrator.h"
 #include "workflow/preflight.h"
@@ -12,23 +15,6 @@ namespace pi_fusion::addon {
 namespace {
 
 using nlohmann::json;
-
-// Progress reaches the person as a status line in the TUI, or a stderr line in print mode.
-void ShowProgress(Napi::Env env, const std::string& line) {
-  AddonState& state = State(env);
-  if (!state.ui_ctx.IsEmpty()) {
-    Napi::Object ctx = state.ui_ctx.Value();
-    if (ctx.Get("hasUI").ToBoolean().Value()) {
-      Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-      Napi::Function set_status = Method(ui, "setStatus");
-      if (!set_status.IsEmpty()) {
-        set_status.Call(ui, {Napi::String::New(env, "pi-fusion"), Napi::String::New(env, line)});
-        return;
-      }
-    }
-  }
-  WriteStderrLine(env, line);
-}
 
 class DispatchingObserver : public workflow::RunObserver {
  public:
@@ -41,8 +27,8 @@ class DispatchingObserver : public workflow::RunObserver {
 
   void Progress(const workflow::ProgressUpdate& update) override {
     const std::string text = label_ + ": " + update.line;
-    tasks_->Progress(run_id_, text);
-    dispatcher_->Post([text](Napi::Env env) { ShowProgress(env, text); });
+    tasks_->Progress(run_id_, update, tasks::ToEpochMs(store::SystemWallClock().Now()));
+    dispatcher_->Post([text](Napi::Env env) { ShowRunProgress(env, text); });
   }
 
  private:
@@ -108,9 +94,15 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const tasks::TaskI
     case workflow::RunEnd::kCompleted:
       return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
              "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
-    case workflow::RunEnd::kCancelled:
-      return task.label + " " + task.id + " cancelled: " + outcome.error.message() +
+    case workflow::RunEnd::kCancelled: {
+      const std::string who = tasks::CancelSourceText(task.cancelled_by);
+      const bool host_ended = task.cancelled_by == tasks::CancelSource::kQuit ||
+                              task.cancelled_by == tasks::CancelSource::kReload;
+      return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
+             outcome.error.message() +
+             (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
              "\nArtifacts: " + outcome.artifact_dir;
+    }
     case workflow::RunEnd::kFailed:
       break;
   }
@@ -151,17 +143,24 @@ void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> ta
   }
   tasks::TaskInfo task{run->store->run_id(), workflow_name, Label(workflow_name),
                        description,          source,        run->store->run_dir()};
+  task.progress.started_ms = tasks::ToEpochMs(store::SystemWallClock().Now());
   tasks->Add(task, cancel);
   Launch launch = Receipt(*run, task);
   dispatcher->Post([launch, on_launch](Napi::Env env) { on_launch(env, launch); });
   dispatcher->Post([line = task.label + ": ready (" + task.id + ")"](Napi::Env env) {
-    ShowProgress(env, line);
+    ShowRunProgress(env, line);
   });
 
   DispatchingObserver observer(dispatcher, tasks, task.id, task.label);
   workflow::RunOutcome outcome = workflow::Execute(run.value(), cancel, observer);
-  Terminal terminal{outcome, task.id, TerminalText(outcome, task)};
+  tasks->Finish(task.id, TaskStateOf(outcome.end), "");
+  Result<tasks::TaskInfo> resolved = tasks->Resolve(task.id);
+  const tasks::TaskInfo ended = resolved.ok() ? *resolved : task;
+  Terminal terminal{outcome, task.id, TerminalText(outcome, ended), ended, nlohmann::json()};
   tasks->Finish(task.id, TaskStateOf(outcome.end), terminal.text);
+  terminal.task.terminal_text = terminal.text;
+  terminal.view = tasks::TerminalRunView(PosixFileSystem(), terminal.task,
+                                         tasks::ToEpochMs(store::SystemWallClock().Now()));
   dispatcher->Post([terminal, on_terminal](Napi::Env env) {
     on_terminal(env, terminal);
     State(env).dispatcher->Release(env);
@@ -178,7 +177,7 @@ void ResolveSettleWaiters(Napi::Env env) {
     for (const std::string& text : state.pending_wakes) {
       Napi::Object entry = Napi::Object::New(env);
       entry.Set("type", "custom_message");
-      entry.Set("customType", "fusion-task");
+      entry.Set("customType", kTaskMessageType);
       entry.Set("content", text);
       entry.Set("display", true);
       entries.Set(entries.Length(), entry);
@@ -213,32 +212,51 @@ void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_la
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   AddonState& state = State(env);
   const bool failed = terminal.outcome.end != workflow::RunEnd::kCompleted;
-  bool interactive = false;
-  if (!state.ui_ctx.IsEmpty()) {
-    Napi::Object ctx = state.ui_ctx.Value();
-    interactive = ctx.Get("hasUI").ToBoolean().Value();
-    if (interactive) {
-      Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
+  if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) {
+    // The registration this run belonged to has ended (a /reload): say it in the next one.
+    state.carried_notices.push_back(terminal.text);
+    return;
+  }
+  RefreshRunProgress(env);
+  Napi::Object ctx = state.ui_ctx.Value();
+  const std::string mode = ModeOf(ctx);
+  const bool interactive = mode == "tui" || mode == "rpc";
+  const bool from_command = terminal.task.source == "command";
+  // A /fusion run shows its answer (or failure) as a display-only entry: the TUI renders it, and
+  // json and rpc clients get it as an `entry_appended` event. Print mode prints it instead.
+  bool shown = false;
+  if (from_command && mode != "print" && (mode != "tui" || CanRender(env))) {
+    shown = AppendRunEntry(env, terminal.view);
+  }
+  // RPC clients render nothing themselves: they always get the notification. The TUI gets one
+  // only when nothing rendered shows the end (no render module, or an older Pi).
+  const bool rendered = shown || (wake_agent && CanRender(env));
+  if (mode == "rpc" || (mode == "tui" && !rendered)) {
+    Napi::Object ui = UiOf(env);
+    if (!ui.IsEmpty()) {
       Method(ui, "notify")
           .Call(ui, {Napi::String::New(env, terminal.text),
                      Napi::String::New(env, failed ? "error" : "info")});
-      Method(ui, "setStatus").Call(ui, {Napi::String::New(env, "pi-fusion"), env.Undefined()});
     }
   }
-  if (!wake_agent) return;
+
+  // The agent asked for this cancellation itself: it already has bg_kill's result.
+  if (!wake_agent || terminal.task.cancelled_by == tasks::CancelSource::kBgKill) return;
   if (!interactive) {
     // Print mode: the agent is held in agent_before_settle and woken there.
     state.pending_wakes.push_back(terminal.text);
     return;
   }
-  if (state.pi.IsEmpty()) return;
   Napi::Object pi = state.pi.Value();
+  nlohmann::json view = terminal.view;
+  view.erase("answer");  // the agent fetches it with bg_result, whose result shows it
   Napi::Object message = Napi::Object::New(env);
-  message.Set("customType", "fusion-task");
+  message.Set("customType", kTaskMessageType);
   message.Set("content", terminal.text);
   message.Set("display", true);
   message.Set("details", FromJson(env, {{"run_id", terminal.run_id},
-                                        {"state", failed ? "failed" : "completed"}}));
+                                        {"state", failed ? "failed" : "completed"},
+                                        {"view", view}}));
   Napi::Object options = Napi::Object::New(env);
   options.Set("triggerTurn", true);
   options.Set("deliverAs", "followUp");

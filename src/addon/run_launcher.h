@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "tasks/task_registry.h"
 #include "workflow/run_request.h"
 
 namespace pi_fusion::addon {
@@ -24,7 +25,9 @@ struct Launch {
 struct Terminal {
   workflow::RunOutcome outcome;
   std::string run_id;
-  std::string text;  // the terminal notification
+  std::string text;      // the terminal notification
+  tasks::TaskInfo task;  // the task as it ended (source, who cancelled it, progress)
+  nlohmann::json view;   // the run view for the person (tasks/run_view.h), answer included
 };
 
 using LaunchCallback = std::function<void(Napi::Env, const Launch&)>;
@@ -36,7 +39,8 @@ using TerminalCallback = std::function<void(Napi::Env, const Terminal&)>;
 void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal);
 
-// Delivers a terminal state to the person and, for tool launches, to the agent.
+// Delivers a terminal state to the person and, for tool launches, to the agent — except a run
+// the agent itself cancelled with bg_kill, which does not wake it again.
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent);
 
 // agent_before_settle without a UI (print, json): a promise that resolves once no run is active,

@@ -19,7 +19,6 @@
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
-#include "tasks/result_view.h"
 #include "tasks/run_catalog.h"
 #include "tasks/run_view.h"
 
@@ -163,14 +162,15 @@ struct VerifyArgs {
 int RunVerify(const VerifyArgs& args) {
   std::string run_dir;
   if (store::IsValidRunId(args.run)) {
-    std::optional<tasks::TaskInfo> found =
-        tasks::FindRunOnDisk(PosixFileSystem(), ProjectDir(args.cwd), args.run);
-    if (!found) {
+    // By directory name, so a run whose manifest is broken is still found (and reported).
+    for (const tasks::RunListing& run : tasks::ListRuns(PosixFileSystem(), ProjectDir(args.cwd))) {
+      if (run.run_id == args.run) run_dir = run.run_dir;
+    }
+    if (run_dir.empty()) {
       std::fprintf(stderr, "error: no run %s under %s/.pi/fusion\n", args.run.c_str(),
                    ProjectDir(args.cwd).c_str());
       return 2;
     }
-    run_dir = found->artifact_dir;
   } else {
     std::error_code ec;
     const std::filesystem::path given(args.run);

@@ -143,14 +143,12 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
-  // Validate needs its findings contract before its results can be trusted: refuse it plainly
-  // rather than run it half-built.
+  // A workflow not built yet is refused plainly rather than run half-built.
   if (!WorkflowRuns(request.request.workflow)) {
     return fail(Status::Error("orchestration_failed",
                               request.request.tool +
                                   ": the arguments are valid, but this build runs only the reason, "
-                                  "investigate and research workflows (fusion_reason, /fusion, "
-                                  "fusion_investigate and fusion_research); the " +
+                                  "investigate, research and validate workflows; the " +
                                   request.request.workflow +
                                   " workflow is not built yet. Nothing was started."));
   }

@@ -41,7 +41,7 @@ StrictJson ParseStrictJson(std::string_view raw, std::string_view what) {
       return {json(), "JSON nesting deeper than " + std::to_string(kStrictJsonMaxDepth)};
     if (duplicate) return {json(), "duplicate key \"" + *duplicate + "\" in one object"};
     return {std::move(value), ""};
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number overflow
     std::string what = e.what();
     if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
     return {json(), "not a single JSON value: " + what};

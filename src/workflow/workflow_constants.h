@@ -73,7 +73,8 @@ enum class Capability { kReason, kInspect, kResearch };
 // The workflows this build runs end to end. The others' tools are not registered with Pi (the model
 // is never offered them) and a launch of them is refused before anything starts.
 constexpr bool WorkflowRuns(std::string_view workflow) {
-  return workflow == "reason" || workflow == "investigate" || workflow == "research";
+  return workflow == "reason" || workflow == "investigate" || workflow == "research" ||
+         workflow == "validate";
 }
 
 // The candidate capability of a public workflow; nullopt for an unknown workflow name.

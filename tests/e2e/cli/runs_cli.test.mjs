@@ -173,6 +173,19 @@ describe("pi-fusion runs, verify, prune", () => {
       assert.deepEqual(runDirs(env), []);
       assert.deepEqual(fs.readdirSync(path.join(env.cwd, ".pi", "fusion")), []);
 
+      // A directory with a broken manifest: listed as unreadable, found by id, never pruned.
+      const brokenId = "reason-0123456789abcdef0123456789abcdef";
+      const broken = path.join(env.cwd, ".pi", "fusion", "session-1", brokenId);
+      fs.mkdirSync(broken, { recursive: true });
+      fs.writeFileSync(path.join(broken, "manifest.json"), "{");
+      assert.equal(runs(env)[0].state, "unreadable");
+      r = cli(env, "verify", brokenId, "--cwd", env.cwd);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, new RegExp(`^${brokenId}: 1 problem in ${broken.replaceAll("/", "\\/")}\n {2}.*manifest\.json`));
+      r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s", "--state", "interrupted", "--state", "failed", "--yes");
+      assert.match(r.stdout, /Nothing to prune/);
+      assert.ok(fs.existsSync(broken));
+
       r = cli(env, "prune", "--older-than", "30x");
       assert.equal(r.code, 2);
       assert.match(r.stderr, /--older-than takes a count and a unit, like 30d/);

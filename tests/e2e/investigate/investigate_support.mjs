@@ -9,6 +9,8 @@ import path from "node:path";
 import { fusionRules, STAGE } from "../../support/fusion_script.mjs";
 import { REPO_ROOT } from "../../support/pi_harness.mjs";
 
+export { runDirs } from "../../support/fusion_runs.mjs";
+
 export const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 export const WRAPPER = path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures", "tamper-child.sh");
 export const RUN_TIMEOUT_MS = 180000;
@@ -65,13 +67,6 @@ export function agentFlowRules(candidates, finalText = "FINAL: {{tool_results}}"
     ...stageRules(candidates),
     { name: "ask", match: { text: "please investigate" }, responses: [{ tool_calls: [{ name: "fusion_investigate", arguments: args }] }] },
   ];
-}
-
-export function runDirs(env) {
-  const root = path.join(env.cwd, ".pi", "fusion");
-  if (!fs.existsSync(root)) return [];
-  return fs.readdirSync(root).flatMap((session) =>
-    fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
 }
 
 export function readJson(file) {

@@ -238,6 +238,13 @@ describe("/fusion-models", () => {
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Candidate 2 model gone\/model-x is not available/);
       assert.ok(r.stderr.includes(`with /fusion-models. Fusion's model config: ${configPath}.`), r.stderr);
+
+      // Pi expands a leading "~" in PI_CODING_AGENT_DIR; so does Fusion, and the path is absolute.
+      fs.cpSync(env.agentDir, path.join(env.home, "agent"), { recursive: true });
+      const tilde = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_CODING_AGENT_DIR: "~/agent" } });
+      assert.notEqual(tilde.code, 0);
+      const homeConfig = path.join(env.home, "agent", "fusion-models.json");
+      assert.ok(tilde.stderr.includes(`Fusion's model config: ${homeConfig}.`), tilde.stderr);
     } finally {
       await env.cleanup();
     }
