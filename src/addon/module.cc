@@ -15,6 +15,7 @@ AddonState::~AddonState() {
 }
 
 void AddonState::StopAllRuns() {
+  for (auto& [id, launch] : launches) launch.cancel.CancelWithGrace(kQuitStopGrace);
   tasks->CancelAll();
   for (std::thread& worker : workers) {
     if (worker.joinable()) worker.join();

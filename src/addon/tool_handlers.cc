@@ -6,6 +6,7 @@
 #include "addon/run_launcher.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
+#include "tasks/lifecycle_texts.h"
 #include "tasks/result_view.h"
 
 namespace pi_fusion::addon {
@@ -98,17 +99,11 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args) {
 Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
   AddonState& state = State(env);
   const std::string id = args.at("taskId").get<std::string>();
-  Result<tasks::TaskInfo> task = state.tasks->Resolve(id);
-  if (!task.ok()) {
-    // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
-    const Napi::Value cwd = ctx.Get("cwd");
-    std::optional<tasks::TaskInfo> on_disk;
-    if (cwd.IsString()) {
-      on_disk = tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
-    }
-    if (!on_disk) return ErrorResult(env, task.status());
-    task = *on_disk;
-  }
+  const Napi::Value cwd = ctx.Get("cwd");
+  Result<tasks::TaskInfo> task =
+      tasks::ResolveTask(*state.tasks, PosixFileSystem(),
+                         cwd.IsString() ? cwd.As<Napi::String>().Utf8Value() : std::string(), id);
+  if (!task.ok()) return ErrorResult(env, task.status());
   const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? tasks::Delivery::kArtifact
                                        : tasks::Delivery::kInline;
@@ -124,19 +119,15 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
 struct KillWait {
   Napi::Promise::Deferred deferred;
   std::string id;
-  int remaining_ms = 30000;
+  int remaining_ms = tasks::kKillWaitMs;
 };
 
 void PollKill(Napi::Env env, const std::shared_ptr<KillWait>& wait) {
   Result<tasks::TaskInfo> now = State(env).tasks->Resolve(wait->id);
   const bool stopped = now.ok() && now->state != tasks::TaskState::kRunning;
   if (stopped || !now.ok() || wait->remaining_ms <= 0) {
-    wait->deferred.Resolve(TextResult(
-        env,
-        stopped ? "killed " + wait->id + "\n" + now->terminal_text
-                : "cancellation of " + wait->id + " requested; it has not settled within 30 s",
-        {{"task_id", wait->id},
-         {"state", stopped ? std::string(tasks::TaskStateName(now->state)) : "running"}}));
+    tasks::KillAnswer answer = tasks::KillAnswerFor(wait->id, now);
+    wait->deferred.Resolve(TextResult(env, answer.text, answer.details));
     return;
   }
   wait->remaining_ms -= 100;
