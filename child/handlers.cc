@@ -118,7 +118,10 @@ Napi::Value OnToolExecutionStart(const Napi::CallbackInfo& info, ChildGovernor& 
 
 Napi::Value OnAgentSettled(const Napi::CallbackInfo& info, ChildGovernor& governor) {
   Napi::Object ctx = Ctx(info);
-  const bool aborted = Event(info).Get("aborted").ToBoolean().Value();
+  // agent_settled.aborted arrived in Pi 1.1.0; before it, the last answer's stop reason tells.
+  const Napi::Value flag = Event(info).Get("aborted");
+  const bool aborted =
+      flag.IsBoolean() ? flag.As<Napi::Boolean>().Value() : governor.last_answer_aborted();
   const bool failed =
       governor.OnSettled(aborted, CtxFlag(ctx, "isIdle"), CtxFlag(ctx, "hasPendingMessages"));
   if (failed) FailProcessExit(info.Env());

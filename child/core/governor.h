@@ -82,6 +82,12 @@ class ChildGovernor {
   // pending. Returns true when the process must fail.
   bool OnSettled(bool aborted, bool idle, bool has_pending_messages);
 
+  // Whether the last assistant message stopped as "aborted": what agent_settled.aborted says
+  // on Pi 1.1.0 and newer, for the older Pis whose agent_settled carries no such field.
+  bool last_answer_aborted() const {
+    return !stop_reasons_.empty() && stop_reasons_.back() == "aborted";
+  }
+
   bool settled() const { return settled_; }
   int64_t provider_requests() const { return requests_; }
   int64_t tool_calls() const { return tool_calls_; }

@@ -62,6 +62,9 @@ struct AddonState {
   // with the terminal notices of tool-launched runs.
   std::vector<Napi::Promise::Deferred> settle_waiters;
   std::vector<std::string> pending_wakes;
+  // Pi before 0.87.0 (no agent_before_settle): agent_settled handlers held until the runs they
+  // woke the agent for have settled too, so print mode prints that run's answer.
+  std::vector<Napi::Promise::Deferred> woken_waiters;
 
   // Cancels every launch — in preflight or running — with the quit grace, and joins all workers.
   // Safe to call more than once.

@@ -126,6 +126,20 @@ std::vector<std::string> Environment(Napi::Object process) {
   return out;
 }
 
+// Pi's getAgentDir(): $PI_CODING_AGENT_DIR with a leading "~" expanded, else ~/.pi/agent; made
+// absolute against the process's working directory, as Pi's own file calls would resolve it.
+std::string AgentDir(const std::vector<std::string>& environment, Napi::Object process) {
+  const std::string home = EnvValue(environment, "HOME");
+  std::string dir = EnvValue(environment, "PI_CODING_AGENT_DIR");
+  if (dir.empty()) return home + "/.pi/agent";
+  if (dir == "~" || dir.rfind("~/", 0) == 0) dir = home + dir.substr(1);
+  if (dir.front() != '/') {
+    Napi::Function cwd = Method(process, "cwd");
+    if (!cwd.IsEmpty()) dir = cwd.Call(process, {}).ToString().Utf8Value() + "/" + dir;
+  }
+  return dir;
+}
+
 }  // namespace
 
 workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object ctx,
@@ -142,9 +156,7 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object
   snap.package_root = package_root;
   snap.tool_call_id = tool_call_id;
 
-  const std::string agent_dir = EnvValue(snap.environment, "PI_CODING_AGENT_DIR");
-  snap.agent_dir =
-      !agent_dir.empty() ? agent_dir : EnvValue(snap.environment, "HOME") + "/.pi/agent";
+  snap.agent_dir = AgentDir(snap.environment, process);
 
   Napi::Function thinking = Method(pi, "getThinkingLevel");
   if (!thinking.IsEmpty()) {

@@ -20,6 +20,7 @@ void RegisterTools(Napi::Env env, Napi::Object pi) {
     tool.Set("label", spec.label);
     tool.Set("description", spec.description);
     tool.Set("parameters", FromJson(env, *schema::ToolParameters(spec.name)));
+    tool.Set("annotations", FromJson(env, schema::ToolAnnotations(spec)));
     tool.Set("prepareArguments", MakeArgumentPreparer(env, spec));
     tool.Set("execute", MakeToolExecutor(env, spec));
     register_tool.Call(pi, {tool});
@@ -40,6 +41,50 @@ void RemoveRetiredTool(Napi::Env env, Napi::Object pi) {
     kept.Set(kept.Length(), name);
   }
   if (removed) Method(pi, "setActiveTools").Call(pi, {kept});
+}
+
+void ResolveWokenWaiters(Napi::Env env) {
+  std::vector<Napi::Promise::Deferred> waiters = std::move(State(env).woken_waiters);
+  State(env).woken_waiters.clear();
+  for (Napi::Promise::Deferred& waiter : waiters) waiter.Resolve(env.Undefined());
+}
+
+// The agent_settled hold for Pis without agent_before_settle (before 0.87.0). Pi awaits these
+// handlers before its prompt returns, so holding here keeps print mode alive. Once no run is
+// active, the terminal notices that agent_before_settle would have returned as entries are sent
+// as triggering messages (the first starts a run, the rest follow it), and the hold lasts until
+// an agent_settled finds nothing left to do: only then does print mode print the last answer.
+Napi::Value HoldAfterSettle(Napi::Env env) {
+  Napi::Value waiting = WaitForRunsBeforeSettle(env);
+  if (!waiting.IsPromise()) {
+    ResolveWokenWaiters(env);
+    return env.Undefined();
+  }
+  Napi::Object promise = waiting.As<Napi::Object>();
+  Napi::Function wake = Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+    Napi::Env env = info.Env();
+    AddonState& state = State(env);
+    if (info.Length() < 1 || !info[0].IsObject() || state.pi.IsEmpty()) return env.Undefined();
+    Napi::Value entries = info[0].As<Napi::Object>().Get("entries");
+    if (!entries.IsArray() || entries.As<Napi::Array>().Length() == 0) return env.Undefined();
+    Napi::Promise::Deferred settled = Napi::Promise::Deferred::New(env);
+    state.woken_waiters.push_back(settled);
+    Napi::Object pi = state.pi.Value();
+    Napi::Array list = entries.As<Napi::Array>();
+    for (uint32_t i = 0; i < list.Length(); ++i) {
+      Napi::Object entry = list.Get(i).As<Napi::Object>();
+      Napi::Object message = Napi::Object::New(env);
+      message.Set("customType", entry.Get("customType"));
+      message.Set("content", entry.Get("content"));
+      message.Set("display", true);
+      Napi::Object options = Napi::Object::New(env);
+      options.Set("triggerTurn", true);
+      options.Set("deliverAs", "followUp");
+      Method(pi, "sendMessage").Call(pi, {message, options});
+    }
+    return settled.Promise();
+  });
+  return Method(promise, "then").Call(promise, {wake});
 }
 
 // Lifecycle handlers act only for the registration they belong to: on /reload the new register()
@@ -70,6 +115,25 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                    return env.Undefined();
                  return WaitForRunsBeforeSettle(env);
                })});
+  // Pi before 0.87.0 has no agent_before_settle: hold print mode in agent_settled instead (Pi
+  // awaits its handlers before it exits) and wake the agent with a triggered message once the
+  // runs end. Where agent_before_settle exists it has already waited, so nothing is left here.
+  // An aborted run (agent_settled.aborted, Pi 1.1.0+) is not held, as agent_before_settle is
+  // skipped for it too.
+  on.Call(pi, {Napi::String::New(env, "agent_settled"),
+               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
+                 Napi::Env env = info.Env();
+                 if (!current(env) || info.Length() < 2 || !info[1].IsObject())
+                   return env.Undefined();
+                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value())
+                   return env.Undefined();
+                 if (info[0].IsObject() && info[0].As<Napi::Object>().Get("aborted").IsBoolean() &&
+                     info[0].As<Napi::Object>().Get("aborted").ToBoolean().Value()) {
+                   ResolveWokenWaiters(env);
+                   return env.Undefined();
+                 }
+                 return HoldAfterSettle(env);
+               })});
   // Quit and /reload both end here: cancel every run (each records its cancellation durably),
   // join the workers and drop the registration so the next register() starts clean.
   on.Call(pi, {Napi::String::New(env, "session_shutdown"),
@@ -77,6 +141,7 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                  Napi::Env env = info.Env();
                  if (!current(env)) return;
                  AddonState& state = State(env);
+                 ResolveWokenWaiters(env);
                  state.StopAllRuns();
                  state.pi.Reset();
                  state.ui_ctx.Reset();

@@ -9,5 +9,7 @@ namespace pi_fusion::cli {
 void AddChildRunCommand(CLI::App& app, int* exit_code);
 void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddFetchCommand(CLI::App& app, int* exit_code);
+// runs, verify and prune.
+void AddRunsCommands(CLI::App& app, int* exit_code);
 
 }  // namespace pi_fusion::cli

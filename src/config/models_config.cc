@@ -192,7 +192,7 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
   json root;
   try {
     root = json::parse(bytes);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number overflow
     return Invalid(prefix + "not valid JSON (" + e.what() + ")");
   }
   Result<ModelsConfig> config = FromJson(root);

@@ -213,6 +213,7 @@ void RenderGrid(Renderer* r, const TableModel& model,
     // Plain text has no column syntax to keep: trailing empty cells are left out.
     size_t used = md ? width : grid[i].size();
     while (!md && used > 0 && grid[i][used - 1].empty()) --used;
+    if (!md && used == 0) continue;  // an empty row would print a blank line, or end the text
     for (size_t c = 0; c < used; ++c) {
       const std::string& text = c < grid[i].size() ? grid[i][c] : std::string();
       if (md) {

@@ -60,6 +60,14 @@ std::vector<ToolSpec> BuildTools() {
 
 }  // namespace
 
+nlohmann::json ToolAnnotations(const ToolSpec& tool) {
+  const bool kill = tool.name == "bg_kill";
+  return {{"readOnlyHint", !kill},
+          {"destructiveHint", false},
+          {"idempotentHint", tool.workflow.empty()},
+          {"openWorldHint", tool.workflow == "research"}};
+}
+
 const std::vector<ToolSpec>& RegisteredTools() {
   static const std::vector<ToolSpec> tools = BuildTools();
   return tools;

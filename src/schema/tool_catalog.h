@@ -23,6 +23,12 @@ struct ToolSpec {
 // Every tool registered with the host, Fusion tools first.
 const std::vector<ToolSpec>& RegisteredTools();
 
+// The tool's MCP-style hints for Pi's `annotations` (Pi 0.99+; older Pis ignore the field):
+// readOnlyHint, destructiveHint, idempotentHint, openWorldHint. The Fusion tools are read-only
+// toward the workspace (they write only their own run artifacts); fusion_research also reaches
+// the open web. bg_kill changes a task's state, so it is not read-only.
+nlohmann::json ToolAnnotations(const ToolSpec& tool);
+
 // The tool's closed JSON Schema (the `parameters` object). Returns nullptr for an unknown name.
 const nlohmann::json* ToolParameters(std::string_view tool);
 

@@ -13,6 +13,10 @@
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
+#include "workflow/validation_findings.h"
+#include "workflow/validation_prompts.h"
+#include "workflow/validation_render.h"
+#include "workflow/validation_run.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -41,6 +45,7 @@ class Run {
 
   RunOutcome Execute() {
     ReportBudgetWarnings();
+    if (IsValidate()) return ExecuteValidate();
     std::array<std::string, 3> answers;
     if (!RunCandidates(&answers)) return outcome_;
     Result<AnonymousMap> map = Anonymize();
@@ -49,9 +54,15 @@ class Run {
     for (const char* id : {"A", "B", "C"}) {
       candidates.push_back({id, answers[map->SlotOf(id) - 1]});
     }
-    Result<nlohmann::json> evaluation = Evaluate(candidates);
+    Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates);
+    if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
+    Result<nlohmann::json> evaluation = Evaluate(*blind, EvaluationScope{}, EvaluatorSystemPrompt(),
+                                                 EvaluationRepairSystemPrompt());
     if (!evaluation.ok()) return outcome_;
-    Result<std::string> merged = Merge(candidates, *evaluation);
+    Result<CanonicalDocument> input =
+        BuildMergeInput(run_.canonical_input, candidates, *evaluation);
+    if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
+    Result<std::string> merged = Merge(*input, MergerSystemPrompt());
     if (!merged.ok()) return outcome_;
     return Commit(*merged, *map);
   }
@@ -79,6 +90,54 @@ class Run {
     outcome_.artifact_dir = run_.store->run_dir();
     return outcome_;
   }
+
+  // Validate: reviewers under the minority rule, findings accounted for by the evaluator, the
+  // merger's summary, and the report rendered by the host (validation_*.h).
+  RunOutcome ExecuteValidate() {
+    if (!Advance(RunState::kCandidatesRunning)) return outcome_;
+    observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
+    ReviewerPhase phase = RunReviewers(
+        run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_);
+    if (phase.failure) {
+      Fail(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
+      return outcome_;
+    }
+    if (!Advance(RunState::kCandidatesComplete)) return outcome_;
+    const std::optional<int> dropped =
+        phase.dropped.empty() ? std::nullopt : std::optional<int>(phase.dropped.front().slot);
+    Result<AnonymousMap> map = Anonymize(dropped);
+    if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
+    std::vector<AnonymousReport> reports;
+    std::vector<std::string> host_limitations;
+    for (const DroppedReviewer& d : phase.dropped) {
+      host_limitations.push_back(DroppedReviewerLimitation(d.slot, d.why.code(), d.why.message()));
+    }
+    for (const UsableReviewer& u : phase.usable) {
+      const std::string& id = map->candidate_for_slot[u.slot - 1];
+      reports.push_back({id, u.report});
+      if (u.fence_recovered) host_limitations.push_back(RecoveredFenceLimitation(id, u.slot, 1));
+    }
+    Result<CanonicalDocument> blind = BuildValidationBlindInput(run_.canonical_input, reports);
+    if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
+    Result<nlohmann::json> evaluation =
+        Evaluate(*blind, ValidationEvaluationScope(reports), ValidationEvaluatorSystemPrompt(),
+                 ValidationRepairSystemPrompt());
+    if (!evaluation.ok()) return outcome_;
+    Result<CanonicalDocument> input =
+        BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
+    if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
+    Result<std::string> summary = Merge(*input, ValidationMergerSystemPrompt());
+    if (!summary.ok()) return outcome_;
+    ValidationRenderInput render;
+    render.summary = *summary;
+    render.sources = AssignFindingIds(reports);
+    render.reports = std::move(reports);
+    render.accounting = AccountingFromJson(evaluation->at("validation_accounting"));
+    render.host_limitations = std::move(host_limitations);
+    return Commit(RenderValidationReport(render), *map);
+  }
+
+  bool IsValidate() const { return run_.request.request.workflow == "validate"; }
 
  private:
   void ReportBudgetWarnings() {
@@ -175,14 +234,18 @@ class Run {
     child.output = OutputKind::kCandidate;
     child.role = "candidate";
     child.system_prompt =
-        CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
+        IsValidate()
+            ? ValidationReviewerSystemPrompt()
+            : CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
     child.stdin_text = CandidateStdin(run_.canonical_input);
     return child;
   }
 
-  Result<AnonymousMap> Anonymize() {
+  // A validate run that dropped a reviewer gives it C, so the other two are A and B.
+  Result<AnonymousMap> Anonymize(std::optional<int> dropped_slot = std::nullopt) {
     Result<AnonymousMap> map = DrawAnonymousMap(*run_.seams.random);
     if (!map.ok()) return map.status();
+    if (dropped_slot) map = MoveDroppedToC(*map, *dropped_slot);
     if (Status s = run_.store->SetAnonymousMap(map->ToJson()); !s.ok()) return s;
     return map;
   }
@@ -200,19 +263,18 @@ class Run {
     return child;
   }
 
-  Result<nlohmann::json> Evaluate(const std::vector<AnonymousCandidate>& candidates) {
-    Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates);
-    if (!blind.ok()) return Fail(blind.status(), Stage::kEvaluation, std::nullopt, 1);
-    if (auto ref = run_.store->WriteArtifact("blind-candidates.json", blind->bytes); !ref.ok()) {
+  Result<nlohmann::json> Evaluate(const CanonicalDocument& blind, const EvaluationScope& scope,
+                                  const std::string& system_prompt,
+                                  const std::string& repair_prompt) {
+    if (auto ref = run_.store->WriteArtifact("blind-candidates.json", blind.bytes); !ref.ok()) {
       return Fail(ref.status(), Stage::kEvaluation, std::nullopt, 1);
     }
     if (!Advance(RunState::kEvaluating)) return outcome_.error;
     observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
-    StageResult first =
-        RunStageChild(run_, EvaluatorChild(1, EvaluatorSystemPrompt(), blind->bytes), cancel_);
+    StageResult first = RunStageChild(run_, EvaluatorChild(1, system_prompt, blind.bytes), cancel_);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
-    EvaluationCheck check = ValidateEvaluation(first.answer);
-    if (!check.ok()) check = Repair(*blind, first.answer, check.errors);
+    EvaluationCheck check = ValidateEvaluation(first.answer, scope);
+    if (!check.ok()) check = Repair(blind, scope, repair_prompt, first.answer, check.errors);
     if (!check.ok()) {
       if (outcome_.run_error) return outcome_.error;  // the repair child itself failed
       return Fail(
@@ -228,7 +290,8 @@ class Run {
   }
 
   // The one repair child: given the capped error list, it must return a valid evaluation.
-  EvaluationCheck Repair(const CanonicalDocument& blind, const std::string& invalid,
+  EvaluationCheck Repair(const CanonicalDocument& blind, const EvaluationScope& scope,
+                         const std::string& repair_prompt, const std::string& invalid,
                          const std::vector<EvaluationError>& errors) {
     const bool syntax = errors.size() == 1 && errors[0].path == "$";
     observer_.Progress(
@@ -240,19 +303,16 @@ class Run {
       Fail(input.status(), Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
     }
-    StageResult repaired = RunStageChild(
-        run_, EvaluatorChild(2, EvaluationRepairSystemPrompt(), input->bytes), cancel_);
+    StageResult repaired =
+        RunStageChild(run_, EvaluatorChild(2, repair_prompt, input->bytes), cancel_);
     if (!repaired.status.ok()) {
       Fail(repaired.status, Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
     }
-    return ValidateEvaluation(repaired.answer);
+    return ValidateEvaluation(repaired.answer, scope);
   }
 
-  Result<std::string> Merge(const std::vector<AnonymousCandidate>& candidates,
-                            const nlohmann::json& evaluation) {
-    Result<CanonicalDocument> input = BuildMergeInput(run_.canonical_input, candidates, evaluation);
-    if (!input.ok()) return Fail(input.status(), Stage::kMerge, std::nullopt, 1);
+  Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
     if (!Advance(RunState::kMerging)) return outcome_.error;
     observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
     StageChild child;
@@ -261,8 +321,8 @@ class Run {
     child.budget_stage = budget::Stage::kMerge;
     child.output = OutputKind::kMerger;
     child.role = "merger";
-    child.system_prompt = MergerSystemPrompt();
-    child.stdin_text = input->bytes;
+    child.system_prompt = system_prompt;
+    child.stdin_text = input.bytes;
     StageResult merged = RunStageChild(run_, child, cancel_);
     if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
     return merged.answer;

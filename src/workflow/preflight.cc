@@ -11,6 +11,8 @@
 #include "workflow/context_projection.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
+#include "workflow/validation_findings.h"
+#include "workflow/validation_prompts.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -27,28 +29,36 @@ struct RenderedStages {
   std::string merge_system, merge_user;
 };
 
-Result<RenderedStages> RenderStages(Capability capability, const CanonicalDocument& input) {
+// Validate's stages get their own prompts, and its blind input carries the (empty) source
+// findings, so the plan measures what those children will receive.
+Result<RenderedStages> RenderStages(const std::string& workflow, Capability capability,
+                                    const CanonicalDocument& input) {
+  const bool validate = workflow == "validate";
   RenderedStages out;
-  out.candidate_system = CandidateSystemPrompt(capability);
+  out.candidate_system =
+      validate ? ValidationReviewerSystemPrompt() : CandidateSystemPrompt(capability);
   out.candidate_user = CandidateStdin(input);
   std::vector<AnonymousCandidate> empty = {{"A", ""}, {"B", ""}, {"C", ""}};
-  Result<CanonicalDocument> blind = BuildBlindInput(input, empty);
+  Result<CanonicalDocument> blind =
+      validate ? BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
+               : BuildBlindInput(input, empty);
   if (!blind.ok()) return blind.status();
-  out.evaluation_system = EvaluatorSystemPrompt();
+  out.evaluation_system = validate ? ValidationEvaluatorSystemPrompt() : EvaluatorSystemPrompt();
   out.evaluation_user = blind->bytes;
   Result<CanonicalDocument> repair = BuildRepairInput(*blind, "", {});
   if (!repair.ok()) return repair.status();
-  out.repair_system = EvaluationRepairSystemPrompt();
+  out.repair_system = validate ? ValidationRepairSystemPrompt() : EvaluationRepairSystemPrompt();
   out.repair_user = repair->bytes;
   Result<CanonicalDocument> merge = BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
-  out.merge_system = MergerSystemPrompt();
+  out.merge_system = validate ? ValidationMergerSystemPrompt() : MergerSystemPrompt();
   out.merge_user = merge->bytes;
   return out;
 }
 
 Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, Capability capability) {
-  Result<RenderedStages> stages = RenderStages(capability, run.canonical_input);
+  Result<RenderedStages> stages =
+      RenderStages(run.request.request.workflow, capability, run.canonical_input);
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
   input.workflow = run.request.request.workflow;

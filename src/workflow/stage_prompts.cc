@@ -127,6 +127,20 @@ std::string EvaluationContract() {
 
 std::string EvaluationTemplate() { return kEvaluationTemplate; }
 
+std::string HardMaximumText(size_t bytes) { return HardMaximum(bytes); }
+std::string AnonymityText() { return kAnonymity; }
+std::string CleanTaskGuideText() { return kCleanTaskGuide; }
+std::string ToolGuideText(Capability capability) { return ToolGuide(capability); }
+
+std::string RepairInstructionsText() {
+  return "\nThis is a repair. Your input is instead one JSON document (schema_version "
+         "\"pi-background-tasks.fusion-evaluation-repair-input.v1\"): original_blind_input is the "
+         "evaluator's input described above, invalid_output is an evaluation that broke the "
+         "contract, and validation_errors lists the violations as \"<JSON path>: <problem>\". "
+         "Output the corrected evaluation: fix every listed violation, keep the valid judgments, "
+         "and follow every rule above.\n";
+}
+
 std::string CandidateSystemPrompt(Capability capability) {
   const char* guide = capability == Capability::kReason ? kSessionGuide : kCleanTaskGuide;
   return "You are one of several independent experts who each answer the same request on their "
@@ -153,13 +167,7 @@ std::string EvaluatorSystemPrompt() {
 }
 
 std::string EvaluationRepairSystemPrompt() {
-  return EvaluatorSystemPrompt() +
-         "\nThis is a repair. Your input is instead one JSON document (schema_version "
-         "\"pi-background-tasks.fusion-evaluation-repair-input.v1\"): original_blind_input is the "
-         "evaluator's input described above, invalid_output is an evaluation that broke the "
-         "contract, and validation_errors lists the violations as \"<JSON path>: <problem>\". "
-         "Output the corrected evaluation: fix every listed violation, keep the valid judgments, "
-         "and follow every rule above.\n";
+  return EvaluatorSystemPrompt() + RepairInstructionsText();
 }
 
 std::string MergerSystemPrompt() {

@@ -33,6 +33,17 @@ std::string EvaluationRepairSystemPrompt();
 // synthesis plan, without mentioning candidates, their letters or the process.
 std::string MergerSystemPrompt();
 
+// Shared prompt pieces, for the workflow-specific prompts (validation_prompts.h) to reuse.
+// "Hard maximum: 49,152 JSON-rendered UTF-8 bytes, …"
+std::string HardMaximumText(size_t bytes);
+// The no-naming, no-signing rule every stage gets.
+std::string AnonymityText();
+// How a clean-task input reads, and what a capability's tools are for.
+std::string CleanTaskGuideText();
+std::string ToolGuideText(Capability capability);
+// What an evaluator-repair prompt adds to its evaluator's prompt.
+std::string RepairInstructionsText();
+
 // The example evaluation object the evaluator prompts embed. It is itself a valid evaluation
 // (tests check that ValidateEvaluation accepts it), so prompt and validator cannot drift apart.
 std::string EvaluationTemplate();

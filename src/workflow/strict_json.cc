@@ -44,7 +44,7 @@ StrictJson ParseStrictJson(std::string_view raw, std::string_view what) {
     // The key itself is model text, which never reaches a record.
     if (duplicate) return {json(), "duplicate key in one object"};
     return {std::move(value), ""};
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number overflow
     // Position and kind only: the parser's own message quotes the model's text.
     return {json(), "not a single JSON value: " + JsonErrorText(e)};
   }

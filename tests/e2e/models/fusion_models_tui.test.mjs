@@ -131,7 +131,8 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await pi.waitForText("Filter: _");
       pi.type("gpt");
-      screen = await pi.waitForText("metered/gpt-4o-mini  Metered GPT  [refused]");
+      await pi.waitForText("Filter: gpt_");
+      screen = await pi.waitForText("> metered/gpt-4o-mini  Metered GPT  [refused]");
       assert.match(screen, /metered\/gpt-4o-mini is a frontier route \(model segment "gpt"\)/);
       pi.keys("Enter");
       await pi.waitForText("Cannot pick metered/gpt-4o-mini: it is a frontier route");
@@ -142,6 +143,7 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await pi.waitForText("Filter: _");
       pi.type("scripted/scripted-b");
+      await pi.waitForText("Filter: scripted/scripted-b_");
       await pi.waitForText("> scripted/scripted-b  Scripted B");
       pi.keys("Enter");
       screen = await pi.waitForText("> Candidate 1  scripted/scripted-b");
@@ -165,7 +167,7 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await pi.waitForText("Filter: _");
       pi.type("scripted/scripted-c");
-      await pi.waitForText("> scripted/scripted-c");
+      await pi.waitForText("Filter: scripted/scripted-c_");
       pi.keys("Enter");
       await pi.waitForText("> Candidate 2  scripted/scripted-c");
       const theirs = `${JSON.stringify({ ...saved, merger: "scripted/scripted-a" }, null, 2)}\n`;
@@ -236,6 +238,13 @@ describe("/fusion-models", () => {
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Candidate 2 model gone\/model-x is not available/);
       assert.ok(r.stderr.includes(`with /fusion-models. Fusion's model config: ${configPath}.`), r.stderr);
+
+      // Pi expands a leading "~" in PI_CODING_AGENT_DIR; so does Fusion, and the path is absolute.
+      fs.cpSync(env.agentDir, path.join(env.home, "agent"), { recursive: true });
+      const tilde = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_CODING_AGENT_DIR: "~/agent" } });
+      assert.notEqual(tilde.code, 0);
+      const homeConfig = path.join(env.home, "agent", "fusion-models.json");
+      assert.ok(tilde.stderr.includes(`Fusion's model config: ${homeConfig}.`), tilde.stderr);
     } finally {
       await env.cleanup();
     }

@@ -3,6 +3,7 @@
  * exact error texts for bad arguments, /reload idempotence and prompt exit in print mode.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -36,6 +37,16 @@ describe("plugin registration", () => {
     const ours = seen.tools.filter((t) => t.source === PLUGIN);
     assert.deepEqual(ours.map((t) => t.name), TOOLS);
     for (const tool of ours) assert.deepEqual(tool.parameters, schemaFile(tool.name), tool.name);
+    // Pi reports the declared hints: the workflows are read-only toward the workspace, and only
+    // research reaches the open world.
+    const hints = Object.fromEntries(ours.map((t) => [t.name, t.annotations]));
+    for (const name of ["fusion_reason", "fusion_investigate", "fusion_validate"]) {
+      assert.equal(hints[name]?.readOnlyHint, true, name);
+      assert.equal(hints[name]?.openWorldHint, false, name);
+    }
+    assert.equal(hints.fusion_research?.readOnlyHint, true);
+    assert.equal(hints.fusion_research?.openWorldHint, true);
+    assert.equal(hints.bg_kill?.readOnlyHint, false);
     assert.ok(!seen.tools.some((t) => t.name === "fusion_brainstorm"));
     const commands = seen.commands.filter((c) => c.source === PLUGIN);
     assert.deepEqual(commands.map((c) => c.name).sort(), COMMANDS);
@@ -151,17 +162,65 @@ describe("lifecycle", () => {
     }
   });
 
-  test("a missing native library fails with one actionable line naming the setup command", async () => {
+  /** A copy of the loader files in `root`, as a checkout (with scripts/setup) or a package. */
+  function loaderCopy(root, { checkout }) {
+    fs.cpSync(path.join(REPO_ROOT, "extensions"), path.join(root, "extensions"), { recursive: true });
+    if (checkout) {
+      fs.mkdirSync(path.join(root, "scripts"), { recursive: true });
+      fs.writeFileSync(path.join(root, "scripts", "setup"), "");
+    }
+    return path.join(root, "extensions", "fusion.ts");
+  }
+
+  /** The stderr lines that mention `needle`. */
+  function linesWith(stderr, needle) {
+    return stderr.split("\n").filter((l) => l.includes(needle));
+  }
+
+  test("the loader names what is missing: a build, a prebuilt library, or the override's file", async () => {
     const env = await createPiEnv();
     try {
-      // A package copy without a build: the loader finds no library.
-      const copy = path.join(env.tmp, "unbuilt-package", "extensions", "fusion.ts");
-      fs.cpSync(path.dirname(PLUGIN), path.dirname(copy), { recursive: true });
-      const r = await env.print("hello", { extensions: [copy], env: { PI_FUSION_ADDON: "" } });
-      const setup = path.join(env.tmp, "unbuilt-package", "scripts", "setup");
-      const lines = r.stderr.split("\n").filter((l) => l.includes("pi_fusion.node"));
+      const checkout = loaderCopy(path.join(env.tmp, "unbuilt-checkout"), { checkout: true });
+      let r = await env.print("hello", { extensions: [checkout], env: { PI_FUSION_ADDON: "" } });
+      const setup = path.join(env.tmp, "unbuilt-checkout", "scripts", "setup");
+      let lines = linesWith(r.stderr, "pi_fusion.node");
       assert.equal(lines.length, 1, r.stderr);
       assert.ok(lines[0].includes(`pi-fusion: native library pi_fusion.node is not built; run ${setup}`), r.stderr);
+
+      const pkg = loaderCopy(path.join(env.tmp, "bare-package"), { checkout: false });
+      r = await env.print("hello", { extensions: [pkg], env: { PI_FUSION_ADDON: "" } });
+      lines = linesWith(r.stderr, "pi_fusion.node");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /pi-fusion: this package has no prebuilt pi_fusion\.node for linux-x64 \(expected .*bare-package\/prebuilds\/linux-x64\/pi_fusion\.node\)/);
+
+      const nowhere = path.join(env.tmp, "no-such-dir", "pi_fusion.node");
+      r = await env.print("hello", { extensions: [PLUGIN], env: { PI_FUSION_ADDON: nowhere } });
+      lines = linesWith(r.stderr, "PI_FUSION_ADDON");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.ok(lines[0].includes(`pi-fusion: PI_FUSION_ADDON=${nowhere} names no file`), r.stderr);
+      // Where the override names a file, it is used.
+      r = await env.print("hello", { extensions: [PLUGIN], env: { PI_FUSION_ADDON: process.env.PI_FUSION_ADDON } });
+      assert.equal(linesWith(r.stderr, "pi-fusion:").length, 0, r.stderr);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("a shared library the system lacks is named", async () => {
+    const env = await createPiEnv();
+    try {
+      // A .node that needs a shared library which is then removed, as on a system without it.
+      const dir = path.join(env.tmp, "broken");
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, "dep.c"), "int pf_dep(void) { return 1; }\n");
+      fs.writeFileSync(path.join(dir, "addon.c"), "int pf_dep(void);\nint pf_use(void) { return pf_dep(); }\n");
+      execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(dir, "libpfgone.so.7"), path.join(dir, "dep.c"), "-Wl,-soname,libpfgone.so.7"]);
+      execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(dir, "pi_fusion.node"), path.join(dir, "addon.c"), path.join(dir, "libpfgone.so.7")]);
+      fs.rmSync(path.join(dir, "libpfgone.so.7"));
+      const r = await env.print("hello", { extensions: [PLUGIN], env: { PI_FUSION_ADDON: path.join(dir, "pi_fusion.node") } });
+      const lines = linesWith(r.stderr, "pi-fusion:");
+      assert.equal(lines.length, 1, r.stderr);
+      assert.ok(lines[0].includes(`${path.join(dir, "pi_fusion.node")} cannot load: missing shared library libpfgone.so.7.`), r.stderr);
     } finally {
       await env.cleanup();
     }

@@ -9,16 +9,10 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { CANDIDATE_TEXT, EVALUATION, MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, survivingChildren } from "../../support/fusion_runs.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 120000;
-
-function runDirs(env) {
-  const root = path.join(env.cwd, ".pi", "fusion");
-  if (!fs.existsSync(root)) return [];
-  return fs.readdirSync(root).flatMap((session) =>
-    fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
-}
 
 /**
  * The agent's side of a tool launch: ask -> fusion_reason -> receipt -> (terminal notice) ->
@@ -33,24 +27,6 @@ function agentFlowRules(finalText) {
     ...fusionRules(),
     { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
   ];
-}
-
-/** Child Pi processes still alive whose working directory is this env's project. */
-function survivingChildren(env) {
-  const alive = [];
-  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cmd.includes("--mode\u0000text") && fs.readlinkSync(`/proc/${pid}/cwd`) === env.cwd) alive.push(pid);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return alive;
-}
-
-function manifestOf(dir) {
-  return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
 }
 
 describe("fusion reason end to end", () => {

@@ -29,6 +29,7 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
   const Row rows[] = {
       {"{", "not valid JSON"},
       {"", "not valid JSON"},
+      {"[1e999]", "not valid JSON"},  // a number overflow (found by fuzz/models_config_fuzz.cc)
       {"[]", "the file must hold a JSON object"},
       {File(kThree).substr(0, File(kThree).size() - 1) + ",\"zeta\":1,\"alpha\":2}",
        "contains unsupported key(s): alpha, zeta"},

@@ -45,6 +45,15 @@ TEST_CASE("Extract: empty and whitespace-only documents give empty text", "[extr
   }
 }
 
+TEST_CASE("Extract: a table row with no text adds no line in plain text", "[extract]") {
+  // Found by fuzz/extract_fuzz.cc (fuzz/regressions/extract/table_empty_row_text): the empty
+  // second row used to end the text with a newline.
+  CHECK(Run("<table><th>><th><tr>", "text/html", Format::kText)->text == ">");
+  CHECK(Run("<table><tr><td>a</td></tr><tr><td></td></tr><tr><td>b</td></tr></table>", "text/html",
+            Format::kText)
+            ->text == "a\nb");
+}
+
 TEST_CASE("Extract: plain text is decoded, repaired and capped", "[extract]") {
   const auto out = Run("caf\xE9\r\n", "text/plain; charset=iso-8859-1");
   CHECK(out->text == "caf\xC3\xA9");

@@ -193,6 +193,17 @@ TEST_CASE("ChildGovernor: an original that cannot be preserved is never replaced
   CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() == protocol::kChildOutputCap);
 }
 
+TEST_CASE("ChildGovernor: the last answer's stop reason stands in for agent_settled.aborted") {
+  ScriptedChild child;
+  CHECK_FALSE(child.governor->last_answer_aborted());
+  child.Turn("error", {}, Usage(1, 0));
+  CHECK_FALSE(child.governor->last_answer_aborted());
+  child.Turn("aborted", {}, Usage(1, 0));
+  CHECK(child.governor->last_answer_aborted());
+  child.Turn("stop", {"a"}, Usage(1, 1));
+  CHECK_FALSE(child.governor->last_answer_aborted());
+}
+
 TEST_CASE("ChildGovernor: settles once, only when idle, and nothing may follow") {
   ScriptedChild child;
   child.Turn("stop", {"a"}, Usage(1, 1));

@@ -1,6 +1,7 @@
 #include "schema/tool_catalog.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -60,4 +61,23 @@ TEST_CASE("ToolCatalog: descriptions tell the model it runs in the background", 
       CHECK(tool.description.find("49,152") != std::string::npos);
     }
   }
+}
+
+TEST_CASE("ToolCatalog: annotations say read-only toward the workspace, research open-world",
+          "[schema]") {
+  std::map<std::string, nlohmann::json> seen;
+  for (const auto& tool : RegisteredTools()) seen[tool.name] = ToolAnnotations(tool);
+  for (const char* name : {"fusion_reason", "fusion_investigate", "fusion_validate"}) {
+    INFO(name);
+    CHECK(seen[name] == nlohmann::json{{"readOnlyHint", true},
+                                       {"destructiveHint", false},
+                                       {"idempotentHint", false},
+                                       {"openWorldHint", false}});
+  }
+  CHECK(seen["fusion_research"]["readOnlyHint"] == true);
+  CHECK(seen["fusion_research"]["openWorldHint"] == true);
+  CHECK(seen["bg_result"]["readOnlyHint"] == true);
+  CHECK(seen["bg_status"]["idempotentHint"] == true);
+  CHECK(seen["bg_kill"]["readOnlyHint"] == false);
+  CHECK(seen["bg_kill"]["destructiveHint"] == false);
 }

@@ -62,6 +62,15 @@ TEST_CASE("EvaluationContract: accepts a good evaluation, with surrounding white
             .empty());
 }
 
+TEST_CASE("EvaluationContract: a number too large for a double is an error, not an exception",
+          "[workflow][evaluation]") {
+  // Found by fuzzing (fuzz/regressions/evaluation/number_overflow.json).
+  const std::vector<EvaluationError> errors = Errors("{\"agreements\":[1e999]}");
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].path == "$");
+  CHECK_THAT(errors[0].message, Catch::Contains("number overflow"));
+}
+
 TEST_CASE("EvaluationContract: the prompt's template is itself valid", "[workflow][evaluation]") {
   const EvaluationCheck check = ValidateEvaluation(EvaluationTemplate());
   CHECK(check.errors.empty());

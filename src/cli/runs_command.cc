@@ -1,0 +1,284 @@
+// `pi-fusion runs [--cwd DIR] [--json]`, `pi-fusion verify <run-dir|run-id> [--cwd DIR]` and
+// `pi-fusion prune [--cwd DIR] [--older-than DUR] [--state S]... [--yes]`: list, check and clean
+// the run directories under DIR/.pi/fusion/ (docs/cli/runs.md, verify.md, prune.md). What a run
+// is, its state and whether its owner is alive come from tasks/run_catalog.h; this file parses
+// arguments, prints and, for prune --yes, deletes.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/file_system.h"
+#include "store/owner_lock.h"
+#include "store/run_id.h"
+#include "store/wall_clock.h"
+#include "tasks/run_catalog.h"
+#include "tasks/run_view.h"
+
+namespace pi_fusion::cli {
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             store::SystemWallClock().Now().time_since_epoch())
+      .count();
+}
+
+// The --cwd value as an absolute path (default: the current directory).
+std::string ProjectDir(const std::string& cwd) {
+  std::error_code ec;
+  const std::filesystem::path base =
+      cwd.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(cwd);
+  return std::filesystem::absolute(base, ec).lexically_normal().string();
+}
+
+// "40s", "12m", "5h", "3d".
+std::string Span(int64_t ms) {
+  const int64_t s = std::max<int64_t>(ms, 0) / 1000;
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m";
+  if (s < 86400) return std::to_string(s / 3600) + "h";
+  return std::to_string(s / 86400) + "d";
+}
+
+// "812 B", "14.2 KiB", "3.1 MiB".
+std::string Size(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  char out[32];
+  const double kib = static_cast<double>(bytes) / 1024.0;
+  if (kib < 1024) {
+    std::snprintf(out, sizeof(out), "%.1f KiB", kib);
+  } else {
+    std::snprintf(out, sizeof(out), "%.1f MiB", kib / 1024.0);
+  }
+  return out;
+}
+
+std::optional<int64_t> AgeMs(const tasks::RunListing& run, int64_t now) {
+  if (!run.manifest) return std::nullopt;
+  const std::optional<int64_t> created = tasks::TimestampMillis(run.manifest->created_at);
+  if (!created) return std::nullopt;
+  return now - *created;
+}
+
+// A finished run's duration: created_at to its last update.
+std::optional<int64_t> DurationMs(const tasks::RunListing& run) {
+  if (!run.terminal()) return std::nullopt;
+  const std::optional<int64_t> created = tasks::TimestampMillis(run.manifest->created_at);
+  const std::optional<int64_t> updated = tasks::TimestampMillis(run.manifest->updated_at);
+  if (!created || !updated) return std::nullopt;
+  return *updated - *created;
+}
+
+nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
+  auto optional_ms = [](std::optional<int64_t> ms) {
+    return ms ? nlohmann::json(*ms / 1000) : nlohmann::json(nullptr);
+  };
+  nlohmann::json out = {
+      {"run_id", run.run_id},
+      {"workflow", run.manifest ? nlohmann::json(run.manifest->workflow) : nlohmann::json(nullptr)},
+      {"state", run.State()},
+      {"owner_alive", run.owner_alive},
+      {"created_at",
+       run.manifest ? nlohmann::json(run.manifest->created_at) : nlohmann::json(nullptr)},
+      {"age_seconds", optional_ms(AgeMs(run, now))},
+      {"duration_seconds", optional_ms(DurationMs(run))},
+      {"size_bytes", run.size_bytes},
+      {"question", run.question},
+      {"run_dir", run.run_dir}};
+  if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
+  if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
+  return out;
+}
+
+void PrintTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (size_t i = 0; i + 1 < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
+  const std::optional<int64_t> age = AgeMs(run, now);
+  const std::optional<int64_t> duration = DurationMs(run);
+  return {run.run_id,
+          run.manifest ? run.manifest->workflow : "-",
+          run.State(),
+          age ? Span(*age) : "-",
+          duration ? Span(*duration) : "-",
+          Size(run.size_bytes),
+          tasks::ShortQuestion(run.question)};
+}
+
+const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE",   "AGE",
+                                          "DURATION", "SIZE",     "QUESTION"};
+
+struct RunsArgs {
+  std::string cwd;
+  bool json = false;
+};
+
+int RunRuns(const RunsArgs& args) {
+  const std::string project = ProjectDir(args.cwd);
+  const std::vector<tasks::RunListing> runs = tasks::ListRuns(PosixFileSystem(), project);
+  const int64_t now = NowMillis();
+  if (args.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const tasks::RunListing& run : runs) out.push_back(RunJson(run, now));
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  if (runs.empty()) {
+    std::printf("No Fusion runs under %s/.pi/fusion\n", project.c_str());
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows = {kHeader};
+  for (const tasks::RunListing& run : runs) rows.push_back(Row(run, now));
+  PrintTable(rows);
+  return 0;
+}
+
+struct VerifyArgs {
+  std::string run;
+  std::string cwd;
+};
+
+int RunVerify(const VerifyArgs& args) {
+  std::string run_dir;
+  if (store::IsValidRunId(args.run)) {
+    // By directory name, so a run whose manifest is broken is still found (and reported).
+    for (const tasks::RunListing& run : tasks::ListRuns(PosixFileSystem(), ProjectDir(args.cwd))) {
+      if (run.run_id == args.run) run_dir = run.run_dir;
+    }
+    if (run_dir.empty()) {
+      std::fprintf(stderr, "error: no run %s under %s/.pi/fusion\n", args.run.c_str(),
+                   ProjectDir(args.cwd).c_str());
+      return 2;
+    }
+  } else {
+    std::error_code ec;
+    const std::filesystem::path given(args.run);
+    run_dir = (given.is_absolute() ? given : std::filesystem::path(ProjectDir(args.cwd)) / given)
+                  .lexically_normal()
+                  .string();
+    while (run_dir.size() > 1 && run_dir.back() == '/') run_dir.pop_back();
+  }
+  const tasks::RunCheck check = tasks::CheckRun(PosixFileSystem(), run_dir);
+  const std::string id =
+      check.manifest ? check.manifest->run_id : run_dir.substr(run_dir.find_last_of('/') + 1);
+  if (check.problems.empty()) {
+    std::printf("%s: intact (%s, %zu artifacts verified)\n", id.c_str(),
+                std::string(store::RunStateName(check.manifest->state)).c_str(),
+                check.manifest->artifacts.size());
+    return 0;
+  }
+  std::printf("%s: %zu problem%s in %s\n", id.c_str(), check.problems.size(),
+              check.problems.size() == 1 ? "" : "s", run_dir.c_str());
+  for (const std::string& problem : check.problems) std::printf("  %s\n", problem.c_str());
+  return 1;
+}
+
+struct PruneArgs {
+  std::string cwd;
+  std::string older_than;
+  std::vector<std::string> states;
+  bool yes = false;
+};
+
+// Deletes one run while holding its owner lock, so no owner can appear while it goes.
+Status DeleteRun(const tasks::RunListing& run) {
+  Result<std::unique_ptr<FileLock>> lock = store::AcquireOwnerLock(PosixFileSystem(), run.run_dir);
+  if (!lock.ok()) return lock.status();
+  std::error_code ec;
+  std::filesystem::remove_all(run.run_dir, ec);  // never follows symlinks
+  if (ec) return Status::Error("io_error", "cannot delete " + run.run_dir + ": " + ec.message());
+  // The session directory goes too once its last run is gone (rmdir fails while it is not empty).
+  ::rmdir(std::filesystem::path(run.run_dir).parent_path().c_str());
+  return Status();
+}
+
+int RunPrune(const PruneArgs& args) {
+  tasks::PruneFilter filter;
+  filter.states = args.states;
+  if (!args.older_than.empty()) {
+    Result<std::chrono::milliseconds> age = tasks::ParseAge(args.older_than);
+    if (!age.ok()) {
+      std::fprintf(stderr, "error: %s: %s\n", age.status().code().c_str(),
+                   age.status().message().c_str());
+      return 2;
+    }
+    filter.older_than = *age;
+  }
+  const std::string project = ProjectDir(args.cwd);
+  const int64_t now = NowMillis();
+  const std::vector<tasks::RunListing> selected =
+      tasks::SelectForPrune(tasks::ListRuns(PosixFileSystem(), project), filter, now);
+  if (selected.empty()) {
+    std::printf("Nothing to prune under %s/.pi/fusion\n", project.c_str());
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows = {kHeader};
+  for (const tasks::RunListing& run : selected) rows.push_back(Row(run, now));
+  PrintTable(rows);
+  if (!args.yes) {
+    std::printf("%zu run%s would be deleted. Run again with --yes to delete them.\n",
+                selected.size(), selected.size() == 1 ? "" : "s");
+    return 0;
+  }
+  int failures = 0;
+  for (const tasks::RunListing& run : selected) {
+    if (Status s = DeleteRun(run); !s.ok()) {
+      std::fprintf(stderr, "error: %s not deleted: %s\n", run.run_id.c_str(), s.message().c_str());
+      ++failures;
+    }
+  }
+  std::printf("Deleted %zu run%s.\n", selected.size() - failures,
+              selected.size() - failures == 1 ? "" : "s");
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void AddRunsCommands(CLI::App& app, int* exit_code) {
+  auto runs = std::make_shared<RunsArgs>();
+  CLI::App* list = app.add_subcommand("runs", "List the Fusion runs of a project");
+  list->add_option("--cwd", runs->cwd, "Project directory (default: the current directory)");
+  list->add_flag("--json", runs->json, "Print a JSON array");
+  list->callback([runs, exit_code] { *exit_code = RunRuns(*runs); });
+
+  auto verify = std::make_shared<VerifyArgs>();
+  CLI::App* check = app.add_subcommand(
+      "verify", "Verify a run's artifacts byte for byte, as bg_result does (read-only)");
+  check->add_option("run", verify->run, "A run directory, or a run id under --cwd")->required();
+  check->add_option("--cwd", verify->cwd, "Project directory (default: the current directory)");
+  check->callback([verify, exit_code] { *exit_code = RunVerify(*verify); });
+
+  auto prune = std::make_shared<PruneArgs>();
+  CLI::App* clean =
+      app.add_subcommand("prune", "Delete old finished runs (lists them; deletes only with --yes)");
+  clean->add_option("--cwd", prune->cwd, "Project directory (default: the current directory)");
+  clean->add_option("--older-than", prune->older_than,
+                    "Only runs created at least this long ago, like 30d, 12h (default 30d)");
+  clean->add_option("--state", prune->states, "Only runs in this state (repeatable)")
+      ->check(CLI::IsMember({"completed", "failed", "cancelled", "interrupted"}));
+  clean->add_flag("--yes", prune->yes, "Delete the listed runs");
+  clean->callback([prune, exit_code] { *exit_code = RunPrune(*prune); });
+}
+
+}  // namespace pi_fusion::cli

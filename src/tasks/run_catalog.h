@@ -1,0 +1,79 @@
+// The runs of one project on disk, for `pi-fusion runs`, `verify` and `prune`:
+//
+//   <cwd>/.pi/fusion/<session>-<pid>/<run-id>/
+//
+// Liveness is the store's one rule (store/owner_lock.h): a run's owner is alive exactly while it
+// holds the run's owner lock. A non-terminal run whose owner is gone is "interrupted"; when the
+// answer cannot be known the run is treated as owned (never interrupted, never pruned).
+//
+// Reads only through the FileSystem seam (the owner probe never takes the lock); thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "store/manifest.h"
+
+namespace pi_fusion::tasks {
+
+// The state `runs` shows for a non-terminal run whose owner is gone.
+inline constexpr std::string_view kInterruptedState = "interrupted";
+// Without --older-than, prune takes runs at least this old.
+inline constexpr std::chrono::hours kDefaultPruneAge{24 * 30};
+
+struct RunListing {
+  std::string run_dir;
+  std::string run_id;                       // the directory's name
+  std::optional<store::Manifest> manifest;  // nullopt when manifest.json cannot be read
+  std::string manifest_error;               // why not
+  bool owner_alive = false;                 // the owner lock is held, or its state is unknown
+  std::string owner_error;                  // why the owner's state is unknown ("" when known)
+  uint64_t size_bytes = 0;                  // regular files in the run directory
+  std::string question;                     // the request's first line ("" when unknown)
+
+  // The manifest's state, "interrupted" (non-terminal, owner gone) or "unreadable".
+  std::string State() const;
+  bool terminal() const;
+};
+
+// Every run directory of `cwd`, newest first (by created_at, then by id). A missing
+// <cwd>/.pi/fusion is an empty list.
+std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd);
+
+// Milliseconds since the epoch of a manifest timestamp (store::FormatTimestamp's form).
+std::optional<int64_t> TimestampMillis(const std::string& timestamp);
+
+// "30d", "12h", "45m", "90s": a positive count and one unit. invalid_arguments otherwise.
+Result<std::chrono::milliseconds> ParseAge(std::string_view text);
+
+struct PruneFilter {
+  std::chrono::milliseconds older_than = kDefaultPruneAge;
+  // Any of "completed", "failed", "cancelled", "interrupted"; empty means the terminal three.
+  std::vector<std::string> states;
+};
+
+// The runs prune would delete: a readable manifest, an owner known to be gone, a matching state
+// and created at least `older_than` before `now_ms`. Never a run whose owner is alive.
+std::vector<RunListing> SelectForPrune(const std::vector<RunListing>& runs,
+                                       const PruneFilter& filter, int64_t now_ms);
+
+// The result of `verify`: the same byte checks as bg_result, every problem named.
+struct RunCheck {
+  std::optional<store::Manifest> manifest;
+  std::vector<std::string> problems;  // empty: intact
+};
+
+// Checks `run_dir` without writing anything (no usage claim, no lock):
+//   manifest.json parses (strict v4), its run_id is the directory's name;
+//   every artifact ref: a regular file with the recorded length and SHA-256;
+//   completed runs: the whole bg_result verification (result.json binding, merged.md);
+//   failed and cancelled runs: the failure summary the manifest binds checks out.
+RunCheck CheckRun(FileSystem& fs, const std::string& run_dir);
+
+}  // namespace pi_fusion::tasks

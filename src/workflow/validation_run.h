@@ -1,0 +1,39 @@
+// The reviewer phase of a validate run: three reviewers in parallel under the minority rule
+// (validation_reviewers.h). Each reviewer child has its own cancel token, relayed from the run's,
+// so the run can cancel the reviewer still running once a second unusable report (or a fatal
+// failure) decided it. A report recovered from its ```json fence is audited here: its
+// contract event is written before the report is used.
+//
+// Thread-safe like RunStageChild: blocks its calling thread and joins its reviewer threads.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "process/cancel_token.h"
+#include "workflow/child_stage.h"
+#include "workflow/run_request.h"
+#include "workflow/validation_report.h"
+#include "workflow/validation_reviewers.h"
+
+namespace pi_fusion::workflow {
+
+struct UsableReviewer {
+  int slot = 0;
+  ValidationReport report;
+  bool fence_recovered = false;  // its contract event was written
+};
+
+struct ReviewerPhase {
+  std::optional<ReviewerTally::Failure> failure;  // the run fails with this when set
+  std::vector<UsableReviewer> usable;             // ordered by slot; 2 or 3 when no failure
+  std::vector<DroppedReviewer> dropped;           // at most 1 when no failure
+};
+
+// Runs reviewer slots 1..3 with `child_for(slot)`.
+// REQUIRES: `run.store` is open and in candidates_running.
+ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
+                           const process::CancelToken& cancel, RunObserver& observer);
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,196 @@
+/**
+ * @file `pi-fusion runs | verify | prune` over real run directories made by the real pinned Pi
+ * running /fusion against the scripted model: a completed run, a failed one, a tampered one, and
+ * one whose Pi is killed mid-run (interrupted), checked both while its owner is alive and after.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { fusionRules } from "../../support/fusion_script.mjs";
+
+const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
+const CLI = path.join(BUILD, "bin", "pi-fusion");
+const RUN_TIMEOUT_MS = 120000;
+const V1 = "pi-background-tasks.fusion-models.v1";
+
+function cli(env, ...args) {
+  const r = spawnSync(CLI, args, { cwd: env.cwd, encoding: "utf8", timeout: 30000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function runs(env) {
+  const r = cli(env, "runs", "--json", "--cwd", env.cwd);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+function runDirs(env) {
+  const root = path.join(env.cwd, ".pi", "fusion");
+  if (!fs.existsSync(root)) return [];
+  return fs.readdirSync(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
+}
+
+/** Every name, mode, size and byte under `dir`: equal snapshots mean nothing was written. */
+function snapshot(dir) {
+  return fs.readdirSync(dir).sort().map((name) => {
+    const p = path.join(dir, name);
+    const st = fs.lstatSync(p);
+    return [name, st.mode, st.size, st.mtimeMs, st.isFile() ? fs.readFileSync(p, "hex") : ""];
+  });
+}
+
+/** Pi processes (the parent and its children) whose working directory is the project. */
+function piProcesses(env) {
+  const found = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/cwd`) === env.cwd && fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(`PI_CODING_AGENT_DIR=${env.agentDir}`)) found.push(Number(pid));
+    } catch {
+      // ended while we looked
+    }
+  }
+  return found;
+}
+
+async function fuse(env, rules, { models } = {}) {
+  env.server.setScript({ rules });
+  if (models) env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: V1, ...models }));
+  else fs.rmSync(path.join(env.agentDir, "fusion-models.json"), { force: true });
+  const before = new Set(runDirs(env));
+  const r = await env.print("/fusion Why is the sky blue?\nSecond line.", { extensions: [PLUGIN] });
+  const made = runDirs(env).filter((d) => !before.has(d));
+  assert.equal(made.length, 1, r.stderr);
+  return { ...r, dir: made[0], id: path.basename(made[0]) };
+}
+
+describe("pi-fusion runs, verify, prune", () => {
+  test("list, verify and prune real runs: completed, failed, tampered, interrupted", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const completed = await fuse(env, fusionRules());
+      assert.equal(completed.code, 0, completed.stderr);
+      const failed = await fuse(env,
+        [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()],
+        { models: { candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"], evaluator: "scripted/scripted-a", merger: "scripted/scripted-a" } });
+      assert.notEqual(failed.code, 0);
+      const tampered = await fuse(env, fusionRules());
+      assert.equal(tampered.code, 0, tampered.stderr);
+
+      // verify: intact runs pass, read-only; the tampered one names each problem.
+      const before = snapshot(completed.dir);
+      let r = cli(env, "verify", completed.id, "--cwd", env.cwd);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, new RegExp(`^${completed.id}: intact \\(completed, \\d+ artifacts verified\\)`));
+      r = cli(env, "verify", completed.dir);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.deepEqual(snapshot(completed.dir), before, "verify wrote nothing");
+      assert.equal(fs.existsSync(path.join(completed.dir, "usage-claim.json")), false);
+      fs.writeFileSync(path.join(completed.dir, "probe"), "x");  // the snapshot does see a write
+      assert.notDeepEqual(snapshot(completed.dir), before);
+      fs.rmSync(path.join(completed.dir, "probe"));
+
+      r = cli(env, "verify", failed.id, "--cwd", env.cwd);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /intact \(failed,/);
+
+      fs.appendFileSync(path.join(tampered.dir, "merged.md"), "tampered");
+      fs.writeFileSync(path.join(tampered.dir, "budget-plan.json"), "{}");
+      r = cli(env, "verify", path.relative(env.cwd, tampered.dir), "--cwd", env.cwd);
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(r.stdout, new RegExp(`^${tampered.id}: \\d+ problems in ${tampered.dir.replaceAll("/", "\\/")}`));
+      assert.match(r.stdout, /^ {2}merged\.md: byte_length \d+ != recorded \d+/m);
+      assert.match(r.stdout, /^ {2}budget-plan\.json: /m);
+
+      r = cli(env, "verify", "reason-00000000000000000000000000000000", "--cwd", env.cwd);
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /no run reason-0{32} under/);
+
+      // A run whose Pi is alive: listed in its live state, never pruned.
+      env.server.setScript({ rules: fusionRules({ candidate: [{ stall: true }] }) });
+      const liveRequests = env.requests().length;
+      const live = env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      await env.server.waitForRequests(liveRequests + 3, 60000);
+      const liveDir = runDirs(env).find((d) => ![completed.dir, failed.dir, tampered.dir].includes(d));
+      const liveId = path.basename(liveDir);
+      let listed = runs(env);
+      let row = listed.find((x) => x.run_id === liveId);
+      assert.equal(row.state, "candidates_running");
+      assert.equal(row.owner_alive, true);
+      await new Promise((res) => setTimeout(res, 1100));
+      r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s", "--state", "interrupted", "--yes");
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /Nothing to prune/);
+      assert.ok(fs.existsSync(liveDir));
+
+      // Killed without a chance to clean up: the same run is now interrupted.
+      for (const pid of piProcesses(env)) process.kill(pid, "SIGKILL");
+      await live;
+      listed = runs(env);
+      row = listed.find((x) => x.run_id === liveId);
+      assert.equal(row.state, "interrupted");
+      assert.equal(row.owner_alive, false);
+
+      // runs: every run with its full id, workflow, state, age, duration, size and question.
+      assert.deepEqual(listed.map((x) => x.run_id).sort(), [completed.id, failed.id, tampered.id, liveId].sort());
+      const byId = Object.fromEntries(listed.map((x) => [x.run_id, x]));
+      assert.equal(byId[completed.id].state, "completed");
+      assert.equal(byId[failed.id].state, "failed");
+      for (const x of listed) {
+        assert.equal(x.workflow, "reason");
+        assert.equal(x.question, "Why is the sky blue?");
+        assert.ok(x.size_bytes > 0);
+        assert.ok(x.age_seconds >= 0);
+      }
+      assert.equal(typeof byId[completed.id].duration_seconds, "number");
+      assert.equal(byId[liveId].duration_seconds, null);
+      r = cli(env, "runs", "--cwd", env.cwd);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^RUN ID +WORKFLOW +STATE +AGE +DURATION +SIZE +QUESTION$/m);
+      assert.match(r.stdout, new RegExp(`^${liveId} +reason +interrupted +\\d+s +- +[\\d.]+ (B|KiB|MiB) +Why is the sky blue\\?$`, "m"));
+
+      // prune: young runs stay by default; --state interrupted takes only the interrupted one.
+      r = cli(env, "prune", "--cwd", env.cwd);
+      assert.match(r.stdout, /Nothing to prune/);
+      r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s", "--state", "interrupted", "--yes");
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`^${liveId} `, "m"));
+      assert.match(r.stdout, /Deleted 1 run\./);
+      assert.equal(fs.existsSync(liveDir), false);
+      assert.deepEqual(runs(env).map((x) => x.run_id).sort(), [completed.id, failed.id, tampered.id].sort());
+
+      // Without --yes it only lists; with it the terminal runs go, and their session folders.
+      r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s");
+      assert.equal(r.code, 0, r.stderr);
+      for (const id of [completed.id, failed.id, tampered.id]) assert.match(r.stdout, new RegExp(`^${id} `, "m"));
+      assert.match(r.stdout, /3 runs would be deleted\. Run again with --yes/);
+      assert.equal(runDirs(env).length, 3);
+      r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s", "--yes");
+      assert.match(r.stdout, /Deleted 3 runs\./);
+      assert.deepEqual(runDirs(env), []);
+      assert.deepEqual(fs.readdirSync(path.join(env.cwd, ".pi", "fusion")), []);
+
+      // A directory with a broken manifest: listed as unreadable, found by id, never pruned.
+      const brokenId = "reason-0123456789abcdef0123456789abcdef";
+      const broken = path.join(env.cwd, ".pi", "fusion", "session-1", brokenId);
+      fs.mkdirSync(broken, { recursive: true });
+      fs.writeFileSync(path.join(broken, "manifest.json"), "{");
+      assert.equal(runs(env)[0].state, "unreadable");
+      r = cli(env, "verify", brokenId, "--cwd", env.cwd);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, new RegExp(`^${brokenId}: 1 problem in ${broken.replaceAll("/", "\\/")}\n {2}.*manifest\.json`));
+      r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s", "--state", "interrupted", "--state", "failed", "--yes");
+      assert.match(r.stdout, /Nothing to prune/);
+      assert.ok(fs.existsSync(broken));
+
+      r = cli(env, "prune", "--older-than", "30x");
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /--older-than takes a count and a unit, like 30d/);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

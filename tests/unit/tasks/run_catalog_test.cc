@@ -1,0 +1,112 @@
+// The run catalog behind `pi-fusion runs | verify | prune`, over real run directories written by
+// the run store in a temp dir.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "tasks/run_catalog.h"
+#include "test_support.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+using store::testing::kRunId;
+using store::testing::StoreFixture;
+
+constexpr int64_t kDayMs = 24LL * 3600 * 1000;
+
+int64_t CreatedMs() {
+  return *TimestampMillis("2025-01-02T03:04:05.006Z");  // FixedClock's instant
+}
+
+TEST_CASE("RunCatalog: timestamps and ages") {
+  CHECK(TimestampMillis("1970-01-02T00:00:01.500Z") == 86401500);
+  CHECK(TimestampMillis("2025-01-02T03:04:05.006Z") == 1735787045006);
+  CHECK_FALSE(TimestampMillis("2025-01-02 03:04:05Z"));
+  CHECK(*ParseAge("30d") == std::chrono::hours(720));
+  CHECK(*ParseAge("12h") == std::chrono::hours(12));
+  CHECK(*ParseAge("45m") == std::chrono::minutes(45));
+  CHECK(*ParseAge("90s") == std::chrono::seconds(90));
+  for (const char* bad : {"", "d", "0d", "-1d", "30", "30x", "1.5h", "30 d", "99999999999d"}) {
+    INFO(bad);
+    CHECK(ParseAge(bad).status().code() == "invalid_arguments");
+  }
+}
+
+TEST_CASE("RunCatalog: a live owner is never interrupted and never pruned") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  std::vector<RunListing> runs = ListRuns(f.fs, f.dir.path());
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].run_id == kRunId);
+  CHECK(runs[0].run_dir == f.store->run_dir());
+  CHECK(runs[0].owner_alive);
+  CHECK(runs[0].State() == "candidates_running");
+  CHECK(runs[0].size_bytes > 0);
+  const PruneFilter everything{std::chrono::milliseconds(0),
+                               {"completed", "failed", "cancelled", "interrupted"}};
+  CHECK(SelectForPrune(runs, everything, CreatedMs() + 365 * kDayMs).empty());
+
+  // The owner goes away without finishing the run: the same directory is now interrupted.
+  f.store.reset();
+  runs = ListRuns(f.fs, f.dir.path());
+  REQUIRE(runs.size() == 1);
+  CHECK_FALSE(runs[0].owner_alive);
+  CHECK(runs[0].State() == "interrupted");
+  CHECK(SelectForPrune(runs, everything, CreatedMs() + 365 * kDayMs).size() == 1);
+  // Not by default (terminal runs only), and not while younger than the age.
+  CHECK(SelectForPrune(runs, PruneFilter{}, CreatedMs() + 365 * kDayMs).empty());
+  const PruneFilter interrupted{std::chrono::hours(24), {"interrupted"}};
+  CHECK(SelectForPrune(runs, interrupted, CreatedMs() + kDayMs - 1).empty());
+  CHECK(SelectForPrune(runs, interrupted, CreatedMs() + kDayMs).size() == 1);
+}
+
+TEST_CASE("RunCatalog: terminal runs are pruned by default after 30 days") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  f.store->Fail(store::RunState::kFailed, {"child_failed", "candidate 2 failed", {}, {}, {}});
+  f.store.reset();
+  const std::vector<RunListing> runs = ListRuns(f.fs, f.dir.path());
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].State() == "failed");
+  CHECK(SelectForPrune(runs, PruneFilter{}, CreatedMs() + 30 * kDayMs - 1).empty());
+  CHECK(SelectForPrune(runs, PruneFilter{}, CreatedMs() + 30 * kDayMs).size() == 1);
+  CHECK(
+      SelectForPrune(runs, PruneFilter{kDefaultPruneAge, {"completed"}}, CreatedMs() + 99 * kDayMs)
+          .empty());
+}
+
+TEST_CASE("RunCatalog: CheckRun names every altered artifact and never writes") {
+  StoreFixture f;
+  REQUIRE(f.store->WriteArtifact("budget-plan.json", "{\"a\":1}").ok());
+  REQUIRE(
+      f.store
+          ->WriteArtifact("canonical-input.json", "{\"request\":{\"prompt\":\"  \\n Q?\\nmore\"}}")
+          .ok());
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  f.store->Fail(store::RunState::kCancelled, {"cancelled", "bg_kill", {}, {}, {}});
+  const std::string dir = f.store->run_dir();
+  f.store.reset();
+  CHECK(ListRuns(f.fs, f.dir.path())[0].question == "Q?");
+
+  RunCheck check = CheckRun(f.fs, dir);
+  CHECK(check.problems.empty());
+  REQUIRE(check.manifest);
+  CHECK(check.manifest->state == store::RunState::kCancelled);
+
+  store::testing::WriteAll(dir + "/budget-plan.json", "{\"a\":2}");
+  store::testing::WriteAll(dir + "/canonical-input.json", "{}");
+  check = CheckRun(f.fs, dir);
+  REQUIRE(check.problems.size() == 2);
+  CHECK_THAT(check.problems[0], Catch::StartsWith("budget-plan.json: "));
+  CHECK_THAT(check.problems[1], Catch::StartsWith("canonical-input.json: "));
+
+  store::testing::WriteAll(dir + "/manifest.json", "{");
+  check = CheckRun(f.fs, dir);
+  CHECK_FALSE(check.manifest);
+  REQUIRE(check.problems.size() == 1);
+  CHECK_THAT(check.problems[0], Catch::Contains("manifest.json"));
+}
+
+}  // namespace
+}  // namespace pi_fusion::tasks
