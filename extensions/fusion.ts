@@ -10,6 +10,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { showModelsSelector } from "./fusion-models-ui.ts";
+import * as render from "./fusion-render.ts";
 import { loadNative } from "./lib/native.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -18,8 +19,13 @@ export default function piFusion(pi: unknown): void {
   const { addon, path } = loadNative<{
     register(
       pi: unknown,
-      options: { packageRoot: string; addonPath: string; showModelsSelector: typeof showModelsSelector },
+      options: {
+        packageRoot: string;
+        addonPath: string;
+        showModelsSelector: typeof showModelsSelector;
+        render: typeof render;
+      },
     ): void;
   }>(packageRoot, "pi_fusion", "PI_FUSION_ADDON", process.env.PI_FUSION_ADDON);
-  addon.register(pi, { packageRoot, addonPath: path, showModelsSelector });
+  addon.register(pi, { packageRoot, addonPath: path, showModelsSelector, render });
 }

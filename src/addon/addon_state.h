@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,6 +51,16 @@ struct AddonState {
   // The newest context seen (tool, command or session event): where notifications go.
   Napi::ObjectReference ui_ctx;
 
+  // extensions/fusion-render.ts, when the loader could load it (empty: plain notifications).
+  Napi::ObjectReference render;
+  // The interval that keeps elapsed times moving while runs are active (empty when idle), and
+  // the per-run status keys shown on a Pi without widgets.
+  Napi::Reference<Napi::Value> ticker;
+  std::set<std::string> status_keys;
+  // Terminal notices that arrived after the registration they belonged to ended (a /reload
+  // cancels its runs): shown by the next session_start.
+  std::vector<std::string> carried_notices;
+
   std::unique_ptr<JsDispatcher> dispatcher;
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
@@ -66,9 +77,9 @@ struct AddonState {
   // woke the agent for have settled too, so print mode prints that run's answer.
   std::vector<Napi::Promise::Deferred> woken_waiters;
 
-  // Cancels every launch — in preflight or running — with the quit grace, and joins all workers.
-  // Safe to call more than once.
-  void StopAllRuns();
+  // Cancels every launch — in preflight or running — with the quit grace (saying who asked), and
+  // joins all workers. Safe to call more than once.
+  void StopAllRuns(tasks::CancelSource source = tasks::CancelSource::kUnknown);
 };
 
 // REQUIRES: called on the JS thread of `env` after module init.

@@ -8,6 +8,7 @@
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
 #include "addon/models_selector.h"
+#include "addon/progress_display.h"
 #include "addon/run_launcher.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
@@ -85,6 +86,7 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
   run.request = std::move(request).value();
   run.source = store::RunSource::kCommand;
   const bool interactive = HasUI(ctx);
+  const bool print = ModeOf(ctx) == "print";
   auto done = Napi::Promise::Deferred::New(env);
   Napi::ObjectReference ctx_ref = Napi::Persistent(ctx);
   auto shared_ctx = std::make_shared<Napi::ObjectReference>(std::move(ctx_ref));
@@ -103,12 +105,17 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
              "info");
         if (interactive) done.Resolve(env.Undefined());
       },
-      [done, interactive](Napi::Env env, const Terminal& terminal) {
+      [done, interactive, print](Napi::Env env, const Terminal& terminal) {
         DeliverTerminal(env, terminal, /*wake_agent=*/false);
-        if (!interactive) {
+        if (interactive) return;
+        // Only print mode writes the answer to stdout; json mode's stdout stays JSONL (the
+        // answer travels in the entry's event).
+        if (print) {
           PrintOutcome(env, terminal);
-          done.Resolve(env.Undefined());
+        } else if (terminal.outcome.end != workflow::RunEnd::kCompleted) {
+          env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
         }
+        done.Resolve(env.Undefined());
       });
   return done.Promise();
 }
@@ -131,6 +138,7 @@ Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
   if (!prompt.empty()) return StartWhenIdle(env, ctx, prompt);
   if (!HasUI(ctx)) {
     Tell(env, ctx, "Usage: /fusion <prompt>", "error");
+    env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
     return Resolved(env);
   }
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();

@@ -14,9 +14,9 @@ AddonState::~AddonState() {
   if (dispatcher) dispatcher->Close();
 }
 
-void AddonState::StopAllRuns() {
+void AddonState::StopAllRuns(tasks::CancelSource source) {
+  tasks->CancelAll(source);
   for (auto& [id, launch] : launches) launch.cancel.CancelWithGrace(kQuitStopGrace);
-  tasks->CancelAll();
   for (std::thread& worker : workers) {
     if (worker.joinable()) worker.join();
   }

@@ -3,6 +3,8 @@
 #include "addon/addon_state.h"
 #include "addon/command_handlers.h"
 #include "addon/js_values.h"
+#include "addon/progress_display.h"
+#include "addon/renderers.h"
 #include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
 #include "schema/tool_catalog.h"
@@ -23,6 +25,7 @@ void RegisterTools(Napi::Env env, Napi::Object pi) {
     tool.Set("annotations", FromJson(env, schema::ToolAnnotations(spec)));
     tool.Set("prepareArguments", MakeArgumentPreparer(env, spec));
     tool.Set("execute", MakeToolExecutor(env, spec));
+    AttachToolRenderers(env, tool, spec.name);
     register_tool.Call(pi, {tool});
   }
 }
@@ -41,6 +44,31 @@ void RemoveRetiredTool(Napi::Env env, Napi::Object pi) {
     kept.Set(kept.Length(), name);
   }
   if (removed) Method(pi, "setActiveTools").Call(pi, {kept});
+}
+
+tasks::CancelSource ShutdownSource(const std::string& reason) {
+  if (reason == "quit") return tasks::CancelSource::kQuit;
+  if (reason == "reload") return tasks::CancelSource::kReload;
+  if (reason == "new") return tasks::CancelSource::kNewSession;
+  if (reason == "resume") return tasks::CancelSource::kResume;
+  if (reason == "fork") return tasks::CancelSource::kFork;
+  return tasks::CancelSource::kUnknown;
+}
+
+// Cancellation notices of runs that ended with the previous registration (/reload, /new, …).
+void ShowCarriedNotices(Napi::Env env) {
+  AddonState& state = State(env);
+  std::vector<std::string> notices = std::move(state.carried_notices);
+  state.carried_notices.clear();
+  Napi::Object ui = UiOf(env);
+  for (const std::string& notice : notices) {
+    if (ui.IsEmpty()) {
+      WriteStderrLine(env, notice);
+    } else {
+      Method(ui, "notify")
+          .Call(ui, {Napi::String::New(env, notice), Napi::String::New(env, "warning")});
+    }
+  }
 }
 
 void ResolveWokenWaiters(Napi::Env env) {
@@ -103,6 +131,7 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                    State(env).ui_ctx = Napi::Persistent(info[1].As<Napi::Object>());
                  }
                  RemoveRetiredTool(env, State(env).pi.Value());
+                 ShowCarriedNotices(env);
                })});
   // In print mode Pi exits once the agent settles: hold it until our runs have ended, then wake
   // the agent with the terminal notices of tool-launched runs so it can call bg_result.
@@ -142,7 +171,12 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                  if (!current(env)) return;
                  AddonState& state = State(env);
                  ResolveWokenWaiters(env);
-                 state.StopAllRuns();
+                 Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
+                 Napi::Value reason =
+                     event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
+                 state.StopAllRuns(ShutdownSource(
+                     reason.IsString() ? reason.As<Napi::String>().Utf8Value() : ""));
+                 ClearRunProgress(env);
                  state.pi.Reset();
                  state.ui_ctx.Reset();
                })});
@@ -163,12 +197,14 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     Napi::Object options = info[1].As<Napi::Object>();
     Napi::Value root = options.Get("packageRoot");
     if (root.IsString()) state.package_root = root.As<Napi::String>().Utf8Value();
+    AdoptRenderModule(env, options.Get("render"));
     Napi::Value selector_ui = options.Get("showModelsSelector");
     if (selector_ui.IsFunction()) {
       state.show_models_selector = Napi::Persistent(selector_ui.As<Napi::Function>());
     }
   }
   RegisterTools(env, pi);
+  RegisterViewRenderers(env, pi);
   RegisterCommands(env, pi);
   state.pi = Napi::Persistent(pi);
   state.generation += 1;

@@ -3,30 +3,15 @@
 #include <chrono>
 #include <future>
 #include <memory>
+
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
-
+#include "addon/progress_display.h"
+#include "addon/renderers.h"
 #include "tasks/run_lifecycle.h"
 
 namespace pi_fusion::addon {
 namespace {
-
-// Progress reaches the person as a status line in the TUI, or a stderr line in print mode.
-void ShowProgress(Napi::Env env, const std::string& line) {
-  AddonState& state = State(env);
-  if (!state.ui_ctx.IsEmpty()) {
-    Napi::Object ctx = state.ui_ctx.Value();
-    if (ctx.Get("hasUI").ToBoolean().Value()) {
-      Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-      Napi::Function set_status = Method(ui, "setStatus");
-      if (!set_status.IsEmpty()) {
-        set_status.Call(ui, {Napi::String::New(env, "pi-fusion"), Napi::String::New(env, line)});
-        return;
-      }
-    }
-  }
-  WriteStderrLine(env, line);
-}
 
 void ResolveSettleWaiters(Napi::Env env);
 
@@ -53,7 +38,7 @@ class DispatchingSink : public tasks::LifecycleSink {
   }
 
   void Progress(const std::string& line) override {
-    dispatcher_->Post([line](Napi::Env env) { ShowProgress(env, line); });
+    dispatcher_->Post([line](Napi::Env env) { ShowRunProgress(env, line); });
   }
 
   void Ended(const Terminal& terminal) override {
@@ -111,7 +96,7 @@ void ResolveSettleWaiters(Napi::Env env) {
     for (const std::string& text : state.pending_wakes) {
       Napi::Object entry = Napi::Object::New(env);
       entry.Set("type", "custom_message");
-      entry.Set("customType", "fusion-task");
+      entry.Set("customType", kTaskMessageType);
       entry.Set("content", text);
       entry.Set("display", true);
       entries.Set(entries.Length(), entry);
@@ -148,32 +133,51 @@ void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_la
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   AddonState& state = State(env);
   const bool failed = terminal.outcome.end != workflow::RunEnd::kCompleted;
-  bool interactive = false;
-  if (!state.ui_ctx.IsEmpty()) {
-    Napi::Object ctx = state.ui_ctx.Value();
-    interactive = ctx.Get("hasUI").ToBoolean().Value();
-    if (interactive) {
-      Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
+  if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) {
+    // The registration this run belonged to has ended (a /reload): say it in the next one.
+    state.carried_notices.push_back(terminal.text);
+    return;
+  }
+  RefreshRunProgress(env);
+  Napi::Object ctx = state.ui_ctx.Value();
+  const std::string mode = ModeOf(ctx);
+  const bool interactive = mode == "tui" || mode == "rpc";
+  const bool from_command = terminal.task.source == "command";
+  // A /fusion run shows its answer (or failure) as a display-only entry: the TUI renders it, and
+  // json and rpc clients get it as an `entry_appended` event. Print mode prints it instead.
+  bool shown = false;
+  if (from_command && mode != "print" && (mode != "tui" || CanRender(env))) {
+    shown = AppendRunEntry(env, terminal.view);
+  }
+  // RPC clients render nothing themselves: they always get the notification. The TUI gets one
+  // only when nothing rendered shows the end (no render module, or an older Pi).
+  const bool rendered = shown || (wake_agent && CanRender(env));
+  if (mode == "rpc" || (mode == "tui" && !rendered)) {
+    Napi::Object ui = UiOf(env);
+    if (!ui.IsEmpty()) {
       Method(ui, "notify")
           .Call(ui, {Napi::String::New(env, terminal.text),
                      Napi::String::New(env, failed ? "error" : "info")});
-      Method(ui, "setStatus").Call(ui, {Napi::String::New(env, "pi-fusion"), env.Undefined()});
     }
   }
-  if (!wake_agent) return;
+
+  // The agent asked for this cancellation itself: it already has bg_kill's result.
+  if (!wake_agent || terminal.task.cancelled_by == tasks::CancelSource::kBgKill) return;
   if (!interactive) {
     // Print mode: the agent is held in agent_before_settle and woken there.
     state.pending_wakes.push_back(terminal.text);
     return;
   }
-  if (state.pi.IsEmpty()) return;
   Napi::Object pi = state.pi.Value();
+  nlohmann::json view = terminal.view;
+  view.erase("answer");  // the agent fetches it with bg_result, whose result shows it
   Napi::Object message = Napi::Object::New(env);
-  message.Set("customType", "fusion-task");
+  message.Set("customType", kTaskMessageType);
   message.Set("content", terminal.text);
   message.Set("display", true);
   message.Set("details", FromJson(env, {{"run_id", terminal.run_id},
-                                        {"state", failed ? "failed" : "completed"}}));
+                                        {"state", failed ? "failed" : "completed"},
+                                        {"view", view}}));
   Napi::Object options = Napi::Object::New(env);
   options.Set("triggerTurn", true);
   options.Set("deliverAs", "followUp");

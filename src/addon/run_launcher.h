@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tasks/lifecycle_texts.h"
+#include "tasks/task_registry.h"
 #include "workflow/run_request.h"
 
 namespace pi_fusion::addon {
@@ -27,7 +28,8 @@ using TerminalCallback = std::function<void(Napi::Env, const Terminal&)>;
 void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal);
 
-// Delivers a terminal state to the person and, for tool launches, to the agent.
+// Delivers a terminal state to the person and, for tool launches, to the agent — except a run
+// the agent itself cancelled with bg_kill, which does not wake it again.
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent);
 
 // agent_before_settle without a UI (print, json): a promise that resolves once no run is active,

@@ -6,8 +6,10 @@
 #include "addon/run_launcher.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
+#include "store/wall_clock.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/result_view.h"
+#include "tasks/session_runs.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -66,44 +68,95 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   return deferred.Promise();
 }
 
-Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args) {
+// This session's runs from earlier Pi processes (before `pi -c`, a restart or a /reload), read
+// from disk; runs this process knows are not repeated.
+std::vector<tasks::TaskInfo> EarlierRuns(Napi::Env env, Napi::Object ctx) {
+  const Napi::Value cwd = ctx.Get("cwd");
+  const Napi::Value sessions = ctx.Get("sessionManager");
+  if (!cwd.IsString() || !sessions.IsObject()) return {};
+  Napi::Object sm = sessions.As<Napi::Object>();
+  Napi::Function id = Method(sm, "getSessionId");
+  if (id.IsEmpty()) return {};
+  const long pid = static_cast<long>(
+      env.Global().Get("process").As<Napi::Object>().Get("pid").ToNumber().Int64Value());
+  std::vector<tasks::TaskInfo> runs =
+      tasks::SessionRunsOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(),
+                               id.Call(sm, {}).ToString().Utf8Value(), pid);
+  std::erase_if(runs,
+                [&](const tasks::TaskInfo& run) { return State(env).tasks->Resolve(run.id).ok(); });
+  return runs;
+}
+
+// The registry's task, else one of this session's earlier runs (exact id or unambiguous prefix).
+Result<tasks::TaskInfo> ResolveTask(Napi::Env env, Napi::Object ctx, const std::string& id) {
+  Result<tasks::TaskInfo> task = State(env).tasks->Resolve(id);
+  if (task.ok() || task.status().message().rfind("Unknown", 0) != 0) return task;
+  Result<tasks::TaskInfo> earlier = tasks::ResolveAmong(EarlierRuns(env, ctx), id);
+  if (earlier.ok() || earlier.status().message().rfind("Unknown", 0) != 0) return earlier;
+  return task;
+}
+
+Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
   AddonState& state = State(env);
   std::vector<tasks::TaskInfo> list;
   if (args.contains("taskId")) {
-    Result<tasks::TaskInfo> task = state.tasks->Resolve(args.at("taskId").get<std::string>());
+    Result<tasks::TaskInfo> task = ResolveTask(env, ctx, args.at("taskId").get<std::string>());
     if (!task.ok()) return ErrorResult(env, task.status());
     list.push_back(*task);
   } else {
-    list = state.tasks->List();
+    list = EarlierRuns(env, ctx);
+    for (tasks::TaskInfo& task : state.tasks->List()) list.push_back(std::move(task));
   }
   if (list.empty())
     return TextResult(env, "No background tasks in this session.",
                       {{"tasks", nlohmann::json::array()}});
   std::string text;
   nlohmann::json rows = nlohmann::json::array();
+  const int64_t now = tasks::ToEpochMs(store::SystemWallClock().Now());
   for (const tasks::TaskInfo& task : list) {
     const std::string state_name(tasks::TaskStateName(task.state));
+    // Live progress exists only for runs of this process; earlier ones carry a note instead.
+    const bool live = state.tasks->Resolve(task.id).ok();
+    std::string detail;
+    if (live && task.state == tasks::TaskState::kRunning) {
+      detail = tasks::StageSummary(task.progress) + ", " +
+               tasks::FormatElapsed(task.progress.ElapsedMs(now)) + " elapsed";
+    } else if (!live) {
+      detail = "earlier Pi process" + (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
+    }
     text += task.id + "  " + state_name + "  " + task.label +
-            (task.last_progress.empty() ? "" : "  (" + task.last_progress + ")") + "\n";
-    rows.push_back({{"task_id", task.id},
-                    {"state", state_name},
-                    {"workflow", task.workflow},
-                    {"label", task.label},
-                    {"description", task.description},
-                    {"artifact_dir", task.artifact_dir},
-                    {"progress", task.last_progress}});
+            (detail.empty() ? "" : "  (" + detail + ")") + "\n";
+    nlohmann::json row = {
+        {"task_id", task.id},
+        {"state", state_name},
+        {"workflow", task.workflow},
+        {"label", task.label},
+        {"description", task.description},
+        {"artifact_dir", task.artifact_dir},
+        {"progress", live ? tasks::ProgressJson(task.progress, task.id, task.workflow, now)
+                          : nlohmann::json(nullptr)}};
+    if (!live) row["note"] = detail;
+    rows.push_back(std::move(row));
   }
   return TextResult(env, text, {{"tasks", rows}});
 }
 
 Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
-  AddonState& state = State(env);
   const std::string id = args.at("taskId").get<std::string>();
-  const Napi::Value cwd = ctx.Get("cwd");
-  Result<tasks::TaskInfo> task =
-      tasks::ResolveTask(*state.tasks, PosixFileSystem(),
-                         cwd.IsString() ? cwd.As<Napi::String>().Utf8Value() : std::string(), id);
-  if (!task.ok()) return ErrorResult(env, task.status());
+  Result<tasks::TaskInfo> task = ResolveTask(env, ctx, id);
+  if (!task.ok()) {
+    // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
+    const Napi::Value cwd = ctx.Get("cwd");
+    if (cwd.IsString()) {
+      Result<std::optional<tasks::TaskInfo>> on_disk =
+          tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
+      if (!on_disk.ok()) return ErrorResult(env, on_disk.status());
+      if (!on_disk->has_value()) return ErrorResult(env, task.status());
+      task = std::move(on_disk).value().value();
+    } else {
+      return ErrorResult(env, task.status());
+    }
+  }
   const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? tasks::Delivery::kArtifact
                                        : tasks::Delivery::kInline;
@@ -150,7 +203,7 @@ Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value
   if (!raw.ok()) return Resolved(env, ErrorResult(env, raw.status()));
   Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, *raw);
   if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
-  if (spec.name == "bg_status") return Resolved(env, StatusResult(env, *args));
+  if (spec.name == "bg_status") return Resolved(env, StatusResult(env, *args, ctx));
   if (spec.name == "bg_kill") return KillTask(env, *args);
   return Resolved(env, ResultOf(env, *args, ctx));
 }

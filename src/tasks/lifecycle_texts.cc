@@ -1,6 +1,7 @@
 #include "tasks/lifecycle_texts.h"
 
 #include "config/route_admission.h"
+#include "tasks/run_view.h"
 
 namespace pi_fusion::tasks {
 
@@ -79,9 +80,15 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
     case workflow::RunEnd::kCompleted:
       return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
              "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
-    case workflow::RunEnd::kCancelled:
-      return task.label + " " + task.id + " cancelled: " + outcome.error.message() +
+    case workflow::RunEnd::kCancelled: {
+      const std::string who = CancelSourceText(task.cancelled_by);
+      const bool host_ended =
+          task.cancelled_by == CancelSource::kQuit || task.cancelled_by == CancelSource::kReload;
+      return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
+             outcome.error.message() +
+             (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
              "\nArtifacts: " + outcome.artifact_dir;
+    }
     case workflow::RunEnd::kFailed:
       break;
   }

@@ -31,7 +31,9 @@ struct LaunchReport {
 struct TerminalReport {
   workflow::RunOutcome outcome;
   std::string run_id;
-  std::string text;  // the terminal notification
+  std::string text;     // the terminal notification
+  TaskInfo task;        // the task as it ended (source, who cancelled it, progress)
+  nlohmann::json view;  // the run view for the person (tasks/run_view.h), answer included
 };
 
 // "fusion reason" for workflow "reason".

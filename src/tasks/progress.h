@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,6 +20,9 @@
 namespace pi_fusion::tasks {
 
 inline constexpr char kProgressSchema[] = "pi-background-tasks.fusion-progress.v1";
+
+// Who or what asked for a run's cancellation (said in every cancellation notice).
+enum class CancelSource { kUnknown, kBgKill, kReload, kQuit, kNewSession, kResume, kFork, kSignal };
 
 enum class SlotState { kPending, kRunning, kDone, kFailed, kCancelled, kSkipped };
 // "pending" | "running" | "done" | "failed" | "cancelled" | "skipped"
@@ -64,6 +68,10 @@ class ProgressTracker {
   void End(Stage stage, SlotState running_becomes, int64_t now_ms);
   ProgressSnapshot snapshot_;
 };
+
+inline int64_t ToEpochMs(std::chrono::system_clock::time_point when) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count();
+}
 
 // "0:07", "1:04", "1:02:03".
 std::string FormatElapsed(int64_t elapsed_ms);

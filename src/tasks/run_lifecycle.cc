@@ -5,6 +5,7 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "tasks/run_view.h"
 #include "workflow/orchestrator.h"
 
 namespace pi_fusion::tasks {
@@ -17,12 +18,13 @@ Status InternalError(const std::string& what) {
 // Forwards the orchestrator's progress to the registry and the person.
 class TaskObserver : public workflow::RunObserver {
  public:
-  TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task)
-      : tasks_(tasks), sink_(sink), id_(task.id), label_(task.label) {}
+  TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task,
+               const store::WallClock& clock)
+      : tasks_(tasks), sink_(sink), id_(task.id), label_(task.label), clock_(clock) {}
 
   void Progress(const workflow::ProgressUpdate& update) override {
     const std::string text = label_ + ": " + update.line;
-    tasks_.Progress(id_, text);
+    tasks_.Progress(id_, update, ToEpochMs(clock_.Now()));
     sink_.Progress(text);
   }
 
@@ -31,6 +33,7 @@ class TaskObserver : public workflow::RunObserver {
   LifecycleSink& sink_;
   std::string id_;
   std::string label_;
+  const store::WallClock& clock_;
 };
 
 // Preflight with every exception turned into its failure.
@@ -88,18 +91,25 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   if (!run) return sink.Launched(FailedLaunch(failure));
   if (cancel.IsCancelled()) return sink.Launched(CancelledBeforeStart(*run));
 
-  const TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
-                      description,          source,        run->store->run_dir()};
+  TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
+                description,          source,        run->store->run_dir()};
+  task.progress.started_ms = ToEpochMs(seams.clock->Now());
   tasks.Add(task, cancel);
   sink.Launched(Receipt(*run, task));
   sink.Progress(task.label + ": ready (" + task.id + ")");
 
-  TaskObserver observer(tasks, sink, task);
+  TaskObserver observer(tasks, sink, task, *seams.clock);
   TerminalReport terminal;
   terminal.outcome = ExecuteGuarded(*run, cancel, observer);
   terminal.run_id = task.id;
-  terminal.text = TerminalText(terminal.outcome, task);
+  // The state first, so the text can say who cancelled the run; then the text.
+  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), "");
+  Result<TaskInfo> ended = tasks.Resolve(task.id);
+  terminal.task = ended.ok() ? *ended : task;
+  terminal.text = TerminalText(terminal.outcome, terminal.task);
   tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text);
+  terminal.task.terminal_text = terminal.text;
+  terminal.view = TerminalRunView(*seams.fs, terminal.task, ToEpochMs(seams.clock->Now()));
   sink.Ended(terminal);
 }
 

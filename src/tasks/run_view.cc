@@ -4,6 +4,7 @@
 #include <map>
 
 #include "pi_fusion/sha256.h"
+#include "store/failure_view.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -25,9 +26,13 @@ std::string CutUtf8(std::string_view text, size_t max) {
 }
 
 std::string Grouped(uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
-  return digits;
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
 }
 
 std::string Title(std::string_view workflow) { return "fusion " + std::string(workflow); }
@@ -54,10 +59,30 @@ json SlotsOf(const ProgressSnapshot& p, const json& models) {
   return slots;
 }
 
+// The person's question: a task's description is its canonical request (JSON, possibly cut at
+// 240 characters); the prompt or objective in it reads better than the JSON.
+std::string QuestionOf(const std::string& description) {
+  for (const char* key : {"\"prompt\":\"", "\"objective\":\""}) {
+    const size_t at = description.find(key);
+    if (at == std::string::npos) continue;
+    const json whole = json::parse(description, nullptr, /*allow_exceptions=*/false);
+    const std::string field = std::string(key).substr(1, std::string(key).size() - 4);
+    if (whole.is_object() && whole.contains(field) && whole[field].is_string()) {
+      return whole[field].get<std::string>();
+    }
+    // Cut: take the string's text up to the cut, unescaping nothing but quotes.
+    std::string text = description.substr(at + std::string(key).size());
+    const size_t end = text.find("\",\"");
+    return end == std::string::npos ? text : text.substr(0, end);
+  }
+  return description;
+}
+
 json BaseView(const RunFacts& facts, std::string_view state, const std::string& status) {
   json view = {
       {"kind", "run"}, {"title", Title(facts.workflow)}, {"state", state}, {"status", status}};
-  if (!facts.description.empty()) view["question"] = ShortQuestion(facts.description);
+  const std::string question = QuestionOf(facts.description);
+  if (!question.empty()) view["question"] = ShortQuestion(question);
   if (!facts.artifact_dir.empty()) view["artifacts"] = {{"dir", facts.artifact_dir}};
   return view;
 }
@@ -245,6 +270,28 @@ json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
       UsageText(failure_view.is_object() ? failure_view.value("usage_so_far", json()) : json());
   if (view["usage"] == "") view.erase("usage");
   return view;
+}
+
+json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms) {
+  RunFacts facts{task.id, task.workflow, task.description, task.artifact_dir, task.progress};
+  if (task.state == TaskState::kCompleted) {
+    Result<store::VerifiedResult> verified =
+        store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
+    if (verified.ok()) return CompletedView(facts, *verified);
+    return FailedView(
+        facts,
+        {{"failure",
+          {{"code", verified.status().code()}, {"message", verified.status().message()}}}},
+        false, CancelSource::kUnknown, now_ms);
+  }
+  const bool cancelled = task.state == TaskState::kKilled;
+  Result<json> failure = store::ReadFailureView(fs, task.artifact_dir);
+  json view = failure.ok()
+                  ? *failure
+                  : json{{"summary_status", "unavailable"},
+                         {"failure",
+                          {{"code", "artifact_error"}, {"message", failure.status().message()}}}};
+  return FailedView(facts, view, cancelled, task.cancelled_by, now_ms);
 }
 
 json ExpandRun(FileSystem& fs, const std::string& run_dir) {

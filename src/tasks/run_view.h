@@ -23,6 +23,7 @@
 #include "core/file_system.h"
 #include "store/verify.h"
 #include "tasks/progress.h"
+#include "tasks/task_registry.h"
 
 namespace pi_fusion::tasks {
 
@@ -33,12 +34,13 @@ inline constexpr size_t kPreviewMaxBytes = 1200;
 inline constexpr size_t kQuestionMaxChars = 72;
 
 // Who or what asked for a cancellation, as said to the person.
-enum class CancelSource { kUnknown, kBgKill, kReload, kQuit, kNewSession, kResume, kFork, kSignal };
 std::string CancelSourceText(CancelSource source);  // "bg_kill", "/reload", "quitting Pi", …
 
-// The hint shown while runs are active: Pi cannot stop a quit or reload.
+// The hints shown while runs are active: Pi cannot stop a quit or reload.
 inline constexpr char kActiveRunHint[] =
     "Quitting or reloading Pi cancels this run; Escape ends only the agent's turn.";
+inline constexpr char kActiveRunsHint[] =
+    "Quitting or reloading Pi cancels active Fusion runs (Escape ends only the agent's turn).";
 
 // What a view of one run is built from.
 struct RunFacts {
@@ -65,6 +67,10 @@ nlohmann::json CompletedView(const RunFacts& facts, const store::VerifiedResult&
 // progress otherwise; `cancelled_by` says who asked.
 nlohmann::json FailedView(const RunFacts& facts, const nlohmann::json& failure_view, bool cancelled,
                           CancelSource cancelled_by, int64_t now_ms);
+
+// The view of a run that has just ended, from its directory: verified completion (answer
+// included) or the failure view; cancellations say who asked. Runs on a worker thread.
+nlohmann::json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms);
 
 // The expansion of a finished run: the candidates A/B/C with their models and answers, the
 // evaluator's agreements and conflicts with resolutions, and the artifact directory, or a note

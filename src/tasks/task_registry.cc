@@ -20,7 +20,8 @@ void TaskRegistry::Add(TaskInfo task, process::CancelToken cancel) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string id = task.id;
   if (tasks_.count(id) == 0) order_.push_back(id);
-  tasks_[id] = Entry{std::move(task), std::move(cancel)};
+  const int64_t started_ms = task.progress.started_ms;
+  tasks_[id] = Entry{std::move(task), std::move(cancel), ProgressTracker(started_ms)};
 }
 
 Result<const TaskRegistry::Entry*> TaskRegistry::FindLocked(std::string_view id_or_prefix) const {
@@ -59,10 +60,15 @@ std::vector<TaskInfo> TaskRegistry::List() const {
   return out;
 }
 
-void TaskRegistry::Progress(const std::string& id, const std::string& line) {
+void TaskRegistry::Progress(const std::string& id, const workflow::ProgressUpdate& update,
+                            int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tasks_.find(id);
-  if (it != tasks_.end()) it->second.info.last_progress = line;
+  if (it == tasks_.end()) return;
+  Entry& entry = it->second;
+  entry.tracker.Apply(update, now_ms);
+  entry.info.progress = entry.tracker.snapshot();
+  entry.info.last_progress = entry.info.label + ": " + update.line;
 }
 
 void TaskRegistry::Finish(const std::string& id, TaskState state, const std::string& text) {
@@ -73,7 +79,7 @@ void TaskRegistry::Finish(const std::string& id, TaskState state, const std::str
   it->second.info.terminal_text = text;
 }
 
-Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix) {
+Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix, CancelSource source) {
   std::lock_guard<std::mutex> lock(mu_);
   Result<const Entry*> entry = FindLocked(id_or_prefix);
   if (!entry.ok()) return entry.status();
@@ -81,14 +87,18 @@ Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix) {
     return Status::Error("invalid_arguments",
                          "Background task " + (*entry)->info.id + " is not running");
   }
-  (*entry)->cancel.Cancel();
-  return (*entry)->info;
+  Entry& running = tasks_.at((*entry)->info.id);
+  if (running.info.cancelled_by == CancelSource::kUnknown) running.info.cancelled_by = source;
+  running.cancel.Cancel();
+  return running.info;
 }
 
-void TaskRegistry::CancelAll() {
+void TaskRegistry::CancelAll(CancelSource source) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [id, entry] : tasks_) {
-    if (entry.info.state == TaskState::kRunning) entry.cancel.Cancel();
+    if (entry.info.state != TaskState::kRunning) continue;
+    if (entry.info.cancelled_by == CancelSource::kUnknown) entry.info.cancelled_by = source;
+    entry.cancel.Cancel();
   }
 }
 

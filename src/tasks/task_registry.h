@@ -14,6 +14,7 @@
 
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
+#include "tasks/progress.h"
 
 namespace pi_fusion::tasks {
 
@@ -30,6 +31,8 @@ struct TaskInfo {
   TaskState state = TaskState::kRunning;
   std::string last_progress;  // the newest progress line
   std::string terminal_text;  // set when the task ends
+  ProgressSnapshot progress;  // stage, slots and times; started_ms set by the caller of Add
+  CancelSource cancelled_by = CancelSource::kUnknown;  // set by the first cancellation request
 };
 
 // Error texts of the contract.
@@ -43,17 +46,19 @@ class TaskRegistry {
   // "Ambiguous background task ID prefix: <p> (matches <a>, <b>)".
   Result<TaskInfo> Resolve(std::string_view id_or_prefix) const;
   std::vector<TaskInfo> List() const;  // in registration order
-  void Progress(const std::string& id, const std::string& line);
+  // Applies a structured update; last_progress becomes "<label>: <line>".
+  void Progress(const std::string& id, const workflow::ProgressUpdate& update, int64_t now_ms);
   void Finish(const std::string& id, TaskState state, const std::string& terminal_text);
   // Cancels a running task; "Background task <id> is not running" otherwise.
-  Result<TaskInfo> Kill(std::string_view id_or_prefix);
-  void CancelAll();
+  Result<TaskInfo> Kill(std::string_view id_or_prefix, CancelSource source = CancelSource::kBgKill);
+  void CancelAll(CancelSource source = CancelSource::kUnknown);
   size_t RunningCount() const;
 
  private:
   struct Entry {
     TaskInfo info;
     process::CancelToken cancel;
+    ProgressTracker tracker{0};
   };
   Result<const Entry*> FindLocked(std::string_view id_or_prefix) const;
 

@@ -91,6 +91,17 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   CHECK_FALSE(MentionsModelText(view));
 }
 
+TEST_CASE("the question is the request's prompt or objective, not its JSON") {
+  RunFacts facts = Facts();
+  facts.description = R"({"prompt":"Why is the sky blue?"})";
+  CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] == "Why is the sky blue?");
+  facts.description = R"({"background":[],"deliverable":"d","objective":"Find the leak"})";
+  CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] == "Find the leak");
+  facts.description = R"({"prompt":"a long prompt cut at 240 charac)";
+  CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] ==
+        "a long prompt cut at 240 charac");
+}
+
 TEST_CASE("a short answer's preview is the answer; a single huge line is cut in UTF-8") {
   CHECK(AnswerView("Just this.\n", "")["preview"] == "Just this.");
   const std::string wide(2000, 'x');

@@ -71,3 +71,24 @@ TEST_CASE("TaskDescription: collapses white space and cuts to 240 characters", "
   for (int i = 0; i < 300; ++i) accents += "\xc3\xa9";
   CHECK(TaskDescription(accents).size() == 480);  // 240 code points, never a split one
 }
+
+TEST_CASE("TaskRegistry: each task keeps its own progress; a cancellation remembers who asked",
+          "[tasks]") {
+  using pi_fusion::tasks::CancelSource;
+  using pi_fusion::tasks::SlotState;
+  using pi_fusion::workflow::ProgressEvent;
+  TaskRegistry registry;
+  AddThreeTasks(registry);
+  registry.Progress(kA, {ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, 10);
+  registry.Progress(kB, {ProgressEvent::kEvaluating, 0, "evaluating candidates"}, 20);
+  CHECK(registry.Resolve(kA)->progress.candidates[0] == SlotState::kRunning);
+  CHECK(registry.Resolve(kA)->last_progress == "fusion x: candidate 1 starting");
+  CHECK(registry.Resolve(kB)->progress.evaluator == SlotState::kRunning);
+  CHECK(registry.Resolve(kB)->progress.candidates[0] == SlotState::kPending);
+
+  REQUIRE(registry.Kill(kA).ok());
+  CHECK(registry.Resolve(kA)->cancelled_by == CancelSource::kBgKill);
+  registry.CancelAll(CancelSource::kReload);
+  CHECK(registry.Resolve(kA)->cancelled_by == CancelSource::kBgKill);  // the first request wins
+  CHECK(registry.Resolve(kB)->cancelled_by == CancelSource::kReload);
+}

@@ -1,0 +1,114 @@
+#include "addon/progress_display.h"
+
+#include <vector>
+
+#include "addon/addon_state.h"
+#include "addon/js_values.h"
+#include "store/wall_clock.h"
+#include "tasks/run_view.h"
+
+namespace pi_fusion::addon {
+namespace {
+
+constexpr char kWidgetKey[] = "pi-fusion";
+
+void StopTicker(Napi::Env env) {
+  AddonState& state = State(env);
+  if (state.ticker.IsEmpty()) return;
+  env.Global().Get("clearInterval").As<Napi::Function>().Call({state.ticker.Value()});
+  state.ticker.Reset();
+}
+
+void StartTicker(Napi::Env env) {
+  AddonState& state = State(env);
+  if (!state.ticker.IsEmpty()) return;
+  Napi::Function tick = Napi::Function::New(
+      env, [](const Napi::CallbackInfo& info) { RefreshRunProgress(info.Env()); }, "fusionTick");
+  Napi::Value timer = env.Global()
+                          .Get("setInterval")
+                          .As<Napi::Function>()
+                          .Call({tick, Napi::Number::New(env, 1000)});
+  if (timer.IsObject()) {
+    Napi::Function unref = Method(timer.As<Napi::Object>(), "unref");
+    if (!unref.IsEmpty()) unref.Call(timer, {});
+  }
+  state.ticker = Napi::Persistent(timer);
+}
+
+}  // namespace
+
+std::string ModeOf(Napi::Object ctx) {
+  Napi::Value mode = ctx.Get("mode");
+  if (mode.IsString()) return mode.As<Napi::String>().Utf8Value();
+  return ctx.Get("hasUI").ToBoolean().Value() ? "tui" : "print";
+}
+
+Napi::Object UiOf(Napi::Env env) {
+  AddonState& state = State(env);
+  if (state.ui_ctx.IsEmpty()) return Napi::Object();
+  Napi::Object ctx = state.ui_ctx.Value();
+  if (!ctx.Get("hasUI").ToBoolean().Value() || !ctx.Get("ui").IsObject()) return Napi::Object();
+  return ctx.Get("ui").As<Napi::Object>();
+}
+
+void ShowRunProgress(Napi::Env env, const std::string& line) {
+  if (UiOf(env).IsEmpty()) {
+    WriteStderrLine(env, line);
+    return;
+  }
+  RefreshRunProgress(env);
+}
+
+void RefreshRunProgress(Napi::Env env) {
+  AddonState& state = State(env);
+  Napi::Object ui = UiOf(env);
+  if (ui.IsEmpty() || state.pi.IsEmpty()) {
+    StopTicker(env);
+    return;
+  }
+  const int64_t now = tasks::ToEpochMs(store::SystemWallClock().Now());
+  std::vector<std::pair<std::string, std::string>> lines;  // status key, text
+  for (const tasks::TaskInfo& task : state.tasks->List()) {
+    if (task.state != tasks::TaskState::kRunning) continue;
+    lines.emplace_back("pi-fusion:" + task.id,
+                       tasks::StatusLine(task.progress, task.label, task.id, now));
+  }
+  Napi::Function set_widget = Method(ui, "setWidget");
+  if (!set_widget.IsEmpty()) {
+    if (lines.empty()) {
+      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), env.Undefined()});
+    } else {
+      Napi::Array rows = Napi::Array::New(env);
+      for (const auto& [key, text] : lines) rows.Set(rows.Length(), Napi::String::New(env, text));
+      rows.Set(rows.Length(), Napi::String::New(env, tasks::kActiveRunsHint));
+      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), rows});
+    }
+  } else {
+    Napi::Function set_status = Method(ui, "setStatus");
+    if (!set_status.IsEmpty()) {
+      std::set<std::string> shown;
+      for (const auto& [key, text] : lines) {
+        set_status.Call(ui, {Napi::String::New(env, key), Napi::String::New(env, text)});
+        shown.insert(key);
+      }
+      for (const std::string& key : state.status_keys) {
+        if (shown.count(key) == 0) {
+          set_status.Call(ui, {Napi::String::New(env, key), env.Undefined()});
+        }
+      }
+      state.status_keys = std::move(shown);
+    }
+  }
+  if (lines.empty()) {
+    StopTicker(env);
+  } else {
+    StartTicker(env);
+  }
+}
+
+void ClearRunProgress(Napi::Env env) {
+  StopTicker(env);
+  State(env).status_keys.clear();
+}
+
+}  // namespace pi_fusion::addon

@@ -1,0 +1,27 @@
+// Live progress of every active run: in the TUI one widget line per run (stage, candidates done
+// and failed, elapsed time) above the editor, plus the hint that quitting or reloading Pi
+// cancels them; on a Pi without widgets one status entry per run. No run's line is ever
+// overwritten or cleared by another's. Without a UI (print, json) progress goes to stderr.
+// JS thread only.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+
+namespace pi_fusion::addon {
+
+// A run reported `line` (already recorded in the task registry).
+void ShowRunProgress(Napi::Env env, const std::string& line);
+// Redraws every active run's line from the registry; starts or stops the once-a-second ticker
+// that keeps elapsed times moving (unref'd: it never holds Pi open).
+void RefreshRunProgress(Napi::Env env);
+// Clears the lines and the ticker (session shutdown).
+void ClearRunProgress(Napi::Env env);
+
+// ctx.ui when the current context has a UI; empty otherwise.
+Napi::Object UiOf(Napi::Env env);
+// ctx.mode ("tui" | "rpc" | "json" | "print"), derived from hasUI on an older Pi.
+std::string ModeOf(Napi::Object ctx);
+
+}  // namespace pi_fusion::addon

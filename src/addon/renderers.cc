@@ -1,0 +1,171 @@
+#include "addon/renderers.h"
+
+#include <chrono>
+
+#include "addon/addon_state.h"
+#include "addon/js_values.h"
+#include "core/file_system.h"
+#include "tasks/run_view.h"
+
+namespace pi_fusion::addon {
+namespace {
+
+using nlohmann::json;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Napi::Function RenderFunction(Napi::Env env, const char* name) {
+  AddonState& state = State(env);
+  if (state.render.IsEmpty()) return Napi::Function();
+  return Method(state.render.Value(), name);
+}
+
+// {expanded, expandHint}: the hint comes from Pi's own keybinding formatter when it has one.
+Napi::Object RenderOptions(Napi::Env env, bool expanded, Napi::Value hint_source) {
+  Napi::Object options = Napi::Object::New(env);
+  options.Set("expanded", expanded);
+  if (hint_source.IsObject()) {
+    Napi::Function key_hint = Method(hint_source.As<Napi::Object>(), "keyHint");
+    if (!key_hint.IsEmpty()) {
+      options.Set("expandHint",
+                  key_hint.Call(hint_source, {Napi::String::New(env, "app.tools.expand"),
+                                              Napi::String::New(env, "to expand")}));
+    }
+  }
+  return options;
+}
+
+// A finished run's view gains its candidates and evaluation when expanded (read from disk now,
+// so a pruned run says its artifacts are gone).
+json WithExpansion(json view) {
+  const std::string state = view.value("state", "");
+  const bool finished = state == "completed" || state == "failed" || state == "cancelled";
+  if (!finished || !view.contains("artifacts") || !view["artifacts"].is_object()) return view;
+  const std::string dir = view["artifacts"].value("dir", "");
+  if (dir.empty()) return view;
+  json more = tasks::ExpandRun(PosixFileSystem(), dir);
+  if (state != "completed") more.erase("candidates");  // only a completed run has all three
+  for (auto& [key, value] : more.items()) view[key] = value;
+  return view;
+}
+
+std::string FirstText(Napi::Value result) {
+  if (!result.IsObject()) return "";
+  Napi::Value content = result.As<Napi::Object>().Get("content");
+  if (!content.IsArray()) return "";
+  Napi::Array parts = content.As<Napi::Array>();
+  for (uint32_t i = 0; i < parts.Length(); ++i) {
+    Napi::Value part = parts.Get(i);
+    if (!part.IsObject()) continue;
+    Napi::Value text = part.As<Napi::Object>().Get("text");
+    if (text.IsString()) return text.As<Napi::String>().Utf8Value();
+  }
+  return "";
+}
+
+// Render data from Pi is display input: anything not JSON renders as if absent.
+json JsonOf(Napi::Env env, Napi::Value value) {
+  Result<json> converted = ToJson(env, value, "invalid_arguments");
+  return converted.ok() ? *converted : json::object();
+}
+
+bool Flag(Napi::Value object, const char* key) {
+  return object.IsObject() && object.As<Napi::Object>().Get(key).ToBoolean().Value();
+}
+
+}  // namespace
+
+void AdoptRenderModule(Napi::Env env, Napi::Value render) {
+  AddonState& state = State(env);
+  state.render.Reset();
+  if (!render.IsObject()) return;
+  Napi::Object module = render.As<Napi::Object>();
+  for (const char* name : {"renderView", "renderCall", "renderMessage"}) {
+    if (!module.Get(name).IsFunction()) return;
+  }
+  state.render = Napi::Persistent(module);
+}
+
+bool CanRender(Napi::Env env) { return !State(env).render.IsEmpty(); }
+
+void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& name) {
+  if (!CanRender(env)) return;
+  tool.Set("renderCall", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
+             Napi::Env env = info.Env();
+             const json args = info[0].IsObject() ? JsonOf(env, info[0]) : json();
+             return RenderFunction(env, "renderCall")
+                 .Call({FromJson(env, tasks::CallView(name, args)), info[1]});
+           }));
+  tool.Set("renderResult", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
+             Napi::Env env = info.Env();
+             Napi::Value result = info[0];
+             Napi::Value options = info[1];
+             Napi::Value context = info.Length() > 3 ? info[3] : env.Undefined();
+             const json details =
+                 result.IsObject() && result.As<Napi::Object>().Get("details").IsObject()
+                     ? JsonOf(env, result.As<Napi::Object>().Get("details"))
+                     : json::object();
+             const bool expanded = Flag(options, "expanded");
+             json view = tasks::ToolResultView(name, details, FirstText(result),
+                                               Flag(context, "isError"), NowMs());
+             if (expanded && name == "bg_result") view = WithExpansion(std::move(view));
+             return RenderFunction(env, "renderView")
+                 .Call({FromJson(env, view), RenderOptions(env, expanded, context), info[2]});
+           }));
+}
+
+void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
+  if (!CanRender(env)) return;
+  Napi::Function entry_renderer = Method(pi, "registerEntryRenderer");
+  if (!entry_renderer.IsEmpty()) {
+    entry_renderer.Call(
+        pi, {Napi::String::New(env, kRunEntryType),
+             Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+               Napi::Env env = info.Env();
+               Napi::Value entry = info[0];
+               if (!entry.IsObject() || !entry.As<Napi::Object>().Get("data").IsObject())
+                 return env.Undefined();
+               const bool expanded = Flag(info[1], "expanded");
+               json view = JsonOf(env, entry.As<Napi::Object>().Get("data"));
+               if (expanded) view = WithExpansion(std::move(view));
+               return RenderFunction(env, "renderMessage")
+                   .Call({FromJson(env, view), RenderOptions(env, expanded, info[1]), info[2]});
+             })});
+  }
+  Napi::Function message_renderer = Method(pi, "registerMessageRenderer");
+  if (!message_renderer.IsEmpty()) {
+    // The wake message of a tool launch: its content is written for the model; the person reads
+    // the run view kept in its details (older messages without one keep Pi's plain rendering).
+    message_renderer.Call(
+        pi, {Napi::String::New(env, kTaskMessageType),
+             Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+               Napi::Env env = info.Env();
+               Napi::Value message = info[0];
+               Napi::Value details =
+                   message.IsObject() ? message.As<Napi::Object>().Get("details") : env.Undefined();
+               if (!details.IsObject() || !details.As<Napi::Object>().Get("view").IsObject())
+                 return env.Undefined();
+               const bool expanded = Flag(info[1], "expanded");
+               json view = JsonOf(env, details.As<Napi::Object>().Get("view"));
+               if (expanded) view = WithExpansion(std::move(view));
+               return RenderFunction(env, "renderMessage")
+                   .Call({FromJson(env, view), RenderOptions(env, expanded, info[1]), info[2]});
+             })});
+  }
+}
+
+bool AppendRunEntry(Napi::Env env, const json& view) {
+  AddonState& state = State(env);
+  if (state.pi.IsEmpty()) return false;
+  Napi::Object pi = state.pi.Value();
+  Napi::Function append = Method(pi, "appendEntry");
+  if (append.IsEmpty()) return false;
+  append.Call(pi, {Napi::String::New(env, kRunEntryType), FromJson(env, view)});
+  return true;
+}
+
+}  // namespace pi_fusion::addon

@@ -1,0 +1,83 @@
+#include "tasks/session_runs.h"
+
+#include <algorithm>
+
+#include "store/run_paths.h"
+#include "tasks/run_catalog.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A listed run as a task of this session; nullopt when its manifest is unreadable.
+std::optional<TaskInfo> TaskOf(const RunListing& run) {
+  if (!run.manifest) return std::nullopt;
+  TaskInfo task;
+  task.id = run.run_id;
+  task.workflow = run.manifest->workflow;
+  task.label = "fusion " + run.manifest->workflow;
+  task.artifact_dir = run.run_dir;
+  task.source = std::string(store::RunSourceName(run.manifest->source));
+  task.description = run.question;
+  const std::string state = run.State();
+  if (state == "completed") {
+    task.state = TaskState::kCompleted;
+  } else if (state == "cancelled") {
+    task.state = TaskState::kKilled;
+  } else if (state == "failed") {
+    task.state = TaskState::kFailed;
+  } else if (state == kInterruptedState) {
+    task.state = TaskState::kFailed;
+    task.terminal_text = "interrupted: its Pi process ended before the run did (state " +
+                         std::string(store::RunStateName(run.manifest->state)) + ")";
+  } else {
+    // Another live Pi process owns it (or liveness cannot be known): never call it abandoned.
+    task.state = TaskState::kRunning;
+    task.terminal_text = "owned by another Pi process";
+  }
+  return task;
+}
+
+}  // namespace
+
+std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
+                                        std::string_view session_id, long own_pid) {
+  const std::string prefix = store::SanitizeSessionId(session_id) + "-";
+  std::vector<TaskInfo> out;
+  for (const RunListing& run : ListRuns(fs, cwd)) {
+    const std::string parent = run.run_dir.substr(0, run.run_dir.rfind('/'));
+    const std::string session_dir = parent.substr(parent.rfind('/') + 1);
+    if (session_dir.rfind(prefix, 0) != 0) continue;
+    const std::string pid = session_dir.substr(prefix.size());
+    if (!AllDigits(pid) || pid == std::to_string(own_pid)) continue;
+    if (std::optional<TaskInfo> task = TaskOf(run)) out.push_back(std::move(*task));
+  }
+  std::reverse(out.begin(), out.end());  // oldest first, like the registry
+  return out;
+}
+
+Result<TaskInfo> ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix) {
+  if (id_or_prefix.empty()) return Status::Error("invalid_arguments", kTaskIdRequired);
+  std::vector<const TaskInfo*> matches;
+  for (const TaskInfo& run : runs) {
+    if (run.id == id_or_prefix) return run;
+    if (run.id.rfind(id_or_prefix, 0) == 0) matches.push_back(&run);
+  }
+  if (matches.empty()) {
+    return Status::Error("invalid_arguments",
+                         "Unknown background task ID: " + std::string(id_or_prefix));
+  }
+  if (matches.size() > 1) {
+    std::string names;
+    for (const TaskInfo* t : matches) names += (names.empty() ? "" : ", ") + t->id;
+    return Status::Error("invalid_arguments",
+                         "Ambiguous background task ID prefix: " + std::string(id_or_prefix) +
+                             " (matches " + names + ")");
+  }
+  return *matches.front();
+}
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,28 @@
+// This session's runs from earlier Pi processes (before `pi -c`, a restart or a /reload), read
+// from disk: `<cwd>/.pi/fusion/<sanitized-session-id>-<pid>/<run-id>/`. A run whose manifest is
+// not terminal is reported as running only while its owner holds the run's owner lock
+// (store/owner_lock.h, the one liveness rule, applied by run_catalog.h); otherwise it was
+// interrupted.
+//
+// Thread-safe (reads only through the FileSystem seam).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "tasks/task_registry.h"
+
+namespace pi_fusion::tasks {
+
+// Runs of `session_id` under `cwd` written by processes other than `own_pid`, oldest first.
+// Unreadable run directories are skipped.
+std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
+                                        std::string_view session_id, long own_pid);
+
+// Exact id or unambiguous prefix among `runs`, with the registry's error texts.
+Result<TaskInfo> ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix);
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,163 @@
+/**
+ * @file What a person reads, in the real pinned Pi: the TUI in tmux (answer after /fusion,
+ * collapsed and expanded views, a failed run, live progress of concurrent runs, cancellation
+ * notices) and the one-shot modes (json stays JSONL with the answer in an event; print mode's
+ * usage error exits non-zero).
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, test } from "node:test";
+import { CANDIDATE_TEXT, MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
+import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { TmuxPi } from "../../support/tmux_pi.mjs";
+
+const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const RUN_TIMEOUT_MS = 90000;
+
+async function withTui(script, body, opts = {}) {
+  const env = await createPiEnv({ script, timeoutMs: RUN_TIMEOUT_MS });
+  const ui = new TmuxPi(env, { extensions: [PLUGIN], ...opts });
+  try {
+    await ui.waitFor(/scripted-a/, 30000, "Pi's footer");
+    await body(ui, env);
+  } finally {
+    ui.stop();
+    await env.cleanup();
+  }
+}
+
+const RUN_ID = /reason-[0-9a-f]{32}/;
+
+describe("the TUI shows Fusion to the person", () => {
+  test("/fusion: the verified answer appears with no extra model request; collapsed, then expanded", async () => {
+    await withTui({ rules: fusionRules() }, async (ui, env) => {
+      await ui.submit("/fusion Why is the sky blue?");
+      const collapsed = await ui.waitFor(/5 model requests/, RUN_TIMEOUT_MS, "the completed run");
+      await sleep(1500);  // nothing else may follow: no turn for the agent
+      assert.equal(env.requests().length, 5, "three candidates, the evaluator, the merger: nothing more");
+      assert.match(collapsed, /fusion reason Why is the sky blue\?/);
+      assert.match(collapsed, /✓ completed in \d+:\d\d/);
+      assert.match(collapsed, /✓ Candidate 1 scripted\/scripted-a/);
+      assert.match(collapsed, /Why the sky is blue/);
+      assert.match(collapsed, /Sunlight is scattered by air molecules/);
+      assert.match(collapsed, /to expand/);
+      assert.doesNotMatch(collapsed, /sha256|Do not poll|Call bg_result/);
+      assert.doesNotMatch(collapsed, /Candidate A/);
+      assert.doesNotMatch(collapsed, /Quitting or reloading Pi cancels/, "no hint once no run is active");
+
+      ui.keys("C-o");
+      const expanded = await ui.waitFor(/Candidate C/, 10000, "the expanded candidates");
+      for (const id of ["A", "B", "C"]) assert.match(expanded, new RegExp(`Candidate ${id} scripted/scripted-a`));
+      assert.equal(expanded.split(CANDIDATE_TEXT.slice(0, 40)).length - 1, 3, "three candidate answers");
+      assert.match(expanded, /Agreements\s*\n\s*• Rayleigh scattering explains the colour/);
+      assert.match(expanded, /Artifacts: \S+\/reason-[0-9a-f]{32}/);
+      assert.equal(env.requests().length, 5);
+    });
+  });
+
+  test("a failed run shows where it stopped and why", async () => {
+    const rules = fusionRules({ candidate: [{ malformed: true }] });
+    await withTui({ rules }, async (ui) => {
+      await ui.submit("/fusion Why is the sky blue?");
+      const screen = await ui.waitFor(/✗ failed at candidate \d/, RUN_TIMEOUT_MS, "the failed run");
+      assert.match(screen, /✗ Candidate \d/);
+      assert.match(screen, /· Evaluator|Evaluator/);
+      assert.match(screen, /child_[a-z_]+: /, "the error code and message");
+      assert.doesNotMatch(screen, /5 model requests/);
+    });
+  });
+
+  test("two concurrent runs each keep their own live progress line with elapsed time", async () => {
+    // Slow candidates keep both runs active long enough on a busy machine.
+    const rules = fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 15000 }] });
+    await withTui({ rules }, async (ui) => {
+      await ui.submit("/fusion First question?");
+      await ui.waitFor(/fusion reason [0-9a-f]{8}: candidates 0\/3 done · 0:\d\d/, 30000, "the first run's line");
+      await ui.submit("/fusion Second question?");
+      const both = await ui.waitFor(
+        (s) => (s.match(/fusion reason [0-9a-f]{8}: candidates \d\/3 done · 0:\d\d/g) ?? []).length >= 2,
+        30000, "two progress lines");
+      const ids = [...both.matchAll(/fusion reason ([0-9a-f]{8}): candidates/g)].map((m) => m[1]);
+      assert.equal(new Set(ids).size, 2, `two runs, two lines: ${ids}`);
+      assert.match(both, /Quitting or reloading Pi cancels active Fusion runs/);
+      // The elapsed time moves on its own while nothing else changes.
+      const first = both.match(new RegExp(`fusion reason ${ids[0]}: [^\\n]*· (0:\\d\\d)`))[1];
+      const later = await ui.waitFor(
+        (s) => { const m = s.match(new RegExp(`fusion reason ${ids[0]}: [^\\n]*· (0:\\d\\d)`)); return m && m[1] !== first; },
+        10000, "the elapsed time to move");
+      assert.match(later, new RegExp(`fusion reason ${ids[1]}: `), "the second run's line is still there");
+      await ui.waitFor((s) => (s.match(/5 model requests/g) ?? []).length === 2, RUN_TIMEOUT_MS, "both answers");
+      const done = ui.screen();
+      assert.doesNotMatch(done, /fusion reason [0-9a-f]{8}: candidates/, "progress lines go once the runs end");
+      assert.doesNotMatch(done, /Quitting or reloading Pi cancels active/);
+    });
+  });
+
+  test("bg_kill from the agent: the notice says who asked and the agent is not woken again", async () => {
+    const rules = [
+      { name: "after-kill", match: { last_role: "tool", tool_result: "killed reason-" }, responses: [{ text: "Stopped it." }] },
+      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" },
+        responses: [{ tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
+      ...fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] }),
+      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+    ];
+    await withTui({ rules }, async (ui, env) => {
+      await ui.submit("please fuse");
+      const screen = await ui.waitFor(/Stopped it\./, RUN_TIMEOUT_MS, "the agent's last word");
+      assert.match(screen, new RegExp(`Cancelled ${RUN_ID.source} \\(asked by bg_kill\\)`));
+      await sleep(2500);
+      const agentRequests = env.requests().filter((r) => r.rule_name === "ask" || r.rule_name?.startsWith("after") || r.rule === "default");
+      assert.deepEqual(agentRequests.map((r) => r.rule_name), ["ask", "after-receipt", "after-kill"],
+        "no wake-up request after the cancellation");
+    });
+  });
+
+  test("/reload cancels active runs and says so, naming /reload", async () => {
+    const rules = fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 30000 }] });
+    await withTui({ rules }, async (ui) => {
+      await ui.submit("/fusion Why is the sky blue?");
+      await ui.waitFor(/Quitting or reloading Pi cancels active Fusion runs/, 30000, "the hint");
+      await ui.submit("/reload");
+      const screen = await ui.waitFor(/Cancelled by \/reload\./, 30000, "the cancellation notice");
+      assert.match(screen, /Reloaded/);
+      assert.match(screen, /⊘ cancelled/);
+      assert.match(screen, /Pi cancels active runs when it quits or reloads/);
+      assert.doesNotMatch(screen.slice(screen.lastIndexOf("Cancelled by")), /Quitting or reloading Pi cancels active Fusion runs/,
+        "the hint goes with the run");
+    });
+  });
+});
+
+describe("one-shot modes", () => {
+  test("json mode: every stdout line is JSON and one event carries the verified answer", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.json("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stdout.split("\n").filter((l) => l.length > 0);
+      for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`);
+      const holding = r.events.filter((e) => JSON.stringify(e).includes("Sunlight is scattered"));
+      assert.equal(holding.length, 1, "exactly one event holds the answer");
+      assert.equal(holding[0].type, "entry_appended");
+      assert.equal(holding[0].entry.customType, "fusion-run");
+      assert.equal(holding[0].entry.data.answer.markdown, MERGED_TEXT);
+      assert.equal(env.requests().length, 5);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("print mode: /fusion without a prompt is a usage error with a non-zero exit", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() } });
+    try {
+      const r = await env.print("/fusion", { extensions: [PLUGIN] });
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /Usage: \/fusion <prompt>/);
+      assert.equal(r.stdout, "");
+      assert.equal(env.requests().length, 0);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

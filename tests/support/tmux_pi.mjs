@@ -1,0 +1,83 @@
+/**
+ * @file Pi's interactive TUI inside tmux, for tests that assert on what a person reads. Each
+ * session has its own tmux server socket (`tmux -L`), so nothing else is touched; stop() kills
+ * that server and with it Pi. The environment is the harness's isolated one (pi_harness.mjs).
+ */
+import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { PI_CLI, PINNED_NODE } from "./pi_harness.mjs";
+
+function shellQuote(s) {
+  return `'${String(s).replaceAll("'", `'\\''`)}'`;
+}
+
+export class TmuxPi {
+  /**
+   * Starts interactive Pi for `env` (a PiEnv). `opts`: {args, extensions, session, width, height,
+   * env} as for PiEnv.argv / PiEnv.env.
+   */
+  constructor(env, opts = {}) {
+    this.env = env;
+    this.socket = `pi-fusion-${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
+    const vars = env.env({ TERM: "xterm-256color", ...(opts.env ?? {}) });
+    const argv = env.argv([], opts);
+    const script = path.join(env.tmp, `${this.socket}.sh`);
+    const exports = Object.entries(vars).map(([k, v]) => `export ${k}=${shellQuote(v)}`);
+    fs.writeFileSync(script, [
+      "#!/bin/sh",
+      "unset $(env | cut -d= -f1 | grep -v '^PATH$')",
+      ...exports,
+      `cd ${shellQuote(env.cwd)}`,
+      `exec ${[env.options.node ?? PINNED_NODE, env.options.piCli ?? PI_CLI, ...argv].map(shellQuote).join(" ")}`,
+    ].join("\n") + "\n", { mode: 0o700 });
+    this.tmux("new-session", "-d", "-s", "ui", "-x", String(opts.width ?? 160), "-y", String(opts.height ?? 48), script);
+  }
+
+  tmux(...args) {
+    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
+  }
+
+  /** The screen as text, with the scrollback (the transcript above the editor). */
+  screen() {
+    try {
+      return this.tmux("capture-pane", "-p", "-J", "-S", "-3000", "-t", "ui");
+    } catch {
+      return "";
+    }
+  }
+
+  /** Waits until `test(screen)` holds (a RegExp or a function); returns the screen. */
+  async waitFor(test, timeoutMs = 30000, what = String(test)) {
+    const deadline = Date.now() + timeoutMs;
+    const holds = typeof test === "function" ? test : (s) => test.test(s);
+    for (;;) {
+      const s = this.screen();
+      if (holds(s)) return s;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
+      await sleep(150);
+    }
+  }
+
+  /** Types `text` literally, then Enter. */
+  async submit(text) {
+    this.tmux("send-keys", "-t", "ui", "-l", text);
+    await sleep(150);
+    this.tmux("send-keys", "-t", "ui", "Enter");
+  }
+
+  keys(...keys) {
+    this.tmux("send-keys", "-t", "ui", ...keys);
+  }
+
+  /** Kills this tmux server (and Pi with it). Idempotent. */
+  stop() {
+    try {
+      this.tmux("kill-server");
+    } catch {
+      // already gone
+    }
+  }
+}
