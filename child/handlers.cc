@@ -97,13 +97,7 @@ Napi::Value OnMessageEnd(const Napi::CallbackInfo& info, ChildGovernor& governor
   return env.Undefined();
 }
 
-Napi::Value OnToolCall(const Napi::CallbackInfo& info, ChildGovernor& governor) {
-  Napi::Env env = info.Env();
-  Napi::Object ctx = Ctx(info);
-  const std::string tool = StringField(Event(info), "toolName").value_or("");
-  ChildGovernor::ToolDecision decision = governor.OnToolCall(RouteOfModel(ctx.Get("model")), tool);
-  if (decision.fail_process) FailProcessExit(env);
-  if (decision.abort) CallCtx(ctx, "abort");
+Napi::Value BlockResult(Napi::Env env, const ChildGovernor::ToolDecision& decision) {
   if (!decision.block) return env.Undefined();
   Napi::Object result = Napi::Object::New(env);
   result.Set("block", true);
@@ -111,9 +105,54 @@ Napi::Value OnToolCall(const Napi::CallbackInfo& info, ChildGovernor& governor) 
   return result;
 }
 
+// The project directory the file tools resolve against: ctx.cwd, as Pi's tools use it.
+std::string CwdOf(Napi::Object ctx) {
+  std::optional<std::string> cwd = StringField(ctx, "cwd");
+  return cwd && !cwd->empty() ? *cwd : ".";
+}
+
+void Carry(const Napi::CallbackInfo& info, const ChildGovernor::ToolDecision& decision) {
+  if (decision.fail_process) FailProcessExit(info.Env());
+  if (decision.abort) CallCtx(Ctx(info), "abort");
+}
+
 Napi::Value OnToolExecutionStart(const Napi::CallbackInfo& info, ChildGovernor& governor) {
-  if (governor.OnToolExecutionStart()) FailProcessExit(info.Env());
-  return info.Env().Undefined();
+  Napi::Env env = info.Env();
+  Napi::Object event = Event(info);
+  ChildGovernor::ToolStart start;
+  start.route = RouteOfModel(Ctx(info).Get("model"));
+  start.call_id = StringField(event, "toolCallId").value_or("");
+  start.tool_name = StringField(event, "toolName").value_or("");
+  start.arguments = JsonValueOf(env, event.Get("args"));
+  Carry(info, governor.OnToolExecutionStart(start));
+  return env.Undefined();
+}
+
+Napi::Value OnToolCall(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  Napi::Env env = info.Env();
+  Napi::Object event = Event(info);
+  ChildGovernor::ToolCall call;
+  call.call_id = StringField(event, "toolCallId").value_or("");
+  call.tool_name = StringField(event, "toolName").value_or("");
+  call.input = JsonValueOf(env, event.Get("input"));
+  call.cwd = CwdOf(Ctx(info));
+  ChildGovernor::ToolDecision decision = governor.OnToolCall(call);
+  Carry(info, decision);
+  return BlockResult(env, decision);
+}
+
+// The content the model receives is the result's `content` (text and image blocks).
+Napi::Value OnToolExecutionEnd(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  Napi::Env env = info.Env();
+  Napi::Object event = Event(info);
+  Napi::Value result = event.Get("result");
+  Napi::Value content =
+      result.IsObject() ? result.As<Napi::Object>().Get("content") : env.Undefined();
+  const bool failed = governor.OnToolExecutionEnd(
+      StringField(event, "toolCallId").value_or(""), StringField(event, "toolName").value_or(""),
+      JsonValueOf(env, content), event.Get("isError").ToBoolean().Value());
+  if (failed) FailProcessExit(env);
+  return env.Undefined();
 }
 
 Napi::Value OnAgentSettled(const Napi::CallbackInfo& info, ChildGovernor& governor) {
@@ -159,11 +198,9 @@ Napi::Function Wrap(Napi::Env env, uint64_t generation, Handler handler) {
 
 void RegisterHandlers(Napi::Env env, Napi::Object pi, uint64_t generation) {
   const std::pair<const char*, Handler> handlers[] = {
-      {"before_provider_request", OnProviderRequest},
-      {"message_end", OnMessageEnd},
-      {"tool_call", OnToolCall},
-      {"tool_execution_start", OnToolExecutionStart},
-      {"agent_settled", OnAgentSettled},
+      {"before_provider_request", OnProviderRequest},     {"message_end", OnMessageEnd},
+      {"tool_execution_start", OnToolExecutionStart},     {"tool_call", OnToolCall},
+      {"tool_execution_end", OnToolExecutionEnd},         {"agent_settled", OnAgentSettled},
       {"cache_warming_decision", OnCacheWarmingDecision},
   };
   Napi::Function on = Method(pi, "on");

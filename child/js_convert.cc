@@ -33,6 +33,20 @@ Result<nlohmann::json> StringifyObject(Napi::Env env, Napi::Value value, const s
   return parsed;
 }
 
+nlohmann::json JsonValueOf(Napi::Env env, Napi::Value value) {
+  Napi::Object json = JsonObject(env);
+  Napi::Value text;
+  try {
+    text = json.Get("stringify").As<Napi::Function>().Call(json, {value});
+  } catch (const Napi::Error&) {
+    return nullptr;
+  }
+  if (!text.IsString()) return nullptr;
+  nlohmann::json parsed = nlohmann::json::parse(text.As<Napi::String>().Utf8Value(), nullptr,
+                                                /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? nlohmann::json(nullptr) : parsed;
+}
+
 Napi::Value FromJson(Napi::Env env, const nlohmann::json& value) {
   Napi::Object json = JsonObject(env);
   return json.Get("parse").As<Napi::Function>().Call(

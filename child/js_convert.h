@@ -19,6 +19,10 @@ namespace pi_fusion::child {
 // (escaped lone surrogates).
 Result<nlohmann::json> StringifyObject(Napi::Env env, Napi::Value value, const std::string& what);
 
+// Any JSON-able `value` (arrays and scalars too) through JSON.stringify, parsed back; null when it
+// has no JSON form (undefined, cycles). For hashing tool arguments and results.
+nlohmann::json JsonValueOf(Napi::Env env, Napi::Value value);
+
 // JSON.parse of the canonical text: a fresh plain JS value equal to `value`.
 Napi::Value FromJson(Napi::Env env, const nlohmann::json& value);
 

@@ -43,11 +43,27 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     throw error;
   }
   state.env = NewPosixChildEnv();
-  state.governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
+  auto governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
+  if (Status opened = governor->OpenJournal(); !opened.ok()) {
+    Napi::Error error = Napi::Error::New(
+        env, "pi-fusion child: cannot create the tool-call journal: " + opened.message());
+    error.Set("code", opened.code());
+    throw error;
+  }
+  state.governor = std::move(governor);
   state.pi = Napi::Persistent(pi);
   state.generation += 1;
   RegisterHandlers(env, pi, state.generation);
-  if (*fetch_tool) RegisterWebFetchTool(env, pi, *fetch_tool, nullptr);
+  if (*fetch_tool) {
+    // Each fetch's provenance goes into its journal record (the call ends after this hook).
+    RegisterWebFetchTool(
+        env, pi, *fetch_tool, [env](const std::string& call_id, const WebFetchOutcome& outcome) {
+          ChildState& live = State(env);
+          if (live.governor && live.governor->journal()) {
+            live.governor->journal()->Annotate(call_id, ProvenanceOf(outcome.audit));
+          }
+        });
+  }
   return env.Undefined();
 }
 

@@ -10,11 +10,12 @@
  *   Build dir: $PI_FUSION_BUILD_DIR (default build/dev); its lib/pi_fusion.node and
  *   lib/pi_fusion_child.node are the libraries measured.
  *
- * Measurements (all against the scripted model of tests/support, which answers instantly on
- * 127.0.0.1, in the isolated Pi environment of tests/support/pi_harness.mjs):
- *   (a) `pi -p "/fusion <q>"` with the plugin, wall time, vs its floor: three bare
- *       `pi --mode text -p` children run one after another (a reason run's critical path is
- *       candidates -> evaluator -> merger: three child generations).
+ * Measurements (all against the scripted model of tests/support on 127.0.0.1, in the isolated Pi
+ * environment of tests/support/pi_harness.mjs):
+ *   (a) `pi -p "/fusion <q>"` with the plugin, the model answering after L ms (0 and 1500): the
+ *       run's own wall time (manifest created_at -> updated_at) vs its floor, three bare cold
+ *       `pi --mode text -p` children started together plus 2 x L; and the peak summed RSS of the
+ *       run's processes.
  *   (b) one child with the child library (`-e extensions/fusion-child.ts`, role evaluator) vs the
  *       same child without it: wall time and peak RSS (`/usr/bin/time -f %M`, else polled VmHWM).
  *   (c) tool call -> receipt latency of fusion_reason vs a built-in `ls` call, from the
@@ -121,22 +122,94 @@ function must(r, what) {
 
 const BARE_ARGS = ["--mode", "text", "-p", "--no-session", "-ne", "-nc", "--model", "scripted/scripted-a"];
 
-// ---- (a) full reason run vs three serial bare children ------------------------------------
+// ---- (a) a reason run's own wall time vs its floor, at model latency L -------------------
 
-async function benchRun(env, runs) {
-  const rows = [];
-  for (let i = 0; i < runs; i++) {
-    const before = env.requests().length;
-    const run = must(await env.print(`/fusion ${QUESTION}`, { extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS }), "/fusion run");
-    if (run.stdout !== `${MERGED_TEXT}\n`) throw new Error(`/fusion printed an unexpected answer:\n${run.stdout}`);
-    const requests = env.requests().length - before;
-    const t0 = performance.now();
-    for (let k = 0; k < 3; k++) must(await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }), "bare child");
-    const floor = performance.now() - t0;
-    rows.push({ run: run.durationMs, floor, requests });
-    log(`(a) ${i + 1}/${runs}: run ${run.durationMs} ms (${requests} model requests), floor ${fmt(floor)} ms`);
+const LATENCIES_MS = [0, 1500];
+
+/** The script with every scripted answer (and the default) delayed by `latencyMs`. */
+function delayed(script, latencyMs) {
+  const slow = (step) => ({ ...step, delay_ms: latencyMs });
+  return {
+    rules: script.rules.map((r) => ({ ...r, responses: r.responses.map(slow) })),
+    default: slow(script.default),
+  };
+}
+
+/** The newest run directory under the env's project. */
+function newestRunDir(env) {
+  const root = path.join(env.cwd, ".pi", "fusion");
+  const dirs = fs.readdirSync(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
+  return dirs.map((d) => ({ d, t: fs.statSync(d).mtimeMs })).sort((x, y) => y.t - x.t)[0].d;
+}
+
+/**
+ * Sums VmRSS over every live process whose environment names this env's temp root (the parent
+ * Pi and all its Fusion children) every 20 ms; keeps the largest sum.
+ */
+function summedRssPoller(root) {
+  const me = String(process.pid);
+  const state = { peakKb: 0 };
+  const read = () => {
+    let sum = 0;
+    for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d) && d !== me)) {
+      try {
+        if (!fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(`PI_CODING_AGENT_DIR=${root}`)) continue;
+        const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+        if (m) sum += Number(m[1]);
+      } catch { /* not ours, or gone */ }
+    }
+    state.peakKb = Math.max(state.peakKb, sum);
+  };
+  const timer = setInterval(read, 20);
+  return { get peakKb() { return state.peakKb; }, stop() { clearInterval(timer); } };
+}
+
+/** One /fusion run: its own wall time from the manifest (created_at -> updated_at) and peak RSS. */
+async function oneRun(env) {
+  const before = env.requests().length;
+  const rss = summedRssPoller(env.root);
+  const run = await env.print(`/fusion ${QUESTION}`, { extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS });
+  rss.stop();
+  must(run, "/fusion run");
+  if (run.stdout !== `${MERGED_TEXT}\n`) throw new Error(`/fusion printed an unexpected answer:\n${run.stdout}`);
+  const manifest = JSON.parse(fs.readFileSync(path.join(newestRunDir(env), "manifest.json"), "utf8"));
+  if (manifest.state !== "completed") throw new Error(`run ended ${manifest.state}`);
+  const own = Date.parse(manifest.updated_at) - Date.parse(manifest.created_at);
+  return { own, whole: run.durationMs, requests: env.requests().length - before, peakKb: rss.peakKb };
+}
+
+/** Three bare cold children started together; their wall time. */
+async function parallelBare(env) {
+  const t0 = performance.now();
+  const kids = [0, 1, 2].map((k) => spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }));
+  for (const r of await Promise.all(kids)) must(r, "bare child");
+  return performance.now() - t0;
+}
+
+async function benchRun(env, runs, script) {
+  const byLatency = [];
+  for (const latency of LATENCIES_MS) {
+    env.server.setScript(delayed(script, latency));
+    const rows = [];
+    for (let i = 0; i < runs; i++) {
+      // Alternate which side goes first against drift in the machine's load.
+      let run;
+      let bare;
+      if (i % 2) {
+        bare = await parallelBare(env);
+        run = await oneRun(env);
+      } else {
+        run = await oneRun(env);
+        bare = await parallelBare(env);
+      }
+      const floor = bare + 2 * latency;
+      rows.push({ ...run, bare, floor });
+      log(`(a) L=${latency} ${i + 1}/${runs}: run ${run.own} ms own (${run.whole} ms with Pi start, ${run.requests} requests), floor ${fmt(floor)} ms`);
+    }
+    byLatency.push({ latency, rows });
   }
-  return rows;
+  env.server.setScript(script);
+  return byLatency;
 }
 
 // ---- (b) one child with vs without the child library --------------------------------------
@@ -235,8 +308,23 @@ function machine(build) {
 }
 
 function report({ runs, m, a, b, c, useTime, started, wallS }) {
-  const aRun = median(a.map((x) => x.run));
-  const aFloor = median(a.map((x) => x.floor));
+  const aSummary = a.map(({ latency, rows }) => {
+    const run = median(rows.map((x) => x.own));
+    const floor = median(rows.map((x) => x.floor));
+    return `| (a) reason run's own wall time vs floor, L = ${latency} ms | ${fmt(run)} ms | ${fmt(floor)} ms | **${ratio(run, floor)}** |\n` +
+      `| (a) peak summed RSS of the run's processes, L = ${latency} ms | ${fmt(median(rows.map((x) => x.peakKb)) / 1024, 1)} MiB | | |`;
+  }).join("\n");
+  const aTables = a.map(({ latency, rows }) => `### L = ${latency} ms
+
+| | samples | median |
+| --- | --- | --- |
+| run's own wall time (manifest created_at → updated_at, ms) | ${list(rows.map((x) => x.own))} | ${fmt(median(rows.map((x) => x.own)))} |
+| whole \`pi -p\` process (ms) | ${list(rows.map((x) => x.whole))} | ${fmt(median(rows.map((x) => x.whole)))} |
+| three bare children started together (ms) | ${list(rows.map((x) => x.bare))} | ${fmt(median(rows.map((x) => x.bare)))} |
+| floor = that + 2 × L (ms) | ${list(rows.map((x) => x.floor))} | ${fmt(median(rows.map((x) => x.floor)))} |
+| ratio run/floor per pair | ${rows.map((x) => ratio(x.own, x.floor)).join(", ")} | **${ratio(median(rows.map((x) => x.own)), median(rows.map((x) => x.floor)))}** |
+| peak summed RSS (MiB) | ${list(rows.map((x) => x.peakKb / 1024), 1)} | ${fmt(median(rows.map((x) => x.peakKb)) / 1024, 1)} |
+`).join("\n");
   const bw = { ms: median(b.with.map((x) => x.ms)), kb: median(b.with.map((x) => x.peakKb)) };
   const bo = { ms: median(b.without.map((x) => x.ms)), kb: median(b.without.map((x) => x.peakKb)) };
   const cl = { ev: median(c.ls.map((x) => x.events)), pi: median(c.ls.map((x) => x.piMs)), log: median(c.ls.map((x) => x.log)) };
@@ -249,9 +337,9 @@ function report({ runs, m, a, b, c, useTime, started, wallS }) {
 
 Generated by \`bench/run/run_bench.mjs\` (\`scripts/bench\`) on ${started}, ${runs} runs per measurement, medians
 (all samples listed). **Only the ratios are meaningful**: every baseline is measured in the same process,
-interleaved with what it is compared to; absolute times depend on the machine and its load. The model is
-the scripted server of \`tests/support\` on 127.0.0.1 answering instantly, so every millisecond here is
-process start-up, Pi, the plugin or the child library, never the model.
+interleaved with what it is compared to; absolute times depend on the machine and its load (given
+below). The model is the scripted server of \`tests/support\` on 127.0.0.1; in (a) it answers after L ms,
+elsewhere at once, so every other millisecond is process start-up, Pi, the plugin or the child library.
 
 | machine | |
 | --- | --- |
@@ -267,32 +355,29 @@ process start-up, Pi, the plugin or the child library, never the model.
 
 | measurement | ours (median) | baseline (median) | ratio ours/baseline |
 | --- | --- | --- | --- |
-| (a) \`pi -p "/fusion …"\` vs 3 serial bare children | ${fmt(aRun)} ms | ${fmt(aFloor)} ms | **${ratio(aRun, aFloor)}** |
+${aSummary}
 | (b) child wall time, with vs without the child library | ${fmt(bw.ms)} ms | ${fmt(bo.ms)} ms | **${ratio(bw.ms, bo.ms)}** (${signed(bw.ms - bo.ms)} ms) |
 | (b) child peak RSS, with vs without the child library | ${fmt(bw.kb / 1024, 1)} MiB | ${fmt(bo.kb / 1024, 1)} MiB | **${ratio(bw.kb, bo.kb)}** (${signed((bw.kb - bo.kb) / 1024, 1)} MiB) |
 | (c) tool call → result, \`fusion_reason\` (receipt) vs \`ls\` (json events) | ${fmt(cf.ev, 1)} ms | ${fmt(cl.ev, 1)} ms | **${ratio(cf.ev, cl.ev)}** |
 | (c) same, Pi's own \`durationMs\` | ${fmt(cf.pi)} ms | ${fmt(cl.pi)} ms | ${ratio(cf.pi, cl.pi)} |
 | (c) same, model request log (tool-call request → result request) | ${fmt(cf.log)} ms | ${fmt(cl.log)} ms | ${ratio(cf.log, cl.log)} |
 
-## (a) A whole reason run vs its floor
+## (a) A reason run vs its floor
 
 \`pi -p "/fusion ${QUESTION}"\` with \`-e extensions/fusion.ts\` (harness flags \`-nc -ne --no-session\`), the
 scripted model answering all five children (three candidates, evaluator, merger; \`fusionRules()\` of
-\`tests/support/fusion_script.mjs\`). Checked: exit 0, stdout is exactly the merged answer, model requests
-per run: ${[...new Set(a.map((x) => x.requests))].join("/")}.
+\`tests/support/fusion_script.mjs\`), every answer delayed by L ms. Checked: exit 0, stdout is exactly the
+merged answer, state \`completed\`, model requests per run: ${[...new Set(a.flatMap(({ rows }) => rows.map((x) => x.requests)))].join("/")}.
 
-Floor: three bare \`pi --mode text -p --no-session -ne -nc --model scripted/scripted-a\` processes run one
-after another, the prompt on stdin. A reason run cannot be faster than its critical path of three child
-generations (candidates → evaluator → merger) even if the three candidates ran perfectly in parallel; the
-floor leaves out the parent Pi's own start-up, the three candidates' contention for ${m.cores} cores and all
-of pi-fusion's work (preflight, artifacts, verification), which is what the ratio above 1 is made of.
+Measured: the run's own wall time, from the manifest's \`created_at\` (preflight) to its \`updated_at\` (the
+commit), so the parent Pi's own start-up is not in it. Floor, measured in the same script and alternating
+with the runs: three bare cold \`pi --mode text -p --no-session -ne -nc --model scripted/scripted-a\`
+children started together (they answer after L too), plus 2 × L for the evaluator's and the merger's
+model time. A run can reach the floor only if the evaluator's and the merger's Pi start-up is hidden
+behind earlier work. Peak summed RSS: VmRSS summed over every process of the test's Pi environment
+(parent and children), polled every 20 ms, the largest sum.
 
-| | samples (ms) | median (ms) |
-| --- | --- | --- |
-| \`/fusion\` run | ${list(a.map((x) => x.run))} | ${fmt(aRun)} |
-| floor (3 serial bare children) | ${list(a.map((x) => x.floor))} | ${fmt(aFloor)} |
-| ratio run/floor per pair | ${a.map((x) => ratio(x.run, x.floor)).join(", ")} | **${ratio(aRun, aFloor)}** |
-
+${aTables}
 ## (b) Cost of the child library per child
 
 The same bare child as in (a), once plain and once with \`-e extensions/fusion-child.ts\`,
@@ -357,8 +442,9 @@ async function main() {
     ...fusionRules(),
     { name: "fuse-call", match: { text: "bench-fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: QUESTION } }] }] },
   ];
+  const script = { rules, default: { text: "ok" } };
   const env = await createPiEnv({
-    script: { rules, default: { text: "ok" } },
+    script,
     files: { "notes.txt": "one file for ls\n" },
     timeoutMs: RUN_TIMEOUT_MS,
   });
@@ -367,7 +453,7 @@ async function main() {
     log(`build ${build}, ${opts.runs} runs, peak RSS via ${useTime ? TIME_BIN : "VmHWM polling"}`);
     // One untimed warm-up of each kind (file cache, V8 compile cache).
     must(await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: "warm-up" }), "warm-up child");
-    const a = await benchRun(env, opts.runs);
+    const a = await benchRun(env, opts.runs, script);
     const b = await benchChild(env, opts.runs, build, useTime);
     const c = await benchTool(env, opts.runs);
     result = { runs: opts.runs, m, a, b, c, useTime, started, wallS: (performance.now() - t0) / 1000 };

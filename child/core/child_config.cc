@@ -9,6 +9,33 @@ Status Invalid(const std::string& message) {
   return Status::Error("config_invalid", "pi-fusion child extension: " + message);
 }
 
+bool Absolute(const std::optional<std::string>& path) {
+  return path && !path->empty() && path->front() == '/';
+}
+
+Status ReadTools(const EnvLookup& lookup, ChildConfig* config) {
+  const std::optional<std::string> tools = lookup("PI_FUSION_TOOLS");
+  if (!tools || tools->empty()) return Status::Ok();
+  size_t start = 0;
+  while (start <= tools->size()) {
+    size_t end = tools->find(',', start);
+    if (end == std::string::npos) end = tools->size();
+    std::string name = tools->substr(start, end - start);
+    if (name.empty()) return Invalid("PI_FUSION_TOOLS has an empty tool name: '" + *tools + "'");
+    config->tools.push_back(std::move(name));
+    start = end + 1;
+  }
+  const std::optional<std::string> journal = lookup("PI_FUSION_TOOL_JOURNAL");
+  const std::optional<std::string> seal = lookup("PI_FUSION_TOOL_SEAL");
+  if (!Absolute(journal) || !Absolute(seal)) {
+    return Invalid(
+        "a child with tools needs absolute PI_FUSION_TOOL_JOURNAL and PI_FUSION_TOOL_SEAL paths");
+  }
+  config->tool_journal_path = *journal;
+  config->tool_seal_path = *seal;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
@@ -33,6 +60,7 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
     }
     config.oversize_path = *path;
   }
+  if (Status s = ReadTools(lookup, &config); !s.ok()) return s;
   std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
   if (retention && !retention->empty()) config.cache_retention = std::move(retention);
   return config;

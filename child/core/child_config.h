@@ -7,6 +7,11 @@
 //                            (required for candidates, ignored otherwise).
 //   PI_CACHE_RETENTION       Pi's own variable: none | short | long; unset or empty means Pi's
 //                            default (short). Any other value is refused before transport.
+//   PI_FUSION_TOOLS          the tools this child may run, comma-separated (tool-enabled
+//                            candidates only). When set, the two paths below are required and
+//                            every tool call is journaled; when unset the child runs no tool.
+//   PI_FUSION_TOOL_JOURNAL   absolute path of the tool-call journal (created empty at load)
+//   PI_FUSION_TOOL_SEAL      absolute path of the seal written at the terminal agent_settled
 //
 // The execution limits are fixed (kMaxProviderRequests, kMaxToolCalls); nothing overrides them.
 // Pure code; thread-safe.
@@ -17,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pi_fusion/status.h"
 #include "protocol/constants.h"
@@ -31,15 +37,20 @@ struct ChildConfig {
   // PI_CACHE_RETENTION as set (nullopt when unset or empty); validated per request, so a bad
   // value is refused with a runtime-guard frame rather than failing the extension load.
   std::optional<std::string> cache_retention;
+  // The tool allowlist; empty for a child without tools (no journal then).
+  std::vector<std::string> tools;
+  std::string tool_journal_path;  // set exactly when `tools` is not empty
+  std::string tool_seal_path;
   int64_t max_provider_requests = protocol::kMaxProviderRequests;
   int64_t max_tool_calls = protocol::kMaxToolCalls;
+  uint64_t max_tool_result_bytes = protocol::kMaxToolResultBytes;
 };
 
 // Looks up one environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
-// Error code "config_invalid" for a missing or unknown role, or a candidate without an absolute
-// oversize path.
+// Error code "config_invalid" for a missing or unknown role, a candidate without an absolute
+// oversize path, or a tool list without absolute journal and seal paths (or with an empty name).
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup);
 
 // The process environment (getenv).

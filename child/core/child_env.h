@@ -1,13 +1,15 @@
 // ChildEnv: the child library's seam to the operating system (leveldb `Env` style).
 //
-// The governor writes its stderr lines and preserves the oversized original only through this
-// interface, so unit tests capture frames in memory and inject write failures. The POSIX env writes
-// frames to file descriptor 2 with write(2) and files with the core's WriteFileDurably (temp +
-// fsync + rename + directory fsync).
+// The governor writes its stderr lines, preserves the oversized original, appends the tool-call
+// journal, resolves tool paths and reads the clock only through this interface, so unit tests
+// capture frames and files in memory and inject write failures. The POSIX env writes frames to
+// file descriptor 2 with write(2), whole files with the core's WriteFileDurably (temp + fsync +
+// rename + directory fsync), and journal lines with O_APPEND write(2) + fsync(2).
 //
 // Thread-safety: the governor calls it from Node's JS thread only; the POSIX env holds no state.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,6 +30,20 @@ class ChildEnv {
   // directory (mode 0600), fsynced, renamed over `path`, and the directory fsynced. On error the
   // temp file is removed and `path` is untouched. Error code "artifact_error".
   virtual Status WriteFileDurably(const std::string& path, std::string_view bytes) = 0;
+
+  // Creates `path` empty with mode 0600, failing if anything exists there (O_EXCL, never through
+  // a symlink), and fsyncs it and its directory. Error code "artifact_error".
+  virtual Status CreateFileExclusive(const std::string& path) = 0;
+  // Appends `bytes` to the existing file `path` in one write and fsyncs it before returning, so a
+  // line that was reported written survives a crash. Error code "artifact_error".
+  virtual Status AppendDurably(const std::string& path, std::string_view bytes) = 0;
+
+  // realpath(3): `path` with every symlink, "." and ".." resolved. Fails when it does not exist.
+  virtual Result<std::string> RealPath(const std::string& path) = 0;
+  // The home directory Pi expands "~" to (os.homedir(): $HOME, else the password entry).
+  virtual std::string HomeDir() = 0;
+  // A monotonic clock in milliseconds (tool-call durations).
+  virtual int64_t MonotonicMillis() = 0;
 };
 
 // The production env. Frames go to descriptor 2 (never stdout: Pi's text mode owns it).

@@ -1,7 +1,12 @@
+#include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
 
 #include "child/core/child_env.h"
 #include "core/durable_file.h"
@@ -42,6 +47,53 @@ class PosixChildEnv : public ChildEnv {
 
   Status WriteFileDurably(const std::string& path, std::string_view bytes) override {
     return pi_fusion::WriteFileDurably(PosixFileSystem(), path, bytes, kPrivateFileMode);
+  }
+
+  Status CreateFileExclusive(const std::string& path) override {
+    Result<std::unique_ptr<WritableFile>> file =
+        PosixFileSystem().CreateExclusive(path, kPrivateFileMode);
+    if (!file.ok()) return Status::Error(kArtifactError, file.status().message());
+    Status s = (*file)->Sync();
+    Status closed = (*file)->Close();
+    if (s.ok()) s = closed;
+    if (s.ok()) s = PosixFileSystem().SyncDir(DirName(path));
+    return s.ok() ? s : Status::Error(kArtifactError, s.message());
+  }
+
+  Status AppendDurably(const std::string& path, std::string_view bytes) override {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return Errno("open " + path, errno);
+    Status s = WriteAll(fd, bytes, "append to " + path);
+    if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync " + path, errno);
+    // Linux releases the descriptor even when close fails, so it is never retried.
+    if (::close(fd) != 0 && s.ok()) s = Errno("close " + path, errno);
+    return s;
+  }
+
+  Result<std::string> RealPath(const std::string& path) override {
+    char* resolved = ::realpath(path.c_str(), nullptr);
+    if (resolved == nullptr) return FsError("realpath", path, errno);
+    std::string out(resolved);
+    std::free(resolved);
+    return out;
+  }
+
+  std::string HomeDir() override {
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return home;
+    long size = ::sysconf(_SC_GETPW_R_SIZE_MAX);
+    std::string buffer(size > 0 ? static_cast<size_t>(size) : 16384, '\0');
+    passwd entry{};
+    passwd* found = nullptr;
+    if (::getpwuid_r(::getuid(), &entry, buffer.data(), buffer.size(), &found) == 0 && found) {
+      return found->pw_dir;
+    }
+    return "";
+  }
+
+  int64_t MonotonicMillis() override {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   }
 };
 

@@ -1,8 +1,10 @@
 #include "child/core/governor.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "child/core/cache_policy.h"
+#include "child/core/path_confinement.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"
@@ -160,39 +162,91 @@ ChildGovernor::MessageDecision ChildGovernor::OnAssistantMessage(const Assistant
   return decision;
 }
 
-ChildGovernor::ToolDecision ChildGovernor::OnToolCall(const Route& route,
-                                                      const std::string& tool_name) {
-  ++tool_calls_;
-  ToolDecision decision;
-  if (settled_) ReportLateActivity("tool call " + std::to_string(tool_calls_));
-  if (settled_ || Failing()) {
-    decision = {true, "Refused: this Fusion child may not run more tools.", true, true};
-    return decision;
-  }
+Status ChildGovernor::OpenJournal() {
+  if (config_.tools.empty() || journal_) return Status::Ok();
+  auto journal =
+      std::make_unique<ToolJournal>(config_.tool_journal_path, config_.tool_seal_path, env_);
+  if (Status s = journal->Open(); !s.ok()) return s;
+  journal_ = std::move(journal);
+  return Status::Ok();
+}
+
+std::optional<std::string> ChildGovernor::ToolLimitCrossed() const {
   if (tool_calls_ > config_.max_tool_calls) {
+    return "tool call " + std::to_string(tool_calls_) + " exceeds the limit of " +
+           std::to_string(config_.max_tool_calls) + " per child";
+  }
+  const uint64_t result_bytes = journal_ ? journal_->result_bytes() : 0;
+  if (result_bytes > config_.max_tool_result_bytes) {
+    return "tool results total " + std::to_string(result_bytes) + " bytes, over the limit of " +
+           std::to_string(config_.max_tool_result_bytes) + " per child";
+  }
+  return std::nullopt;
+}
+
+ChildGovernor::ToolDecision ChildGovernor::OnToolExecutionStart(const ToolStart& start) {
+  ++tool_calls_;
+  if (settled_) {
+    ReportLateActivity("tool execution " + std::to_string(tool_calls_));
+    return {true, "Refused: this Fusion child may not run more tools.", true, true};
+  }
+  if (journal_) journal_->Start(start.call_id, start.arguments);
+  if (Failing()) return {true, "Refused: this Fusion child may not run more tools.", true, true};
+  if (std::optional<std::string> crossed = ToolLimitCrossed()) {
     protocol::RuntimeGuardFrame guard;
     guard.code = std::string(protocol::kChildRuntimeLimitExceeded);
     guard.hook = "tool_call";
-    guard.route = route;
+    guard.route = start.route;
     guard.provider_request_ordinal = requests_;
     guard.tool_call_ordinal = tool_calls_;
-    guard.tool_name = protocol::TruncateUtf8(tool_name, 200);
-    guard.message = "tool call " + std::to_string(tool_calls_) + " exceeds the limit of " +
-                    std::to_string(config_.max_tool_calls) + " per child";
+    guard.tool_name = protocol::TruncateUtf8(start.tool_name, 200);
+    guard.message = *crossed;
     EmitGuard(guard);
-    return {true, "Refused: " + guard.message + ". The run is stopped.", true, true};
+    return {true, "Refused: " + *crossed + ". The run is stopped.", true, true};
+  }
+  return {};
+}
+
+ChildGovernor::ToolDecision ChildGovernor::OnToolCall(const ToolCall& call) {
+  if (settled_) ReportLateActivity("tool call " + call.tool_name);
+  if (settled_ || Failing()) {
+    return {true, "Refused: this Fusion child may not run more tools.", true, true};
   }
   if (compression_started_) {
     // Pi removed the tools for the compression turn; a call that still arrives is refused.
     return {true, "Refused: tools are disabled while you rewrite your previous answer.", false,
             false};
   }
-  return decision;
+  const auto& tools = config_.tools;
+  if (std::find(tools.begin(), tools.end(), call.tool_name) == tools.end()) {
+    return {true, "Refused: this Fusion child may not use the tool \"" + call.tool_name + "\".",
+            false, false};
+  }
+  if (std::optional<std::string> refusal =
+          RefuseOutsideProject(*env_, call.cwd, call.tool_name, call.input)) {
+    return {true, *refusal, false, false};
+  }
+  return {};
 }
 
-bool ChildGovernor::OnToolExecutionStart() {
-  if (settled_) ReportLateActivity("tool execution");
-  return settled_ || Failing();
+bool ChildGovernor::OnToolExecutionEnd(const std::string& call_id, const std::string& tool_name,
+                                       const nlohmann::json& result_content, bool is_error) {
+  if (settled_) {
+    // The seal is published: nothing may be appended after it.
+    ReportLateActivity("tool execution end");
+    return true;
+  }
+  if (journal_ && !journal_->Finish(call_id, tool_name, result_content, is_error).ok()) {
+    io_failed_ = true;  // the parent can no longer verify the log
+  }
+  return Failing();
+}
+
+void ChildGovernor::SealJournal() {
+  if (!journal_ || journal_->sealed()) return;
+  std::optional<std::string> code = failure_code_;
+  if (!code && io_failed_) code = std::string(protocol::kChildEventInvalid);
+  if (!journal_->Seal(code).ok()) io_failed_ = true;
 }
 
 protocol::SettlementFrame ChildGovernor::BuildSettlement() const {
@@ -216,7 +270,12 @@ protocol::SettlementFrame ChildGovernor::BuildSettlement() const {
 
 bool ChildGovernor::OnSettled(bool aborted, bool idle, bool has_pending_messages) {
   if (settled_) return Failing();
-  if (aborted || !idle || has_pending_messages) return Failing();
+  if (aborted || !idle || has_pending_messages) {
+    // A latched failure (a guard's abort) ends the run here: its seal says so.
+    if (Failing()) SealJournal();
+    return Failing();
+  }
+  SealJournal();  // durable before the settlement claims the run
   settled_ = true;
   Emit(protocol::EncodeFrameLine(protocol::ToJson(BuildSettlement())));
   return Failing();

@@ -6,6 +6,7 @@
 //   - one metadata frame per finalized assistant message;
 //   - at most one runtime-guard frame, for the first refusal (a refusal latches: every later
 //     request and tool call is refused silently, and the process must exit failing);
+//   - for a tool-enabled child, one durable journal record per tool execution and one seal;
 //   - exactly one settlement frame, at the first non-aborted agent_settled that finds Pi idle,
 //     after which nothing is written and any activity fails the process.
 // See docs/protocol.md for the frame shapes and the rules.
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@
 
 #include "child/core/child_config.h"
 #include "child/core/child_env.h"
+#include "child/core/tool_journal.h"
 #include "pi_fusion/status.h"
 #include "protocol/frames.h"
 
@@ -72,14 +75,44 @@ class ChildGovernor {
     bool abort = false;
     bool fail_process = false;
   };
-  // tool_call. Counts the call and refuses the one past the limit.
-  ToolDecision OnToolCall(const protocol::Route& route, const std::string& tool_name);
-  // tool_execution_start: fatal after the settlement (it also fires for calls that never reach
-  // tool_call, e.g. invalid arguments). Returns true when the process must fail.
-  bool OnToolExecutionStart();
+  struct ToolStart {
+    protocol::Route route;  // ctx.model
+    std::string call_id;
+    std::string tool_name;
+    nlohmann::json arguments;  // as the model sent them
+  };
+  // tool_execution_start: fires for every call Pi starts, also invalid and unknown-tool calls.
+  // Counts it and remembers it for the journal; past the tool-call limit, or once aggregate
+  // result bytes have passed their limit, writes the guard frame and aborts the run, so the call
+  // never executes. After the settlement it only fails the process.
+  ToolDecision OnToolExecutionStart(const ToolStart& start);
 
-  // agent_settled. Writes the settlement at the first call with !aborted, idle and nothing
-  // pending. Returns true when the process must fail.
+  struct ToolCall {
+    std::string call_id;
+    std::string tool_name;
+    nlohmann::json input;  // the validated arguments
+    std::string cwd;       // ctx.cwd: the caller's project directory
+  };
+  // tool_call (after validation, before execution): blocks tools outside the allowlist, file
+  // tools whose path leaves the project directory, any call during the compression turn, and
+  // everything after a refusal or the settlement.
+  ToolDecision OnToolCall(const ToolCall& call);
+
+  // tool_execution_end: appends the call's record to the journal. Returns true when the process
+  // must fail (the record could not be written, or activity after the settlement).
+  bool OnToolExecutionEnd(const std::string& call_id, const std::string& tool_name,
+                          const nlohmann::json& result_content, bool is_error);
+
+  // Creates the empty journal of a tool-enabled child (no-op without tools). Called once at
+  // registration; a failure must stop the child from loading.
+  Status OpenJournal();
+  // The journal of a tool-enabled child, for per-call provenance; null without tools.
+  ToolJournal* journal() { return journal_.get(); }
+
+  // agent_settled. At the first call with !aborted, idle and nothing pending: seals the journal
+  // (complete, or failed with the latched code), then writes the settlement. A failing child that
+  // settles aborted gets its failed seal at the first agent_settled. Returns true when the
+  // process must fail.
   bool OnSettled(bool aborted, bool idle, bool has_pending_messages);
 
   // Whether the last assistant message stopped as "aborted": what agent_settled.aborted says
@@ -107,6 +140,9 @@ class ChildGovernor {
   // the parent's exit failure quotes a reason rather than just "Request aborted".
   void ReportLateActivity(const std::string& what);
   bool Failing() const { return failure_code_.has_value() || io_failed_; }
+  // The tool limit the call about to start would cross, as a guard message; nullopt when none.
+  std::optional<std::string> ToolLimitCrossed() const;
+  void SealJournal();
   void HandleOversized(const protocol::MetadataRecord& record,
                        const std::vector<std::string>& text_blocks, MessageDecision* decision);
   protocol::SettlementFrame BuildSettlement() const;
@@ -127,6 +163,7 @@ class ChildGovernor {
   bool io_failed_ = false;  // a frame could not be written: the parent cannot verify us
   bool settled_ = false;
   bool late_activity_reported_ = false;
+  std::unique_ptr<ToolJournal> journal_;  // tool-enabled children only
 };
 
 // The follow-up that asks the same session to shrink its previous answer.

@@ -8,6 +8,7 @@
 #include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
 #include "schema/tool_catalog.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -17,10 +18,17 @@ constexpr char kRetiredTool[] = "fusion_brainstorm";
 void RegisterTools(Napi::Env env, Napi::Object pi) {
   Napi::Function register_tool = Method(pi, "registerTool");
   for (const schema::ToolSpec& spec : schema::RegisteredTools()) {
+    // A workflow that does not run yet is never offered to the model.
+    if (!spec.workflow.empty() && !workflow::WorkflowRuns(spec.workflow)) continue;
     Napi::Object tool = Napi::Object::New(env);
     tool.Set("name", spec.name);
     tool.Set("label", spec.label);
     tool.Set("description", spec.description);
+    tool.Set("promptSnippet", spec.prompt_snippet);
+    Napi::Array guidelines = Napi::Array::New(env);
+    for (const std::string& line : spec.prompt_guidelines)
+      guidelines.Set(guidelines.Length(), line);
+    tool.Set("promptGuidelines", guidelines);
     tool.Set("parameters", FromJson(env, *schema::ToolParameters(spec.name)));
     tool.Set("annotations", FromJson(env, schema::ToolAnnotations(spec)));
     tool.Set("prepareArguments", MakeArgumentPreparer(env, spec));

@@ -32,6 +32,7 @@
 #include "process/cancel_token.h"
 #include "process/child_command.h"
 #include "process/supervisor.h"
+#include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
 
 namespace pi_fusion::cli {
@@ -130,13 +131,29 @@ Result<std::string> ArtifactDir(const ChildRunArgs& args) {
 
 // The child environment: the parent's, filtered as for every Fusion child, plus the private
 // variables of the child library.
-std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::string& oversize) {
+// A tool-enabled child's audit log, beside the other evidence.
+struct AuditPaths {
+  std::string journal, seal;
+};
+AuditPaths AuditPathsIn(const std::string& dir) {
+  return {dir + "/tool-calls.jsonl", dir + "/seal.json"};
+}
+
+std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::string& oversize,
+                                          const std::vector<std::string>& tools,
+                                          const AuditPaths& audit) {
   std::vector<std::string> parent;
   for (char** e = environ; *e != nullptr; ++e) parent.emplace_back(*e);
   std::vector<std::string> env = process::BuildChildEnvironment(parent, args.api);
-  const std::vector<std::string> own = {"PI_FUSION_CHILD_ROLE=" + args.role,
-                                        "PI_FUSION_OVERSIZE_PATH=" + oversize,
-                                        "PI_FUSION_CHILD_ADDON=" + args.child_addon};
+  std::vector<std::string> own = {"PI_FUSION_CHILD_ROLE=" + args.role,
+                                  "PI_FUSION_OVERSIZE_PATH=" + oversize,
+                                  "PI_FUSION_CHILD_ADDON=" + args.child_addon};
+  if (!tools.empty()) {
+    std::string list;
+    for (const std::string& tool : tools) list += (list.empty() ? "" : ",") + tool;
+    own.insert(own.end(), {"PI_FUSION_TOOLS=" + list, "PI_FUSION_TOOL_JOURNAL=" + audit.journal,
+                           "PI_FUSION_TOOL_SEAL=" + audit.seal});
+  }
   for (const std::string& entry : own) {
     const std::string key = entry.substr(0, entry.find('=') + 1);
     std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
@@ -146,7 +163,7 @@ std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::s
 }
 
 Result<process::ChildSpec> BuildSpec(const ChildRunArgs& args, const std::string& prompt,
-                                     const std::string& oversize) {
+                                     const std::string& dir, const std::string& oversize) {
   Result<process::ChildCapability> capability = ParseCapability(args.capability);
   if (!capability.ok()) return capability.status();
   process::ChildCommandSpec command;
@@ -163,7 +180,8 @@ Result<process::ChildSpec> BuildSpec(const ChildRunArgs& args, const std::string
   if (!argv.ok()) return argv.status();
   process::ChildSpec spec;
   spec.argv = std::move(argv).value();
-  spec.env = ChildEnvironment(args, oversize);
+  spec.env =
+      ChildEnvironment(args, oversize, process::CapabilityTools(*capability), AuditPathsIn(dir));
   spec.cwd = args.cwd;
   spec.stdin_data = prompt;
   spec.limits.wall = std::chrono::milliseconds(args.wall_ms);
@@ -241,7 +259,7 @@ int RunChildRun(const ChildRunArgs& args) {
     return 2;
   }
   const std::string oversize = *dir + "/response.oversized.md";
-  Result<process::ChildSpec> spec = BuildSpec(args, *prompt, oversize);
+  Result<process::ChildSpec> spec = BuildSpec(args, *prompt, *dir, oversize);
   Result<process::CancelToken> token = process::CancelToken::Create();
   if (!spec.ok() || !token.ok()) {
     std::fprintf(stderr, "error: %s\n",
@@ -270,8 +288,26 @@ int RunChildRun(const ChildRunArgs& args) {
   }
   const protocol::ChildReport report = protocol::VerifyChildRun(request);
   out.update(ReportJson(report));
-  // The supervisor's verdict (timeout, output cap, cancellation, stdin) comes first.
-  const Status status = outcome->status.ok() ? report.status : outcome->status;
+  // The supervisor's verdict (timeout, output cap, cancellation, stdin) comes first, then the
+  // protocol, then a tool-enabled child's audit log.
+  Status status = outcome->status.ok() ? report.status : outcome->status;
+  out["audit"] = nullptr;
+  const std::vector<std::string> tools =
+      process::CapabilityTools(*ParseCapability(args.capability));
+  if (!tools.empty()) {
+    const AuditPaths paths = AuditPathsIn(*dir);
+    Result<std::string> journal = ReadFile(paths.journal);
+    Result<std::string> seal = ReadFile(paths.seal);
+    const protocol::ToolAuditReport audit = protocol::VerifyToolAudit(
+        {journal.ok() ? std::optional<std::string_view>(*journal) : std::nullopt,
+         seal.ok() ? std::optional<std::string_view>(*seal) : std::nullopt, tools});
+    out["audit"] = {{"reason", audit.ok() ? json(nullptr) : json(audit.reason)},
+                    {"records", audit.records.size()},
+                    {"result_bytes", audit.result_bytes},
+                    {"journal", paths.journal},
+                    {"seal", paths.seal}};
+    if (status.ok()) status = audit.status;
+  }
   out["ok"] = status.ok();
   out["error"] = ErrorJson(status);
   SaveArtifacts(*dir, *outcome, status.ok(), &out);

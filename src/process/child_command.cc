@@ -88,11 +88,9 @@ void AppendToolFlags(const ChildCommandSpec& spec, std::vector<std::string>* arg
     argv->push_back("--no-tools");
     return;
   }
-  const char* tools = spec.capability == ChildCapability::kResearch
-                          ? "read,grep,find,ls,fusion_web_fetch"
-                          : "read,grep,find,ls";
-  argv->insert(argv->end(), {"--no-builtin-tools", "--tools", tools, "--exclude-tools",
-                             Join(spec.exclude_tools)});
+  argv->insert(argv->end(),
+               {"--no-builtin-tools", "--tools", Join(CapabilityTools(spec.capability)),
+                "--exclude-tools", Join(spec.exclude_tools)});
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {
@@ -104,10 +102,18 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+std::vector<std::string> CapabilityTools(ChildCapability capability) {
+  if (capability == ChildCapability::kReason) return {};
+  std::vector<std::string> tools = {"read", "grep", "find", "ls"};
+  if (capability == ChildCapability::kResearch) tools.push_back("fusion_web_fetch");
+  return tools;
+}
+
 std::vector<std::string> DefaultExcludedTools() {
   return {"bash",
           "edit",
           "write",
+          "powershell",
           "fusion_reason",
           "fusion_investigate",
           "fusion_research",

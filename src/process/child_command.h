@@ -21,8 +21,14 @@ enum class ChildCapability {
   kResearch,  // read-only file tools + fusion_web_fetch
 };
 
-// The tools no child may ever run, whatever its capability: bash, edit, write, every public
-// fusion_* tool, and the bg_* task tools (a child must not launch or manage Fusion runs).
+// The tools a child of `capability` may run, in Pi's --tools order: none (reason); read, grep,
+// find, ls (inspect); those and fusion_web_fetch (research).
+std::vector<std::string> CapabilityTools(ChildCapability capability);
+
+// The tools no child may ever run, whatever its capability: bash, edit, write, powershell, every
+// public fusion_* tool (and the retired fusion_brainstorm), and the bg_* task tools (a child must
+// not launch or manage Fusion runs). Exact names, never patterns: Pi reads --exclude-tools entries
+// as globs, and `fusion_*` would also remove research's own fusion_web_fetch.
 std::vector<std::string> DefaultExcludedTools();
 
 struct ChildCommandSpec {

@@ -22,6 +22,9 @@ inline constexpr std::string_view kRuntimeGuardSchema =
     "pi-background-tasks.fusion-runtime-guard.v2";
 inline constexpr std::string_view kCacheObservationSchema =
     "pi-background-tasks.fusion-claude-cache-observation.v1";
+inline constexpr std::string_view kToolCallSchema = "pi-background-tasks.fusion-tool-call.v1";
+inline constexpr std::string_view kToolCallSealSchema =
+    "pi-background-tasks.fusion-tool-call-seal.v1";
 
 // Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
 inline constexpr std::string_view kChildEventInvalid = "child_event_invalid";
@@ -30,10 +33,18 @@ inline constexpr std::string_view kChildRuntimeLimitExceeded = "child_runtime_li
 inline constexpr std::string_view kChildRuntimePayloadInvalid = "child_runtime_payload_invalid";
 inline constexpr std::string_view kChildCachePolicyInvalid = "child_cache_policy_invalid";
 inline constexpr std::string_view kChildOutputCap = "child_output_cap";
+// A tool-enabled child's audit log or seal is missing, malformed, not bound, over a cap, or shows
+// an executed tool outside the workflow's allowlist. Fatal in every workflow.
+inline constexpr std::string_view kToolAuditInvalid = "tool_audit_invalid";
 
 // Execution limits of one child (seed-fusion-subsystem.md, "Child process isolation").
 inline constexpr int64_t kMaxProviderRequests = 550;
 inline constexpr int64_t kMaxToolCalls = 600;
+// Aggregate result bytes (canonical JSON of each result the model received) of one child: once
+// passed, the next tool call is refused; a sealed log over it is rejected by the parent.
+inline constexpr uint64_t kMaxToolResultBytes = 32ULL * 1024 * 1024;
+// A tool name longer than this (the model chooses it) is cut in the audit log.
+inline constexpr size_t kMaxToolNameBytes = 256;
 // A candidate answer larger than this (JSON-rendered UTF-8 bytes, see AnswerJsonBytes) gets the
 // one same-session compression turn; a replacement larger than this is child_output_cap.
 inline constexpr size_t kCandidateAnswerCap = 49152;

@@ -18,9 +18,15 @@ struct ToolSpec {
   std::string label;        // human label for Pi's UI, e.g. "Fusion Reason"
   std::string description;  // written for the model that calls the tool
   std::string workflow;     // "reason" | "investigate" | "research" | "validate" | "" (bg_* tools)
+  // Pi's promptSnippet: the tool's line in the system prompt's list of available tools.
+  std::string prompt_snippet;
+  // Pi's promptGuidelines: bullets added to the system prompt's guidelines while the tool is
+  // active (when to use it; wait for the notification instead of polling).
+  std::vector<std::string> prompt_guidelines;
 };
 
-// Every tool registered with the host, Fusion tools first.
+// Every tool this package defines, Fusion tools first. The binding registers a Fusion tool only
+// while its workflow runs (workflow::WorkflowRuns).
 const std::vector<ToolSpec>& RegisteredTools();
 
 // The tool's MCP-style hints for Pi's `annotations` (Pi 0.99+; older Pis ignore the field):

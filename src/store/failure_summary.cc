@@ -43,6 +43,7 @@ const std::vector<CodeRule>& CodeRules() {
       {"child_runtime_payload_invalid", "child_protocol", {"inspect_child_protocol_evidence"}},
       {"child_cache_policy_invalid", "child_protocol", {"check_pi_cache_retention"}},
       {"child_runtime_limit_exceeded", "child_limit", {"inspect_tool_call_seal", "split_task"}},
+      {"tool_audit_invalid", "child_protocol", {"inspect_tool_call_seal"}},
       {"child_output_cap", "child_limit", {"inspect_oversized_response", "split_task"}},
       {"evaluation_invalid", "evaluation", {"inspect_evaluation_responses", "retry_run"}},
       {"artifact_error", "artifact", {"check_run_directory"}},

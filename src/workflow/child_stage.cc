@@ -4,6 +4,7 @@
 
 #include "core/file_system.h"
 #include "protocol/stderr_scan.h"
+#include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
 #include "store/usage.h"
 
@@ -14,14 +15,41 @@ const budget::RouteCapacity& CapacityOf(const PreparedRun& run, config::Slot slo
   return run.plan.routes[static_cast<size_t>(slot)];
 }
 
+// Where a child writes the files the parent reads after it ended.
+struct ChildFiles {
+  std::string oversized;  // candidates only
+  std::string journal;    // tool-enabled children only
+  std::string seal;
+};
+
+// PI_FUSION_CHILD_WRAPPER of the host: an executable every child command runs through
+// (`<wrapper> <node> <pi-cli> <args…>`), for tracing children; empty when unset.
+std::string WrapperOf(const std::vector<std::string>& environment) {
+  constexpr std::string_view kName = "PI_FUSION_CHILD_WRAPPER=";
+  for (const std::string& entry : environment) {
+    if (entry.compare(0, kName.size(), kName) == 0) return entry.substr(kName.size());
+  }
+  return "";
+}
+
+std::string JoinTools(const std::vector<std::string>& tools) {
+  std::string out;
+  for (const std::string& tool : tools) out += (out.empty() ? "" : ",") + tool;
+  return out;
+}
+
 Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& child,
-                                     const std::string& oversize_path) {
+                                     const ChildFiles& files) {
   const RunRequest& request = run.request;
   const config::ModelInfo& model = run.models.route(child.route).model;
   process::ChildCommandSpec command;
   command.node_path = request.host.node_path;
   command.pi_cli_path = request.host.pi_cli_path;
   command.command_override = request.child_command_override;
+  const std::string wrapper = WrapperOf(request.host.environment);
+  if (command.command_override.empty() && !wrapper.empty()) {
+    command.command_override = {wrapper, request.host.node_path, request.host.pi_cli_path};
+  }
   command.capability = child.capability;
   command.extensions = {request.host.package_root + "/extensions/fusion-child.ts"};
   command.provider = model.provider;
@@ -35,7 +63,12 @@ Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& c
   spec.argv = std::move(argv).value();
   spec.env = process::BuildChildEnvironment(request.host.environment, model.api);
   spec.env.push_back("PI_FUSION_CHILD_ROLE=" + child.role);
-  if (!oversize_path.empty()) spec.env.push_back("PI_FUSION_OVERSIZE_PATH=" + oversize_path);
+  if (!files.oversized.empty()) spec.env.push_back("PI_FUSION_OVERSIZE_PATH=" + files.oversized);
+  if (!child.tools.empty()) {
+    spec.env.push_back("PI_FUSION_TOOLS=" + JoinTools(child.tools));
+    spec.env.push_back("PI_FUSION_TOOL_JOURNAL=" + files.journal);
+    spec.env.push_back("PI_FUSION_TOOL_SEAL=" + files.seal);
+  }
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;
   spec.limits = request.child_limits;
@@ -51,6 +84,13 @@ Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::Chil
     outcome = launcher.Run(spec, cancel);
   }
   return outcome;
+}
+
+// A file the child may have left; nullopt when it is absent or unreadable.
+std::optional<std::string> ReadIfPresent(const std::string& path) {
+  Result<std::string> bytes = PosixFileSystem().ReadFile(path);
+  if (!bytes.ok()) return std::nullopt;
+  return std::move(bytes).value();
 }
 
 std::string EventsJsonl(const std::string& stderr_bytes) {
@@ -115,12 +155,14 @@ class AttemptRecorder {
   std::vector<std::string> artifacts_;
 };
 
-// The verdict on a child that ran: the supervisor's limits first, then the protocol, then the
-// stage's output contract.
+// The verdict on a child that ran: the supervisor's limits first, then the protocol (so a
+// runtime guard reports its own code, not the incomplete seal it caused), then the tool-call audit
+// log, then the stage's output contract.
 Status Judge(const process::ChildOutcome& outcome, const protocol::ChildReport& report,
-             const StageChild& child) {
+             const std::optional<protocol::ToolAuditReport>& audit, const StageChild& child) {
   if (!outcome.status.ok()) return outcome.status;
   if (!report.ok()) return report.status;
+  if (audit && !audit->ok()) return audit->status;
   if (!outcome.cleanup_errors.empty()) return process::OutcomeStatus(outcome);
   return CheckOutputContract(child.output, report.answer);
 }
@@ -136,9 +178,13 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   AttemptRecorder attempt(run, child);
   if (Status s = attempt.Begin(child); !s.ok()) return {s, ""};
 
-  const std::string oversize_path =
-      child.role == "candidate" ? attempt.Path(".response.oversized.md") : "";
-  Result<process::ChildSpec> spec = BuildSpec(run, child, oversize_path);
+  ChildFiles files;
+  if (child.role == "candidate") files.oversized = attempt.Path(".response.oversized.md");
+  if (!child.tools.empty()) {
+    files.journal = attempt.Path(".tool-calls.jsonl");
+    files.seal = attempt.Path(".seal.json");
+  }
+  Result<process::ChildSpec> spec = BuildSpec(run, child, files);
   if (!spec.ok()) return {attempt.End(spec.status(), std::nullopt), ""};
   Result<process::ChildOutcome> outcome = Spawn(*run.seams.children, *spec, child, cancel);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
@@ -150,22 +196,31 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
                                  model.provider,
                                  model.id,
                                  std::nullopt};
-  if (!oversize_path.empty()) {
+  if (!files.oversized.empty()) {
     // Present only when the child preserved an oversized first answer.
-    Result<std::string> original = run.seams.fs->ReadFile(oversize_path);
-    if (original.ok()) verify.oversized_original = *original;
+    verify.oversized_original = ReadIfPresent(files.oversized);
   }
   protocol::ChildReport report = protocol::VerifyChildRun(verify);
+  std::optional<std::string> journal, seal;
+  std::optional<protocol::ToolAuditReport> audit;
+  if (!child.tools.empty()) {
+    journal = ReadIfPresent(files.journal);
+    seal = ReadIfPresent(files.seal);
+    audit = protocol::VerifyToolAudit({journal, seal, child.tools});
+  }
 
   std::optional<store::Usage> usage;
   if (report.usage.is_object()) {
     Result<store::Usage> parsed = store::UsageFromJson(report.usage, attempt.prefix());
     if (parsed.ok()) usage = *parsed;
   }
-  Status verdict = Judge(*outcome, report, child);
+  Status verdict = Judge(*outcome, report, audit, child);
   Status written = attempt.Write(".stderr.txt", outcome->stderr_bytes);
   if (written.ok()) written = attempt.Write(".events.jsonl", EventsJsonl(outcome->stderr_bytes));
   const std::string ext = child.output == OutputKind::kEvaluator ? ".txt" : ".md";
+  // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
+  if (written.ok() && journal) written = attempt.Write(".tool-calls.jsonl", *journal);
+  if (written.ok() && seal) written = attempt.Write(".seal.json", *seal);
   if (written.ok() && verify.oversized_original) {
     // Bind the child's preserved original into the manifest like every other artifact.
     written = attempt.Write(".response.oversized.md", *verify.oversized_original);

@@ -1,13 +1,15 @@
 // Runs one stage child (a candidate, the evaluator, its repair, or the merger) and records it:
 // the exact rendered prompt is re-checked against the route's budget, the attempt is recorded
 // as running, the child runs under the supervisor, its frames are verified against its stdout,
-// and the attempt's artifacts, usage and outcome are written durably — success or not.
+// a tool-enabled child's audit log and seal are verified (tool_audit_invalid otherwise), and the
+// attempt's artifacts, usage and outcome are written durably — success or not.
 //
 // Thread-safe: the three candidates run concurrently on their own threads.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config/route_admission.h"
 #include "process/cancel_token.h"
@@ -25,6 +27,9 @@ struct StageChild {
   budget::Stage budget_stage = budget::Stage::kCandidate;
   OutputKind output = OutputKind::kCandidate;
   std::string role;  // PI_FUSION_CHILD_ROLE: candidate | evaluator | merger
+  // The tools the child may run (a tool-using workflow's candidates). Not empty: the child keeps
+  // the sealed tool-call audit log, which must verify before its answer is accepted.
+  std::vector<std::string> tools;
   std::string system_prompt;
   std::string stdin_text;
 };

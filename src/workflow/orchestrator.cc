@@ -230,6 +230,7 @@ class Run {
     child.key = {Stage::kCandidate, slot, 1};
     child.route = config::kAllSlots[slot - 1];
     child.capability = ChildCapabilityOf(run_.request.request.workflow);
+    child.tools = process::CapabilityTools(child.capability);
     child.budget_stage = budget::Stage::kCandidate;
     child.output = OutputKind::kCandidate;
     child.role = "candidate";

@@ -94,10 +94,11 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
 }
 
 json ToolPolicy(Capability capability) {
-  json tools = json::array();
-  if (capability != Capability::kReason) tools = {"read", "grep", "find", "ls"};
-  if (capability == Capability::kResearch) tools.push_back("fusion_web_fetch");
-  return {{"candidate_tools", tools},
+  const process::ChildCapability child =
+      capability == Capability::kInspect    ? process::ChildCapability::kInspect
+      : capability == Capability::kResearch ? process::ChildCapability::kResearch
+                                            : process::ChildCapability::kReason;
+  return {{"candidate_tools", process::CapabilityTools(child)},
           {"evaluator_tools", json::array()},
           {"merger_tools", json::array()},
           {"excluded_tools", process::DefaultExcludedTools()}};
@@ -132,18 +133,16 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
   if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
-  // Tool-using workflows need the sealed tool-call audit log (and research its fetch tool and
-  // validate its findings contract) before their results can be trusted: refuse plainly rather
-  // than run them unverified.
-  if (*capability != Capability::kReason || request.request.workflow != "reason") {
-    return fail(Status::Error(
-        "orchestration_failed",
-        request.request.tool +
-            ": the arguments are valid, but this build runs only the reason "
-            "workflow (fusion_reason and /fusion); the " +
-            request.request.workflow +
-            " workflow needs the sealed tool-call audit log, which is not built yet. Nothing was "
-            "started."));
+  // Research needs its fetch tool before its results can be trusted: refuse it plainly rather
+  // than run it half-built.
+  if (!WorkflowRuns(request.request.workflow)) {
+    return fail(Status::Error("orchestration_failed",
+                              request.request.tool +
+                                  ": the arguments are valid, but this build runs only the reason, "
+                                  "investigate and validate workflows (fusion_reason, /fusion, "
+                                  "fusion_investigate and fusion_validate); the " +
+                                  request.request.workflow +
+                                  " workflow is not built yet. Nothing was started."));
   }
 
   Result<config::LoadedConfig> loaded = config_store.Load();

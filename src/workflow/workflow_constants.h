@@ -40,6 +40,7 @@ inline constexpr std::string_view kContextPolicyUnsupportedBlock =
 inline constexpr std::string_view kEvaluationInvalid = "evaluation_invalid";
 inline constexpr std::string_view kChildOutputCap = "child_output_cap";
 inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
+inline constexpr std::string_view kToolAuditInvalid = protocol::kToolAuditInvalid;
 inline constexpr std::string_view kValidationReportsInvalid = "validation_reports_invalid";
 
 // How long a candidate stopped because a sibling failed gets between SIGTERM and SIGKILL: short,
@@ -73,6 +74,12 @@ inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {
 // What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"). The
 // evaluator, its repair and the merger always run as kReason.
 enum class Capability { kReason, kInspect, kResearch };
+
+// The workflows this build runs end to end. The others' tools are not registered with Pi (the model
+// is never offered them) and a launch of them is refused before anything starts.
+constexpr bool WorkflowRuns(std::string_view workflow) {
+  return workflow == "reason" || workflow == "investigate" || workflow == "validate";
+}
 
 // The candidate capability of a public workflow; nullopt for an unknown workflow name.
 constexpr std::optional<Capability> CandidateCapability(std::string_view workflow) {

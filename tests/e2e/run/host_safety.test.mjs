@@ -57,7 +57,11 @@ describe("lone UTF-16 surrogates", () => {
       { name: "bg_kill", arguments: { taskId: LONE } },
       { name: "fusion_investigate", arguments: { objective: LONE, background: [LONE], deliverable: ` ${LONE} ` } },
     ];
+    // fusion_investigate runs (its surrogates become U+FFFD), so its children get the Fusion roles
+    // and its terminal notification wakes the agent once more.
     const rules = [
+      { name: "wake", match: { regex: "completed\\. Call bg_result|Fusion failed" }, responses: [{ text: "FINAL: still alive" }] },
+      ...fusionRules(),
       { name: "after", match: { last_role: "tool" }, responses: [{ text: "FINAL: still alive" }] },
       { name: "ask", match: { text: "poke" }, responses: [{ tool_calls: calls }] },
     ];

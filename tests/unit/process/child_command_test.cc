@@ -24,7 +24,7 @@ ChildCommandSpec BaseSpec(ChildCapability capability) {
 }
 
 const char* kDeny =
-    "bash,edit,write,fusion_reason,fusion_investigate,fusion_research,fusion_validate,"
+    "bash,edit,write,powershell,fusion_reason,fusion_investigate,fusion_research,fusion_validate,"
     "fusion_brainstorm,bg_result,bg_status,bg_kill";
 
 Argv Expected(const Argv& tool_flags) {

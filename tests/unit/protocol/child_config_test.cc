@@ -49,3 +49,38 @@ TEST_CASE("ReadChildConfig: refuses a missing or unknown role and a candidate wi
 
 }  // namespace
 }  // namespace pi_fusion::child
+
+namespace pi_fusion::child {
+namespace {
+
+TEST_CASE("ReadChildConfig: a tool list needs absolute journal and seal paths") {
+  auto config = ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "candidate"},
+                                     {"PI_FUSION_OVERSIZE_PATH", "/run/o.md"},
+                                     {"PI_FUSION_TOOLS", "read,grep,find,ls"},
+                                     {"PI_FUSION_TOOL_JOURNAL", "/run/c.tool-calls.jsonl"},
+                                     {"PI_FUSION_TOOL_SEAL", "/run/c.seal.json"}}));
+  REQUIRE(config.ok());
+  CHECK(config->tools == std::vector<std::string>{"read", "grep", "find", "ls"});
+  CHECK(config->tool_journal_path == "/run/c.tool-calls.jsonl");
+  CHECK(config->tool_seal_path == "/run/c.seal.json");
+  CHECK(config->max_tool_result_bytes == 32u * 1024 * 1024);
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"}}))->tools.empty());
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"},
+                             {"PI_FUSION_TOOLS", "read"},
+                             {"PI_FUSION_TOOL_JOURNAL", "relative.jsonl"},
+                             {"PI_FUSION_TOOL_SEAL", "/run/s.json"}}))
+            .status()
+            .code() == "config_invalid");
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"}, {"PI_FUSION_TOOLS", "read"}}))
+            .status()
+            .code() == "config_invalid");
+  CHECK(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"},
+                             {"PI_FUSION_TOOLS", "read,,ls"},
+                             {"PI_FUSION_TOOL_JOURNAL", "/j"},
+                             {"PI_FUSION_TOOL_SEAL", "/s"}}))
+            .status()
+            .code() == "config_invalid");
+}
+
+}  // namespace
+}  // namespace pi_fusion::child

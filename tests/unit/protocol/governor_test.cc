@@ -91,11 +91,12 @@ TEST_CASE("ChildGovernor: refuses provider request 551 before transport, with on
 }
 
 TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") {
-  ScriptedChild child;
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
   for (int i = 0; i < protocol::kMaxToolCalls; ++i) {
-    REQUIRE_FALSE(child.governor->OnToolCall(testing::kRoute, "ls").block);
+    REQUIRE_FALSE(child.Tool("ls", {{"path", "."}}).block);
   }
-  auto refused = child.governor->OnToolCall(testing::kRoute, "ls");
+  auto refused = child.Tool("ls", {{"path", "."}});
   CHECK(refused.block);
   CHECK(refused.abort);
   CHECK(refused.fail_process);
@@ -215,13 +216,14 @@ TEST_CASE("ChildGovernor: settles once, only when idle, and nothing may follow")
   CHECK(CountSchema(child.env.stderr_bytes, protocol::kSettlementSchema) == 1);
   const std::string before = child.env.stderr_bytes;
   // Activity after finalization fails the process and writes nothing.
-  CHECK(child.governor->OnToolCall(testing::kRoute, "read").fail_process);
-  CHECK(child.governor->OnToolExecutionStart());
+  CHECK(child.governor->OnToolExecutionStart({testing::kRoute, "c1", "read", json::object()})
+            .fail_process);
+  CHECK(child.governor->OnToolCall({"c1", "read", json::object(), "/"}).fail_process);
   CHECK(child.Request().abort);
   CHECK(child.Message("stop", {"late"}, Usage(1, 1)).fail_process);
   // One plain diagnostic line explains the failure; no frame follows the settlement.
   const std::string after = child.env.stderr_bytes.substr(before.size());
-  CHECK_THAT(after, Catch::StartsWith("pi-fusion child: tool call 1 after the settlement"));
+  CHECK_THAT(after, Catch::StartsWith("pi-fusion child: tool execution 1 after the settlement"));
   CHECK(std::count(after.begin(), after.end(), '\n') == 1);
   CHECK(protocol::ScanStderr(child.env.stderr_bytes).frames.size() == 2);
 }

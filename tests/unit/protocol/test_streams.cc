@@ -1,5 +1,8 @@
 #include "test_streams.h"
 
+#include <cstdlib>
+#include <stdexcept>
+
 #include "pi_fusion/sha256.h"
 #include "protocol/text_digest.h"
 
@@ -17,6 +20,28 @@ Status MemoryChildEnv::WriteFileDurably(const std::string& path, std::string_vie
   if (fail_files) return Status::Error("artifact_error", "No space left on device");
   files[path] = std::string(bytes);
   return Status::Ok();
+}
+
+Status MemoryChildEnv::CreateFileExclusive(const std::string& path) {
+  if (fail_files) return Status::Error("artifact_error", "No space left on device");
+  if (files.count(path) != 0) return Status::Error("artifact_error", "exists: " + path);
+  files[path] = "";
+  return Status::Ok();
+}
+
+Status MemoryChildEnv::AppendDurably(const std::string& path, std::string_view bytes) {
+  if (fail_appends) return Status::Error("artifact_error", "No space left on device");
+  if (files.count(path) == 0) return Status::Error("artifact_error", "missing: " + path);
+  files[path] += bytes;
+  return Status::Ok();
+}
+
+Result<std::string> MemoryChildEnv::RealPath(const std::string& path) {
+  char* resolved = ::realpath(path.c_str(), nullptr);
+  if (resolved == nullptr) return Status::Error("not_found", "realpath " + path);
+  std::string out(resolved);
+  std::free(resolved);
+  return out;
 }
 
 json Usage(int input, int output, int cache_read, int cache_write, int cache_write_1h,
@@ -53,6 +78,28 @@ ScriptedChild::ScriptedChild(child::ChildRole role, protocol::Route r) : route(s
   config.role = role;
   if (role == child::ChildRole::kCandidate) config.oversize_path = "/run/original.md";
   governor = std::make_unique<child::ChildGovernor>(config, &env);
+}
+
+void EnableTools(ScriptedChild& child) {
+  child.config.tools = {"read", "grep", "find", "ls"};
+  child.config.tool_journal_path = kJournalPath;
+  child.config.tool_seal_path = kSealPath;
+  child.governor = std::make_unique<child::ChildGovernor>(child.config, &child.env);
+  if (Status s = child.governor->OpenJournal(); !s.ok()) throw std::runtime_error(s.ToString());
+}
+
+child::ChildGovernor::ToolDecision ScriptedChild::Tool(const std::string& name, json input,
+                                                       const std::string& result_text,
+                                                       const std::string& cwd) {
+  const std::string id = "call_" + std::to_string(next_call_id++);
+  child::ChildGovernor::ToolDecision decision =
+      governor->OnToolExecutionStart({route, id, name, input});
+  if (!decision.block) decision = governor->OnToolCall({id, name, input, cwd});
+  const std::string text = decision.block ? decision.reason : result_text;
+  env.now_ms += 3;
+  governor->OnToolExecutionEnd(id, name, json::array({{{"type", "text"}, {"text", text}}}),
+                               decision.block);
+  return decision;
 }
 
 child::ChildGovernor::ProviderDecision ScriptedChild::Request(json payload) {

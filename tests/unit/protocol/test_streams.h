@@ -23,11 +23,20 @@ class MemoryChildEnv : public child::ChildEnv {
  public:
   Status WriteStderrLine(std::string_view line) override;
   Status WriteFileDurably(const std::string& path, std::string_view bytes) override;
+  Status CreateFileExclusive(const std::string& path) override;
+  Status AppendDurably(const std::string& path, std::string_view bytes) override;
+  // The real realpath(3): confinement tests build real trees with symlinks in a temp directory.
+  Result<std::string> RealPath(const std::string& path) override;
+  std::string HomeDir() override { return home; }
+  int64_t MonotonicMillis() override { return now_ms; }
 
   std::string stderr_bytes;
   std::map<std::string, std::string> files;
   bool fail_frames = false;
   bool fail_files = false;
+  bool fail_appends = false;
+  std::string home = "/home/user";
+  int64_t now_ms = 1000;
 };
 
 // Pi usage with the given token counts; cost derived; cacheWrite1h/reasoning only when >= 0.
@@ -55,6 +64,12 @@ class ScriptedChild {
                                              std::vector<std::string> texts, nlohmann::json usage,
                                              int64_t tool_calls = 0);
   bool Settle(bool aborted = false);
+  // One tool execution as Pi runs it: tool_execution_start, tool_call (unless the start already
+  // refused it), then tool_execution_end with `result_text` (or the refusal reason) as content.
+  // Returns the tool_call decision (or the start's refusal).
+  child::ChildGovernor::ToolDecision Tool(const std::string& name, nlohmann::json input,
+                                          const std::string& result_text = "result",
+                                          const std::string& cwd = "/");
 
   // What the parent would capture: stderr frames, stdout as Pi's text mode prints it.
   protocol::VerifyRequest Verify(int exit_code = 0) const;
@@ -64,7 +79,14 @@ class ScriptedChild {
   std::unique_ptr<child::ChildGovernor> governor;
   protocol::Route route;
   std::string stdout_bytes;
+  int64_t next_call_id = 1;
 };
+
+// Makes `child` a tool-enabled candidate (read, grep, find, ls) whose journal and seal live in
+// `env.files` under /run. (ScriptedChild is not movable: its governor points at its env.)
+void EnableTools(ScriptedChild& child);
+inline const std::string kJournalPath = "/run/candidate-1.attempt-1.tool-calls.jsonl";
+inline const std::string kSealPath = "/run/candidate-1.attempt-1.seal.json";
 
 // Builds frame streams by hand: records from JSON, then a settlement that binds them correctly,
 // so a test can change exactly one thing.

@@ -63,6 +63,20 @@ TEST_CASE("ToolCatalog: descriptions tell the model it runs in the background", 
   }
 }
 
+TEST_CASE(
+    "ToolCatalog: every tool has a prompt snippet and guidelines; Fusion tools say not to poll",
+    "[schema]") {
+  for (const auto& tool : RegisteredTools()) {
+    INFO(tool.name);
+    CHECK(tool.prompt_snippet.rfind(tool.name + ": ", 0) == 0);
+    REQUIRE_FALSE(tool.prompt_guidelines.empty());
+    for (const auto& line : tool.prompt_guidelines) CHECK_FALSE(line.empty());
+    if (!tool.workflow.empty()) {
+      CHECK(tool.prompt_guidelines.back().find("do not poll bg_status") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("ToolCatalog: annotations say read-only toward the workspace, research open-world",
           "[schema]") {
   std::map<std::string, nlohmann::json> seen;

@@ -126,7 +126,7 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
   const json& ids = schema["$defs"]["remediation_id"]["enum"];
   const json& classes =
       schema["properties"]["classifications"]["properties"]["failure_class"]["enum"];
-  // CONTRACTS.md "Error codes", plus one the store has never heard of.
+  // CONTRACTS.md "Error codes", the audit log's, plus one the store has never heard of.
   for (const char* code : {"config_invalid",
                            "config_conflict",
                            "model_unavailable",
@@ -149,6 +149,7 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
                            "artifact_error",
                            "state_transition_invalid",
                            "orchestration_failed",
+                           "tool_audit_invalid",
                            "unheard_of"}) {
     INFO(code);
     CHECK(std::find(classes.begin(), classes.end(), FailureClass(code)) != classes.end());

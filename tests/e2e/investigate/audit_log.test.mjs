@@ -1,0 +1,94 @@
+/**
+ * @file The parent's verification of the sealed tool-call audit log, end to end: real candidate
+ * children write real logs; a wrapper around each child (PI_FUSION_CHILD_WRAPPER) changes one
+ * thing after the child exits and before the parent reads it. Every change fails the run with
+ * tool_audit_invalid and the reason that names it, and no answer is merged. Then the 600-call
+ * runtime guard: the 601st call never runs and the run fails with the guard's own code.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { createPiEnv } from "../../support/pi_harness.mjs";
+import {
+  agentFlowRules, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
+  PLUGIN, readJson, RUN_TIMEOUT_MS, runDirs, WRAPPER,
+} from "./investigate_support.mjs";
+
+const TAMPERS = [
+  ["journal-byte", "hash_mismatch"],
+  ["drop-line", "ordinal_sequence"],
+  ["reorder", "ordinal_sequence"],
+  ["record-after-seal", "records_after_seal"],
+  ["seal-count", "count_mismatch"],
+  ["missing-seal", "seal_missing"],
+  ["executed-bash", "tool_not_allowed"],
+];
+
+describe("tool-call audit log verification", () => {
+  test("every tamper fails the run as tool_audit_invalid with its reason, and nothing is merged", async () => {
+    const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }]));
+    const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      // Control: the same wrapper that changes nothing lets the run complete, so each failure
+      // below is caused by its tamper alone.
+      const control = await env.print("please investigate", {
+        extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: "none" },
+      });
+      assert.equal(control.code, 0, control.stderr);
+      assert.equal(readJson(path.join(runDirs(env)[0], "manifest.json")).state, "completed");
+
+      for (const [mode, reason] of TAMPERS) {
+        const before = new Set(runDirs(env));
+        const r = await env.print("please investigate", {
+          extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: mode },
+        });
+        assert.equal(r.code, 0, `${mode}: ${r.stderr}`);
+        const dir = runDirs(env).find((d) => !before.has(d));
+        const manifest = readJson(path.join(dir, "manifest.json"));
+        assert.equal(manifest.state, "failed", mode);
+        assert.equal(manifest.error.code, "tool_audit_invalid", `${mode}: ${manifest.error.message}`);
+        assert.equal(manifest.error.stage, "candidate", mode);
+        assert.match(manifest.error.message, new RegExp(`reason ${reason}\\b`), mode);
+        assert.ok(!fs.existsSync(path.join(dir, "merged.md")), mode);
+        assert.ok(!fs.existsSync(path.join(dir, "evaluation.json")), mode);
+        assert.ok(fs.existsSync(path.join(dir, "failure-summary.json")), mode);
+        const attempt = manifest.attempts.find((a) => a.slot === 1);
+        assert.equal(attempt.error.code, "tool_audit_invalid", mode);
+      }
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("tool call 601 never runs: the run fails with child_runtime_limit_exceeded and a failed seal", async () => {
+    // Ten calls per assistant message, so 600 calls take 60 requests, far below the 550 limit.
+    const batch = Array.from({ length: 10 }, () => ({ name: "ls", arguments: { path: "." } }));
+    const rules = agentFlowRules([
+      { name: "candidate-loop", match: { text: "Answer the request in the following JSON input" }, responses: [{ tool_calls: batch, usage: { input: 10, output: 5 } }] },
+    ]);
+    const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: 600000 });
+    try {
+      const r = await env.print("please investigate", { extensions: [PLUGIN], timeoutMs: 600000 });
+      assert.equal(r.code, 0, r.stderr);
+      const [dir] = runDirs(env);
+      const manifest = readJson(path.join(dir, "manifest.json"));
+      assert.equal(manifest.state, "failed");
+      assert.equal(manifest.error.code, "child_runtime_limit_exceeded", manifest.error.message);
+      assert.match(manifest.error.message, /tool call 601 exceeds the limit of 600/);
+      for (const slot of [1, 2, 3]) {
+        const { seal, records } = auditLog(dir, slot);
+        assert.equal(seal.status, "failed");
+        assert.equal(seal.failure_code, "child_runtime_limit_exceeded");
+        assert.ok(records.slice(0, 600).every((x) => x.status === "ok"));
+        assert.ok(records.length > 600 && records.slice(600).every((x) => x.status === "error"), `slot ${slot}: ${records.length}`);
+      }
+      // Each candidate sent 61 requests: 60 batches ran, the 61st answer's batch was refused and
+      // nothing went back to the model.
+      assert.equal(candidateRequests(env).length, 3 * 61);
+      assert.ok(!fs.existsSync(path.join(dir, "merged.md")));
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * @file fusion_investigate end to end inside the real pinned Pi: three real candidate children
+ * using Pi's read/grep/find/ls (ripgrep and fd) on a fixture project, the blind evaluator and the
+ * merger, the sealed tool-call audit logs, confinement to the project, and the agent's launch /
+ * wake / bg_result cycle in print, json and RPC mode.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { createPiEnv } from "../../support/pi_harness.mjs";
+import { MERGED_TEXT } from "../../support/fusion_script.mjs";
+import {
+  agentFlowRules, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
+  INSPECT_TOOLS, INVESTIGATE_ARGS, PLUGIN, readJson, RUN_TIMEOUT_MS, runDirs, sha256, WRAPPER,
+} from "./investigate_support.mjs";
+
+const DENY = "bash,edit,write,powershell,fusion_reason,fusion_investigate,fusion_research,fusion_validate,fusion_brainstorm,bg_result,bg_status,bg_kill";
+
+describe("fusion_investigate end to end", () => {
+  test("print mode: candidates read the project with the four file tools; sealed logs verify; bg_result returns the answer", async () => {
+    const env = await createPiEnv({
+      script: { rules: agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }])) },
+      files: FIXTURE_FILES,
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+    const argvLog = path.join(env.tmp, "argv.jsonl");
+    try {
+      const r = await env.print("please investigate", {
+        extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_ARGV_LOG: argvLog },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^FINAL: Fusion investigate-[0-9a-f]{32} completed \(investigate\)\./);
+      assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
+
+      const [dir] = runDirs(env);
+      assert.match(path.basename(dir), /^investigate-[0-9a-f]{32}$/);
+      const manifest = readJson(path.join(dir, "manifest.json"));
+      assert.equal(manifest.state, "completed");
+      assert.equal(manifest.attempts.length, 5);
+      assert.deepEqual(manifest.capabilities, { candidate: "inspect", evaluator: "reason", merger: "reason" });
+      assert.deepEqual(manifest.tool_policy.candidate_tools, INSPECT_TOOLS);
+      assert.deepEqual(manifest.tool_policy.evaluator_tools, []);
+
+      // Clean-task canonical input: exactly five keys; the request is the normalized arguments.
+      const input = readJson(path.join(dir, "canonical-input.json"));
+      assert.deepEqual(Object.keys(input).sort(), ["context", "cwd", "request", "schema_version", "workflow"]);
+      assert.deepEqual(input.context, { kind: "clean_task" });
+      assert.equal(input.cwd, env.cwd);
+      assert.deepEqual(input.request, { ...INVESTIGATE_ARGS, scope: [], constraints: [] });
+
+      // Children's argv: candidates get exactly the inspect tools and the exact deny list; the
+      // evaluator and merger none.
+      const argvs = fs.readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      assert.equal(argvs.length, 5);
+      const toolFlags = (argv) => argv.slice(argv.indexOf("--no-session") + 1, argv.indexOf("--no-extensions"));
+      const candidates = argvs.filter((a) => a.includes("--no-builtin-tools"));
+      assert.equal(candidates.length, 3);
+      for (const argv of candidates) {
+        assert.deepEqual(toolFlags(argv), ["--no-builtin-tools", "--tools", "read,grep,find,ls", "--exclude-tools", DENY]);
+      }
+      for (const argv of argvs.filter((a) => !a.includes("--no-builtin-tools"))) assert.deepEqual(toolFlags(argv), ["--no-tools"]);
+
+      // The model saw exactly the four tools, and real results from ripgrep and fd.
+      const requests = candidateRequests(env);
+      for (const q of requests) {
+        assert.deepEqual(q.body.tools.map((t) => t.function?.name ?? t.name).sort(), [...INSPECT_TOOLS].sort());
+      }
+      const results = requests.filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+      assert.equal(results.length, 3);
+      for (const batch of results) {
+        assert.deepEqual(batch.map((t) => t.name), INSPECT_TOOLS);
+        assert.match(batch[0].text, /The answer is FORTY-TWO\./);
+        assert.match(batch[1].text, /app\.txt:1: The answer is FORTY-TWO\./);
+        assert.match(batch[2].text, /docs\/notes\.md/);
+        assert.match(batch[3].text, /app\.txt/);
+      }
+
+      // Three journals and seals, bound to the manifest, hash-consistent, with no file content.
+      for (const slot of [1, 2, 3]) {
+        const { journal, seal, records } = auditLog(dir, slot);
+        assert.equal(seal.schema_version, "pi-background-tasks.fusion-tool-call-seal.v1");
+        assert.equal(seal.status, "complete");
+        assert.equal(seal.record_count, 4);
+        assert.equal(seal.journal_sha256, sha256(journal));
+        assert.deepEqual(records.map((x) => [x.ordinal, x.status]), [[1, "ok"], [2, "ok"], [3, "ok"], [4, "ok"]]);
+        assert.deepEqual(records.map((x) => x.tool_name).sort(), [...INSPECT_TOOLS].sort());
+        assert.ok(!journal.includes("FORTY") && !journal.includes("app.txt"), "no arguments or content in the log");
+        const refs = manifest.artifacts;
+        assert.equal(refs[`candidate-${slot}.attempt-1.tool-calls.jsonl`].sha256, sha256(journal));
+        assert.ok(refs[`candidate-${slot}.attempt-1.seal.json`]);
+      }
+      assert.ok(!fs.existsSync(path.join(dir, "evaluation.attempt-1.tool-calls.jsonl")), "the evaluator has no log");
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("reads outside the project, through a symlink or by absolute path, and write/bash calls are refused and journaled", async () => {
+    const attempts = [
+      { name: "read", arguments: { path: "../outside.txt" } },
+      { name: "read", arguments: { path: "ABSOLUTE" } },
+      { name: "read", arguments: { path: "escape.txt" } },
+      { name: "grep", arguments: { pattern: "T.P-S", path: ".." } },
+      { name: "write", arguments: { path: "pwned.txt", content: "owned" } },
+      { name: "bash", arguments: { command: "touch bashed.txt" } },
+    ];
+    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const outside = path.join(path.dirname(env.cwd), "outside.txt");
+      fs.writeFileSync(outside, "TOP-SECRET\n");
+      fs.symlinkSync(outside, path.join(env.cwd, "escape.txt"));
+      attempts[1].arguments.path = outside;
+      env.server.setScript({ rules: agentFlowRules(candidateRules([{ tool_calls: attempts }])) });
+      const r = await env.print("please investigate", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
+
+      const batches = candidateRequests(env).filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+      assert.equal(batches.length, 3);
+      // (openai-completions carries no error flag on the wire; the journal below records it.)
+      for (const batch of batches) {
+        for (const t of batch.slice(0, 4)) assert.match(t.text, /^Refused: (read|grep) may only access files inside the project directory/);
+        assert.equal(batch[4].text, "Tool write not found");
+        assert.equal(batch[5].text, "Tool bash not found");
+      }
+      // Nothing outside the project reached any model, and nothing changed on disk.
+      assert.ok(env.requests().every((q) => !JSON.stringify(q.body).includes("TOP-SECRET")));
+      assert.ok(!fs.existsSync(path.join(env.cwd, "pwned.txt")));
+      assert.ok(!fs.existsSync(path.join(env.cwd, "bashed.txt")));
+      assert.equal(fs.readFileSync(outside, "utf8"), "TOP-SECRET\n");
+
+      const [dir] = runDirs(env);
+      assert.equal(readJson(path.join(dir, "manifest.json")).state, "completed");
+      for (const slot of [1, 2, 3]) {
+        const { seal, records } = auditLog(dir, slot);
+        assert.equal(seal.status, "complete");
+        assert.deepEqual(records.map((x) => [x.tool_name, x.status]),
+          [["read", "error"], ["read", "error"], ["read", "error"], ["grep", "error"], ["write", "error"], ["bash", "error"]]);
+      }
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("the clean-task input has identical bytes across two Pi processes", async () => {
+    const reordered = { deliverable: INVESTIGATE_ARGS.deliverable, background: INVESTIGATE_ARGS.background, objective: INVESTIGATE_ARGS.objective };
+    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const inputs = [];
+      for (const args of [INVESTIGATE_ARGS, reordered]) {
+        env.server.setScript({ rules: agentFlowRules(candidateRules([{ text: "No tools needed." }]), "done", args) });
+        const r = await env.print("please investigate", { extensions: [PLUGIN] });
+        assert.equal(r.code, 0, r.stderr);
+        const newest = runDirs(env).find((d) => !inputs.some((i) => i.dir === d));
+        inputs.push({ dir: newest, bytes: fs.readFileSync(path.join(newest, "canonical-input.json")) });
+      }
+      assert.equal(inputs.length, 2);
+      assert.notEqual(inputs[0].dir, inputs[1].dir);
+      assert.ok(inputs[0].bytes.equals(inputs[1].bytes), `${inputs[0].bytes} != ${inputs[1].bytes}`);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  test("json mode and RPC mode: the agent launches, is woken, and retrieves the verified answer", async () => {
+    const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS.slice(0, 1) }]), "FINAL: got it");
+    const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const j = await env.json("please investigate", { extensions: [PLUGIN] });
+      assert.equal(j.code, 0, j.stderr);
+      assert.equal(j.text, "FINAL: got it");
+
+      const rpc = env.rpc({ extensions: [PLUGIN] });
+      const first = await rpc.prompt("please investigate");
+      assert.equal(first.text, "Launched; waiting.");
+      await rpc.waitFor((r) => r.type === "message_end" && r.message?.role === "assistant" &&
+        JSON.stringify(r.message.content).includes("FINAL: got it"));
+      await rpc.close();
+      const retrieved = env.requests().filter((q) => q.tool_results?.some((t) => t.name === "bg_result"));
+      assert.equal(retrieved.length, 2);
+      for (const q of retrieved) assert.ok(q.tool_results[0].text.includes(MERGED_TEXT));
+      for (const dir of runDirs(env)) assert.equal(readJson(path.join(dir, "manifest.json")).state, "completed");
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

@@ -1,0 +1,311 @@
+// The sealed tool-call audit log: the child's journal and seal (through the real governor), the
+// runtime guards on tool calls, and the parent's verification with every tamper it must catch.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "child/core/governor.h"
+#include "pi_fusion/canonical_json.h"
+#include "pi_fusion/sha256.h"
+#include "protocol/constants.h"
+#include "protocol/stderr_scan.h"
+#include "protocol/tool_audit_verify.h"
+#include "test_streams.h"
+
+namespace pi_fusion::child {
+namespace {
+
+using nlohmann::json;
+using protocol::ToolAuditInput;
+using protocol::ToolAuditReport;
+using protocol::VerifyToolAudit;
+using testing::kJournalPath;
+using testing::kSealPath;
+using testing::ScriptedChild;
+
+const std::vector<std::string> kInspectTools = {"read", "grep", "find", "ls"};
+
+std::vector<std::string> Lines(const std::string& bytes) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < bytes.size()) {
+    const size_t end = bytes.find('\n', start);
+    out.push_back(bytes.substr(start, end + 1 - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) out += line;
+  return out;
+}
+
+// A seal that binds `journal` exactly, as the child would write it.
+std::string SealFor(const std::string& journal) {
+  protocol::ToolCallSeal seal;
+  seal.status = "complete";
+  for (const std::string& line : Lines(journal)) {
+    seal.record_count += 1;
+    seal.result_bytes += json::parse(line).at("result_bytes").get<uint64_t>();
+  }
+  if (seal.record_count > 0) seal.last_ordinal = seal.record_count;
+  seal.journal_bytes = journal.size();
+  seal.journal_sha256 = Sha256Ref(journal);
+  return protocol::EncodeSeal(seal);
+}
+
+std::string Line(int64_t ordinal, const std::string& tool, const std::string& status,
+                 uint64_t result_bytes = 10) {
+  protocol::ToolCallRecord r;
+  r.ordinal = ordinal;
+  r.tool_name = tool;
+  r.arguments_sha256 = Sha256Ref("{}");
+  r.arguments_bytes = 2;
+  r.result_sha256 = Sha256Ref("[]");
+  r.result_bytes = result_bytes;
+  r.status = status;
+  r.duration_ms = 1;
+  return protocol::EncodeJournalLine(r);
+}
+
+ToolAuditReport Verify(const std::string& journal, const std::string& seal) {
+  return VerifyToolAudit({journal, seal, kInspectTools});
+}
+
+// A real child's log: four file-tool calls (one refused outside the project) and a refused bash.
+struct RealLog {
+  std::string journal, seal;
+};
+RealLog MakeLog() {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 5);
+  CHECK_FALSE(child.Tool("read", {{"path", "."}}, "SECRET FILE TEXT").block);
+  CHECK_FALSE(child.Tool("grep", {{"pattern", "x"}}).block);
+  CHECK_FALSE(child.Tool("find", {{"pattern", "*.md"}}).block);
+  CHECK(child.Tool("read", {{"path", "/nonexistent-dir/x"}}).block);
+  CHECK(child.Tool("bash", {{"command", "rm -rf /"}}).block);
+  child.Turn("stop", {"done"}, testing::Usage(6, 1));
+  CHECK_FALSE(child.Settle());
+  return {child.env.files.at(kJournalPath), child.env.files.at(kSealPath)};
+}
+
+TEST_CASE("ToolJournal: one durable record per execution, sealed at agent_settled, and verified") {
+  const RealLog log = MakeLog();
+  ToolAuditReport report = Verify(log.journal, log.seal);
+  REQUIRE(report.status.ToString() == "ok");
+  REQUIRE(report.records.size() == 5);
+  CHECK(report.records[0].tool_name == "read");
+  CHECK(report.records[0].status == "ok");
+  CHECK(report.records[0].duration_ms == 3);
+  CHECK(report.records[3].status == "error");  // refused: outside the project
+  CHECK(report.records[4].tool_name == "bash");
+  CHECK(report.records[4].status == "error");  // refused: not allowed; evidence, not a breach
+  CHECK(report.seal->status == "complete");
+  // Only sizes and hashes: no argument or result text.
+  CHECK(log.journal.find("SECRET") == std::string::npos);
+  CHECK(log.journal.find("rm -rf") == std::string::npos);
+  const std::string content =
+      CanonicalJson(json::array({{{"type", "text"}, {"text", "SECRET FILE TEXT"}}}));
+  CHECK(report.records[0].result_sha256 == Sha256Ref(content));
+  CHECK(report.records[0].result_bytes == content.size());
+  CHECK(report.records[0].arguments_sha256 == Sha256Ref(R"({"path":"."})"));
+}
+
+TEST_CASE("ToolJournal: the journal stays open across agent_end; no seal before the settlement") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 1);
+  child.Tool("ls", json::object());
+  CHECK_FALSE(child.governor->OnSettled(false, /*idle=*/false, false));  // a retry may follow
+  CHECK(child.env.files.count(kSealPath) == 0);
+  child.Tool("ls", json::object());
+  child.Turn("stop", {"ok"}, testing::Usage(1, 1));
+  CHECK_FALSE(child.Settle());
+  REQUIRE(child.env.files.count(kSealPath) == 1);
+  CHECK(Verify(child.env.files.at(kJournalPath), child.env.files.at(kSealPath)).records.size() ==
+        2);
+  // A late tool end is not appended after the seal, and fails the process.
+  CHECK(child.governor->OnToolExecutionEnd("late", "ls", json::array(), false));
+  CHECK(Lines(child.env.files.at(kJournalPath)).size() == 2);
+}
+
+TEST_CASE("ToolJournal: a child without tools has no journal and refuses every tool") {
+  ScriptedChild child(ChildRole::kCandidate);
+  CHECK(child.governor->OpenJournal().ok());
+  CHECK(child.env.files.empty());
+  CHECK(child.Tool("read", {{"path", "."}}).block);
+}
+
+TEST_CASE("ToolJournal: the journal must not exist yet") {
+  ScriptedChild child(ChildRole::kCandidate);
+  child.env.files[kJournalPath] = "stale";
+  child.config.tools = kInspectTools;
+  child.config.tool_journal_path = kJournalPath;
+  child.config.tool_seal_path = kSealPath;
+  ChildGovernor governor(child.config, &child.env);
+  CHECK_FALSE(governor.OpenJournal().ok());
+}
+
+TEST_CASE("ToolJournal: a failed append fails the child and its seal says so") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.env.fail_appends = true;
+  const std::string id = "c1";
+  child.governor->OnToolExecutionStart({testing::kRoute, id, "ls", json::object()});
+  CHECK(child.governor->OnToolExecutionEnd(id, "ls", json::array(), false));
+  child.Turn("stop", {"ok"}, testing::Usage(1, 1));
+  CHECK(child.Settle());
+  ToolAuditReport report = Verify(child.env.files.at(kJournalPath), child.env.files.at(kSealPath));
+  CHECK(report.reason == "seal_incomplete");
+}
+
+TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.governor->OnToolExecutionStart({testing::kRoute, "f1", "fusion_web_fetch", {{"url", "u"}}});
+  child.governor->journal()->Annotate("f1", ProvenanceOf({{"url", "https://example.com/"},
+                                                          {"final_url", "https://example.com/a"},
+                                                          {"http_status", 200},
+                                                          {"response_bytes", 1234},
+                                                          {"content_sha256", Sha256Ref("body")},
+                                                          {"error_code", "not a journal field"}}));
+  child.governor->OnToolExecutionEnd("f1", "fusion_web_fetch", json::array(), false);
+  child.governor->OnToolExecutionStart({testing::kRoute, "f2", "fusion_web_fetch", {{"url", "x"}}});
+  child.governor->journal()->Annotate(
+      "f2", ProvenanceOf({{"rejected_url_sha256", Sha256Ref("x")}, {"http_status", 7}}));
+  child.governor->OnToolExecutionEnd("f2", "fusion_web_fetch", json::array(), true);
+  child.Turn("stop", {"ok"}, testing::Usage(1, 1));
+  child.Settle();
+  const std::string journal = child.env.files.at(kJournalPath);
+  ToolAuditReport report = VerifyToolAudit(
+      {journal, child.env.files.at(kSealPath), {"read", "grep", "find", "ls", "fusion_web_fetch"}});
+  REQUIRE(report.status.ToString() == "ok");
+  const protocol::ToolCallProvenance& p = report.records[0].provenance;
+  CHECK(p.url == "https://example.com/");
+  CHECK(p.final_url == "https://example.com/a");
+  CHECK(p.http_status == 200);
+  CHECK(p.response_bytes == 1234u);
+  CHECK(p.content_sha256 == Sha256Ref("body"));
+  CHECK(journal.find("error_code") == std::string::npos);
+  CHECK(report.records[1].provenance ==
+        protocol::ToolCallProvenance{.rejected_url_sha256 = Sha256Ref("x")});
+  // Without fusion_web_fetch in the allowlist the executed fetch is a violation.
+  CHECK(VerifyToolAudit({journal, child.env.files.at(kSealPath), kInspectTools}).reason ==
+        "tool_not_allowed");
+}
+
+TEST_CASE("Runtime guard: once aggregate tool results pass 32 MiB the next call is refused") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  // Each result's canonical content is just under 4 MiB, so eight stay under the cap.
+  const std::string big(4 * 1024 * 1024 - 100, 'x');
+  int calls = 0;
+  while (child.governor->journal()->result_bytes() <= protocol::kMaxToolResultBytes) {
+    REQUIRE_FALSE(child.Tool("read", {{"path", "."}}, big).block);
+    ++calls;
+  }
+  CHECK(calls == 9);  // 8 x 4 MiB is not yet over the cap; the 9th crosses it
+  auto refused = child.Tool("read", {{"path", "."}}, big);
+  CHECK(refused.block);
+  CHECK(refused.abort);
+  CHECK(refused.fail_process);
+  CHECK_THAT(refused.reason, Catch::Contains("33554432"));
+  protocol::StderrScan scan = protocol::ScanStderr(child.env.stderr_bytes);
+  REQUIRE(scan.frames.size() == 1);
+  auto guard = protocol::ParseRuntimeGuard(scan.frames[0].body);
+  REQUIRE(guard.ok());
+  CHECK(guard->code == protocol::kChildRuntimeLimitExceeded);
+  CHECK(guard->tool_call_ordinal == 10);
+  // The run was aborted: the failed seal is written at that agent_settled, and no settlement.
+  child.Message("aborted", {}, testing::ZeroUsage());
+  CHECK(child.Settle(/*aborted=*/true));
+  ToolAuditReport report = Verify(child.env.files.at(kJournalPath), child.env.files.at(kSealPath));
+  CHECK(report.reason == "seal_incomplete");
+  CHECK(report.seal->failure_code == std::string(protocol::kChildRuntimeLimitExceeded));
+  CHECK(report.seal->record_count == 10);  // the refused call is journaled as an error
+  CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() ==
+        protocol::kChildRuntimeLimitExceeded);
+}
+
+TEST_CASE("VerifyToolAudit: every tamper fails as tool_audit_invalid with its reason") {
+  const RealLog log = MakeLog();
+  const std::vector<std::string> lines = Lines(log.journal);
+  REQUIRE(lines.size() == 5);
+  auto reason = [](const ToolAuditReport& r) {
+    CHECK(r.status.code() == protocol::kToolAuditInvalid);
+    CHECK_THAT(r.status.message(), Catch::Contains("reason " + r.reason));
+    return r.reason;
+  };
+
+  SECTION("missing files") {
+    CHECK(reason(VerifyToolAudit({std::nullopt, log.seal, kInspectTools})) == "journal_missing");
+    CHECK(reason(VerifyToolAudit({log.journal, std::nullopt, kInspectTools})) == "seal_missing");
+  }
+  SECTION("one journal byte") {
+    std::string journal = log.journal;
+    const size_t at = journal.find("\"result_sha256\":\"sha256:") + 24;
+    journal[at] = journal[at] == '0' ? '1' : '0';
+    CHECK(reason(Verify(journal, log.seal)) == "hash_mismatch");
+    journal = log.journal;
+    journal[0] = '[';
+    CHECK(reason(Verify(journal, log.seal)) == "record_invalid");
+  }
+  SECTION("a dropped line, reordered lines") {
+    CHECK(reason(Verify(Join({lines[0], lines[2], lines[3], lines[4]}), log.seal)) ==
+          "ordinal_sequence");
+    CHECK(reason(Verify(Join({lines[0], lines[2], lines[1], lines[3], lines[4]}), log.seal)) ==
+          "ordinal_sequence");
+    CHECK(reason(Verify(Join({lines[0], lines[0], lines[1], lines[2], lines[3]}), log.seal)) ==
+          "ordinal_sequence");
+  }
+  SECTION("a record after the seal; a seal over a prefix") {
+    CHECK(reason(Verify(log.journal + Line(6, "ls", "ok"), log.seal)) == "records_after_seal");
+    const std::string prefix = Join({lines[0], lines[1]});
+    CHECK(reason(Verify(log.journal, SealFor(prefix))) == "records_after_seal");
+  }
+  SECTION("the seal's count, bytes, hash, status or shape") {
+    json seal = json::parse(log.seal);
+    auto edited = [&](const char* key, json value) {
+      json copy = seal;
+      copy[key] = std::move(value);
+      return CanonicalJson(copy) + "\n";
+    };
+    CHECK(reason(Verify(log.journal, edited("record_count", 4))) == "count_mismatch");
+    CHECK(reason(Verify(log.journal, edited("last_ordinal", 4))) == "count_mismatch");
+    CHECK(reason(Verify(log.journal, edited("result_bytes", 1))) == "result_bytes_mismatch");
+    CHECK(reason(Verify(log.journal, edited("journal_bytes", 1))) == "hash_mismatch");
+    json failed = seal;
+    failed["status"] = "failed";
+    failed["failure_code"] = "child_runtime_limit_exceeded";
+    CHECK(reason(Verify(log.journal, CanonicalJson(failed) + "\n")) == "seal_incomplete");
+    CHECK(reason(Verify(log.journal, seal.dump(2))) == "seal_invalid");
+    CHECK(reason(Verify(log.journal, edited("extra", 1))) == "seal_invalid");
+  }
+  SECTION("a partial last line") {
+    const std::string journal = log.journal.substr(0, log.journal.size() - 1);
+    CHECK(reason(Verify(journal, SealFor(log.journal))) == "record_invalid");
+  }
+  SECTION("an executed tool outside the allowlist, even with a consistent seal") {
+    const std::string journal = Join({lines[0], Line(2, "bash", "ok")});
+    CHECK(reason(Verify(journal, SealFor(journal))) == "tool_not_allowed");
+    const std::string refused = Join({lines[0], Line(2, "bash", "error")});
+    CHECK(Verify(refused, SealFor(refused)).ok());
+  }
+  SECTION("both caps, recounted by the parent") {
+    std::string many;
+    for (int i = 1; i <= protocol::kMaxToolCalls + 1; ++i) many += Line(i, "ls", "ok");
+    CHECK(reason(Verify(many, SealFor(many))) == "call_cap_exceeded");
+    std::string heavy =
+        Line(1, "read", "ok", protocol::kMaxToolResultBytes) + Line(2, "read", "ok", 1);
+    CHECK(reason(Verify(heavy, SealFor(heavy))) == "result_bytes_cap_exceeded");
+    std::string at_cap = Line(1, "read", "ok", protocol::kMaxToolResultBytes);
+    CHECK(Verify(at_cap, SealFor(at_cap)).ok());
+  }
+  SECTION("an empty log verifies") { CHECK(Verify("", SealFor("")).ok()); }
+}
+
+}  // namespace
+}  // namespace pi_fusion::child
