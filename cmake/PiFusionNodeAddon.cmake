@@ -18,7 +18,10 @@ function(pi_fusion_add_addon target)
   set_target_properties(${target} PROPERTIES PREFIX "" SUFFIX ".node"
     LIBRARY_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/lib")
   target_include_directories(${target} SYSTEM PRIVATE "${PI_FUSION_NAPI_INCLUDE}" "${PI_FUSION_NAPI_CXX_INCLUDE}")
-  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 NAPI_CPP_EXCEPTIONS NODE_ADDON_API_DISABLE_DEPRECATED)
+  # NODE_ADDON_API_CPP_EXCEPTIONS_ALL: any C++ exception that still reaches a JS-to-C++ callback
+  # becomes a JS Error the host can catch, instead of std::terminate aborting the host's process.
+  target_compile_definitions(${target} PRIVATE NAPI_VERSION=8 NAPI_CPP_EXCEPTIONS
+    NODE_ADDON_API_CPP_EXCEPTIONS_ALL NODE_ADDON_API_DISABLE_DEPRECATED)
   target_link_libraries(${target} PRIVATE ${ARG_LIBS})
   target_link_options(${target} PRIVATE
     -Wl,--exclude-libs,ALL -Wl,-Bsymbolic

@@ -4,7 +4,10 @@
 
 #include <napi.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -12,9 +15,23 @@
 #include <vector>
 
 #include "addon/js_dispatcher.h"
+#include "process/cancel_token.h"
+#include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
 
 namespace pi_fusion::addon {
+
+// A launch from its start until its end is delivered (or its preflight failure is). Its callbacks
+// hold JS handles, so they live here, on the JS thread, and the worker knows only the launch id.
+struct PendingLaunch {
+  std::function<void(Napi::Env, const tasks::LaunchReport&)> on_launch;
+  std::function<void(Napi::Env, const tasks::TerminalReport&)> on_terminal;
+  process::CancelToken cancel;  // exists before preflight starts
+};
+
+// How long a child stopped because the session ends gets between SIGTERM and SIGKILL: quitting
+// returns promptly (bg_kill keeps the child's full grace).
+inline constexpr std::chrono::milliseconds kQuitStopGrace{1000};
 
 struct AddonState {
   AddonState() = default;
@@ -48,6 +65,9 @@ struct AddonState {
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
   std::vector<std::thread> workers;
+  // Every launch not yet delivered, by id; a worker posts its reports under its id.
+  std::map<uint64_t, PendingLaunch> launches;
+  uint64_t last_launch_id = 0;
 
   // Print mode: agent_before_settle waits here until no run is active, then wakes the agent
   // with the terminal notices of tool-launched runs.
@@ -57,7 +77,8 @@ struct AddonState {
   // woke the agent for have settled too, so print mode prints that run's answer.
   std::vector<Napi::Promise::Deferred> woken_waiters;
 
-  // Cancels all runs (saying who asked) and joins all workers. Safe to call more than once.
+  // Cancels every launch — in preflight or running — with the quit grace (saying who asked), and
+  // joins all workers. Safe to call more than once.
   void StopAllRuns(tasks::CancelSource source = tasks::CancelSource::kUnknown);
 };
 

@@ -10,13 +10,14 @@ using Closure = std::function<void(Napi::Env)>;
 void CallClosure(Napi::Env env, Napi::Function, Closure* fn) {
   std::unique_ptr<Closure> owned(fn);
   if (env == nullptr) return;  // the environment is being torn down
+  // Nothing may escape: an exception left pending here is an uncaught exception in the host,
+  // which Pi answers by exiting. A closure that fails loses its own report, never the session.
   try {
     (*owned)(env);
-  } catch (const Napi::Error& e) {
-    // Leave the exception pending: Node reports it like any uncaught error.
-  } catch (const std::exception& e) {
-    Napi::Error::New(env, std::string("pi-fusion internal error: ") + e.what())
-        .ThrowAsJavaScriptException();
+  } catch (const Napi::Error&) {
+    // The JS exception is owned by the caught Error (node-addon-api cleared it); dropping it here
+    // keeps it from becoming the host's uncaught exception.
+  } catch (...) {
   }
 }
 

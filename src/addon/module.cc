@@ -16,6 +16,7 @@ AddonState::~AddonState() {
 
 void AddonState::StopAllRuns(tasks::CancelSource source) {
   tasks->CancelAll(source);
+  for (auto& [id, launch] : launches) launch.cancel.CancelWithGrace(kQuitStopGrace);
   for (std::thread& worker : workers) {
     if (worker.joinable()) worker.join();
   }

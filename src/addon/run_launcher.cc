@@ -1,176 +1,95 @@
 #include "addon/run_launcher.h"
 
+#include <chrono>
+#include <future>
+#include <memory>
+
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
 #include "addon/progress_display.h"
 #include "addon/renderers.h"
-#include "core/file_system.h"
-#include "store/wall_clock.h"
-#include "tasks/run_view.h"
-#include "tasks/task_registry.h"
-#include "workflow/orchestrator.h"
-#include "workflow/preflight.h"
+#include "tasks/run_lifecycle.h"
 
 namespace pi_fusion::addon {
 namespace {
 
-using nlohmann::json;
+void ResolveSettleWaiters(Napi::Env env);
 
-class DispatchingObserver : public workflow::RunObserver {
+// The lifecycle's sink on the worker: every report becomes a closure for the JS thread, which
+// finds the launch's callbacks by id in the addon state. Nothing JS is held here.
+class DispatchingSink : public tasks::LifecycleSink {
  public:
-  DispatchingObserver(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
-                      std::string run_id, std::string label)
-      : dispatcher_(dispatcher),
-        tasks_(std::move(tasks)),
-        run_id_(std::move(run_id)),
-        label_(std::move(label)) {}
+  DispatchingSink(JsDispatcher* dispatcher, uint64_t launch_id, process::CancelToken cancel)
+      : dispatcher_(dispatcher), launch_id_(launch_id), cancel_(std::move(cancel)) {}
 
-  void Progress(const workflow::ProgressUpdate& update) override {
-    const std::string text = label_ + ": " + update.line;
-    tasks_->Progress(run_id_, update, tasks::ToEpochMs(store::SystemWallClock().Now()));
-    dispatcher_->Post([text](Napi::Env env) { ShowRunProgress(env, text); });
+  void Launched(const Launch& launch) override {
+    // The no-child-yet barrier: wait until the JS thread has handed the receipt to Pi (or the
+    // closure was dropped with the environment, which breaks the promise, or the session ended).
+    auto handed = std::make_shared<std::promise<void>>();
+    std::future<void> done = handed->get_future();
+    const bool posted = dispatcher_->Post([id = launch_id_, launch, handed](Napi::Env env) {
+      DeliverLaunch(env, id, launch);
+      handed->set_value();
+    });
+    if (!posted || !launch.ok) return;
+    while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) {
+      if (cancel_.IsCancelled()) return;
+    }
+  }
+
+  void Progress(const std::string& line) override {
+    dispatcher_->Post([line](Napi::Env env) { ShowRunProgress(env, line); });
+  }
+
+  void Ended(const Terminal& terminal) override {
+    dispatcher_->Post(
+        [id = launch_id_, terminal](Napi::Env env) { DeliverEnd(env, id, terminal); });
   }
 
  private:
+  static void DeliverLaunch(Napi::Env env, uint64_t id, const Launch& launch) {
+    AddonState& state = State(env);
+    auto it = state.launches.find(id);
+    if (it == state.launches.end()) return;
+    LaunchCallback on_launch = it->second.on_launch;
+    if (!launch.ok) FinishLaunch(env, id);
+    on_launch(env, launch);
+  }
+
+  static void DeliverEnd(Napi::Env env, uint64_t id, const Terminal& terminal) {
+    AddonState& state = State(env);
+    auto it = state.launches.find(id);
+    if (it == state.launches.end()) return;
+    TerminalCallback on_terminal = it->second.on_terminal;
+    FinishLaunch(env, id);
+    on_terminal(env, terminal);
+    ResolveSettleWaiters(env);
+  }
+
+  // The launch is over: its callbacks are dropped on the JS thread, and the event loop no longer
+  // has to stay alive for it.
+  static void FinishLaunch(Napi::Env env, uint64_t id) {
+    AddonState& state = State(env);
+    state.launches.erase(id);
+    state.dispatcher->Release(env);
+  }
+
   JsDispatcher* dispatcher_;
-  std::shared_ptr<tasks::TaskRegistry> tasks_;
-  std::string run_id_;
-  std::string label_;
+  uint64_t launch_id_;
+  process::CancelToken cancel_;
 };
 
-std::string Label(const std::string& workflow) { return "fusion " + workflow; }
-
-std::string PreflightLine(const workflow::PreparedRun& run) {
-  std::string routes;
-  for (size_t i = 0; i < 3; ++i) {
-    routes += (i ? ", " : "") + run.models.routes[i].model.QualifiedId();
-  }
-  const size_t warnings = run.plan.warnings.size();
-  return "Preflight: routes admitted (candidates " + routes + "; evaluator " +
-         run.models.route(config::Slot::kEvaluator).model.QualifiedId() + "; merger " +
-         run.models.route(config::Slot::kMerger).model.QualifiedId() + "); budget plan written" +
-         (warnings ? " with " + std::to_string(warnings) + " warning(s)" : ", no warnings") + ".";
-}
-
-Launch Receipt(const workflow::PreparedRun& run, const tasks::TaskInfo& task) {
-  Launch launch;
-  launch.ok = true;
-  launch.run_id = task.id;
-  launch.artifact_dir = task.artifact_dir;
-  launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
-                        ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
-                        "\nWait for the terminal notification, then call bg_result({taskId:\"" +
-                        task.id + "\"}). Do not poll.";
-  launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
-                    {"task",
-                     {{"id", task.id},
-                      {"label", task.label},
-                      {"description", task.description},
-                      {"notify_on_completion", true},
-                      {"trigger_on_completion", task.source == "tool"},
-                      {"stop_wait_ms", 30000}}},
-                    {"run_id", task.id},
-                    {"workflow", task.workflow},
-                    {"artifact_dir", task.artifact_dir}};
-  return launch;
-}
-
-Launch FailedLaunch(const workflow::PreflightFailure& failure) {
-  Launch launch;
-  launch.error = failure.status;
-  launch.artifact_dir = failure.artifact_dir;
-  launch.receipt_text =
-      "Fusion failed (stage=preflight, slot=none, attempt=none): " + failure.status.message() +
-      (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
-      "\n(error code: " + failure.status.code() + ")";
-  launch.details = {
-      {"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
-  if (!failure.artifact_dir.empty()) launch.details["artifact_dir"] = failure.artifact_dir;
-  return launch;
-}
-
-std::string TerminalText(const workflow::RunOutcome& outcome, const tasks::TaskInfo& task) {
-  switch (outcome.end) {
-    case workflow::RunEnd::kCompleted:
-      return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
-             "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
-    case workflow::RunEnd::kCancelled: {
-      const std::string who = tasks::CancelSourceText(task.cancelled_by);
-      const bool host_ended = task.cancelled_by == tasks::CancelSource::kQuit ||
-                              task.cancelled_by == tasks::CancelSource::kReload;
-      return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
-             outcome.error.message() +
-             (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
-             "\nArtifacts: " + outcome.artifact_dir;
-    }
-    case workflow::RunEnd::kFailed:
-      break;
-  }
-  return workflow::FailureText(outcome);
-}
-
-tasks::TaskState TaskStateOf(workflow::RunEnd end) {
-  switch (end) {
-    case workflow::RunEnd::kCompleted:
-      return tasks::TaskState::kCompleted;
-    case workflow::RunEnd::kCancelled:
-      return tasks::TaskState::kKilled;
-    case workflow::RunEnd::kFailed:
-      break;
-  }
-  return tasks::TaskState::kFailed;
-}
-
-void ResolveSettleWaiters(Napi::Env env);
-
-// The worker: preflight, receipt, run, terminal state. Owns nothing JS; talks through `dispatcher`.
+// The worker: the whole lifecycle of one launch. Owns nothing JS; talks through `dispatcher`.
 void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
-               workflow::RunRequest request, process::CancelToken cancel, LaunchCallback on_launch,
-               TerminalCallback on_terminal) {
-  const std::string workflow_name = request.request.workflow;
-  const std::string description = tasks::TaskDescription(request.request.canonical);
-  const std::string source = request.source == store::RunSource::kTool ? "tool" : "command";
-  workflow::PreflightFailure failure;
-  Result<workflow::PreparedRun> run = workflow::Preflight(std::move(request), PosixFileSystem(),
-                                                          store::SystemWallClock(), &failure);
-  if (!run.ok()) {
-    Launch launch = FailedLaunch(failure);
-    dispatcher->Post([launch, on_launch](Napi::Env env) {
-      on_launch(env, launch);
-      State(env).dispatcher->Release(env);
-    });
-    return;
-  }
-  tasks::TaskInfo task{run->store->run_id(), workflow_name, Label(workflow_name),
-                       description,          source,        run->store->run_dir()};
-  task.progress.started_ms = tasks::ToEpochMs(store::SystemWallClock().Now());
-  tasks->Add(task, cancel);
-  Launch launch = Receipt(*run, task);
-  dispatcher->Post([launch, on_launch](Napi::Env env) { on_launch(env, launch); });
-  dispatcher->Post([line = task.label + ": ready (" + task.id + ")"](Napi::Env env) {
-    ShowRunProgress(env, line);
-  });
-
-  DispatchingObserver observer(dispatcher, tasks, task.id, task.label);
-  workflow::RunOutcome outcome = workflow::Execute(run.value(), cancel, observer);
-  tasks->Finish(task.id, TaskStateOf(outcome.end), "");
-  Result<tasks::TaskInfo> resolved = tasks->Resolve(task.id);
-  const tasks::TaskInfo ended = resolved.ok() ? *resolved : task;
-  Terminal terminal{outcome, task.id, TerminalText(outcome, ended), ended, nlohmann::json()};
-  tasks->Finish(task.id, TaskStateOf(outcome.end), terminal.text);
-  terminal.task.terminal_text = terminal.text;
-  terminal.view = tasks::TerminalRunView(PosixFileSystem(), terminal.task,
-                                         tasks::ToEpochMs(store::SystemWallClock().Now()));
-  dispatcher->Post([terminal, on_terminal](Napi::Env env) {
-    on_terminal(env, terminal);
-    State(env).dispatcher->Release(env);
-    ResolveSettleWaiters(env);
-  });
+               workflow::RunRequest request, process::CancelToken cancel, uint64_t launch_id) {
+  DispatchingSink sink(dispatcher, launch_id, cancel);
+  const workflow::RunSeams seams;
+  tasks::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
 }
 
 void ResolveSettleWaiters(Napi::Env env) {
   AddonState& state = State(env);
-  if (state.tasks->RunningCount() > 0 || state.settle_waiters.empty()) return;
+  if (!state.launches.empty() || state.settle_waiters.empty()) return;
   Napi::Value result = env.Undefined();
   if (!state.pending_wakes.empty()) {
     Napi::Array entries = Napi::Array::New(env);
@@ -198,15 +117,17 @@ void ResolveSettleWaiters(Napi::Env env) {
 void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal) {
   AddonState& state = State(env);
+  // The token exists before preflight starts, so a session that ends meanwhile cancels it.
   Result<process::CancelToken> cancel = process::CancelToken::Create();
   if (!cancel.ok()) {
-    workflow::PreflightFailure failure{cancel.status(), ""};
-    on_launch(env, FailedLaunch(failure));
+    on_launch(env, tasks::FailedLaunch({cancel.status(), ""}));
     return;
   }
+  const uint64_t id = ++state.last_launch_id;
+  state.launches.emplace(id, PendingLaunch{std::move(on_launch), std::move(on_terminal), *cancel});
   state.dispatcher->Hold(env);
   state.workers.emplace_back(RunWorker, state.dispatcher.get(), state.tasks, std::move(request),
-                             *cancel, std::move(on_launch), std::move(on_terminal));
+                             *cancel, id);
 }
 
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
@@ -265,7 +186,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
 
 Napi::Value WaitForRunsBeforeSettle(Napi::Env env) {
   AddonState& state = State(env);
-  if (state.tasks->RunningCount() == 0 && state.pending_wakes.empty()) return env.Undefined();
+  if (state.launches.empty() && state.pending_wakes.empty()) return env.Undefined();
   Napi::Promise::Deferred waiter = Napi::Promise::Deferred::New(env);
   state.settle_waiters.push_back(waiter);
   ResolveSettleWaiters(env);

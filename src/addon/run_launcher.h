@@ -8,34 +8,23 @@
 #include <functional>
 #include <string>
 
+#include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
 #include "workflow/run_request.h"
 
 namespace pi_fusion::addon {
 
-struct Launch {
-  bool ok = false;
-  std::string run_id;
-  std::string artifact_dir;
-  std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
-  nlohmann::json details;    // fusion-launch.v1 details, or {error:{code,message}}
-  Status error;
-};
-
-struct Terminal {
-  workflow::RunOutcome outcome;
-  std::string run_id;
-  std::string text;      // the terminal notification
-  tasks::TaskInfo task;  // the task as it ended (source, who cancelled it, progress)
-  nlohmann::json view;   // the run view for the person (tasks/run_view.h), answer included
-};
+using Launch = tasks::LaunchReport;
+using Terminal = tasks::TerminalReport;
 
 using LaunchCallback = std::function<void(Napi::Env, const Launch&)>;
 using TerminalCallback = std::function<void(Napi::Env, const Terminal&)>;
 
-// Runs `request` in the background. `on_launch` fires once preflight has finished (durably, with
-// the task registered) or failed; `on_terminal` once the run has ended, after the task's terminal
-// state is recorded. Both run on the JS thread.
+// Runs `request` in the background (tasks::RunLifecycle on a thread of its own). `on_launch` fires
+// once preflight has finished (durably, with the task registered) or failed; `on_terminal` once
+// the run has ended, after the task's terminal state is recorded. Both run on the JS thread, and
+// both stay there: the callbacks (and any JS handle they hold) are kept in the addon state and
+// never copied to, used on or destroyed on the worker.
 void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal);
 

@@ -7,6 +7,7 @@
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "store/wall_clock.h"
+#include "tasks/lifecycle_texts.h"
 #include "tasks/result_view.h"
 #include "tasks/session_runs.h"
 
@@ -146,12 +147,15 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
   if (!task.ok()) {
     // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
     const Napi::Value cwd = ctx.Get("cwd");
-    std::optional<tasks::TaskInfo> on_disk;
     if (cwd.IsString()) {
-      on_disk = tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
+      Result<std::optional<tasks::TaskInfo>> on_disk =
+          tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
+      if (!on_disk.ok()) return ErrorResult(env, on_disk.status());
+      if (!on_disk->has_value()) return ErrorResult(env, task.status());
+      task = std::move(on_disk).value().value();
+    } else {
+      return ErrorResult(env, task.status());
     }
-    if (!on_disk) return ErrorResult(env, task.status());
-    task = *on_disk;
   }
   const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? tasks::Delivery::kArtifact
@@ -168,19 +172,15 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
 struct KillWait {
   Napi::Promise::Deferred deferred;
   std::string id;
-  int remaining_ms = 30000;
+  int remaining_ms = tasks::kKillWaitMs;
 };
 
 void PollKill(Napi::Env env, const std::shared_ptr<KillWait>& wait) {
   Result<tasks::TaskInfo> now = State(env).tasks->Resolve(wait->id);
   const bool stopped = now.ok() && now->state != tasks::TaskState::kRunning;
   if (stopped || !now.ok() || wait->remaining_ms <= 0) {
-    wait->deferred.Resolve(TextResult(
-        env,
-        stopped ? "killed " + wait->id + "\n" + now->terminal_text
-                : "cancellation of " + wait->id + " requested; it has not settled within 30 s",
-        {{"task_id", wait->id},
-         {"state", stopped ? std::string(tasks::TaskStateName(now->state)) : "running"}}));
+    tasks::KillAnswer answer = tasks::KillAnswerFor(wait->id, now);
+    wait->deferred.Resolve(TextResult(env, answer.text, answer.details));
     return;
   }
   wait->remaining_ms -= 100;

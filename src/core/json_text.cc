@@ -78,4 +78,24 @@ Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& c
                                  std::to_string(repaired.size()) + ")");
 }
 
+std::string JsonErrorText(const nlohmann::json::exception& e) {
+  std::string what = e.what();
+  if (what.rfind("[json.exception.", 0) == 0) {
+    if (const size_t end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+  }
+  if (const size_t quote = what.find("; last read: "); quote != std::string::npos) {
+    what.erase(quote);
+  }
+  return what;
+}
+
+std::string ExceptionText(const std::exception& e) {
+  if (const auto* json_error = dynamic_cast<const nlohmann::json::exception*>(&e)) {
+    return JsonErrorText(*json_error);
+  }
+  std::string what = e.what();
+  if (what.size() > 200) what.resize(200);
+  return what;
+}
+
 }  // namespace pi_fusion

@@ -25,4 +25,14 @@ std::string ReplaceLoneSurrogateEscapes(std::string_view text);
 // `code` and a message giving only the byte position, never the text itself.
 Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& code);
 
+// What went wrong in a JSON exception, without the input: nlohmann's message minus its
+// "[json.exception.…] " prefix and minus the "; last read: '…'" excerpt, which quotes the text
+// being parsed (a model's output, a conversation). Kept: the position and the kind of error, e.g.
+// "parse error at line 1, column 5: syntax error while parsing value - invalid literal".
+std::string JsonErrorText(const nlohmann::json::exception& e);
+
+// The text of any exception for a record or a notice: JsonErrorText for JSON exceptions,
+// otherwise what() cut to 200 bytes. Never quotes parsed input.
+std::string ExceptionText(const std::exception& e);
+
 }  // namespace pi_fusion

@@ -5,11 +5,21 @@
 // poll round, because the token's wait_fd() turns readable and stays readable. Copies share the
 // same state; the descriptor lives until the last copy is destroyed.
 //
-// Thread-safety: all methods may be called concurrently from any thread. Cancel() is an atomic
-// exchange plus one write(2), so it neither blocks nor allocates.
+// A token can have linked children (NewChild): cancelling the parent cancels every child, never
+// the other way round. The candidates of one run share such a child token, so one failing
+// candidate stops its siblings without cancelling the run.
+//
+// A cancellation may ask for a shorter stop than the child's own TERM grace (CancelWithGrace):
+// quitting the host or a failed sibling must not wait the full grace.
+//
+// Thread-safety: all methods may be called concurrently from any thread. Cancel() takes one short
+// mutex and writes once per token, so it never blocks for long and never allocates.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "pi_fusion/status.h"
@@ -28,8 +38,18 @@ class CancelToken {
   // Marks the token cancelled and wakes every poller. Idempotent.
   // REQUIRES: the token came from Create(); on a default token it does nothing.
   void Cancel() const;
+  // Cancel(), asking every supervisor that stops a child for it to wait at most `grace` between
+  // SIGTERM and SIGKILL. The shortest grace asked for wins, also when asked after the token was
+  // already cancelled (a quit after a bg_kill); linked children honour their ancestors' grace.
+  void CancelWithGrace(std::chrono::milliseconds grace) const;
 
   bool IsCancelled() const;
+  // The shortest grace asked for by CancelWithGrace on this token or an ancestor, if any.
+  std::optional<std::chrono::milliseconds> stop_grace() const;
+
+  // A new token that is cancelled whenever this one is (now, if it already is), and can also be
+  // cancelled on its own. The same errors as Create().
+  Result<CancelToken> NewChild() const;
 
   // A descriptor that polls readable (POLLIN) once Cancel() was called; never drain it. Owned by
   // the token: do not close. -1 for a default-constructed token.
@@ -38,6 +58,8 @@ class CancelToken {
  private:
   struct State;
   explicit CancelToken(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  // Cancels `state` and, once, its children; grace_ms < 0 asks for no grace.
+  static void CancelState(const std::shared_ptr<State>& state, int64_t grace_ms);
 
   std::shared_ptr<State> state_;
 };

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "process/cancel_token.h"
 #include "process/posix_util.h"
@@ -17,8 +19,12 @@ namespace pi_fusion::process {
 // (one per child of a run) see the cancellation, now or whenever they next poll.
 struct CancelToken::State {
   std::atomic<bool> cancelled{false};
+  std::atomic<int64_t> grace_ms{-1};  // -1: no grace asked for
   int read_fd = -1;
   int write_fd = -1;  // == read_fd for an eventfd
+  std::mutex mu;
+  std::vector<std::weak_ptr<State>> children;  // guarded by mu
+  std::shared_ptr<State> parent;               // set once, before the token is shared
 
   ~State() {
     if (write_fd >= 0 && write_fd != read_fd) close(write_fd);
@@ -45,15 +51,69 @@ Result<CancelToken> CancelToken::Create() {
   return CancelToken(std::move(state));
 }
 
-void CancelToken::Cancel() const {
-  if (!state_ || state_->cancelled.exchange(true)) return;
+namespace {
+
+// Lowers the stored grace to `grace_ms` unless a shorter one is already there.
+void LowerGrace(std::atomic<int64_t>& stored, int64_t grace_ms) {
+  int64_t current = stored.load();
+  while ((current < 0 || grace_ms < current) && !stored.compare_exchange_weak(current, grace_ms)) {
+  }
+}
+
+}  // namespace
+
+void CancelToken::CancelState(const std::shared_ptr<State>& state, int64_t grace_ms) {
+  if (grace_ms >= 0) LowerGrace(state->grace_ms, grace_ms);
+  std::vector<std::shared_ptr<State>> children;
+  {
+    std::lock_guard lock(state->mu);
+    if (state->cancelled.exchange(true)) return;
+    for (const auto& weak : state->children) {
+      if (auto child = weak.lock()) children.push_back(std::move(child));
+    }
+    state->children.clear();
+  }
   // Only the first Cancel() writes, so the eventfd counter or pipe can never fill up; a failed
   // write is impossible on a fresh descriptor short of EBADF, which would be our own bug.
   const uint64_t one = 1;
   ssize_t n;
   do {
-    n = write(state_->write_fd, &one, sizeof(one));
+    n = write(state->write_fd, &one, sizeof(one));
   } while (n < 0 && errno == EINTR);
+  for (const auto& child : children) CancelState(child, -1);
+}
+
+void CancelToken::Cancel() const {
+  if (state_) CancelState(state_, -1);
+}
+
+void CancelToken::CancelWithGrace(std::chrono::milliseconds grace) const {
+  if (state_) CancelState(state_, grace.count() < 0 ? 0 : grace.count());
+}
+
+std::optional<std::chrono::milliseconds> CancelToken::stop_grace() const {
+  // A child stops as promptly as any of its ancestors asked, even when they asked after it was
+  // already cancelled.
+  std::optional<std::chrono::milliseconds> shortest;
+  for (const State* s = state_.get(); s != nullptr; s = s->parent.get()) {
+    const int64_t ms = s->grace_ms.load();
+    if (ms >= 0 && (!shortest || ms < shortest->count())) shortest = std::chrono::milliseconds(ms);
+  }
+  return shortest;
+}
+
+Result<CancelToken> CancelToken::NewChild() const {
+  Result<CancelToken> child = Create();
+  if (!child.ok() || !state_) return child;
+  child->state_->parent = state_;
+  bool cancel_now = false;
+  {
+    std::lock_guard lock(state_->mu);
+    cancel_now = state_->cancelled.load();
+    if (!cancel_now) state_->children.push_back(child->state_);
+  }
+  if (cancel_now) CancelState(child->state_, -1);
+  return child;
 }
 
 bool CancelToken::IsCancelled() const { return state_ && state_->cancelled.load(); }

@@ -269,7 +269,11 @@ void ChildRun::Trigger(StopReason reason, Status status) {
 void ChildRun::BeginStop() {
   if (phase_ != Phase::kRunning) return;
   Signal(SIGTERM);
-  EnterPhase(Phase::kTerminating, spec_.limits.term_grace);
+  milliseconds grace = spec_.limits.term_grace;
+  if (outcome_.stop_reason == StopReason::kCancelled) {
+    if (auto asked = cancel_.stop_grace(); asked && *asked < grace) grace = *asked;
+  }
+  EnterPhase(Phase::kTerminating, grace);
 }
 
 void ChildRun::EnterPhase(Phase phase, milliseconds limit) {

@@ -117,6 +117,13 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClo
   return store;
 }
 
+std::unique_ptr<RunStore> RunStore::Adopt(FileSystem& fs, const WallClock& clock,
+                                          std::string run_dir, Manifest manifest,
+                                          std::unique_ptr<FileLock> owner_lock) {
+  return std::unique_ptr<RunStore>(
+      new RunStore(fs, clock, std::move(run_dir), std::move(owner_lock), std::move(manifest)));
+}
+
 std::string RunStore::Now() const { return FormatTimestamp(clock_.Now()); }
 
 std::string RunStore::PathOf(std::string_view name) const { return ArtifactPath(run_dir_, name); }

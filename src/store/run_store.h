@@ -88,6 +88,12 @@ class RunStore {
   static Result<std::unique_ptr<RunStore>> Create(FileSystem& fs, const WallClock& clock,
                                                   const RunSpec& spec);
 
+  // Takes over an existing run whose owner is gone (abandoned_run.h): `manifest` is its durable
+  // manifest and `owner_lock` the owner lock this process now holds.
+  static std::unique_ptr<RunStore> Adopt(FileSystem& fs, const WallClock& clock,
+                                         std::string run_dir, Manifest manifest,
+                                         std::unique_ptr<FileLock> owner_lock);
+
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
 

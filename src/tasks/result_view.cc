@@ -2,11 +2,14 @@
 
 #include <cstdio>
 
+#include "store/abandoned_run.h"
+#include "store/constants.h"
 #include "store/failure_view.h"
 #include "store/run_id.h"
 #include "store/usage_claim.h"
 #include "store/verify.h"
 #include "store/wall_clock.h"
+#include "tasks/lifecycle_texts.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -22,13 +25,20 @@ json BaseDetails(const TaskInfo& task, std::string_view state, std::string_view 
           {"artifact_dir", task.artifact_dir}};
 }
 
-std::string UsageLine(const store::Usage& usage, bool attached_now) {
+enum class Attachment { kNow, kAlready, kUnrecorded };
+
+std::string UsageLine(const store::Usage& usage, Attachment attachment,
+                      const std::string& why_unrecorded) {
   char cost[32];
   std::snprintf(cost, sizeof(cost), "$%.4f", usage.cost.total);
   return "Usage: " + std::to_string(usage.input) + " input, " + std::to_string(usage.output) +
          " output, " + std::to_string(usage.cache_read) + " cache read, " +
          std::to_string(usage.cache_write) + " cache write tokens, " + cost + " (" +
-         (attached_now ? "attached to this session now" : "already attached") + ")";
+         (attachment == Attachment::kNow ? "attached to this session now"
+          : attachment == Attachment::kAlready
+              ? "already attached"
+              : "not attached: it could not be recorded (" + why_unrecorded + ")") +
+         ")";
 }
 
 Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery delivery) {
@@ -44,14 +54,19 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
             "Call bg_result({taskId: \"" +
             task.id + "\", delivery: \"artifact\"}) and read " + verified->merged_path);
   }
+  // A verified answer is never withheld because the claim cannot be written (a read-only run
+  // directory): the usage is then not attached, and the text says why.
   Result<bool> claimed = store::ClaimUsageOnce(fs, store::SystemWallClock(), task.artifact_dir,
                                                task.id, verified->usage);
-  if (!claimed.ok()) return claimed.status();
+  const Attachment attachment = !claimed.ok() ? Attachment::kUnrecorded
+                                : *claimed    ? Attachment::kNow
+                                              : Attachment::kAlready;
+  const std::string why = claimed.ok() ? "" : claimed.status().message();
   ResultView view;
   view.text = "Fusion " + task.id + " completed (" + task.workflow +
               ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
               verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
-              UsageLine(verified->usage, *claimed) + "\n\n" +
+              UsageLine(verified->usage, attachment, why) + "\n\n" +
               (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
   view.details["answer"] = {{"present", true},
@@ -59,9 +74,11 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
                             {"byte_length", verified->merged_ref.byte_length},
                             {"sha256", verified->merged_ref.sha256}};
   view.details["usage"] = store::UsageToJson(verified->usage);
-  view.details["usage_attached"] = *claimed ? "now" : "already";
+  view.details["usage_attached"] = attachment == Attachment::kNow       ? "now"
+                                   : attachment == Attachment::kAlready ? "already"
+                                                                        : "unrecorded";
   view.details["result"] = verified->details;
-  if (*claimed) view.attach_usage = store::UsageToJson(verified->usage);
+  if (attachment == Attachment::kNow) view.attach_usage = store::UsageToJson(verified->usage);
   return view;
 }
 
@@ -108,20 +125,27 @@ Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Deliver
   return Status::Error("orchestration_failed", "unknown task state");
 }
 
-std::optional<TaskInfo> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
-                                      const std::string& run_id) {
-  if (!store::IsValidRunId(run_id)) return std::nullopt;
-  const std::string root = cwd + "/.pi/fusion";
+Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
+                                              const std::string& run_id) {
+  if (!store::IsValidRunId(run_id)) return std::optional<TaskInfo>();
+  const std::string root = cwd + "/" + store::kRunsRoot;
   Result<std::vector<std::string>> sessions = fs.ListDir(root);
-  if (!sessions.ok()) return std::nullopt;
+  if (!sessions.ok()) return std::optional<TaskInfo>();
   for (const std::string& session : *sessions) {
     const std::string dir = root + "/" + session + "/" + run_id;
+    if (Result<FileInfo> info = fs.Stat(dir); !info.ok() || info->type != FileType::kDirectory) {
+      continue;
+    }
+    // A run whose host died is finalized (host_ended) before anyone reads it; a run whose owner
+    // still holds its lock is running in another Pi.
+    Result<bool> finalized = store::FinalizeIfAbandoned(fs, store::SystemWallClock(), dir);
+    if (!finalized.ok()) return finalized.status();
     Result<store::Manifest> manifest = store::ReadManifest(fs, dir);
-    if (!manifest.ok()) continue;
+    if (!manifest.ok()) return manifest.status();
     TaskInfo task;
     task.id = run_id;
     task.workflow = manifest->workflow;
-    task.label = "fusion " + manifest->workflow;
+    task.label = TaskLabel(manifest->workflow);
     task.artifact_dir = dir;
     task.source = std::string(store::RunSourceName(manifest->source));
     switch (manifest->state) {
@@ -135,14 +159,27 @@ std::optional<TaskInfo> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
         task.state = TaskState::kFailed;
         break;
       default:
-        // A run its host never finished (the process died): nothing will complete it now.
-        task.state = TaskState::kFailed;
-        task.terminal_text = "the run's host process ended before the run did (state " +
+        task.state = TaskState::kRunning;
+        task.last_progress = "running in another Pi process (" +
                              std::string(store::RunStateName(manifest->state)) + ")";
     }
-    return task;
+    if (manifest->error) {
+      task.terminal_text = manifest->error->code + ": " + manifest->error->message;
+    }
+    return std::optional<TaskInfo>(std::move(task));
   }
-  return std::nullopt;
+  return std::optional<TaskInfo>();
+}
+
+Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const std::string& cwd,
+                             const std::string& id) {
+  Result<TaskInfo> live = tasks.Resolve(id);
+  if (live.ok() || cwd.empty()) return live;
+  // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
+  Result<std::optional<TaskInfo>> on_disk = FindRunOnDisk(fs, cwd, id);
+  if (!on_disk.ok()) return on_disk.status();
+  if (!on_disk->has_value()) return live.status();
+  return std::move(on_disk).value().value();
 }
 
 }  // namespace pi_fusion::tasks

@@ -83,12 +83,12 @@ Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& c
 }
 
 // Candidates get one retry when no child could be spawned at all (no process ever existed).
-Result<process::ChildOutcome> Spawn(const process::ChildSpec& spec, const StageChild& child,
-                                    const process::CancelToken& cancel) {
-  Result<process::ChildOutcome> outcome = process::RunChild(spec, cancel);
+Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::ChildSpec& spec,
+                                    const StageChild& child, const process::CancelToken& cancel) {
+  Result<process::ChildOutcome> outcome = launcher.Run(spec, cancel);
   if (!outcome.ok() && outcome.status().code() == "child_spawn_failed" &&
       child.key.stage == store::Stage::kCandidate && !cancel.IsCancelled()) {
-    outcome = process::RunChild(spec, cancel);
+    outcome = launcher.Run(spec, cancel);
   }
   return outcome;
 }
@@ -178,11 +178,12 @@ Status Judge(const process::ChildOutcome& outcome, const protocol::ChildReport& 
 
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
                           const process::CancelToken& cancel) {
-  AttemptRecorder attempt(run, child);
-  if (Status s = attempt.Begin(child); !s.ok()) return {s, ""};
+  // A stage the measured budget check refuses never starts: no attempt row, no child.
   Status budget = budget::CheckMeasuredPrompt(CapacityOf(run, child.route), child.budget_stage,
                                               child.system_prompt, child.stdin_text);
-  if (!budget.ok()) return {attempt.End(budget, std::nullopt), ""};
+  if (!budget.ok()) return {budget, ""};
+  AttemptRecorder attempt(run, child);
+  if (Status s = attempt.Begin(child); !s.ok()) return {s, ""};
 
   ChildFiles files;
   if (child.role == "candidate") files.oversized = attempt.Path(".response.oversized.md");
@@ -192,7 +193,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   Result<process::ChildSpec> spec = BuildSpec(run, child, files);
   if (!spec.ok()) return {attempt.End(spec.status(), std::nullopt), ""};
-  Result<process::ChildOutcome> outcome = Spawn(*spec, child, cancel);
+  Result<process::ChildOutcome> outcome = Spawn(*run.seams.children, *spec, child, cancel);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
 
   const config::ModelInfo& model = run.models.route(child.route).model;

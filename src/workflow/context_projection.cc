@@ -3,6 +3,7 @@
 #include <array>
 #include <string_view>
 
+#include "core/json_text.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "workflow/context_branch.h"
@@ -390,7 +391,7 @@ Result<SessionProjection> ProjectSession(const SessionProjectionRequest& request
   try {
     return Project(request);
   } catch (const nlohmann::json::exception& e) {
-    return CaptureError(std::string("the session branch cannot be projected: ") + e.what());
+    return CaptureError("the session branch cannot be projected: " + JsonErrorText(e));
   }
 }
 

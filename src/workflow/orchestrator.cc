@@ -5,6 +5,8 @@
 #include <mutex>
 #include <thread>
 
+#include "core/error_codes.h"
+#include "core/json_text.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_stage.h"
 #include "workflow/evaluation_contract.h"
@@ -22,6 +24,12 @@ namespace {
 
 using store::RunState;
 using store::Stage;
+
+bool IsCancellation(const Status& status) { return status.code() == codes::kChildCancelled; }
+
+Status InternalError(const std::string& what) {
+  return Status::Error(std::string(kOrchestrationFailed), "internal error: " + what);
+}
 
 process::ChildCapability ChildCapabilityOf(const std::string& workflow) {
   const Capability capability = CandidateCapability(workflow).value_or(Capability::kReason);
@@ -57,6 +65,30 @@ class Run {
     Result<std::string> merged = Merge(*input, MergerSystemPrompt());
     if (!merged.ok()) return outcome_;
     return Commit(*merged, *map);
+  }
+
+  // Every path of a run ends in a durable terminal state, even an exception from a layer below.
+  RunOutcome ExecuteGuarded() {
+    try {
+      return Execute();
+    } catch (const std::exception& e) {
+      return FailAfterException(ExceptionText(e));
+    } catch (...) {
+      return FailAfterException("unknown exception");
+    }
+  }
+
+  RunOutcome FailAfterException(const std::string& what) {
+    try {
+      if (!store::IsTerminal(run_.store->Snapshot().state)) {
+        return FailOutcome(InternalError(what), std::nullopt);
+      }
+    } catch (...) {
+    }
+    outcome_.end = RunEnd::kFailed;
+    outcome_.error = InternalError(what);
+    outcome_.artifact_dir = run_.store->run_dir();
+    return outcome_;
   }
 
   // Validate: reviewers under the minority rule, findings accounted for by the evaluator, the
@@ -125,41 +157,72 @@ class Run {
     return s.ok();
   }
 
+  // Fail fast: the first candidate to fail stops its siblings at once (TERM, a short grace, then
+  // KILL; their partial output is kept and their attempts are recorded as cancelled) instead of
+  // letting the run wait for the slowest of them. The first failure in time is the run's error.
   bool RunCandidates(std::array<std::string, 3>* answers) {
     if (!Advance(RunState::kCandidatesRunning)) return false;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
+    Result<process::CancelToken> siblings = cancel_.NewChild();
+    if (!siblings.ok()) {
+      Fail(siblings.status(), Stage::kCandidate, std::nullopt, std::nullopt);
+      return false;
+    }
     std::array<StageResult, 3> results;
     std::atomic<int> done{0};
+    std::mutex mu;
+    std::optional<int> first_failure;  // guarded by mu
     std::vector<std::thread> threads;
     for (int slot = 1; slot <= 3; ++slot) {
       threads.emplace_back([&, slot] {
         observer_.Progress({ProgressEvent::kCandidateStarted, slot,
                             "candidate " + std::to_string(slot) + " starting"});
-        results[slot - 1] = RunStageChild(run_, CandidateChild(slot), cancel_);
-        // A failed candidate is reported as failed, never counted among the complete ones.
-        const Status& status = results[slot - 1].status;
-        if (status.ok()) {
+        StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
+        // A failed candidate is reported as failed, never counted among the complete ones; the
+        // first real failure stops its siblings.
+        if (result.status.ok()) {
           observer_.Progress({ProgressEvent::kCandidateDone, slot,
                               "candidates " + std::to_string(++done) + "/3 complete"});
         } else {
+          {
+            std::lock_guard lock(mu);
+            if (!first_failure && !IsCancellation(result.status)) first_failure = slot;
+          }
+          siblings->CancelWithGrace(kSiblingStopGrace);
           observer_.Progress(
               {ProgressEvent::kCandidateFailed, slot,
-               "candidate " + std::to_string(slot) + " failed (" + status.code() + ")"});
+               "candidate " + std::to_string(slot) +
+                   (IsCancellation(result.status) ? " cancelled"
+                                                  : " failed (" + result.status.code() + ")")});
         }
+        results[slot - 1] = std::move(result);
       });
     }
     for (std::thread& t : threads) t.join();
-    // Every candidate ran to its own end: a failed one never cancels its siblings, whose
-    // outputs stay on disk as evidence. The first failure (by slot) is the run's error.
+    if (first_failure) {
+      Fail(results[*first_failure - 1].status, Stage::kCandidate, *first_failure, 1);
+      return false;
+    }
     for (int slot = 1; slot <= 3; ++slot) {
       const Status& status = results[slot - 1].status;
-      if (!status.ok()) {
+      if (!status.ok()) {  // only cancellations are left: the run's own
         Fail(status, Stage::kCandidate, slot, 1);
         return false;
       }
       (*answers)[slot - 1] = std::move(results[slot - 1].answer);
     }
     return Advance(RunState::kCandidatesComplete);
+  }
+
+  // RunStageChild on a thread of its own, where an escaping exception would end the host.
+  StageResult RunStageChildGuarded(const StageChild& child, const process::CancelToken& cancel) {
+    try {
+      return RunStageChild(run_, child, cancel);
+    } catch (const std::exception& e) {
+      return {InternalError(ExceptionText(e)), ""};
+    } catch (...) {
+      return {InternalError("unknown exception"), ""};
+    }
   }
 
   StageChild CandidateChild(int slot) const {
@@ -181,8 +244,7 @@ class Run {
 
   // A validate run that dropped a reviewer gives it C, so the other two are A and B.
   Result<AnonymousMap> Anonymize(std::optional<int> dropped_slot = std::nullopt) {
-    std::unique_ptr<RandomSource> random = NewSystemRandomSource();
-    Result<AnonymousMap> map = DrawAnonymousMap(*random);
+    Result<AnonymousMap> map = DrawAnonymousMap(*run_.seams.random);
     if (!map.ok()) return map.status();
     if (dropped_slot) map = MoveDroppedToC(*map, *dropped_slot);
     if (Status s = run_.store->SetAnonymousMap(map->ToJson()); !s.ok()) return s;
@@ -311,10 +373,10 @@ class Run {
   // Writes the terminal state durably and fills outcome_; returns the status for chaining.
   Status Fail(const Status& status, std::optional<Stage> stage, std::optional<int> slot,
               std::optional<int> attempt) {
-    const bool cancelled = cancel_.IsCancelled() || status.code() == "child_cancelled";
+    const bool cancelled = cancel_.IsCancelled() || IsCancellation(status);
     const RunState terminal = cancelled ? RunState::kCancelled : RunState::kFailed;
-    store::RunError error{cancelled ? "child_cancelled" : status.code(), status.message(), stage,
-                          slot, attempt};
+    store::RunError error{cancelled ? std::string(codes::kChildCancelled) : status.code(),
+                          status.message(), stage, slot, attempt};
     store::FailReport report = run_.store->Fail(terminal, error);
     outcome_.end = cancelled ? RunEnd::kCancelled : RunEnd::kFailed;
     outcome_.error = Status::Error(error.code, error.message);
@@ -352,7 +414,7 @@ std::string FailureText(const RunOutcome& outcome) {
 }
 
 RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer) {
-  return Run(run, cancel, observer).Execute();
+  return Run(run, cancel, observer).ExecuteGuarded();
 }
 
 }  // namespace pi_fusion::workflow

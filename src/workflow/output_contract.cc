@@ -1,6 +1,8 @@
 #include "workflow/output_contract.h"
 
+#include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
+#include "schema/schema_walker.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -34,6 +36,12 @@ std::string_view OutputKindName(OutputKind kind) {
 }
 
 Status CheckOutputContract(OutputKind kind, const std::string& text) {
+  // An empty or white-space-only answer is not an answer: it must never become a committed,
+  // "verified" empty merged.md.
+  if (schema::TrimUnicodeSpace(text).empty()) {
+    return Status::Error(codes::kChildEventInvalid,
+                         std::string(OutputKindName(kind)) + " answer is empty");
+  }
   const size_t measured = JsonRenderedBytes(text);
   const size_t limit = OutputLimit(kind);
   if (measured <= limit) return Status::Ok();

@@ -27,7 +27,8 @@ size_t OutputLimit(OutputKind kind);
 // "candidate", "evaluator", "merger", "diagnostics".
 std::string_view OutputKindName(OutputKind kind);
 
-// Ok, or child_output_cap with the measured and the allowed size, for example
+// Ok; child_event_invalid ("<kind> answer is empty") for an empty or white-space-only answer; or
+// child_output_cap with the measured and the allowed size, for example
 // "candidate output is 49,153 JSON-rendered UTF-8 bytes; the limit is 49,152".
 Status CheckOutputContract(OutputKind kind, const std::string& text);
 

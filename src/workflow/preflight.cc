@@ -132,8 +132,10 @@ Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDoc
 
 }  // namespace
 
-Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::WallClock& clock,
+Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                               PreflightFailure* failure) {
+  FileSystem& fs = *seams.fs;
+  const store::WallClock& clock = *seams.clock;
   config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
   // Messages that send the user to /fusion-models name the file it edits.
   auto fail = [&](Status status) -> Result<PreparedRun> {
@@ -165,6 +167,7 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
 
   PreparedRun run;
   run.request = std::move(request);
+  run.seams = seams;
   run.models = std::move(models).value();
   run.canonical_input = std::move(input).value();
   Result<budget::BudgetPlan> plan = PlanRun(run, *capability);
@@ -179,7 +182,9 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   spec.cwd = run.request.host.cwd;
   spec.session_id = run.request.host.session_id;
   spec.pid = static_cast<long>(run.request.host.pid);
-  spec.config = {{"models", json::parse(*config::SerializeModelsConfig(loaded->config))},
+  Result<std::string> models_json = config::SerializeModelsConfig(loaded->config);
+  if (!models_json.ok()) return fail(models_json.status());
+  spec.config = {{"models", json::parse(*models_json)},
                  {"revision", config::RevisionToJson(loaded->revision)},
                  {"routes", config::ResolvedModelsToJson(run.models)}};
   spec.models = RunModelsOf(run.models);
@@ -196,26 +201,28 @@ Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::W
   run.store = std::move(store).value();
   failure->artifact_dir = run.store->run_dir();
 
+  // From here on a failure is recorded in the run directory as itself (a full disk stays a full
+  // disk), so no later reader mistakes the half-made run for one whose host died.
+  auto fail_run = [&](Status status) -> Result<PreparedRun> {
+    run.store->Fail(store::RunState::kFailed,
+                    {status.code(), status.message(), std::nullopt, std::nullopt, std::nullopt});
+    return fail(status);
+  };
   std::vector<std::pair<std::string, std::string>> artifacts = {
       {"canonical-input.json", run.canonical_input.bytes},
       {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
   if (!ledger.bytes.empty()) artifacts.emplace_back("context-omission-ledger.json", ledger.bytes);
   if (run.request.request.workflow == "research") {
     Result<std::string> policy = SourcePolicyBytes(run.store->run_id(), run.request.request);
-    if (!policy.ok()) return fail(policy.status());
+    if (!policy.ok()) return fail_run(policy.status());
     artifacts.emplace_back(std::string(url::kSourcePolicyFile), *policy);
   }
   for (const auto& [name, bytes] : artifacts) {
     Result<store::ArtifactRef> ref = run.store->WriteArtifact(name, bytes);
-    if (!ref.ok()) return fail(ref.status());
+    if (!ref.ok()) return fail_run(ref.status());
     if (name == url::kSourcePolicyFile) run.source_policy = *ref;
   }
-  if (run.plan.blocked()) {
-    Status blocked = budget::CheckPlan(run.plan);
-    run.store->Fail(store::RunState::kFailed,
-                    {blocked.code(), blocked.message(), std::nullopt, std::nullopt, std::nullopt});
-    return fail(blocked);
-  }
+  if (run.plan.blocked()) return fail_run(budget::CheckPlan(run.plan));
   return run;
 }
 

@@ -8,10 +8,9 @@
 // exists. Thread-safe: one call per run, on any thread.
 #pragma once
 
-#include "core/file_system.h"
 #include "pi_fusion/status.h"
-#include "store/wall_clock.h"
 #include "workflow/run_request.h"
+#include "workflow/run_seams.h"
 
 namespace pi_fusion::workflow {
 
@@ -21,7 +20,7 @@ struct PreflightFailure {
 };
 
 // On failure `*failure` (REQUIRES: non-null) says why and where; the Result holds its status.
-Result<PreparedRun> Preflight(RunRequest request, FileSystem& fs, const store::WallClock& clock,
-                              PreflightFailure* failure);
+// The run keeps `seams` (REQUIRES: they outlive it) for everything it does later.
+Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams, PreflightFailure* failure);
 
 }  // namespace pi_fusion::workflow

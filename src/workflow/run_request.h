@@ -16,6 +16,7 @@
 #include "schema/normalize.h"
 #include "store/run_store.h"
 #include "workflow/canonical_document.h"
+#include "workflow/run_seams.h"
 
 namespace pi_fusion::workflow {
 
@@ -76,6 +77,7 @@ class RunObserver {
 // The outcome of preflight: a durable run directory with its inputs and plan, no child yet.
 struct PreparedRun {
   RunRequest request;
+  RunSeams seams;
   std::unique_ptr<store::RunStore> store;
   config::ResolvedModels models;
   CanonicalDocument canonical_input;

@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "core/json_text.h"
+
 namespace pi_fusion::workflow {
 
 using nlohmann::json;
@@ -39,12 +41,12 @@ StrictJson ParseStrictJson(std::string_view raw, std::string_view what) {
     json value = json::parse(text, track);
     if (too_deep)
       return {json(), "JSON nesting deeper than " + std::to_string(kStrictJsonMaxDepth)};
-    if (duplicate) return {json(), "duplicate key \"" + *duplicate + "\" in one object"};
+    // The key itself is model text, which never reaches a record.
+    if (duplicate) return {json(), "duplicate key in one object"};
     return {std::move(value), ""};
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number overflow
-    std::string what = e.what();
-    if (const size_t cut = what.find("] "); cut != std::string::npos) what.erase(0, cut + 2);
-    return {json(), "not a single JSON value: " + what};
+    // Position and kind only: the parser's own message quotes the model's text.
+    return {json(), "not a single JSON value: " + JsonErrorText(e)};
   }
 }
 

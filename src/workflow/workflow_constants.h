@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -41,6 +42,10 @@ inline constexpr std::string_view kChildOutputCap = "child_output_cap";
 inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
 inline constexpr std::string_view kToolAuditInvalid = protocol::kToolAuditInvalid;
 inline constexpr std::string_view kValidationReportsInvalid = "validation_reports_invalid";
+
+// How long a candidate stopped because a sibling failed gets between SIGTERM and SIGKILL: short,
+// so the failure is published within a second (fail fast).
+inline constexpr std::chrono::milliseconds kSiblingStopGrace{500};
 
 // Context policies. The projection policy id is versioned: any change to what the projection keeps,
 // omits or how it words a receipt is a new id, so equal ids promise equal bytes for equal branches.

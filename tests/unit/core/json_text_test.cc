@@ -51,3 +51,21 @@ TEST_CASE("ParseHostJson: bad text is a typed error that never quotes the input"
     CHECK(parsed.status().message().find("parse error at byte") != std::string::npos);
   }
 }
+
+TEST_CASE("JsonErrorText: keeps position and kind, never the text being parsed", "[core][json]") {
+  const std::string secret = "\"SECRET-TEXT-FROM-THE-MODEL \\q\"";  // a bad escape in a string
+  try {
+    (void)nlohmann::json::parse("{\"a\": " + secret + "}");
+    FAIL("parse accepted invalid JSON");
+  } catch (const nlohmann::json::parse_error& e) {
+    REQUIRE_THAT(std::string(e.what()), Catch::Contains("SECRET"));  // the raw message quotes it
+    const std::string text = pi_fusion::JsonErrorText(e);
+    CHECK_THAT(text, !Catch::Contains("SECRET"));
+    CHECK_THAT(text, !Catch::Contains("last read"));
+    CHECK_THAT(text, !Catch::Contains("[json.exception"));
+    CHECK_THAT(text, Catch::StartsWith("parse error at line 1, column "));
+    CHECK(pi_fusion::ExceptionText(e) == text);
+  }
+  const std::runtime_error plain(std::string(300, 'x'));
+  CHECK(pi_fusion::ExceptionText(plain) == std::string(200, 'x'));
+}

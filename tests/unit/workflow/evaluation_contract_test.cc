@@ -178,7 +178,7 @@ TEST_CASE("EvaluationContract: strict parse of the whole output", "[workflow][ev
       {"leading text", "Here it is: " + good, "not a single JSON value"},
       {"two objects", good + good, "not a single JSON value"},
       {"empty", "  \n ", "the evaluator output is empty"},
-      {"duplicate key", R"({"agreements":[],"agreements":[]})", "duplicate key \"agreements\""},
+      {"duplicate key", R"({"agreements":[],"agreements":[]})", "duplicate key in one object"},
       {"invalid UTF-8", "{\"x\":\"\xff\"}", "not a single JSON value"},
       {"too deep", std::string(40, '[') + std::string(40, ']'), "nesting deeper than 32"},
   };

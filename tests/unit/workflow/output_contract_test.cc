@@ -10,10 +10,10 @@ namespace pi_fusion::workflow {
 namespace {
 
 // A text of exactly `rendered` JSON-rendered bytes made of `unit` (rendered size `unit_bytes`),
-// padded with ASCII letters.
+// padded with ASCII letters; it always opens with one letter, so it is never white space only.
 std::string TextOf(size_t rendered, const std::string& unit, size_t unit_bytes) {
-  std::string text;
-  size_t size = 0;
+  std::string text = "a";
+  size_t size = 1;
   while (size + unit_bytes <= rendered) {
     text += unit;
     size += unit_bytes;
@@ -78,6 +78,19 @@ TEST_CASE("OutputContract: the measured message", "[workflow][output]") {
   CHECK(GroupDigits(999) == "999");
   CHECK(GroupDigits(1000) == "1,000");
   CHECK(GroupDigits(1234567) == "1,234,567");
+}
+
+TEST_CASE("OutputContract: an empty or white-space-only answer is a typed failure",
+          "[workflow][output]") {
+  for (const std::string& text : {std::string(), std::string(" "), std::string("\n\t \r\n"),
+                                  std::string("\xe3\x80\x80")}) {  // U+3000 ideographic space
+    for (OutputKind kind : {OutputKind::kCandidate, OutputKind::kEvaluator, OutputKind::kMerger}) {
+      const Status s = CheckOutputContract(kind, text);
+      CHECK(s.code() == "child_event_invalid");
+      CHECK(s.message() == std::string(OutputKindName(kind)) + " answer is empty");
+    }
+  }
+  CHECK(CheckOutputContract(OutputKind::kMerger, " x ").ok());
 }
 
 }  // namespace pi_fusion::workflow

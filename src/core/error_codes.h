@@ -1,0 +1,35 @@
+// The spec's stable error codes (spec/CONTRACTS.md, "Error codes"), spelled once. Every Status a
+// user or a program can see carries one of these as its code(); layers that produce a code name
+// it from here rather than writing the literal.
+#pragma once
+
+namespace pi_fusion::codes {
+
+inline constexpr char kConfigInvalid[] = "config_invalid";
+inline constexpr char kConfigConflict[] = "config_conflict";
+inline constexpr char kModelUnavailable[] = "model_unavailable";
+inline constexpr char kContextCaptureFailed[] = "context_capture_failed";
+inline constexpr char kContextPolicyUnsupportedBlock[] = "context_policy_unsupported_block";
+inline constexpr char kPromptBudgetExceededForecast[] = "prompt_budget_exceeded_forecast";
+inline constexpr char kPromptBudgetExceededMeasured[] = "prompt_budget_exceeded_measured";
+inline constexpr char kModelCapacityUnknown[] = "model_capacity_unknown";
+inline constexpr char kChildSpawnFailed[] = "child_spawn_failed";
+inline constexpr char kChildStdinFailed[] = "child_stdin_failed";
+inline constexpr char kChildEventInvalid[] = "child_event_invalid";
+inline constexpr char kChildExitFailed[] = "child_exit_failed";
+inline constexpr char kChildRuntimeLimitExceeded[] = "child_runtime_limit_exceeded";
+inline constexpr char kChildRuntimePayloadInvalid[] = "child_runtime_payload_invalid";
+inline constexpr char kChildCachePolicyInvalid[] = "child_cache_policy_invalid";
+inline constexpr char kChildTimeout[] = "child_timeout";
+inline constexpr char kChildOutputCap[] = "child_output_cap";
+inline constexpr char kChildCancelled[] = "child_cancelled";
+inline constexpr char kEvaluationInvalid[] = "evaluation_invalid";
+inline constexpr char kArtifactError[] = "artifact_error";
+inline constexpr char kStateTransitionInvalid[] = "state_transition_invalid";
+inline constexpr char kOrchestrationFailed[] = "orchestration_failed";
+// Tool arguments that break a tool's contract (the schema layer's texts).
+inline constexpr char kInvalidArguments[] = "invalid_arguments";
+// A run whose owning host process ended before the run did, finalized by a later host.
+inline constexpr char kHostEnded[] = "host_ended";
+
+}  // namespace pi_fusion::codes

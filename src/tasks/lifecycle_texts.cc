@@ -1,0 +1,129 @@
+#include "tasks/lifecycle_texts.h"
+
+#include "config/route_admission.h"
+#include "tasks/run_view.h"
+
+namespace pi_fusion::tasks {
+
+using nlohmann::json;
+
+std::string TaskLabel(std::string_view workflow) { return "fusion " + std::string(workflow); }
+
+std::string RequestText(const json& request) {
+  for (const char* field : {"prompt", "objective"}) {
+    if (request.is_object() && request.contains(field) && request.at(field).is_string()) {
+      return request.at(field).get<std::string>();
+    }
+  }
+  return "";
+}
+
+std::string TaskSource(store::RunSource source) {
+  return source == store::RunSource::kTool ? "tool" : "command";
+}
+
+namespace {
+
+std::string PreflightLine(const workflow::PreparedRun& run) {
+  std::string routes;
+  for (size_t i = 0; i < 3; ++i) {
+    routes += (i ? ", " : "") + run.models.routes[i].model.QualifiedId();
+  }
+  const size_t warnings = run.plan.warnings.size();
+  return "Preflight: routes admitted (candidates " + routes + "; evaluator " +
+         run.models.route(config::Slot::kEvaluator).model.QualifiedId() + "; merger " +
+         run.models.route(config::Slot::kMerger).model.QualifiedId() + "); budget plan written" +
+         (warnings ? " with " + std::to_string(warnings) + " warning(s)" : ", no warnings") + ".";
+}
+
+}  // namespace
+
+LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
+  LaunchReport launch;
+  launch.ok = true;
+  launch.run_id = task.id;
+  launch.artifact_dir = task.artifact_dir;
+  launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
+                        ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
+                        "\nWait for the terminal notification, then call bg_result({taskId:\"" +
+                        task.id + "\"}). Do not poll.";
+  launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
+                    {"task",
+                     {{"id", task.id},
+                      {"label", task.label},
+                      {"description", task.description},
+                      {"notify_on_completion", true},
+                      {"trigger_on_completion", task.source == "tool"},
+                      {"stop_wait_ms", kKillWaitMs}}},
+                    {"run_id", task.id},
+                    {"workflow", task.workflow},
+                    {"artifact_dir", task.artifact_dir}};
+  return launch;
+}
+
+LaunchReport FailedLaunch(const workflow::PreflightFailure& failure) {
+  LaunchReport launch;
+  launch.error = failure.status;
+  launch.artifact_dir = failure.artifact_dir;
+  launch.receipt_text =
+      "Fusion failed (stage=preflight, slot=none, attempt=none): " + failure.status.message() +
+      (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
+      "\n(error code: " + failure.status.code() + ")";
+  launch.details = {
+      {"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
+  if (!failure.artifact_dir.empty()) launch.details["artifact_dir"] = failure.artifact_dir;
+  return launch;
+}
+
+std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task) {
+  switch (outcome.end) {
+    case workflow::RunEnd::kCompleted:
+      return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
+             "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
+    case workflow::RunEnd::kCancelled: {
+      const std::string who = CancelSourceText(task.cancelled_by);
+      const bool host_ended =
+          task.cancelled_by == CancelSource::kQuit || task.cancelled_by == CancelSource::kReload;
+      return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
+             outcome.error.message() +
+             (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
+             "\nArtifacts: " + outcome.artifact_dir;
+    }
+    case workflow::RunEnd::kFailed:
+      break;
+  }
+  return workflow::FailureText(outcome);
+}
+
+TaskState TaskStateOf(workflow::RunEnd end) {
+  switch (end) {
+    case workflow::RunEnd::kCompleted:
+      return TaskState::kCompleted;
+    case workflow::RunEnd::kCancelled:
+      return TaskState::kKilled;
+    case workflow::RunEnd::kFailed:
+      break;
+  }
+  return TaskState::kFailed;
+}
+
+KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now) {
+  KillAnswer answer;
+  const bool stopped = now.ok() && now->state != TaskState::kRunning;
+  const std::string state = stopped ? std::string(TaskStateName(now->state)) : "running";
+  answer.details = {{"task_id", id}, {"state", state}};
+  if (!stopped) {
+    answer.text = "cancellation of " + id + " requested; it has not settled within 30 s";
+  } else if (now->state == TaskState::kCompleted) {
+    // The run committed its answer before the cancellation reached it: nothing was killed.
+    answer.text = id + " completed before it could be stopped; its answer is committed.\n" +
+                  now->terminal_text;
+  } else if (now->state == TaskState::kFailed) {
+    answer.text = id + " failed before it could be stopped.\n" + now->terminal_text;
+  } else {
+    answer.text = "killed " + id + "\n" + now->terminal_text;
+  }
+  return answer;
+}
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,66 @@
+// The texts and details a Fusion launch shows the person and the agent: the launch receipt, the
+// preflight failure, the terminal notification, the bg_kill answer and the task description.
+// Built here, from plain values, so the binding only converts them (and tests can pin them).
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "pi_fusion/status.h"
+#include "tasks/task_registry.h"
+#include "workflow/preflight.h"
+#include "workflow/run_request.h"
+
+namespace pi_fusion::tasks {
+
+// What the launching tool call (or /fusion) resolves with.
+struct LaunchReport {
+  bool ok = false;
+  std::string run_id;        // empty when preflight failed before a run id existed
+  std::string artifact_dir;  // empty when no run directory was created
+  std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
+  nlohmann::json details;    // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
+  Status error;              // ok exactly when `ok`
+};
+
+// The end of a launched run, once its task's terminal state is recorded.
+struct TerminalReport {
+  workflow::RunOutcome outcome;
+  std::string run_id;
+  std::string text;     // the terminal notification
+  TaskInfo task;        // the task as it ended (source, who cancelled it, progress)
+  nlohmann::json view;  // the run view for the person (tasks/run_view.h), answer included
+};
+
+// "fusion reason" for workflow "reason".
+std::string TaskLabel(std::string_view workflow);
+// The text a request asks about: `prompt` (reason) or `objective` (the other workflows).
+std::string RequestText(const nlohmann::json& request);
+// "tool" | "command".
+std::string TaskSource(store::RunSource source);
+
+// The receipt of a run whose preflight is durable.
+LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task);
+// "Fusion failed (stage=preflight, slot=none, attempt=none): <message>\n[Artifacts: <dir>\n]
+// (error code: <code>)".
+LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
+
+// The terminal notification of `outcome`.
+std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task);
+TaskState TaskStateOf(workflow::RunEnd end);
+
+// The answer of a bg_kill for `id` once its task `now` has stopped (or `settled` is false: the
+// wait is over and it is still running; or `now` is an error: the task vanished).
+struct KillAnswer {
+  std::string text;
+  nlohmann::json details;  // {task_id, state}
+};
+KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now);
+// How long bg_kill waits for the run to record its end (the contract's stopWaitMs).
+inline constexpr int kKillWaitMs = 30000;
+
+}  // namespace pi_fusion::tasks

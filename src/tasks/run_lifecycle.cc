@@ -1,0 +1,116 @@
+#include "tasks/run_lifecycle.h"
+
+#include <exception>
+#include <optional>
+
+#include "core/error_codes.h"
+#include "core/json_text.h"
+#include "tasks/run_view.h"
+#include "workflow/orchestrator.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+Status InternalError(const std::string& what) {
+  return Status::Error(codes::kOrchestrationFailed, "internal error: " + what);
+}
+
+// Forwards the orchestrator's progress to the registry and the person.
+class TaskObserver : public workflow::RunObserver {
+ public:
+  TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task,
+               const store::WallClock& clock)
+      : tasks_(tasks), sink_(sink), id_(task.id), label_(task.label), clock_(clock) {}
+
+  void Progress(const workflow::ProgressUpdate& update) override {
+    const std::string text = label_ + ": " + update.line;
+    tasks_.Progress(id_, update, ToEpochMs(clock_.Now()));
+    sink_.Progress(text);
+  }
+
+ private:
+  TaskRegistry& tasks_;
+  LifecycleSink& sink_;
+  std::string id_;
+  std::string label_;
+  const store::WallClock& clock_;
+};
+
+// Preflight with every exception turned into its failure.
+std::optional<workflow::PreparedRun> PreflightGuarded(workflow::RunRequest request,
+                                                      const workflow::RunSeams& seams,
+                                                      workflow::PreflightFailure* failure) {
+  try {
+    Result<workflow::PreparedRun> run = workflow::Preflight(std::move(request), seams, failure);
+    if (run.ok()) return std::move(run).value();
+  } catch (const std::exception& e) {
+    failure->status = InternalError(ExceptionText(e));
+  } catch (...) {
+    failure->status = InternalError("unknown exception");
+  }
+  return std::nullopt;
+}
+
+// The session ended while preflight worked: the run ends durably as cancelled, childless.
+LaunchReport CancelledBeforeStart(workflow::PreparedRun& run) {
+  const Status cancelled = Status::Error(
+      codes::kChildCancelled, "cancelled during preflight (the session ended); no child started");
+  run.store->Fail(store::RunState::kCancelled, {cancelled.code(), cancelled.message(), std::nullopt,
+                                                std::nullopt, std::nullopt});
+  return FailedLaunch({cancelled, run.store->run_dir()});
+}
+
+workflow::RunOutcome ExecuteGuarded(workflow::PreparedRun& run, const process::CancelToken& cancel,
+                                    workflow::RunObserver& observer) {
+  // Execute() turns its own exceptions into a durable failed run; this is the last line.
+  try {
+    return workflow::Execute(run, cancel, observer);
+  } catch (const std::exception& e) {
+    workflow::RunOutcome outcome;
+    outcome.error = InternalError(ExceptionText(e));
+    outcome.artifact_dir = run.store->run_dir();
+    return outcome;
+  } catch (...) {
+    workflow::RunOutcome outcome;
+    outcome.error = InternalError("unknown exception");
+    outcome.artifact_dir = run.store->run_dir();
+    return outcome;
+  }
+}
+
+}  // namespace
+
+void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
+                  TaskRegistry& tasks, const process::CancelToken& cancel, LifecycleSink& sink) {
+  const std::string workflow_name = request.request.workflow;
+  const std::string description = TaskDescription(RequestText(request.request.request));
+  const std::string source = TaskSource(request.source);
+
+  workflow::PreflightFailure failure;
+  std::optional<workflow::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
+  if (!run) return sink.Launched(FailedLaunch(failure));
+  if (cancel.IsCancelled()) return sink.Launched(CancelledBeforeStart(*run));
+
+  TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
+                description,          source,        run->store->run_dir()};
+  task.progress.started_ms = ToEpochMs(seams.clock->Now());
+  tasks.Add(task, cancel);
+  sink.Launched(Receipt(*run, task));
+  sink.Progress(task.label + ": ready (" + task.id + ")");
+
+  TaskObserver observer(tasks, sink, task, *seams.clock);
+  TerminalReport terminal;
+  terminal.outcome = ExecuteGuarded(*run, cancel, observer);
+  terminal.run_id = task.id;
+  // The state first, so the text can say who cancelled the run; then the text.
+  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), "");
+  Result<TaskInfo> ended = tasks.Resolve(task.id);
+  terminal.task = ended.ok() ? *ended : task;
+  terminal.text = TerminalText(terminal.outcome, terminal.task);
+  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text);
+  terminal.task.terminal_text = terminal.text;
+  terminal.view = TerminalRunView(*seams.fs, terminal.task, ToEpochMs(seams.clock->Now()));
+  sink.Ended(terminal);
+}
+
+}  // namespace pi_fusion::tasks

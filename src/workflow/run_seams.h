@@ -1,0 +1,42 @@
+// RunSeams: the operating-system seams one Fusion run uses, in one small struct, so preflight, the
+// orchestrator and the stage children can be driven by tests through fakes (a FileSystem that
+// fails on the n-th write, a clock that stands still, children that answer from a script, a fixed
+// random source) exactly as they run in production.
+//
+// Every member is a non-owning pointer that must outlive the run; the defaults are the POSIX
+// implementations, which live for the whole program.
+#pragma once
+
+#include <memory>
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "process/cancel_token.h"
+#include "process/supervisor.h"
+#include "store/wall_clock.h"
+#include "workflow/anonymize.h"
+
+namespace pi_fusion::workflow {
+
+// Starts one stage child and supervises it to its end (process::RunChild in production).
+// Thread-safe: the candidates of a run call it concurrently.
+class ChildLauncher {
+ public:
+  virtual ~ChildLauncher() = default;
+  virtual Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
+                                            const process::CancelToken& cancel) = 0;
+};
+
+// process::RunChild. Stateless; lives for the whole program.
+ChildLauncher& PosixChildLauncher();
+// getrandom(2). Stateless and thread-safe; lives for the whole program.
+RandomSource& SystemRandom();
+
+struct RunSeams {
+  FileSystem* fs = &PosixFileSystem();
+  const store::WallClock* clock = &store::SystemWallClock();
+  ChildLauncher* children = &PosixChildLauncher();
+  RandomSource* random = &SystemRandom();
+};
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,27 @@
+#include "workflow/run_seams.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+class PosixLauncher : public ChildLauncher {
+ public:
+  Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
+                                    const process::CancelToken& cancel) override {
+    return process::RunChild(spec, cancel);
+  }
+};
+
+}  // namespace
+
+ChildLauncher& PosixChildLauncher() {
+  // Stateless, so sharing one instance is not shared mutable state.
+  static PosixLauncher launcher;
+  return launcher;
+}
+
+RandomSource& SystemRandom() {
+  static const std::unique_ptr<RandomSource> source = NewSystemRandomSource();
+  return *source;
+}
+
+}  // namespace pi_fusion::workflow
