@@ -395,7 +395,9 @@ export class PiEnv {
     }
     this.groups.clear();
     if (this.ownsServer) await this.server.close();
-    if (!this.options.keepTemp && !process.env.PI_HARNESS_KEEP) fs.rmSync(this.root, { recursive: true, force: true });
+    // A process that ends while we delete (a TUI Pi, a Fusion child in its own group) can still
+    // write its compile cache: retry instead of failing the test on ENOTEMPTY.
+    if (!this.options.keepTemp && !process.env.PI_HARNESS_KEEP) fs.rmSync(this.root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
 
 }

@@ -72,12 +72,31 @@ export class TmuxPi {
     this.tmux("send-keys", "-t", "ui", ...keys);
   }
 
-  /** Kills this tmux server (and Pi with it). Idempotent. */
+  /**
+   * Kills this tmux server, then every process still running in this env's Pi environment (the
+   * TUI Pi and Fusion children, which live in process groups of their own), and waits up to 5 s
+   * for them to be gone, so the env's temp dir can be removed. Idempotent.
+   */
   stop() {
     try {
       this.tmux("kill-server");
     } catch {
       // already gone
+    }
+    const marker = `PI_CODING_AGENT_DIR=${this.env.agentDir}`;
+    const ours = () => fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d) && d !== String(process.pid)).filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(marker);
+      } catch {
+        return false;  // not ours, or gone
+      }
+    });
+    const deadline = Date.now() + 5000;
+    for (let left = ours(); left.length > 0 && Date.now() < deadline; left = ours()) {
+      for (const pid of left) {
+        try { process.kill(Number(pid), "SIGKILL"); } catch { /* gone */ }
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     }
   }
 }
