@@ -111,14 +111,18 @@ json CounterfactualJson(const BudgetPlan& plan, const Counterfactual& c) {
   return {{"removed_bytes", c.removed_bytes}, {"fits", c.fits}, {"blocking_stages", blocking}};
 }
 
-json WarningsJson(const BudgetPlan& plan) {
+// Warning or note rows. A high_utilization row gives the known input's utilization (what it
+// is about); the others give the forecast's, reservations included.
+json WarningsJson(const BudgetPlan& plan, const std::vector<BudgetWarning>& findings) {
   json rows = json::array();
-  for (const BudgetWarning& w : plan.warnings) {
+  for (const BudgetWarning& w : findings) {
     const StageForecast& s = plan.stages[w.stage_index];
     json row = StageRef(s);
-    row.update({{"kind", WarningKindName(w.kind)},
-                {"utilization_basis_points", s.utilization_bp},
-                {"message", w.message}});
+    row.update(
+        {{"kind", WarningKindName(w.kind)},
+         {"utilization_basis_points",
+          w.kind == WarningKind::kHighUtilization ? s.input_utilization_bp : s.utilization_bp},
+         {"message", w.message}});
     rows.push_back(std::move(row));
   }
   return rows;
@@ -155,7 +159,8 @@ json BudgetPlanToJson(const BudgetPlan& plan) {
        {{"stage", StageName(Stage::kEvaluationRepair)},
         {"reserved_output_contract_bytes", kRepairReserveBytes},
         {"blocks_launch", false}}},
-      {"warnings", WarningsJson(plan)},
+      {"warnings", WarningsJson(plan, plan.warnings)},
+      {"notes", WarningsJson(plan, plan.notes)},
       {"blockers", BlockersJson(plan)},
       {"blocked", plan.blocked()},
       {"counterfactuals",

@@ -142,6 +142,12 @@ Counterfactual Without(const BudgetPlan& plan, const std::vector<ByteClassCounts
   return result;
 }
 
+// Exact comparison: the basis points are rounded up for display, so 79.99% shows as 80.00% but
+// is not at the threshold.
+bool AtThreshold(int64_t tokens, int64_t allowed) {
+  return tokens * kFractionScale >= kWarningThresholdBasisPoints * allowed;
+}
+
 void AddVerdicts(BudgetPlan& plan) {
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const StageForecast& s = plan.stages[i];
@@ -150,13 +156,10 @@ void AddVerdicts(BudgetPlan& plan) {
       plan.blockers.push_back({i, s.input_tokens - s.allowed_input, BlockerText(s, route)});
     } else if (!s.input_fits) {
       plan.warnings.push_back({i, WarningKind::kConditionalRepairInput, RepairInputText(s, route)});
-    } else if (!s.forecast_fits) {
-      plan.warnings.push_back({i, WarningKind::kWorstCaseReservation, ReservationText(s, route)});
-    } else if (s.estimate.tokens * kFractionScale >=
-               kWarningThresholdBasisPoints * s.allowed_input) {
-      // Exact comparison: utilization_bp is rounded up for display, so 79.99% shows as 80.00%
-      // but is not a warning.
+    } else if (AtThreshold(s.input_tokens, s.allowed_input)) {
       plan.warnings.push_back({i, WarningKind::kHighUtilization, UtilizationText(s, route)});
+    } else if (!s.forecast_fits || AtThreshold(s.estimate.tokens, s.allowed_input)) {
+      plan.notes.push_back({i, WarningKind::kWorstCaseReservation, ReservationText(s, route)});
     }
   }
 }

@@ -15,11 +15,16 @@
 // Verdicts (docs/budget.md):
 //   blocker  a non-conditional stage whose known input alone exceeds its route's allowed input:
 //            no child can help it, so the run is refused (CheckPlan) and starts zero children;
-//   warning  a stage that fits on its known input but whose forecast (known + reserved) uses
-//            >= 80% of the allowed input or exceeds it (worst-case reservation pressure: the
-//            upstream outputs may be shorter than their caps, and the measured check before
-//            launch decides); or a conditional repair whose known input does not fit (the repair
-//            may never run; if it does, its measured check fails).
+//   warning  a stage whose known input itself uses >= 80% of the allowed input but fits; or a
+//            conditional repair whose known input does not fit (the repair may never run; if it
+//            does, its measured check fails). Warnings reach the person (receipt, progress,
+//            result details).
+//   note     worst-case reservation pressure: a stage whose known input is under 80% but whose
+//            forecast (known + reserved upstream output) reaches 80% or exceeds the allowed
+//            input. Upstream outputs are usually far shorter than their caps and the measured
+//            check before launch decides, so this is recorded in budget-plan.json, never shown
+//            as a warning. (The seed made it a warning; it fired on every run of a 128K or 200K
+//            route and taught people to ignore warnings.)
 // Counterfactuals re-run the blocker test with the request removed, and with the request and
 // the session history removed; they decide whether shortening the request can help.
 //
@@ -120,6 +125,9 @@ struct BudgetPlan {
   std::array<RouteCapacity, 5> routes;
   std::vector<StageForecast> stages;    // candidate 1-3, evaluation, evaluation_repair, merge
   std::vector<BudgetWarning> warnings;  // at most one per stage, plan order
+  // Worst-case reservation pressure (kWorstCaseReservation only), plan order; a stage has a
+  // warning or a note, never both.
+  std::vector<BudgetWarning> notes;
   std::vector<BudgetBlocker> blockers;  // plan order; the first is the primary blocker
   Counterfactual empty_request;
   Counterfactual empty_request_and_history;

@@ -62,9 +62,10 @@ std::string ReservationText(const StageForecast& s, const RouteCapacity& route) 
 }
 
 std::string UtilizationText(const StageForecast& s, const RouteCapacity& route) {
-  return "the " + s.Label() + " stage on " + RouteText(route) + " forecasts " +
-         N(s.estimate.tokens) + " of " + N(s.allowed_input) + " allowed input tokens (" +
-         FormatBasisPoints(s.utilization_bp) + ", reserved upstream output included)";
+  return "the " + s.Label() + " stage on " + RouteText(route) + " needs " + N(s.input_tokens) +
+         " of " + N(s.allowed_input) + " allowed input tokens (" +
+         FormatBasisPoints(s.input_utilization_bp) +
+         ") before any upstream output; the exact prompt is measured again before launch";
 }
 
 std::string ShortenRequestText(int64_t request_bytes) {

@@ -29,11 +29,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/file_system.h"
 #include "process/cancel_token.h"
 #include "process/child_command.h"
 #include "process/supervisor.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
+#include "store/artifact_ref.h"
 
 namespace pi_fusion::cli {
 namespace {
@@ -104,6 +106,13 @@ Result<std::string> ReadFile(const std::string& path) {
   std::ostringstream data;
   data << in.rdbuf();
   return data.str();
+}
+
+// A file the child left in the artifact directory: bounded and regular only (a FIFO planted there
+// must not hang the verification).
+Result<std::string> ReadChildFile(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return PosixFileSystem().ReadFile(path, store::ArtifactReadCap(path.substr(slash + 1)));
 }
 
 void WriteFile(const std::string& path, const std::string& bytes) {
@@ -282,7 +291,7 @@ int RunChildRun(const ChildRunArgs& args) {
   request.exit = {outcome->exit_code, outcome->term_signal};
   request.provider = args.provider;
   request.model = args.model;
-  if (Result<std::string> original = ReadFile(oversize); original.ok()) {
+  if (Result<std::string> original = ReadChildFile(oversize); original.ok()) {
     request.oversized_original = *original;
     out["artifacts"]["oversized_original"] = oversize;
   }
@@ -296,8 +305,8 @@ int RunChildRun(const ChildRunArgs& args) {
       process::CapabilityTools(*ParseCapability(args.capability));
   if (!tools.empty()) {
     const AuditPaths paths = AuditPathsIn(*dir);
-    Result<std::string> journal = ReadFile(paths.journal);
-    Result<std::string> seal = ReadFile(paths.seal);
+    Result<std::string> journal = ReadChildFile(paths.journal);
+    Result<std::string> seal = ReadChildFile(paths.seal);
     const protocol::ToolAuditReport audit = protocol::VerifyToolAudit(
         {journal.ok() ? std::optional<std::string_view>(*journal) : std::nullopt,
          seal.ok() ? std::optional<std::string_view>(*seal) : std::nullopt, tools});

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string_view>
 
 namespace pi_fusion::config {
@@ -25,6 +26,10 @@ inline constexpr std::chrono::milliseconds kLockTimeout{10000};
 inline constexpr mode_t kLockFileMode = 0600;
 inline constexpr mode_t kConfigFileMode = 0600;
 inline constexpr mode_t kConfigDirMode = 0700;
+// Reads are bounded: fusion-models.json names five routes (a few hundred bytes in practice); the
+// lock holds a pid and a newline.
+inline constexpr uint64_t kModelsFileMaxBytes = 1u << 20;
+inline constexpr uint64_t kLockFileMaxBytes = 64;
 
 // The only endpoints on which a frontier route is admitted (exact strings).
 inline constexpr std::string_view kAnthropicProvider = "anthropic";

@@ -63,7 +63,7 @@ ConfigStore::ConfigStore(std::string agent_dir, FileSystem& fs, LockClock& clock
       clock_(clock) {}
 
 Result<Revision> ConfigStore::CurrentRevision() const {
-  Result<std::string> bytes = fs_.ReadFile(path_);
+  Result<std::string> bytes = fs_.ReadFile(path_, kModelsFileMaxBytes);
   if (bytes.ok()) return Revision{path_, true, Sha256Ref(*bytes)};
   if (bytes.status().code() == kFsNotFound) return Revision{path_, false, ""};
   return Status::Error(std::string(kConfigInvalid),
@@ -71,7 +71,7 @@ Result<Revision> ConfigStore::CurrentRevision() const {
 }
 
 Result<LoadedConfig> ConfigStore::Load() const {
-  Result<std::string> bytes = fs_.ReadFile(path_);
+  Result<std::string> bytes = fs_.ReadFile(path_, kModelsFileMaxBytes);
   if (!bytes.ok()) {
     if (bytes.status().code() == kFsNotFound) return LoadedConfig{{}, {path_, false, ""}};
     return Status::Error(std::string(kConfigInvalid),
@@ -83,7 +83,7 @@ Result<LoadedConfig> ConfigStore::Load() const {
 }
 
 std::string ConfigStore::LockHolderText() const {
-  Result<std::string> content = fs_.ReadFile(lock_path_);
+  Result<std::string> content = fs_.ReadFile(lock_path_, kLockFileMaxBytes);
   if (!content.ok()) return "";
   std::string pid = *content;
   while (!pid.empty() && (pid.back() == '\n' || pid.back() == '\r')) pid.pop_back();

@@ -15,6 +15,11 @@
 //   - created files and directories get exactly the requested mode (the umask is not applied);
 //   - EINTR is retried, short writes are continued.
 //
+//   - reads are bounded and of regular files only: ReadFile() opens without following a final
+//     symlink and without blocking (O_NOFOLLOW|O_NONBLOCK), refuses anything fstat(2) does not
+//     call a regular file (a FIFO planted under an artifact's name must not hang a reader) and
+//     refuses a file over the caller's cap before reading a byte of it.
+//
 // Errors are Status values with one of the codes below and a message
 // "<operation> <path>: <errno text>", made by FsError() so fakes produce identical texts.
 //
@@ -39,6 +44,10 @@ namespace pi_fusion {
 inline constexpr char kFsNotFound[] = "not_found";            // ENOENT
 inline constexpr char kFsAlreadyExists[] = "already_exists";  // EEXIST
 inline constexpr char kFsIoError[] = "io_error";              // any other errno
+// ReadFile() of something that is not a regular file (FIFO, device, socket, directory, symlink).
+inline constexpr char kFsNotRegular[] = "not_regular";
+// ReadFile() of a file longer than the caller's cap.
+inline constexpr char kFsTooLarge[] = "too_large";
 
 // "Read-only file system (errno 30)": thread-safe, unlike strerror().
 std::string ErrnoText(int err);
@@ -88,8 +97,11 @@ class FileSystem {
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // fsync(2) of a directory, making the names created or renamed in it durable.
   virtual Status SyncDir(const std::string& path) = 0;
-  // The whole content of a regular file (never through a final symlink).
-  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // The whole content of the regular file `path`, at most `max_bytes` long. Never through a final
+  // symlink, never blocking on a FIFO or device: kFsNotRegular for anything but a regular file,
+  // kFsTooLarge when it is longer than `max_bytes` (from fstat(2) before reading, and again
+  // while reading, for a file that grows meanwhile).
+  virtual Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) = 0;
   // The names in a directory, without "." and "..", in no particular order.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   // unlink(2) of a file.
@@ -129,7 +141,9 @@ class FileSystemWrapper : public FileSystem {
     return target_.Rename(from, to);
   }
   Status SyncDir(const std::string& path) override { return target_.SyncDir(path); }
-  Result<std::string> ReadFile(const std::string& path) override { return target_.ReadFile(path); }
+  Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) override {
+    return target_.ReadFile(path, max_bytes);
+  }
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
     return target_.ListDir(path);
   }

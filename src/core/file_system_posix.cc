@@ -91,6 +91,25 @@ Status RequireRegular(int fd, const std::string& path) {
   return Status::Ok();
 }
 
+// What a non-regular file is, for messages.
+const char* KindOf(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "another special file";
+}
+
+Status NotRegular(const std::string& path, const char* kind) {
+  return Status::Error(kFsNotRegular, "read " + path + ": not a regular file (" + kind + ")");
+}
+
+Status TooLarge(const std::string& path, uint64_t size, uint64_t max_bytes) {
+  return Status::Error(kFsTooLarge, "read " + path + ": " + std::to_string(size) +
+                                        " bytes, over the " + std::to_string(max_bytes) +
+                                        "-byte limit");
+}
+
 FileType TypeOf(mode_t mode) {
   if (S_ISREG(mode)) return FileType::kRegular;
   if (S_ISDIR(mode)) return FileType::kDirectory;
@@ -139,11 +158,30 @@ class PosixFileSystemImpl : public FileSystem {
     return Status::Ok();
   }
 
-  Result<std::string> ReadFile(const std::string& path) override {
-    const int fd =
-        RetryEintr([&] { return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC); });
-    if (fd < 0) return FsError("open", path, errno);
+  Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) override {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    const int fd = RetryEintr(
+        [&] { return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); });
+    if (fd < 0) {
+      if (errno == ELOOP) return NotRegular(path, "a symbolic link");
+      return FsError("open", path, errno);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return FsError("fstat", path, err);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return NotRegular(path, KindOf(st.st_mode));
+    }
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      ::close(fd);
+      return TooLarge(path, static_cast<uint64_t>(st.st_size), max_bytes);
+    }
     std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
     char buf[64 * 1024];
     for (;;) {
       const ssize_t n = RetryEintr([&] { return ::read(fd, buf, sizeof buf); });
@@ -153,6 +191,10 @@ class PosixFileSystemImpl : public FileSystem {
         return FsError("read", path, err);
       }
       if (n == 0) break;
+      if (out.size() + static_cast<size_t>(n) > max_bytes) {  // it grew while we read
+        ::close(fd);
+        return TooLarge(path, out.size() + static_cast<size_t>(n), max_bytes);
+      }
       out.append(buf, static_cast<size_t>(n));
     }
     ::close(fd);

@@ -83,8 +83,10 @@ std::string JsonErrorText(const nlohmann::json::exception& e) {
   if (what.rfind("[json.exception.", 0) == 0) {
     if (const size_t end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
   }
-  if (const size_t quote = what.find("; last read: "); quote != std::string::npos) {
-    what.erase(quote);
+  // Both excerpts nlohmann writes quote the input: "; last read: '…'" after a syntax error and
+  // "number overflow parsing '…'" after a number too large for a double.
+  for (const char* excerpt : {"; last read: ", " parsing '"}) {
+    if (const size_t quote = what.find(excerpt); quote != std::string::npos) what.erase(quote);
   }
   return what;
 }

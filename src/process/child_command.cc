@@ -145,6 +145,14 @@ Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec) {
   return argv;
 }
 
+bool IsPerChildVariable(std::string_view name) {
+  static constexpr std::array<std::string_view, 7> kPerChild = {
+      "PI_FUSION_CHILD_ROLE",          "PI_FUSION_OVERSIZE_PATH", "PI_FUSION_TOOLS",
+      "PI_FUSION_TOOL_JOURNAL",        "PI_FUSION_TOOL_SEAL",     "PI_FUSION_SOURCE_POLICY",
+      "PI_FUSION_SOURCE_POLICY_SHA256"};
+  return std::find(kPerChild.begin(), kPerChild.end(), name) != kPerChild.end();
+}
+
 bool IsStrippedChildVariable(std::string_view name) {
   if (StartsWith(name, "PI_FUSION_")) return false;
   for (std::string_view prefix : kStrippedPrefixes) {
@@ -173,7 +181,10 @@ std::vector<std::string> BuildChildEnvironment(const std::vector<std::string>& p
     if (eq == std::string::npos || eq == 0) continue;
     std::string_view name(entry.data(), eq);
     if (!seen.insert(name).second) continue;  // getenv() sees only the first
-    if (IsStrippedChildVariable(name) || name == "PI_SKIP_VERSION_CHECK") continue;
+    if (IsStrippedChildVariable(name) || IsPerChildVariable(name) ||
+        name == "PI_SKIP_VERSION_CHECK") {
+      continue;
+    }
     if (name == "PI_CACHE_RETENTION") {
       const bool empty = eq + 1 == entry.size();
       if (anthropic && empty) continue;  // empty counts as unset; defaulted below

@@ -63,12 +63,19 @@ Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec);
 // True for variables a child must not inherit: PI_SESSION_*, PI_PROVIDER, PI_MODEL,
 // PI_REASONING_LEVEL, PI_AUTH_FILE, PI_API_*, OPENAI_*, OPENROUTER_*, AZURE_OPENAI_*,
 // AZURE_*API_KEY / AZURE_*BASE_URL / AZURE_*API_BASE / AZURE_*ENDPOINT, and the Anthropic API
-// credentials, base URL and workload-identity variables. PI_FUSION_* is always kept.
+// credentials, base URL and workload-identity variables. PI_FUSION_* is kept (but see
+// IsPerChildVariable).
 bool IsStrippedChildVariable(std::string_view name);
+
+// The PI_FUSION_* variables the parent sets for each child (its role, the oversize path, its
+// tools, audit journal and seal, the source policy). A parent environment's own values of these
+// never reach a child: getenv() sees the first of duplicate entries, so an inherited one would
+// override the per-child value appended after it.
+bool IsPerChildVariable(std::string_view name);
 
 // The child environment from the parent's ("KEY=value" entries, order kept; for duplicate keys
 // the first wins, as getenv() does; entries without '=' are dropped):
-//   - every IsStrippedChildVariable() name removed;
+//   - every IsStrippedChildVariable() and IsPerChildVariable() name removed;
 //   - PI_SKIP_VERSION_CHECK=1 (overriding any inherited value);
 //   - for Anthropic routes (`provider_api == "anthropic-messages"`) PI_CACHE_RETENTION=long when
 //     the parent has none or an empty one; an inherited short|none|long stays as it is.

@@ -36,7 +36,15 @@ Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
   if (*alive) return false;
   // Taking the lock makes this host the run's owner for the finalization.
   Result<std::unique_ptr<FileLock>> lock = AcquireOwnerLock(fs, run_dir);
-  if (!lock.ok()) return false;
+  if (!lock.ok()) {
+    // Another host took it first and finalizes the run; otherwise this one cannot (a read-only
+    // directory), and must say so rather than let the run pass for running.
+    Result<bool> taken = OwnerAlive(fs, run_dir);
+    if (taken.ok() && *taken) return false;
+    return Status::Error(codes::kArtifactError,
+                         "the run's host process ended, but the run cannot be finalized: " +
+                             lock.status().message());
+  }
   // Re-read under the lock: another host may have finalized it in between.
   manifest = ReadManifest(fs, run_dir);
   if (!manifest.ok()) return manifest.status();
@@ -49,7 +57,14 @@ Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
                      std::string(RunStateName(was)) + "); nothing will finish it",
                  StageOf(was), std::nullopt, std::nullopt};
   FailReport report = store->Fail(RunState::kFailed, std::move(error));
-  if (!report.terminal.ok()) return report.terminal;
+  if (!report.terminal.ok()) {
+    // The terminal manifest is what counts (error.json and the summary are subordinate to it).
+    Result<Manifest> now = ReadManifest(fs, run_dir);
+    if (now.ok() && IsTerminal(now->state)) return true;
+    return Status::Error(codes::kArtifactError,
+                         "the run's host process ended, but the run cannot be finalized: " +
+                             report.terminal.message());
+  }
   return true;
 }
 

@@ -23,7 +23,9 @@ namespace pi_fusion::store {
 
 // true when this call finalized the run; false when there was nothing to do (the run is
 // terminal, its owner is alive, or another host is finalizing it). kArtifactError when the
-// manifest cannot be read or parsed (naming the file) or the finalization could not be written.
+// manifest cannot be read or parsed (naming the file), or when the owner is gone but the
+// finalization could not be written (a read-only directory): the run is then neither running nor
+// durably failed, and the caller reports that rather than "running".
 Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
                                  const std::string& run_dir);
 

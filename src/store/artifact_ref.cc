@@ -2,6 +2,7 @@
 
 #include "core/durable_file.h"
 #include "pi_fusion/sha256.h"
+#include "store/constants.h"
 #include "store/json_util.h"
 #include "store/run_paths.h"
 
@@ -50,16 +51,25 @@ Result<ArtifactRef> RefFromJson(const nlohmann::json& value, std::string_view wh
   return ref;
 }
 
+uint64_t ArtifactReadCap(std::string_view name) {
+  if (name == kManifestFile) return kManifestMaxBytes;
+  if (name == kResultFile) return kResultMaxBytes;
+  if (name == kMergedFile) return kMergedMaxBytes;
+  if (name == kErrorFile) return kErrorMaxBytes;
+  if (name == kFailureSummaryFile) return kFailureSummaryMaxBytes;
+  return kArtifactMaxBytes;
+}
+
 Result<std::string> VerifyArtifact(FileSystem& fs, const std::string& run_dir,
                                    const ArtifactRef& ref) {
   Status s = ValidateArtifactName(ref.path);
   if (!s.ok()) return s;
   const std::string path = ArtifactPath(run_dir, ref.path);
-  auto info = fs.Stat(path);
-  if (!info.ok()) return Mismatch(ref, "cannot be read: " + info.status().message());
-  if (info->type != FileType::kRegular) return Mismatch(ref, "is not a regular file");
-  auto bytes = fs.ReadFile(path);
-  if (!bytes.ok()) return Mismatch(ref, "cannot be read: " + bytes.status().message());
+  auto bytes = fs.ReadFile(path, ArtifactReadCap(ref.path));
+  if (!bytes.ok()) {
+    if (bytes.status().code() == kFsNotRegular) return Mismatch(ref, "is not a regular file");
+    return Mismatch(ref, "cannot be read: " + bytes.status().message());
+  }
   if (bytes->size() != ref.byte_length) {
     return Mismatch(ref, "byte_length " + std::to_string(bytes->size()) + " != recorded " +
                              std::to_string(ref.byte_length));

@@ -33,9 +33,12 @@ nlohmann::json RefToJson(const ArtifactRef& ref);
 // kArtifactError naming `where`.
 Result<ArtifactRef> RefFromJson(const nlohmann::json& value, std::string_view where);
 
-// Reads `run_dir`/ref.path and checks that it is a regular file (not a symlink) whose length and
-// SHA-256 equal the ref's. Returns the verified bytes, or kArtifactError naming the file and what
-// differed ("merged.md: byte_length 11 != recorded 12").
+// The most bytes any reader reads of the artifact `name` (constants.h "Read caps").
+uint64_t ArtifactReadCap(std::string_view name);
+
+// Reads `run_dir`/ref.path (bounded by ArtifactReadCap) and checks that it is a regular file (not a
+// symlink) whose length and SHA-256 equal the ref's. Returns the verified bytes, or kArtifactError
+// naming the file and what differed ("merged.md: byte_length 11 != recorded 12").
 Result<std::string> VerifyArtifact(FileSystem& fs, const std::string& run_dir,
                                    const ArtifactRef& ref);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace pi_fusion::store {
 
@@ -40,6 +41,22 @@ inline constexpr size_t kSummaryMaxAttempts = 24;
 inline constexpr size_t kSummaryMaxEvidence = 64;
 // The bounded note the failure channel carries when the summary could not be written.
 inline constexpr size_t kSummaryNoteMaxBytes = 256;
+
+// Read caps (store/artifact_ref.h ArtifactReadCap): no file of a run directory is read unless it is
+// at most this long, checked before reading, so a broken or hostile directory cannot make a reader
+// allocate without bound. Each is far above what a run writes.
+// The manifest and result.json hold refs, attempts and small summaries: kilobytes in practice.
+inline constexpr uint64_t kManifestMaxBytes = 4u << 20;
+inline constexpr uint64_t kResultMaxBytes = 4u << 20;
+// The merger's answer is capped at 64 KiB of JSON-escaped text (CONTRACTS.md "Budget"); validate's
+// host-rendered report draws on the evaluation and three reports, so leave room.
+inline constexpr uint64_t kMergedMaxBytes = 1u << 20;
+// error.json and failure-summary.json are bounded by kTerminalMessageMaxBytes and the summary
+// row limits above.
+inline constexpr uint64_t kErrorMaxBytes = 64u << 10;
+inline constexpr uint64_t kFailureSummaryMaxBytes = 1u << 20;
+// Any other artifact: the largest is a child's kept stdout (32 MiB) or stderr (16 MiB).
+inline constexpr uint64_t kArtifactMaxBytes = 64u << 20;
 
 // bg_result's failure view must fit this many bytes of canonical JSON.
 inline constexpr size_t kFailureViewMaxBytes = 8192;

@@ -95,13 +95,6 @@ json StageProgress(const Manifest& m, Stage stage, int slots) {
           {"not_started", slots - static_cast<int>(latest.size())}};
 }
 
-json Progress(const Manifest& m) {
-  return {{"children_started", m.attempts.size()},
-          {"candidates", StageProgress(m, Stage::kCandidate, 3)},
-          {"evaluation", StageProgress(m, Stage::kEvaluation, 1)},
-          {"merge", StageProgress(m, Stage::kMerge, 1)}};
-}
-
 json AttemptRow(const AttemptRecord& a) {
   const Usage usage = a.usage.value_or(Usage{});
   return {{"stage", StageName(a.key.stage)},
@@ -148,6 +141,13 @@ std::string_view FailureClass(std::string_view code) {
   return rule != nullptr ? rule->failure_class : "orchestration";
 }
 
+json FailureProgress(const Manifest& m) {
+  return {{"children_started", m.attempts.size()},
+          {"candidates", StageProgress(m, Stage::kCandidate, 3)},
+          {"evaluation", StageProgress(m, Stage::kEvaluation, 1)},
+          {"merge", StageProgress(m, Stage::kMerge, 1)}};
+}
+
 json BuildFailureSummary(const Manifest& m, const std::string& created_at) {
   size_t message_omitted = 0, attempts_omitted = 0, evidence_omitted = 0;
   json terminal_error = TerminalError(m, message_omitted);
@@ -162,7 +162,7 @@ json BuildFailureSummary(const Manifest& m, const std::string& created_at) {
           {"created_at", created_at},
           {"answer", {{"present", false}, {"reason", "run_did_not_commit"}}},
           {"terminal_error", std::move(terminal_error)},
-          {"progress", Progress(m)},
+          {"progress", FailureProgress(m)},
           {"usage", UsageToJson(m.usage)},
           {"attempts", std::move(attempts)},
           {"evidence", std::move(evidence)},

@@ -37,6 +37,11 @@ namespace pi_fusion::store {
 // REQUIRES: terminal.state is failed or cancelled.
 nlohmann::json BuildFailureSummary(const Manifest& terminal, const std::string& created_at);
 
+// The summary's `progress`: children_started plus, per stage (candidates, evaluation, merge),
+// {attempts, completed, failed, cancelled, interrupted, not_started} counted per slot by its
+// latest attempt. Failure notices state the same facts.
+nlohmann::json FailureProgress(const Manifest& m);
+
 // The remediation ids for an error code in a failed or cancelled run.
 std::vector<std::string> RemediationIds(std::string_view code, bool cancelled);
 

@@ -65,7 +65,7 @@ void RunStore::WriteSummaryOnceLocked(FailReport& report) {
     report.summary_note = SummaryNote(cause);
   };
   // A fresh re-read, so the summary describes exactly what is durable.
-  auto bytes = fs_.ReadFile(PathOf(kManifestFile));
+  auto bytes = fs_.ReadFile(PathOf(kManifestFile), kManifestMaxBytes);
   if (!bytes.ok()) return fail(Status::Error(kArtifactError, bytes.status().message()));
   auto parsed = ParseJson(bytes.value(), kManifestFile);
   if (!parsed.ok()) return fail(parsed.status());

@@ -59,7 +59,7 @@ Result<json> CheckResultJson(const std::string& bytes, const Manifest& m) {
 }  // namespace
 
 Result<Manifest> ReadManifest(FileSystem& fs, const std::string& run_dir) {
-  auto bytes = fs.ReadFile(ArtifactPath(run_dir, kManifestFile));
+  auto bytes = fs.ReadFile(ArtifactPath(run_dir, kManifestFile), kManifestMaxBytes);
   if (!bytes.ok()) return Refuse("manifest.json cannot be read: " + bytes.status().message());
   auto parsed = ParseJson(bytes.value(), kManifestFile);
   if (!parsed.ok()) return parsed.status();

@@ -1,5 +1,7 @@
 #include "tasks/lifecycle_texts.h"
 
+#include <cstdio>
+
 #include "config/route_admission.h"
 #include "tasks/run_view.h"
 
@@ -75,6 +77,66 @@ LaunchReport FailedLaunch(const workflow::PreflightFailure& failure) {
   return launch;
 }
 
+std::string ChildrenLine(const json& progress) {
+  if (!progress.is_object()) return "";
+  std::string line;
+  for (const char* stage : {"candidates", "evaluation", "merge"}) {
+    const json counts = progress.value(stage, json());
+    if (!counts.is_object()) return "";
+    std::string facts;
+    for (const char* state : {"completed", "failed", "cancelled", "interrupted", "not_started"}) {
+      const json n = counts.value(state, json());
+      if (!n.is_number_unsigned() || n.get<uint64_t>() == 0) continue;
+      const std::string name = std::string(state) == "not_started" ? "not started" : state;
+      facts += (facts.empty() ? "" : ", ") +
+               (std::string(stage) == "candidates" ? std::to_string(n.get<uint64_t>()) + " "
+                                                   : std::string()) +
+               name;
+    }
+    line += (line.empty() ? "" : "; ") + std::string(stage) + " " +
+            (facts.empty() ? "not started" : facts);
+  }
+  return "Children: " + line + ".";
+}
+
+std::string UsageSoFarLine(const json& usage) {
+  if (!usage.is_object()) return "";
+  const auto count = [&](const char* key) {
+    const json n = usage.value(key, json());
+    return n.is_number_unsigned() ? std::to_string(n.get<uint64_t>()) : std::string("0");
+  };
+  double cost = 0;
+  if (usage.contains("cost") && usage["cost"].is_object()) cost = usage["cost"].value("total", 0.0);
+  char dollars[32];
+  std::snprintf(dollars, sizeof(dollars), "$%.4f", cost);
+  return "Usage so far: " + count("input") + " input, " + count("output") + " output, " +
+         count("cacheRead") + " cache read, " + count("cacheWrite") + " cache write tokens, " +
+         dollars + ".";
+}
+
+namespace {
+
+// The lines after a failed or cancelled run's first line.
+std::string EndFacts(const workflow::RunOutcome& outcome) {
+  std::string out;
+  for (const std::string& line : {ChildrenLine(outcome.progress), UsageSoFarLine(outcome.usage)}) {
+    if (!line.empty()) out += "\n" + line;
+  }
+  if (!outcome.summary_note.empty()) {
+    // The store's note already says "failure summary unavailable: <why>".
+    std::string note = outcome.summary_note;
+    if (note.rfind("failure summary unavailable", 0) == 0) {
+      note[0] = 'F';
+    } else {
+      note = "Failure summary unavailable: " + note;
+    }
+    out += "\n" + note;
+  }
+  return out + "\nArtifacts: " + outcome.artifact_dir;
+}
+
+}  // namespace
+
 std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task) {
   switch (outcome.end) {
     case workflow::RunEnd::kCompleted:
@@ -87,12 +149,12 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
       return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
              outcome.error.message() +
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
-             "\nArtifacts: " + outcome.artifact_dir;
+             EndFacts(outcome);
     }
     case workflow::RunEnd::kFailed:
       break;
   }
-  return workflow::FailureText(outcome);
+  return workflow::FailureText(outcome) + EndFacts(outcome);
 }
 
 TaskState TaskStateOf(workflow::RunEnd end) {

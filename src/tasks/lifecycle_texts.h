@@ -49,7 +49,17 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task);
 // (error code: <code>)".
 LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
 
-// The terminal notification of `outcome`.
+// What the children of a failed or cancelled run did, from store::FailureProgress (the failure
+// summary's `progress`): "Children: candidates 2 completed, 1 failed; evaluation not started;
+// merge not started." Empty for a value of another shape.
+std::string ChildrenLine(const nlohmann::json& progress);
+// "Usage so far: 30 input, 33 output, 36 cache read, 39 cache write tokens, $2.8125." from a Pi
+// Usage object; empty for a value of another shape.
+std::string UsageSoFarLine(const nlohmann::json& usage);
+
+// The terminal notification of `outcome`. A failure or cancellation says, after its first line,
+// what the children did, the usage so far, the failure summary's unavailability when it could
+// not be written, and the artifact directory.
 std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task);
 TaskState TaskStateOf(workflow::RunEnd end);
 

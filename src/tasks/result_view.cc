@@ -89,6 +89,14 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
   view.details["answer"] = {{"present", false}, {"reason", "run_did_not_commit"}};
   std::string summary = task.terminal_text;
   if (failure.ok()) {
+    // A run from an earlier Pi process has only its error as text: say what its children did and
+    // what it used, as the notice of a run of this process does.
+    if (summary.find("\nChildren: ") == std::string::npos) {
+      for (const std::string& line : {ChildrenLine(failure->value("progress", json())),
+                                      UsageSoFarLine(failure->value("usage_so_far", json()))}) {
+        if (!line.empty()) summary += "\n" + line;
+      }
+    }
     for (const auto& [key, value] : failure->items()) view.details[key] = value;
     store::FitFailureView(view.details, kFailureViewLimit);
   } else {

@@ -31,7 +31,8 @@ uint64_t DirectorySize(FileSystem& fs, const std::string& dir) {
 
 // The first non-blank line of the request's prompt (reason) or objective (the others).
 std::string Question(FileSystem& fs, const std::string& run_dir) {
-  Result<std::string> bytes = fs.ReadFile(run_dir + "/" + kCanonicalInput);
+  Result<std::string> bytes =
+      fs.ReadFile(run_dir + "/" + kCanonicalInput, store::ArtifactReadCap(kCanonicalInput));
   if (!bytes.ok()) return "";
   const nlohmann::json input = nlohmann::json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
   if (!input.is_object() || !input.contains("request") || !input["request"].is_object()) return "";

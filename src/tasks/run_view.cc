@@ -4,6 +4,7 @@
 #include <map>
 
 #include "pi_fusion/sha256.h"
+#include "store/artifact_ref.h"
 #include "store/failure_view.h"
 
 namespace pi_fusion::tasks {
@@ -330,7 +331,8 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
     auto ref = manifest->artifacts.find(name);
     Result<std::string> text = ref == manifest->artifacts.end()
                                    ? Result<std::string>(Status::Error("artifact_error", "none"))
-                                   : fs.ReadFile(run_dir + "/" + ref->second.path);
+                                   : fs.ReadFile(run_dir + "/" + ref->second.path,
+                                                 store::ArtifactReadCap(ref->second.path));
     if (!text.ok()) {
       candidate["note"] = "(its answer file is gone)";
       missing = true;
@@ -344,7 +346,8 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   if (!candidates.empty()) out["candidates"] = candidates;
   auto evaluation_ref = manifest->artifacts.find("evaluation.json");
   if (evaluation_ref != manifest->artifacts.end()) {
-    Result<std::string> bytes = fs.ReadFile(run_dir + "/" + evaluation_ref->second.path);
+    Result<std::string> bytes = fs.ReadFile(run_dir + "/" + evaluation_ref->second.path,
+                                            store::ArtifactReadCap(evaluation_ref->second.path));
     const json evaluation =
         bytes.ok() ? json::parse(*bytes, nullptr, /*allow_exceptions=*/false) : json();
     if (evaluation.is_object()) {

@@ -6,6 +6,7 @@
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
+#include "store/artifact_ref.h"
 #include "store/usage.h"
 
 namespace pi_fusion::workflow {
@@ -94,8 +95,10 @@ Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::Chil
 }
 
 // A file the child may have left; nullopt when it is absent or unreadable.
-std::optional<std::string> ReadIfPresent(const std::string& path) {
-  Result<std::string> bytes = PosixFileSystem().ReadFile(path);
+std::optional<std::string> ReadIfPresent(FileSystem& fs, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  Result<std::string> bytes = fs.ReadFile(
+      path, store::ArtifactReadCap(slash == std::string::npos ? path : path.substr(slash + 1)));
   if (!bytes.ok()) return std::nullopt;
   return std::move(bytes).value();
 }
@@ -205,14 +208,14 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
                                  std::nullopt};
   if (!files.oversized.empty()) {
     // Present only when the child preserved an oversized first answer.
-    verify.oversized_original = ReadIfPresent(files.oversized);
+    verify.oversized_original = ReadIfPresent(*run.seams.fs, files.oversized);
   }
   protocol::ChildReport report = protocol::VerifyChildRun(verify);
   std::optional<std::string> journal, seal;
   std::optional<protocol::ToolAuditReport> audit;
   if (!child.tools.empty()) {
-    journal = ReadIfPresent(files.journal);
-    seal = ReadIfPresent(files.seal);
+    journal = ReadIfPresent(*run.seams.fs, files.journal);
+    seal = ReadIfPresent(*run.seams.fs, files.seal);
     audit = protocol::VerifyToolAudit({journal, seal, child.tools});
   }
 

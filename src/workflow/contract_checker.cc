@@ -25,7 +25,7 @@ bool ContractChecker::Object(const json& value, const std::string& path,
   for (const auto& [key, child] : value.items()) {
     if (listed(keys, key) || listed(optional, key)) continue;
     if (reported_elsewhere && reported_elsewhere(key)) continue;
-    Fail(path + "." + key, "unsupported key");
+    Fail(path + "." + key, "unsupported key", path + ": an unsupported key");
   }
   for (const char* key : keys) {
     if (!value.contains(key)) Fail(path + "." + key, "missing required key");

@@ -27,8 +27,10 @@ class ContractChecker {
   // Keys Object() does not report as unsupported because another rule reports them already.
   std::function<bool(std::string_view)> reported_elsewhere;
 
-  void Fail(std::string path, std::string message) {
-    errors.push_back({std::move(path), std::move(message)});
+  // `record`: the model-text-free form (EvaluationError::record) when `path` or `message` quote
+  // the output.
+  void Fail(std::string path, std::string message, std::string record = "") {
+    errors.push_back({std::move(path), std::move(message), std::move(record)});
   }
 
   // A closed object with exactly `keys` plus any of `optional`. False when not an object.

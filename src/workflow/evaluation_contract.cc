@@ -41,7 +41,9 @@ class Checker : public ContractChecker {
     if (value.is_object()) {
       for (const auto& [key, child] : value.items()) {
         if (IsForbiddenKey(key)) {
-          Fail(path + "." + key, "forbidden key: a blind evaluation has no score, rank or winner");
+          // The path may run through keys the model made up.
+          Fail(path + "." + key, "forbidden key: a blind evaluation has no score, rank or winner",
+               "a forbidden key: a blind evaluation has no score, rank or winner");
         }
         ForbiddenKeys(child, path + "." + key);
       }
@@ -216,7 +218,7 @@ std::vector<std::string> CapValidationErrors(const std::vector<EvaluationError>&
 
 Status EvaluationInvalid(const std::vector<EvaluationError>& errors) {
   std::string message = "evaluator output does not match " + std::string(kEvaluationSchema) + ": " +
-                        Capped(errors.front().ToString(), kRepairMaxErrorBytes);
+                        Capped(errors.front().Record(), kRepairMaxErrorBytes);
   if (errors.size() > 1) message += " (and " + std::to_string(errors.size() - 1) + " more)";
   return Status::Error(std::string(kEvaluationInvalid), message);
 }

@@ -36,8 +36,15 @@ namespace pi_fusion::workflow {
 struct EvaluationError {
   std::string path;     // "$.conflicts[0].positions[1].candidate_id"; "$" is the whole output
   std::string message;  // "duplicate position for candidate A"
+  // The same fact without any text of the output it describes (a key or an id the model chose),
+  // for error.json and notices, which never carry model text; empty when `path` and `message`
+  // quote nothing of the output.
+  std::string record;
 
+  // For the model (the repair prompt): everything, the output's own keys and ids included.
   std::string ToString() const { return path + ": " + message; }
+  // For the run's records: never a byte of the output.
+  std::string Record() const { return record.empty() ? ToString() : record; }
   bool operator==(const EvaluationError&) const = default;
 };
 

@@ -7,6 +7,7 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "store/failure_summary.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_stage.h"
 #include "workflow/evaluation_contract.h"
@@ -141,10 +142,8 @@ class Run {
 
  private:
   void ReportBudgetWarnings() {
-    size_t high = 0;
-    for (const budget::StageForecast& stage : run_.plan.stages) {
-      if (stage.utilization_bp >= 8000) ++high;
-    }
+    // The plan's warnings only: worst-case reservation pressure is a note (budget/planner.h).
+    const size_t high = run_.plan.warnings.size();
     if (high > 0) {
       observer_.Progress({ProgressEvent::kNote, 0,
                           "budget warning (" + std::to_string(high) + " stages at or above 80%)"});
@@ -353,6 +352,11 @@ class Run {
     for (const auto& [name, ref] : manifest.artifacts) {
       details.artifacts.push_back({name, ref.path, ref.byte_length, ref.sha256});
     }
+    for (const budget::BudgetWarning& w : run_.plan.warnings) {
+      details.warnings.push_back(
+          {"budget", std::string(budget::StageName(run_.plan.stages[w.stage_index].stage)),
+           w.message});
+    }
     Result<nlohmann::json> built = BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
     Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);
@@ -382,7 +386,9 @@ class Run {
     outcome_.error = Status::Error(error.code, error.message);
     outcome_.run_error = error;
     outcome_.artifact_dir = run_.store->run_dir();
-    outcome_.usage = store::UsageToJson(run_.store->Snapshot().usage);
+    const store::Manifest terminal_manifest = run_.store->Snapshot();
+    outcome_.usage = store::UsageToJson(terminal_manifest.usage);
+    outcome_.progress = store::FailureProgress(terminal_manifest);
     if (!report.terminal.ok()) outcome_.summary_note = report.terminal.ToString();
     if (!report.summary.ok()) outcome_.summary_note = report.summary_note;
     observer_.Progress(
@@ -409,8 +415,7 @@ std::string FailureText(const RunOutcome& outcome) {
   const std::string slot = error.slot ? std::to_string(*error.slot) : "";
   const std::string attempt = error.attempt ? std::to_string(*error.attempt) : "";
   return "Fusion failed (" + part("stage", stage) + ", " + part("slot", slot) + ", " +
-         part("attempt", attempt) + "): " + outcome.error.code() + ": " + outcome.error.message() +
-         "\nArtifacts: " + outcome.artifact_dir;
+         part("attempt", attempt) + "): " + outcome.error.code() + ": " + outcome.error.message();
 }
 
 RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer) {

@@ -94,11 +94,15 @@ struct RunOutcome {
   Status error;                              // ok when completed
   std::optional<store::RunError> run_error;  // stage/slot/attempt of a failure
   std::string artifact_dir;
-  nlohmann::json usage;      // the run's cumulative Pi usage
+  nlohmann::json usage;  // the run's cumulative Pi usage
+  // Failed or cancelled: what the children did (store::FailureProgress of the terminal
+  // manifest); null otherwise.
+  nlohmann::json progress;
   std::string summary_note;  // failure-summary problems, if any
 };
 
-// The failure line of the contract: "Fusion failed (stage=…, slot=…, attempt=…): <msg>".
+// The failure line of the contract: "Fusion failed (stage=…, slot=…, attempt=…): <code>: <msg>".
+// The notice adds the children, the usage so far and the artifact directory (tasks/).
 std::string FailureText(const RunOutcome& outcome);
 
 }  // namespace pi_fusion::workflow

@@ -74,7 +74,7 @@ class AccountingChecker : public ContractChecker {
     }
     const std::string& id = v.get_ref<const std::string&>();
     if (!known_.contains(id)) {
-      Fail(p, "unknown source finding id " + Quoted(id));
+      Fail(p, "unknown source finding id " + Quoted(id), p + ": an unknown source finding id");
       return nullptr;
     }
     return &id;
@@ -129,9 +129,11 @@ class AccountingChecker : public ContractChecker {
             const std::string& g = group->get_ref<const std::string&>();
             const auto it = groups_.find(g);
             if (it == groups_.end()) {
-              Fail(p + ".group_id", "no group has group_id " + Quoted(g));
+              Fail(p + ".group_id", "no group has group_id " + Quoted(g),
+                   p + ".group_id: no group has this group_id");
             } else if (id != nullptr && !it->second.contains(*id)) {
-              Fail(p + ".group_id", "group " + Quoted(g) + " does not list " + *id);
+              Fail(p + ".group_id", "group " + Quoted(g) + " does not list " + *id,
+                   p + ".group_id: the group named does not list " + *id);
             }
           }
         });
@@ -157,7 +159,8 @@ class AccountingChecker : public ContractChecker {
       } else if (group_id != nullptr && !decision->second.group.empty() &&
                  decision->second.group != *group_id) {
         // A decision naming no group is reported at the decision already.
-        Fail(q, "the decision for " + *id + " names group " + Quoted(decision->second.group));
+        Fail(q, "the decision for " + *id + " names group " + Quoted(decision->second.group),
+             q + ": the decision for " + *id + " names another group");
       }
     });
     const json* list = Field(group, "source_ids");
@@ -179,7 +182,8 @@ class AccountingChecker : public ContractChecker {
         group_id = &g->get_ref<const std::string&>();
         if (!seen.emplace(*group_id, p).second) {
           Fail(p + ".group_id",
-               "duplicate group_id " + Quoted(*group_id) + " (also at " + seen[*group_id] + ")");
+               "duplicate group_id " + Quoted(*group_id) + " (also at " + seen[*group_id] + ")",
+               p + ".group_id: a duplicate group_id (also at " + seen[*group_id] + ")");
           group_id = nullptr;
         }
       }

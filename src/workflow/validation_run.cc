@@ -17,7 +17,7 @@ Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& 
   ReportReading reading = ReadValidationReport(answer);
   if (!reading.ok()) {
     std::string message = "the review is not a valid " + std::string(kValidationCandidateSchema) +
-                          " report: " + reading.errors.front().ToString();
+                          " report: " + reading.errors.front().Record();
     if (reading.errors.size() > 1) {
       message += " (and " + std::to_string(reading.errors.size() - 1) + " more)";
     }

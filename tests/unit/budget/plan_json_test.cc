@@ -29,7 +29,11 @@ std::string Errors(const json& value) {
 TEST_CASE("BudgetPlanJson: plans of every verdict conform to the closed schema file") {
   testing::PlanFixture f;
   SECTION("clean plan") {}
-  SECTION("warnings") { f.allowed = 10000; }
+  SECTION("notes") { f.allowed = 10000; }
+  SECTION("warnings and notes") {
+    f.allowed = 10000;
+    f.candidate_system = std::string(8000, 'x');  // 85% of the allowed input
+  }
   SECTION("blocked, shorten request") {
     f.allowed = 10000;
     f.request = std::string(12000, 'r');
@@ -46,6 +50,9 @@ TEST_CASE("BudgetPlanJson: plans of every verdict conform to the closed schema f
   CHECK(value["blocked"] == plan.blocked());
   CHECK(value["stages"].size() == 6);
   CHECK(value["routes"].size() == 5);
+  CHECK(value["warnings"].size() == plan.warnings.size());
+  CHECK(value["notes"].size() == plan.notes.size());
+  for (const json& note : value["notes"]) CHECK(note["kind"] == "worst_case_reservation");
 }
 
 TEST_CASE("BudgetPlanJson: the schema is closed and the checker notices drift") {

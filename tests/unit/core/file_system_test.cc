@@ -21,6 +21,8 @@ using pi_fusion::FileSystem;
 using pi_fusion::FileType;
 using pi_fusion::PosixFileSystem;
 
+constexpr uint64_t kAnySize = 1u << 20;
+
 // A fresh directory under /tmp, removed with everything in it.
 class TempDir {
  public:
@@ -94,7 +96,7 @@ TEST_CASE("FileSystem: write, sync, rename, read, list, stat, unlink round trip"
   REQUIRE(file.value()->Close().ok());
   REQUIRE(fs.Rename(dir / "tmp", dir / "final").ok());
   REQUIRE(fs.SyncDir(dir.path()).ok());
-  auto bytes = fs.ReadFile(dir / "final");
+  auto bytes = fs.ReadFile(dir / "final", kAnySize);
   REQUIRE(bytes.ok());
   CHECK(bytes.value() == "head:" + big);
   auto names = fs.ListDir(dir.path());
@@ -120,7 +122,58 @@ TEST_CASE("FileSystem: Stat reports a symlink and ReadFile does not follow one",
   auto info = fs.Stat(dir / "link");
   REQUIRE(info.ok());
   CHECK(info->type == FileType::kSymlink);
-  CHECK_FALSE(fs.ReadFile(dir / "link").ok());
+  auto bytes = fs.ReadFile(dir / "link", kAnySize);
+  REQUIRE_FALSE(bytes.ok());
+  CHECK(bytes.status().code() == pi_fusion::kFsNotRegular);
+  CHECK_THAT(bytes.status().message(),
+             Catch::Contains("link: not a regular file (a symbolic link)"));
+}
+
+TEST_CASE("FileSystem: ReadFile refuses a FIFO at once instead of waiting for a writer",
+          "[core][fs]") {
+  TempDir dir;
+  REQUIRE(::mkfifo((dir / "manifest.json").c_str(), 0600) == 0);
+  // Without O_NONBLOCK the open would block this test forever (ctest's timeout fails it).
+  auto bytes = PosixFileSystem().ReadFile(dir / "manifest.json", kAnySize);
+  REQUIRE_FALSE(bytes.ok());
+  CHECK(bytes.status().code() == pi_fusion::kFsNotRegular);
+  CHECK_THAT(bytes.status().message(),
+             Catch::Contains("manifest.json: not a regular file (a FIFO)"));
+  CHECK(OpenDescriptorsFor(dir / "manifest.json").empty());
+}
+
+TEST_CASE("FileSystem: ReadFile refuses a directory and a device", "[core][fs]") {
+  TempDir dir;
+  REQUIRE(::mkdir((dir / "sub").c_str(), 0700) == 0);
+  auto sub = PosixFileSystem().ReadFile(dir / "sub", kAnySize);
+  REQUIRE_FALSE(sub.ok());
+  CHECK(sub.status().code() == pi_fusion::kFsNotRegular);
+  auto zero = PosixFileSystem().ReadFile("/dev/zero", kAnySize);  // would never end
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.status().code() == pi_fusion::kFsNotRegular);
+  CHECK_THAT(zero.status().message(), Catch::Contains("(a device)"));
+}
+
+TEST_CASE("FileSystem: ReadFile refuses a file over its cap before reading, and takes one at it",
+          "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "f", std::string(100, 'x')).ok());
+  auto at = fs.ReadFile(dir / "f", 100);
+  REQUIRE(at.ok());
+  CHECK(at->size() == 100);
+  auto over = fs.ReadFile(dir / "f", 99);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.status().code() == pi_fusion::kFsTooLarge);
+  CHECK_THAT(over.status().message(), Catch::Contains("f: 100 bytes, over the 99-byte limit"));
+  // A sparse file of 1 TiB is refused from its size alone, without reading (or allocating) it.
+  const int fd = ::open((dir / "sparse").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(::ftruncate(fd, off_t{1} << 40) == 0);
+  ::close(fd);
+  auto sparse = fs.ReadFile(dir / "sparse", kAnySize);
+  REQUIRE_FALSE(sparse.ok());
+  CHECK(sparse.status().code() == pi_fusion::kFsTooLarge);
 }
 
 TEST_CASE("FileSystem: descriptors are close-on-exec", "[core][fs]") {
@@ -149,7 +202,7 @@ TEST_CASE("WriteFileDurably: replaces content atomically and leaves no temp file
   FileSystem& fs = PosixFileSystem();
   REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "m.json", "one").ok());
   REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "m.json", "two!").ok());
-  CHECK(fs.ReadFile(dir / "m.json").value() == "two!");
+  CHECK(fs.ReadFile(dir / "m.json", kAnySize).value() == "two!");
   CHECK(ModeOf(dir / "m.json") == 0600);
   CHECK(fs.ListDir(dir.path()).value() == std::vector<std::string>{"m.json"});
 }
@@ -159,8 +212,8 @@ TEST_CASE("WriteFileDurably: skips a temp name left behind by a crash", "[core][
   FileSystem& fs = PosixFileSystem();
   REQUIRE(pi_fusion::WriteFileDurably(fs, dir / ".x.tmp-0", "stale").ok());
   REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "x", "fresh").ok());
-  CHECK(fs.ReadFile(dir / "x").value() == "fresh");
-  CHECK(fs.ReadFile(dir / ".x.tmp-0").value() == "stale");
+  CHECK(fs.ReadFile(dir / "x", kAnySize).value() == "fresh");
+  CHECK(fs.ReadFile(dir / ".x.tmp-0", kAnySize).value() == "stale");
   CHECK(pi_fusion::IsDurableTempName(".x.tmp-0"));
   CHECK_FALSE(pi_fusion::IsDurableTempName("x.tmp-0"));
 }

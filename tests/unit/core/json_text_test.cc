@@ -66,6 +66,13 @@ TEST_CASE("JsonErrorText: keeps position and kind, never the text being parsed",
     CHECK_THAT(text, Catch::StartsWith("parse error at line 1, column "));
     CHECK(pi_fusion::ExceptionText(e) == text);
   }
+  try {  // a number too large for a double: nlohmann quotes the literal
+    (void)nlohmann::json::parse("[1e99999]");
+    FAIL("parse accepted an overflowing number");
+  } catch (const nlohmann::json::exception& e) {
+    REQUIRE_THAT(std::string(e.what()), Catch::Contains("1e99999"));
+    CHECK(pi_fusion::JsonErrorText(e) == "number overflow");
+  }
   const std::runtime_error plain(std::string(300, 'x'));
   CHECK(pi_fusion::ExceptionText(plain) == std::string(200, 'x'));
 }

@@ -198,6 +198,25 @@ TEST_CASE("ChildEnvironment: built from the parent's, order kept, version check 
                                  "PI_SKIP_VERSION_CHECK=1"});
 }
 
+TEST_CASE("ChildEnvironment: the parent's per-child PI_FUSION_* values never reach a child") {
+  const std::vector<std::string> parent = {"PI_FUSION_CHILD_ROLE=merger",
+                                           "PI_FUSION_OVERSIZE_PATH=/tmp/elsewhere",
+                                           "PI_FUSION_TOOLS=bash",
+                                           "PI_FUSION_TOOL_JOURNAL=/tmp/j",
+                                           "PI_FUSION_TOOL_SEAL=/tmp/s",
+                                           "PI_FUSION_SOURCE_POLICY=/tmp/p",
+                                           "PI_FUSION_SOURCE_POLICY_SHA256=sha256:00",
+                                           "PI_FUSION_CHILD_WRAPPER=/usr/bin/env",
+                                           "PATH=/usr/bin"};
+  // Host-wide settings (a wrapper, a trace flag) still pass; the per-child ones are the parent's
+  // to set for each child.
+  CHECK(BuildChildEnvironment(parent, "openai-completions") ==
+        std::vector<std::string>{"PI_FUSION_CHILD_WRAPPER=/usr/bin/env", "PATH=/usr/bin",
+                                 "PI_SKIP_VERSION_CHECK=1"});
+  CHECK(IsPerChildVariable("PI_FUSION_CHILD_ROLE"));
+  CHECK_FALSE(IsPerChildVariable("PI_FUSION_CHILD_WRAPPER"));
+}
+
 // An admitted openai route is the ChatGPT subscription OAuth stored in the agent directory's
 // auth.json. Pi lets a stored credential own its provider and reads OPENAI_API_KEY only when
 // nothing is stored, so a child that keeps the credential store (PI_CODING_AGENT_DIR, or HOME for

@@ -71,6 +71,17 @@ void FaultFileSystem::CrashAfter(int mutating_calls) {
   crash_budget_ = mutating_calls;
 }
 
+void FaultFileSystem::FailMutatingCall(int nth, int err) {
+  std::lock_guard lock(mu_);
+  fail_call_ = mutating_calls_ + nth;
+  fail_call_err_ = err;
+}
+
+int FaultFileSystem::mutating_calls() const {
+  std::lock_guard lock(mu_);
+  return mutating_calls_;
+}
+
 bool FaultFileSystem::crashed() const {
   std::lock_guard lock(mu_);
   return crashed_;
@@ -92,6 +103,8 @@ std::vector<std::string> FaultFileSystem::published() const {
 Status FaultFileSystem::Check(FsOp op, const std::string& path) {
   std::lock_guard lock(mu_);
   if (crashed_) return FsError(std::string(FsOpName(op)) + " (after simulated crash)", path, EIO);
+  if (IsMutating(op) && ++mutating_calls_ == fail_call_)
+    return FsError(FsOpName(op), path, fail_call_err_);
   if (IsMutating(op) && crash_budget_ >= 0) {
     if (crash_budget_ == 0) {
       crashed_ = true;
@@ -149,9 +162,9 @@ Status FaultFileSystem::SyncDir(const std::string& path) {
   return s;
 }
 
-Result<std::string> FaultFileSystem::ReadFile(const std::string& path) {
+Result<std::string> FaultFileSystem::ReadFile(const std::string& path, uint64_t max_bytes) {
   if (Status s = Check(FsOp::kReadFile, path); !s.ok()) return s;
-  return target().ReadFile(path);
+  return target().ReadFile(path, max_bytes);
 }
 
 Result<std::vector<std::string>> FaultFileSystem::ListDir(const std::string& path) {

@@ -38,6 +38,12 @@ class FaultFileSystem : public FileSystemWrapper {
   void FailOn(FsOp op, int err, std::string path_part = "", int skip = 0);
   // After `mutating_calls` more mutating calls, every call fails with EIO and changes nothing.
   void CrashAfter(int mutating_calls);
+  // The `nth` mutating call from now on (1-based, counted over every path and operation) fails
+  // with `err`; the others go through. For enumerating every write of a flow: run it once clean,
+  // read mutating_calls(), then fail call k for k = 1..N.
+  void FailMutatingCall(int nth, int err);
+  // Mutating calls attempted so far (failed ones included).
+  int mutating_calls() const;
   bool crashed() const;
   // "rename:<basename of target>", "create:<basename>", ... in call order (successful calls only).
   std::vector<std::string> log() const;
@@ -53,7 +59,7 @@ class FaultFileSystem : public FileSystemWrapper {
                                                         mode_t mode) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status SyncDir(const std::string& path) override;
-  Result<std::string> ReadFile(const std::string& path) override;
+  Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) override;
   Result<std::vector<std::string>> ListDir(const std::string& path) override;
   Status Unlink(const std::string& path) override;
   Result<FileInfo> Stat(const std::string& path) override;
@@ -71,6 +77,9 @@ class FaultFileSystem : public FileSystemWrapper {
   mutable std::mutex mu_;
   std::vector<Rule> rules_;
   int crash_budget_ = -1;  // -1: no crash point
+  int mutating_calls_ = 0;
+  int fail_call_ = 0;  // 0: none
+  int fail_call_err_ = 0;
   bool crashed_ = false;
   std::vector<std::string> log_;
 };

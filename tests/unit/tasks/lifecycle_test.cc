@@ -1,23 +1,8 @@
-// RunLifecycle through fake seams: scripted children (real frames, verified by the real protocol
-// checks), the fault-injecting FileSystem over a real temp directory, and a recording sink.
-#include "tasks/run_lifecycle.h"
-
-#include <signal.h>
-
-#include <atomic>
+// RunLifecycle through fake seams (lifecycle_harness.h): the paths of one launch.
 #include <cerrno>
-#include <mutex>
-#include <thread>
 
-#include <catch2/catch.hpp>
-
-#include "fault_file_system.h"
-#include "schema/normalize.h"
+#include "lifecycle_harness.h"
 #include "store/constants.h"
-#include "store/verify.h"
-#include "test_streams.h"
-#include "test_support.h"
-#include "workflow/stage_prompts.h"
 
 using namespace pi_fusion;
 using namespace std::chrono_literals;
@@ -25,144 +10,7 @@ using store::testing::FaultFileSystem;
 using store::testing::FsOp;
 using store::testing::TempDir;
 
-namespace {
-
-// How each scripted child behaves, by role and candidate number (in start order).
-struct Script {
-  std::function<std::string(int candidate)> candidate = [](int) { return "four"; };
-  std::string evaluator = workflow::EvaluationTemplate();
-  std::string merger = "The answer is four.";
-  int failing_candidate = 0;  // 1..3: that candidate exits 1 at once
-  bool block_others = false;  // the other candidates wait until cancelled
-};
-
-class ScriptedLauncher : public workflow::ChildLauncher {
- public:
-  explicit ScriptedLauncher(Script script) : script_(std::move(script)) {}
-
-  Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
-                                    const process::CancelToken& cancel) override {
-    if (cancel.IsCancelled()) return Status::Error("child_cancelled", "cancelled before start");
-    const std::string role = RoleOf(spec);
-    int number = 0;
-    {
-      std::lock_guard lock(mu_);
-      started_.push_back(role);
-      if (role == "candidate") number = ++candidates_;
-    }
-    process::ChildOutcome outcome;
-    outcome.pid = 1000 + static_cast<int>(started_.size());
-    if (role == "candidate" && number == script_.failing_candidate) {
-      outcome.exit_code = 1;
-      outcome.stdout_bytes = "partial";
-      return outcome;
-    }
-    if (role == "candidate" && script_.block_others) {
-      while (!cancel.IsCancelled()) std::this_thread::sleep_for(5ms);
-      outcome.term_signal = SIGTERM;
-      outcome.stop_reason = process::StopReason::kCancelled;
-      outcome.status = Status::Error("child_cancelled", "child cancelled");
-      return outcome;
-    }
-    const std::string answer = role == "candidate"   ? script_.candidate(number)
-                               : role == "evaluator" ? script_.evaluator
-                                                     : script_.merger;
-    pi_fusion::testing::StreamBuilder b;
-    b.Add(pi_fusion::testing::StreamBuilder::Record(1, "stop", {answer},
-                                                    pi_fusion::testing::Usage(10, 2)));
-    b.Seal();
-    outcome.exit_code = 0;
-    outcome.stdout_bytes = answer + "\n";
-    outcome.stderr_bytes = b.stderr_bytes;
-    return outcome;
-  }
-
-  std::vector<std::string> started() const {
-    std::lock_guard lock(mu_);
-    return started_;
-  }
-
- private:
-  static std::string RoleOf(const process::ChildSpec& spec) {
-    for (const std::string& e : spec.env) {
-      if (e.rfind("PI_FUSION_CHILD_ROLE=", 0) == 0) return e.substr(21);
-    }
-    return "";
-  }
-
-  Script script_;
-  mutable std::mutex mu_;
-  std::vector<std::string> started_;
-  int candidates_ = 0;
-};
-
-struct RecordingSink : tasks::LifecycleSink {
-  void Launched(const tasks::LaunchReport& report) override {
-    launch = report;
-    launched = true;
-  }
-  void Progress(const std::string& line) override {
-    std::lock_guard lock(mu);
-    lines.push_back(line);
-  }
-  void Ended(const tasks::TerminalReport& report) override { terminal = report; }
-
-  std::atomic<bool> launched{false};
-  tasks::LaunchReport launch;
-  std::optional<tasks::TerminalReport> terminal;
-  std::mutex mu;
-  std::vector<std::string> lines;
-};
-
-workflow::RunRequest MakeRequest(const std::string& cwd) {
-  workflow::RunRequest request;
-  config::ModelInfo model;
-  model.provider = "scripted";
-  model.id = "scripted-a";
-  model.api = "openai-completions";
-  model.base_url = "http://127.0.0.1:9";
-  model.context_window = 128000;
-  model.max_tokens = 8192;
-  request.host.cwd = cwd;
-  request.host.session_id = "session";
-  request.host.agent_dir = cwd + "/agent";  // no fusion-models.json: every slot is $current
-  request.host.registry.models = {model};
-  request.host.registry.current = model;
-  request.host.registry.thinking_level = "off";
-  request.host.branch = nlohmann::json::array();
-  request.host.node_path = "/nonexistent/node";
-  request.host.pi_cli_path = "/nonexistent/pi";
-  request.host.package_root = cwd;
-  request.host.pid = 4242;
-  request.request = *schema::NormalizeFusionCall("fusion_reason", {{"prompt", "What is 2 + 2?"}});
-  return request;
-}
-
-struct Harness {
-  explicit Harness(Script script = {}) : launcher(std::move(script)) {
-    seams.fs = &fs;
-    seams.clock = &clock;
-    seams.children = &launcher;
-    cancel = *process::CancelToken::Create();
-  }
-  void Run() { tasks::RunLifecycle(MakeRequest(dir.path()), seams, registry, cancel, sink); }
-  store::Manifest DiskManifest() const {
-    auto m = store::ReadManifest(PosixFileSystem(), sink.launch.artifact_dir);
-    REQUIRE(m.ok());
-    return *m;
-  }
-
-  TempDir dir;
-  store::testing::FixedClock clock;
-  FaultFileSystem fs;
-  ScriptedLauncher launcher;
-  workflow::RunSeams seams;
-  tasks::TaskRegistry registry;
-  process::CancelToken cancel;
-  RecordingSink sink;
-};
-
-}  // namespace
+using namespace lifecycle_testing;
 
 TEST_CASE("RunLifecycle: a clean run commits a verified answer, the receipt coming first",
           "[tasks][lifecycle]") {
@@ -244,4 +92,84 @@ TEST_CASE("RunLifecycle: a full disk at any write of preflight is reported as it
     auto m = store::ReadManifest(PosixFileSystem(), h.sink.launch.artifact_dir);
     if (m.ok()) CHECK(m->state == store::RunState::kFailed);
   }
+}
+
+TEST_CASE("RunLifecycle: the host's own per-child PI_FUSION_* values never reach a child",
+          "[tasks][lifecycle]") {
+  Harness h;
+  // A Pi that was itself started with these (say, from inside a child's shell) must not hand
+  // them on: getenv() sees the first of duplicate entries, so they would win over the per-child
+  // values and make every child a "merger" writing its oversized answer elsewhere.
+  h.host_env = {"PI_FUSION_CHILD_ROLE=merger", "PI_FUSION_OVERSIZE_PATH=/tmp/elsewhere",
+                "PI_FUSION_TOOLS=bash", "PATH=/usr/bin"};
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(h.launcher.started() ==
+        std::vector<std::string>{"candidate", "candidate", "candidate", "evaluator", "merger"});
+  for (const std::vector<std::string>& env : h.launcher.envs()) {
+    int roles = 0, oversize = 0;
+    for (const std::string& entry : env) {
+      roles += entry.rfind("PI_FUSION_CHILD_ROLE=", 0) == 0;
+      if (entry.rfind("PI_FUSION_OVERSIZE_PATH=", 0) == 0) {
+        ++oversize;
+        CHECK(entry.rfind("PI_FUSION_OVERSIZE_PATH=" + h.sink.launch.artifact_dir + "/", 0) == 0);
+      }
+      CHECK(entry.rfind("PI_FUSION_TOOLS=", 0) == std::string::npos);  // a reason child has none
+    }
+    CHECK(roles == 1);
+    CHECK(oversize <= 1);
+  }
+}
+
+TEST_CASE("RunLifecycle: the task description is the request text, whitespace-collapsed, 240 chars",
+          "[tasks][lifecycle]") {
+  Harness h;
+  std::string prompt = "  Why\n\tis the\r\n sky   blue? ";
+  for (int i = 0; i < 60; ++i) prompt += "more words ";
+  h.prompt = prompt;
+  h.Run();
+  REQUIRE(h.sink.launch.ok);
+  const std::string description = h.sink.launch.details["task"]["description"];
+  CHECK(description.rfind("Why is the sky blue? more words more", 0) == 0);
+  CHECK(description.size() == 240);
+  CHECK(description.find("  ") == std::string::npos);
+  CHECK(h.registry.Resolve(h.sink.launch.run_id)->description == description);
+}
+
+TEST_CASE("RunLifecycle: a failure notice says what each child did and the usage so far",
+          "[tasks][lifecycle]") {
+  Script script;
+  script.failing_candidate = 2;
+  script.block_others = true;
+  Harness h(script);
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  const std::string& text = h.sink.terminal->text;
+  CHECK_THAT(text, Catch::StartsWith("Fusion failed (stage=candidate, slot="));
+  CHECK_THAT(text, Catch::Contains("\nChildren: candidates 1 failed, 2 cancelled; evaluation not "
+                                   "started; merge not started.\n"));
+  CHECK_THAT(text, Catch::Contains("\nUsage so far: "));
+  CHECK_THAT(text, !Catch::Contains("Failure summary unavailable"));
+  CHECK_THAT(text, Catch::EndsWith("\nArtifacts: " + h.sink.launch.artifact_dir));
+}
+
+TEST_CASE("RunLifecycle: a failure summary that cannot be written is named in the notice",
+          "[tasks][lifecycle]") {
+  Script script;
+  script.merger = "";  // the run fails at the merge: every other child completed
+  Harness h(script);
+  h.fs.FailOn(FsOp::kCreateExclusive, ENOSPC, store::kFailureSummaryFile);
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  const std::string& text = h.sink.terminal->text;
+  CHECK_THAT(text, Catch::Contains("\nChildren: candidates 3 completed; evaluation completed; "
+                                   "merge failed.\n"));
+  CHECK_THAT(text, Catch::Contains("\nFailure summary unavailable: ") &&
+                       Catch::Contains("No space left on device"));
+  // The durable state is still the truth: failed, error.json bound, no summary.
+  const store::Manifest m = h.DiskManifest();
+  CHECK(m.state == store::RunState::kFailed);
+  CHECK(m.artifacts.count(store::kErrorFile) == 1);
+  CHECK(m.artifacts.count(store::kFailureSummaryFile) == 0);
 }

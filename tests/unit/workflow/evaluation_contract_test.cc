@@ -237,4 +237,21 @@ TEST_CASE("EvaluationContract: evaluation_invalid names the first error and the 
         "unsupported key (and 1 more)");
 }
 
+TEST_CASE("EvaluationContract: the record of an invalid evaluation quotes no key the model chose",
+          "[workflow][evaluation]") {
+  const std::vector<EvaluationError> errors = ErrorsAfter([](json& e) {
+    e["SECRET_KEY_FROM_THE_MODEL"] = {{"score", 3}};
+    e["agreements"].push_back(42);
+  });
+  REQUIRE(errors.size() >= 3);
+  // The repair prompt is told everything, the model's own keys included...
+  bool named = false;
+  for (const EvaluationError& e : errors) named |= e.ToString().find("SECRET") != std::string::npos;
+  CHECK(named);
+  // ...the run's records never are.
+  for (const EvaluationError& e : errors) CHECK_THAT(e.Record(), !Catch::Contains("SECRET"));
+  const Status s = EvaluationInvalid(errors);
+  CHECK_THAT(s.message(), !Catch::Contains("SECRET"));
+}
+
 }  // namespace pi_fusion::workflow

@@ -1,0 +1,48 @@
+/**
+ * @file Reading a run directory safely in the real pinned Pi: every artifact read is bounded and
+ * of a regular file only. A FIFO planted under the name manifest.json once made bg_result open it
+ * and wait for a writer forever; now bg_result answers at once, naming the file and what it is.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { fusionRules } from "../../support/fusion_script.mjs";
+import { runDirs } from "../../support/fusion_runs.mjs";
+
+const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const RUN_TIMEOUT_MS = 120000;
+// Far more than bg_result needs; a reader that waits on the FIFO never gets past it.
+const LOOKUP_TIMEOUT_MS = 30000;
+
+describe("reading the run directory", () => {
+  test("a FIFO named manifest.json: bg_result does not hang and reports the file", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      const dir = runDirs(env)[0];
+      const manifest = path.join(dir, "manifest.json");
+      fs.rmSync(manifest);
+      execFileSync("mkfifo", ["-m", "600", manifest]);
+      assert.ok(fs.statSync(manifest).isFIFO());
+
+      env.server.setScript({ rules: [
+        { match: { last_role: "tool" }, responses: [{ text: "SEEN: {{tool_results}}" }] },
+        { match: { text: "get it" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: path.basename(dir) } }] }] },
+      ] });
+      const again = await env.print("get it", { extensions: [PLUGIN], timeoutMs: LOOKUP_TIMEOUT_MS });
+      assert.equal(again.timedOut, false, `bg_result hung on the FIFO (${again.durationMs} ms)`);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /SEEN: /);
+      assert.match(again.stdout, /manifest\.json/);
+      assert.match(again.stdout, /not a regular file \(a FIFO\)/);
+      assert.doesNotMatch(again.stdout, /Unknown background task ID/);
+      assert.ok(fs.statSync(manifest).isFIFO(), "the FIFO is left as it was");
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
