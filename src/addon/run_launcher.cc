@@ -146,7 +146,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   // A /fusion run shows its answer (or failure) as a display-only entry: the TUI renders it, and
   // json and rpc clients get it as an `entry_appended` event. Print mode prints it instead.
   bool shown = false;
-  if (from_command && mode != "print" && (mode != "tui" || CanRender(env))) {
+  if (from_command && mode != "print" && (mode != "tui" || CanRenderRunEntries(env))) {
     shown = AppendRunEntry(env, terminal.view);
   }
   // RPC clients render nothing themselves: they always get the notification. The TUI gets one
