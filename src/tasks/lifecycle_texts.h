@@ -49,6 +49,14 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task);
 // (error code: <code>)".
 LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
 
+// The tool update shown while preflight works: "fusion reason: preflight (routes, budget,
+// artifacts)".
+std::string PreflightUpdateText(std::string_view workflow);
+// What /fusion tells the person once its run is registered: "Started fusion reason (<id>)…
+// Artifacts: <dir>".
+std::string CommandStartedText(const LaunchReport& launch);
+
+
 // What the children of a failed or cancelled run did, from store::FailureProgress (the failure
 // summary's `progress`): "Children: candidates 2 completed, 1 failed; evaluation not started;
 // merge not started." Empty for a value of another shape.
