@@ -56,7 +56,6 @@ std::string PreflightUpdateText(std::string_view workflow);
 // Artifacts: <dir>".
 std::string CommandStartedText(const LaunchReport& launch);
 
-
 // What the children of a failed or cancelled run did, from store::FailureProgress (the failure
 // summary's `progress`): "Children: candidates 2 completed, 1 failed; evaluation not started;
 // merge not started." Empty for a value of another shape.
