@@ -94,10 +94,10 @@ std::string ChildrenLine(const json& progress) {
     std::string facts;
     for (const char* state : {"completed", "failed", "cancelled", "interrupted", "not_started"}) {
       const json n = counts.value(state, json());
-      if (!n.is_number_unsigned() || n.get<uint64_t>() == 0) continue;
+      if (!n.is_number_integer() || n.get<int64_t>() <= 0) continue;
       const std::string name = std::string(state) == "not_started" ? "not started" : state;
       facts += (facts.empty() ? "" : ", ") +
-               (std::string(stage) == "candidates" ? std::to_string(n.get<uint64_t>()) + " "
+               (std::string(stage) == "candidates" ? std::to_string(n.get<int64_t>()) + " "
                                                    : std::string()) +
                name;
     }
@@ -111,7 +111,8 @@ std::string UsageSoFarLine(const json& usage) {
   if (!usage.is_object()) return "";
   const auto count = [&](const char* key) {
     const json n = usage.value(key, json());
-    return n.is_number_unsigned() ? std::to_string(n.get<uint64_t>()) : std::string("0");
+    return n.is_number_integer() && n.get<int64_t>() >= 0 ? std::to_string(n.get<int64_t>())
+                                                          : std::string("0");
   };
   double cost = 0;
   if (usage.contains("cost") && usage["cost"].is_object()) cost = usage["cost"].value("total", 0.0);
