@@ -30,6 +30,7 @@ Result<std::unique_ptr<WarmChild>> WarmChild::Start(ProcessEnv* env, const Child
   request.env = spec.env;
   request.cwd = spec.cwd;
   request.search_path = spec.search_path;
+  request.die_with_parent = spec.die_with_parent;  // through the same spawner thread as cold ones
   const auto started_wall = env->WallNow();
   Result<SpawnedProcess> child = env->Spawn(request);
   if (!child.ok()) return child.status();

@@ -15,7 +15,8 @@ using WarmChildPtr = std::unique_ptr<process::WarmChild>;
 using WarmResult = Result<WarmChildPtr>;
 
 bool SameCommand(const process::ChildSpec& a, const process::ChildSpec& b) {
-  return a.argv == b.argv && a.env == b.env && a.cwd == b.cwd && a.search_path == b.search_path;
+  return a.argv == b.argv && a.env == b.env && a.cwd == b.cwd && a.search_path == b.search_path &&
+         a.die_with_parent == b.die_with_parent;
 }
 
 }  // namespace

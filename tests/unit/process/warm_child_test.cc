@@ -40,6 +40,22 @@ TEST_CASE("WarmChild: fed later, it gets exactly its input and its wall limit st
   CHECK_CHILD_CLEAN(out, fds);
 }
 
+TEST_CASE("WarmChild: started by a thread that ends before the feed, it stays alive") {
+  // Children die with the thread that forked them (PR_SET_PDEATHSIG) unless spawning goes
+  // through the process-lived spawner thread, as every spawn here does.
+  const auto fds = OpenFds();
+  ChildSpec spec = Misbehave({"echo"});
+  std::unique_ptr<WarmChild> warm;
+  std::thread([&] { warm = MustStart(spec); }).join();
+  std::this_thread::sleep_for(300ms);
+  REQUIRE_FALSE(warm->EndedBeforeInput().has_value());
+  spec.stdin_data = "still here";
+  ChildOutcome out = warm->Feed(spec, CancelToken());
+  CHECK(out.stdout_bytes == "still here");
+  warm.reset();
+  CHECK_CHILD_CLEAN(out, fds);
+}
+
 TEST_CASE("WarmChild: the idle watchdog counts from the feed, not from the start") {
   ChildSpec spec = Misbehave({"silent"});
   spec.limits.idle = 300ms;
