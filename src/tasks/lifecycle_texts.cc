@@ -90,8 +90,9 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
              "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
     case workflow::RunEnd::kCancelled: {
       const std::string who = CancelSourceText(task.cancelled_by);
-      const bool host_ended =
-          task.cancelled_by == CancelSource::kQuit || task.cancelled_by == CancelSource::kReload;
+      const bool host_ended = task.cancelled_by == CancelSource::kQuit ||
+                              task.cancelled_by == CancelSource::kReload ||
+                              task.cancelled_by == CancelSource::kSignal;
       return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
              outcome.error.message() +
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
