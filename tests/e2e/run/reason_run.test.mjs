@@ -248,9 +248,11 @@ describe("fusion reason end to end", () => {
     }
   });
 
-  test("a failing candidate fails the run after its siblings finish, with a failure summary", async () => {
+  test("a candidate failing after its siblings finished fails the run, with a failure summary", async () => {
+    // The failure comes 3 s late, so both siblings have completed (a failure while they still
+    // run cancels them: the fail-fast tests cover that).
     const env = await createPiEnv({
-      script: { rules: [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()] },
+      script: { rules: [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500, delay_ms: 3000 }] }, ...fusionRules()] },
       timeoutMs: RUN_TIMEOUT_MS,
     });
     try {
