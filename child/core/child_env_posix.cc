@@ -1,6 +1,6 @@
 #include <fcntl.h>
-#include <poll.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +10,7 @@
 
 #include "child/core/child_env.h"
 #include "core/durable_file.h"
+#include "core/fd_write.h"
 #include "core/file_system.h"
 
 namespace pi_fusion::child {
@@ -19,30 +20,10 @@ Status Errno(const std::string& what, int err) {
   return Status::Error(kArtifactError, what + ": " + ErrnoText(err));
 }
 
-// write(2) until done. Node may have made the descriptor non-blocking; then wait for room rather
-// than drop or split the frame.
-Status WriteAll(int fd, std::string_view bytes, const std::string& what) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n >= 0) {
-      bytes.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      pollfd p{fd, POLLOUT, 0};
-      ::poll(&p, 1, -1);
-      continue;
-    }
-    return Errno(what, errno);
-  }
-  return Status::Ok();
-}
-
 class PosixChildEnv : public ChildEnv {
  public:
   Status WriteStderrLine(std::string_view line) override {
-    return WriteAll(STDERR_FILENO, line, "write to stderr");
+    return WriteAllToFd(STDERR_FILENO, line, "write to stderr");
   }
 
   Status WriteFileDurably(const std::string& path, std::string_view bytes) override {
@@ -63,7 +44,7 @@ class PosixChildEnv : public ChildEnv {
   Status AppendDurably(const std::string& path, std::string_view bytes) override {
     const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return Errno("open " + path, errno);
-    Status s = WriteAll(fd, bytes, "append to " + path);
+    Status s = WriteAllToFd(fd, bytes, "append to " + path);
     if (s.ok() && ::fsync(fd) != 0) s = Errno("fsync " + path, errno);
     // Linux releases the descriptor even when close fails, so it is never retried.
     if (::close(fd) != 0 && s.ok()) s = Errno("close " + path, errno);
@@ -88,6 +69,15 @@ class PosixChildEnv : public ChildEnv {
       return found->pw_dir;
     }
     return "";
+  }
+
+  void SignalFifo(const std::string& path) override {
+    // O_NONBLOCK: opening a FIFO without a reader fails with ENXIO instead of waiting for one.
+    const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)!write(fd, "r", 1);
+    close(fd);
   }
 
   int64_t MonotonicMillis() override {

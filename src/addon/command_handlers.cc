@@ -10,10 +10,11 @@
 #include "addon/models_selector.h"
 #include "addon/progress_display.h"
 #include "addon/run_launcher.h"
+#include "core/fd_write.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "schema/schema_walker.h"
-#include "store/verify.h"
+#include "tasks/host_events.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -50,25 +51,11 @@ Napi::Value Then(Napi::Env env, Napi::Value promise,
 // Print mode has nobody to notify later: the command waits for the run and writes the verified
 // answer straight to stdout (Pi routes extension writes to process.stdout into stderr).
 void PrintOutcome(Napi::Env env, const Terminal& terminal) {
-  if (terminal.outcome.end == workflow::RunEnd::kCompleted) {
-    Result<store::VerifiedResult> verified = store::VerifyCompletedRun(
-        PosixFileSystem(), terminal.outcome.artifact_dir, terminal.run_id);
-    if (verified.ok()) {
-      std::string out = verified->merged;
-      if (out.empty() || out.back() != '\n') out.push_back('\n');
-      for (size_t done = 0; done < out.size();) {
-        const ssize_t n = ::write(STDOUT_FILENO, out.data() + done, out.size() - done);
-        if (n <= 0) break;
-        done += static_cast<size_t>(n);
-      }
-      WriteStderrLine(env, "Artifacts: " + terminal.outcome.artifact_dir);
-      return;
-    }
-    WriteStderrLine(env, verified.status().ToString());
-  } else {
-    WriteStderrLine(env, terminal.text);
-  }
-  env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
+  const tasks::PrintedOutcome printed = tasks::PrintModeOutcome(PosixFileSystem(), terminal);
+  if (!printed.stdout_text.empty())
+    (void)WriteAllToFd(STDOUT_FILENO, printed.stdout_text, "write to stdout");
+  for (const std::string& line : printed.stderr_lines) WriteStderrLine(env, line);
+  if (printed.failed) env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
 }
 
 Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
@@ -100,9 +87,7 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
           done.Resolve(env.Undefined());
           return;
         }
-        Tell(env, ctx,
-             "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir,
-             "info");
+        Tell(env, ctx, tasks::CommandStartedText(launch), "info");
         if (interactive) done.Resolve(env.Undefined());
       },
       [done, interactive, print](Napi::Env env, const Terminal& terminal) {

@@ -8,6 +8,7 @@
 #include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
 #include "schema/tool_catalog.h"
+#include "tasks/host_events.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::addon {
@@ -52,15 +53,6 @@ void RemoveRetiredTool(Napi::Env env, Napi::Object pi) {
     kept.Set(kept.Length(), name);
   }
   if (removed) Method(pi, "setActiveTools").Call(pi, {kept});
-}
-
-tasks::CancelSource ShutdownSource(const std::string& reason) {
-  if (reason == "quit") return tasks::CancelSource::kQuit;
-  if (reason == "reload") return tasks::CancelSource::kReload;
-  if (reason == "new") return tasks::CancelSource::kNewSession;
-  if (reason == "resume") return tasks::CancelSource::kResume;
-  if (reason == "fork") return tasks::CancelSource::kFork;
-  return tasks::CancelSource::kUnknown;
 }
 
 // Cancellation notices of runs that ended with the previous registration (/reload, /new, …).
@@ -123,6 +115,15 @@ Napi::Value HoldAfterSettle(Napi::Env env) {
   return Method(promise, "then").Call(promise, {wake});
 }
 
+// A settle hook's (event, ctx) as the decision's plain values. Without a context nothing is held.
+tasks::SettleAction SettleActionOf(const Napi::CallbackInfo& info, tasks::SettleHook hook) {
+  if (info.Length() < 2 || !info[1].IsObject()) return tasks::SettleAction::kNothing;
+  const bool has_ui = info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value();
+  const Napi::Value aborted =
+      info[0].IsObject() ? info[0].As<Napi::Object>().Get("aborted") : info.Env().Undefined();
+  return tasks::DecideSettle(hook, has_ui, aborted.IsBoolean() && aborted.ToBoolean().Value());
+}
+
 // Lifecycle handlers act only for the registration they belong to: on /reload the new register()
 // may run before the old runtime's session_shutdown arrives.
 void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
@@ -146,30 +147,34 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
   on.Call(pi, {Napi::String::New(env, "agent_before_settle"),
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
                  Napi::Env env = info.Env();
-                 if (!current(env) || info.Length() < 2 || !info[1].IsObject())
-                   return env.Undefined();
-                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value())
-                   return env.Undefined();
-                 return WaitForRunsBeforeSettle(env);
+                 if (!current(env)) return env.Undefined();
+                 switch (SettleActionOf(info, tasks::SettleHook::kBeforeSettle)) {
+                   case tasks::SettleAction::kHold:
+                     return WaitForRunsBeforeSettle(env);
+                   case tasks::SettleAction::kReleaseWoken:
+                   case tasks::SettleAction::kNothing:
+                     break;
+                 }
+                 return env.Undefined();
                })});
   // Pi before 0.87.0 has no agent_before_settle: hold print mode in agent_settled instead (Pi
   // awaits its handlers before it exits) and wake the agent with a triggered message once the
   // runs end. Where agent_before_settle exists it has already waited, so nothing is left here.
-  // An aborted run (agent_settled.aborted, Pi 1.1.0+) is not held, as agent_before_settle is
-  // skipped for it too.
+  // An aborted run (agent_settled.aborted, Pi 1.1.0+) is not held.
   on.Call(pi, {Napi::String::New(env, "agent_settled"),
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
                  Napi::Env env = info.Env();
-                 if (!current(env) || info.Length() < 2 || !info[1].IsObject())
-                   return env.Undefined();
-                 if (info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value())
-                   return env.Undefined();
-                 if (info[0].IsObject() && info[0].As<Napi::Object>().Get("aborted").IsBoolean() &&
-                     info[0].As<Napi::Object>().Get("aborted").ToBoolean().Value()) {
-                   ResolveWokenWaiters(env);
-                   return env.Undefined();
+                 if (!current(env)) return env.Undefined();
+                 switch (SettleActionOf(info, tasks::SettleHook::kSettled)) {
+                   case tasks::SettleAction::kHold:
+                     return HoldAfterSettle(env);
+                   case tasks::SettleAction::kReleaseWoken:
+                     ResolveWokenWaiters(env);
+                     break;
+                   case tasks::SettleAction::kNothing:
+                     break;
                  }
-                 return HoldAfterSettle(env);
+                 return env.Undefined();
                })});
   // Quit and /reload both end here: cancel every run (each records its cancellation durably),
   // join the workers and drop the registration so the next register() starts clean.
@@ -182,7 +187,7 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                  Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
                  Napi::Value reason =
                      event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
-                 state.StopAllRuns(ShutdownSource(
+                 state.StopAllRuns(tasks::ShutdownCancelSource(
                      reason.IsString() ? reason.As<Napi::String>().Utf8Value() : ""));
                  ClearRunProgress(env);
                  state.pi.Reset();

@@ -8,6 +8,7 @@
 #include "addon/js_values.h"
 #include "addon/progress_display.h"
 #include "addon/renderers.h"
+#include "tasks/host_events.h"
 #include "tasks/run_lifecycle.h"
 
 namespace pi_fusion::addon {
@@ -132,41 +133,32 @@ void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_la
 
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   AddonState& state = State(env);
-  const bool failed = terminal.outcome.end != workflow::RunEnd::kCompleted;
   if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) {
     // The registration this run belonged to has ended (a /reload): say it in the next one.
     state.carried_notices.push_back(terminal.text);
     return;
   }
   RefreshRunProgress(env);
-  Napi::Object ctx = state.ui_ctx.Value();
-  const std::string mode = ModeOf(ctx);
-  const bool interactive = mode == "tui" || mode == "rpc";
-  const bool from_command = terminal.task.source == "command";
-  // A /fusion run shows its answer (or failure) as a display-only entry: the TUI renders it, and
-  // json and rpc clients get it as an `entry_appended` event. Print mode prints it instead.
-  bool shown = false;
-  if (from_command && mode != "print" && (mode != "tui" || CanRender(env))) {
-    shown = AppendRunEntry(env, terminal.view);
-  }
-  // RPC clients render nothing themselves: they always get the notification. The TUI gets one
-  // only when nothing rendered shows the end (no render module, or an older Pi).
-  const bool rendered = shown || (wake_agent && CanRender(env));
-  if (mode == "rpc" || (mode == "tui" && !rendered)) {
+  const tasks::TerminalRoute route = tasks::RouteTerminal(
+      {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent}, terminal);
+  const bool shown = route.append_entry && AppendRunEntry(env, terminal.view);
+  if (route.notify == tasks::Notify::kAlways ||
+      (route.notify == tasks::Notify::kUnlessEntryShown && !shown)) {
     Napi::Object ui = UiOf(env);
     if (!ui.IsEmpty()) {
       Method(ui, "notify")
           .Call(ui, {Napi::String::New(env, terminal.text),
-                     Napi::String::New(env, failed ? "error" : "info")});
+                     Napi::String::New(env, route.notify_level)});
     }
   }
-
-  // The agent asked for this cancellation itself: it already has bg_kill's result.
-  if (!wake_agent || terminal.task.cancelled_by == tasks::CancelSource::kBgKill) return;
-  if (!interactive) {
-    // Print mode: the agent is held in agent_before_settle and woken there.
-    state.pending_wakes.push_back(terminal.text);
-    return;
+  switch (route.wake) {
+    case tasks::Wake::kNone:
+      return;
+    case tasks::Wake::kAtSettle:
+      state.pending_wakes.push_back(terminal.text);
+      return;
+    case tasks::Wake::kFollowUp:
+      break;
   }
   Napi::Object pi = state.pi.Value();
   nlohmann::json view = terminal.view;
@@ -175,8 +167,9 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   message.Set("customType", kTaskMessageType);
   message.Set("content", terminal.text);
   message.Set("display", true);
+  const bool completed = terminal.outcome.end == workflow::RunEnd::kCompleted;
   message.Set("details", FromJson(env, {{"run_id", terminal.run_id},
-                                        {"state", failed ? "failed" : "completed"},
+                                        {"state", completed ? "completed" : "failed"},
                                         {"view", view}}));
   Napi::Object options = Napi::Object::New(env);
   options.Set("triggerTurn", true);

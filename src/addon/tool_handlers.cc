@@ -7,9 +7,11 @@
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "store/wall_clock.h"
+#include "tasks/host_events.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/result_view.h"
 #include "tasks/session_runs.h"
+#include "tasks/status_view.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -49,8 +51,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   if (on_update.IsFunction()) {
     // A tool update while preflight works; later progress goes to the status line.
     on_update.As<Napi::Function>().Call({TextResult(
-        env, "fusion " + run.request.workflow + ": preflight (routes, budget, artifacts)",
-        nlohmann::json::object())});
+        env, tasks::PreflightUpdateText(run.request.workflow), nlohmann::json::object())});
   }
   auto deferred = Napi::Promise::Deferred::New(env);
   LaunchRun(
@@ -79,21 +80,14 @@ std::vector<tasks::TaskInfo> EarlierRuns(Napi::Env env, Napi::Object ctx) {
   if (id.IsEmpty()) return {};
   const long pid = static_cast<long>(
       env.Global().Get("process").As<Napi::Object>().Get("pid").ToNumber().Int64Value());
-  std::vector<tasks::TaskInfo> runs =
+  return tasks::NotLive(
+      *State(env).tasks,
       tasks::SessionRunsOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(),
-                               id.Call(sm, {}).ToString().Utf8Value(), pid);
-  std::erase_if(runs,
-                [&](const tasks::TaskInfo& run) { return State(env).tasks->Resolve(run.id).ok(); });
-  return runs;
+                               id.Call(sm, {}).ToString().Utf8Value(), pid));
 }
 
-// The registry's task, else one of this session's earlier runs (exact id or unambiguous prefix).
 Result<tasks::TaskInfo> ResolveTask(Napi::Env env, Napi::Object ctx, const std::string& id) {
-  Result<tasks::TaskInfo> task = State(env).tasks->Resolve(id);
-  if (task.ok() || task.status().message().rfind("Unknown", 0) != 0) return task;
-  Result<tasks::TaskInfo> earlier = tasks::ResolveAmong(EarlierRuns(env, ctx), id);
-  if (earlier.ok() || earlier.status().message().rfind("Unknown", 0) != 0) return earlier;
-  return task;
+  return tasks::ResolveLiveOrEarlier(*State(env).tasks, EarlierRuns(env, ctx), id);
 }
 
 Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
@@ -107,38 +101,9 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Objec
     list = EarlierRuns(env, ctx);
     for (tasks::TaskInfo& task : state.tasks->List()) list.push_back(std::move(task));
   }
-  if (list.empty())
-    return TextResult(env, "No background tasks in this session.",
-                      {{"tasks", nlohmann::json::array()}});
-  std::string text;
-  nlohmann::json rows = nlohmann::json::array();
-  const int64_t now = tasks::ToEpochMs(store::SystemWallClock().Now());
-  for (const tasks::TaskInfo& task : list) {
-    const std::string state_name(tasks::TaskStateName(task.state));
-    // Live progress exists only for runs of this process; earlier ones carry a note instead.
-    const bool live = state.tasks->Resolve(task.id).ok();
-    std::string detail;
-    if (live && task.state == tasks::TaskState::kRunning) {
-      detail = tasks::StageSummary(task.progress) + ", " +
-               tasks::FormatElapsed(task.progress.ElapsedMs(now)) + " elapsed";
-    } else if (!live) {
-      detail = "earlier Pi process" + (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
-    }
-    text += task.id + "  " + state_name + "  " + task.label +
-            (detail.empty() ? "" : "  (" + detail + ")") + "\n";
-    nlohmann::json row = {
-        {"task_id", task.id},
-        {"state", state_name},
-        {"workflow", task.workflow},
-        {"label", task.label},
-        {"description", task.description},
-        {"artifact_dir", task.artifact_dir},
-        {"progress", live ? tasks::ProgressJson(task.progress, task.id, task.workflow, now)
-                          : nlohmann::json(nullptr)}};
-    if (!live) row["note"] = detail;
-    rows.push_back(std::move(row));
-  }
-  return TextResult(env, text, {{"tasks", rows}});
+  const tasks::StatusView view =
+      tasks::BuildStatusView(*state.tasks, list, tasks::ToEpochMs(store::SystemWallClock().Now()));
+  return TextResult(env, view.text, view.details);
 }
 
 Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
@@ -177,16 +142,18 @@ struct KillWait {
 
 void PollKill(Napi::Env env, const std::shared_ptr<KillWait>& wait) {
   Result<tasks::TaskInfo> now = State(env).tasks->Resolve(wait->id);
-  const bool stopped = now.ok() && now->state != tasks::TaskState::kRunning;
-  if (stopped || !now.ok() || wait->remaining_ms <= 0) {
+  if (tasks::KillWaitOver(now, wait->remaining_ms)) {
     tasks::KillAnswer answer = tasks::KillAnswerFor(wait->id, now);
     wait->deferred.Resolve(TextResult(env, answer.text, answer.details));
     return;
   }
-  wait->remaining_ms -= 100;
+  wait->remaining_ms -= tasks::kKillPollMs;
   Napi::Function later = Napi::Function::New(
       env, [wait](const Napi::CallbackInfo& info) { PollKill(info.Env(), wait); });
-  env.Global().Get("setTimeout").As<Napi::Function>().Call({later, Napi::Number::New(env, 100)});
+  env.Global()
+      .Get("setTimeout")
+      .As<Napi::Function>()
+      .Call({later, Napi::Number::New(env, tasks::kKillPollMs)});
 }
 
 Napi::Value KillTask(Napi::Env env, const nlohmann::json& args) {

@@ -22,6 +22,14 @@ std::string TaskSource(store::RunSource source) {
   return source == store::RunSource::kTool ? "tool" : "command";
 }
 
+std::string PreflightUpdateText(std::string_view workflow) {
+  return TaskLabel(workflow) + ": preflight (routes, budget, artifacts)";
+}
+
+std::string CommandStartedText(const LaunchReport& launch) {
+  return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir;
+}
+
 namespace {
 
 std::string PreflightLine(const workflow::PreparedRun& run) {

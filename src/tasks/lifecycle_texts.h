@@ -49,6 +49,13 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task);
 // (error code: <code>)".
 LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
 
+// The tool update shown while preflight works: "fusion reason: preflight (routes, budget,
+// artifacts)".
+std::string PreflightUpdateText(std::string_view workflow);
+// What /fusion tells the person once its run is registered: "Started fusion reason (<id>)…
+// Artifacts: <dir>".
+std::string CommandStartedText(const LaunchReport& launch);
+
 // The terminal notification of `outcome`.
 std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task);
 TaskState TaskStateOf(workflow::RunEnd end);

@@ -24,27 +24,40 @@ std::string_view SlotStateName(SlotState state) {
   return "skipped";
 }
 
-std::string_view StageName(Stage stage) {
+namespace {
+
+// Each stage's contract name and the words a person reads for it, in one table: the two must
+// never disagree about which stages exist.
+struct StageTexts {
+  std::string_view name;
+  std::string_view summary;
+};
+
+StageTexts TextsOf(Stage stage) {
   switch (stage) {
     case Stage::kPreflight:
-      return "preflight";
+      return {"preflight", "preflight"};
     case Stage::kCandidates:
-      return "candidates";
+      return {"candidates", "candidates"};  // the summary adds the counts
     case Stage::kEvaluation:
-      return "evaluation";
+      return {"evaluation", "evaluating candidates"};
     case Stage::kRepair:
-      return "repair";
+      return {"repair", "repairing the evaluation"};
     case Stage::kMerge:
-      return "merge";
+      return {"merge", "merging the final answer"};
     case Stage::kCompleted:
-      return "completed";
+      return {"completed", "completed"};
     case Stage::kFailed:
-      return "failed";
+      return {"failed", "failed"};
     case Stage::kCancelled:
       break;
   }
-  return "cancelled";
+  return {"cancelled", "cancelled"};
 }
+
+}  // namespace
+
+std::string_view StageName(Stage stage) { return TextsOf(stage).name; }
 
 int ProgressSnapshot::CandidatesIn(SlotState state) const {
   int n = 0;
@@ -137,30 +150,12 @@ std::string FormatElapsed(int64_t elapsed_ms) {
 }
 
 std::string StageSummary(const ProgressSnapshot& s) {
-  switch (s.stage) {
-    case Stage::kPreflight:
-      return "preflight";
-    case Stage::kCandidates: {
-      std::string text =
-          "candidates " + std::to_string(s.CandidatesIn(SlotState::kDone)) + "/3 done";
-      const int failed = s.CandidatesIn(SlotState::kFailed);
-      if (failed > 0) text += ", " + std::to_string(failed) + " failed";
-      return text;
-    }
-    case Stage::kEvaluation:
-      return "evaluating candidates";
-    case Stage::kRepair:
-      return "repairing the evaluation";
-    case Stage::kMerge:
-      return "merging the final answer";
-    case Stage::kCompleted:
-      return "completed";
-    case Stage::kFailed:
-      return "failed";
-    case Stage::kCancelled:
-      break;
-  }
-  return "cancelled";
+  std::string text(TextsOf(s.stage).summary);
+  if (s.stage != Stage::kCandidates) return text;
+  text += " " + std::to_string(s.CandidatesIn(SlotState::kDone)) + "/3 done";
+  const int failed = s.CandidatesIn(SlotState::kFailed);
+  if (failed > 0) text += ", " + std::to_string(failed) + " failed";
+  return text;
 }
 
 nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,

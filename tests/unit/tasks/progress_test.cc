@@ -107,3 +107,27 @@ TEST_CASE("elapsed time reads like a clock") {
   CHECK(FormatElapsed(3'723'000) == "1:02:03");
   CHECK(FormatElapsed(-5) == "0:00");
 }
+
+TEST_CASE("every stage has its contract name and the summary a person reads") {
+  struct Row {
+    Stage stage;
+    const char* name;
+    const char* summary;
+  };
+  const Row rows[] = {
+      {Stage::kPreflight, "preflight", "preflight"},
+      {Stage::kCandidates, "candidates", "candidates 0/3 done"},
+      {Stage::kEvaluation, "evaluation", "evaluating candidates"},
+      {Stage::kRepair, "repair", "repairing the evaluation"},
+      {Stage::kMerge, "merge", "merging the final answer"},
+      {Stage::kCompleted, "completed", "completed"},
+      {Stage::kFailed, "failed", "failed"},
+      {Stage::kCancelled, "cancelled", "cancelled"},
+  };
+  for (const Row& row : rows) {
+    ProgressSnapshot s;
+    s.stage = row.stage;
+    CHECK(StageName(row.stage) == row.name);
+    CHECK(StageSummary(s) == row.summary);
+  }
+}

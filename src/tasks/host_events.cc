@@ -1,0 +1,73 @@
+#include "tasks/host_events.h"
+
+#include "store/verify.h"
+
+namespace pi_fusion::tasks {
+
+SettleAction DecideSettle(SettleHook hook, bool has_ui, bool aborted) {
+  if (has_ui) return SettleAction::kNothing;
+  // Pi skips agent_before_settle for an aborted agent, so its agent_settled holds nothing either.
+  if (hook == SettleHook::kSettled && aborted) return SettleAction::kReleaseWoken;
+  return SettleAction::kHold;
+}
+
+CancelSource ShutdownCancelSource(std::string_view reason) {
+  if (reason == "quit") return CancelSource::kQuit;
+  if (reason == "reload") return CancelSource::kReload;
+  if (reason == "new") return CancelSource::kNewSession;
+  if (reason == "resume") return CancelSource::kResume;
+  if (reason == "fork") return CancelSource::kFork;
+  return CancelSource::kUnknown;
+}
+
+TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& terminal) {
+  TerminalRoute route;
+  const bool tui = host.mode == "tui";
+  const bool rpc = host.mode == "rpc";
+  const bool failed = terminal.outcome.end != workflow::RunEnd::kCompleted;
+  route.notify_level = failed ? "error" : "info";
+  // A /fusion run shows its answer (or failure) as a display-only entry: the TUI renders it, and
+  // json and rpc clients get it as an `entry_appended` event. Print mode prints it instead.
+  route.append_entry =
+      terminal.task.source == "command" && host.mode != "print" && (!tui || host.can_render);
+  // RPC clients render nothing themselves: they always get the notification. The TUI gets one
+  // only when nothing rendered shows the end (no render module, or an older Pi).
+  if (rpc) {
+    route.notify = Notify::kAlways;
+  } else if (tui) {
+    route.notify = host.wake_agent && host.can_render ? Notify::kNever : Notify::kUnlessEntryShown;
+  }
+  // The agent asked for this cancellation itself: it already has bg_kill's result.
+  if (!host.wake_agent || terminal.task.cancelled_by == CancelSource::kBgKill) return route;
+  route.wake = tui || rpc ? Wake::kFollowUp : Wake::kAtSettle;
+  return route;
+}
+
+bool KillWaitOver(const Result<TaskInfo>& now, int remaining_ms) {
+  return !now.ok() || now->state != TaskState::kRunning || remaining_ms <= 0;
+}
+
+PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) {
+  PrintedOutcome printed;
+  if (terminal.outcome.end != workflow::RunEnd::kCompleted) {
+    printed.stderr_lines.push_back(terminal.text);
+    printed.failed = true;
+    return printed;
+  }
+  // Print only what bg_result would verify: every byte checked against the manifest.
+  Result<store::VerifiedResult> verified =
+      store::VerifyCompletedRun(fs, terminal.outcome.artifact_dir, terminal.run_id);
+  if (!verified.ok()) {
+    printed.stderr_lines.push_back(verified.status().ToString());
+    printed.failed = true;
+    return printed;
+  }
+  printed.stdout_text = verified->merged;
+  if (printed.stdout_text.empty() || printed.stdout_text.back() != '\n') {
+    printed.stdout_text.push_back('\n');
+  }
+  printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
+  return printed;
+}
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,69 @@
+// What the host binding does at each host event, decided here from plain values so the binding
+// only converts Pi's objects and carries the decision out: whether a settling agent is held for
+// active runs, who a session shutdown says cancelled them, where a run's end is shown and how
+// the agent is woken, when a bg_kill stops waiting, and what print mode writes for a /fusion run.
+//
+// Pure functions (PrintModeOutcome reads through the FileSystem seam); thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/file_system.h"
+#include "pi_fusion/status.h"
+#include "tasks/lifecycle_texts.h"
+#include "tasks/progress.h"
+
+namespace pi_fusion::tasks {
+
+// Pi's two settle hooks: agent_before_settle (Pi 0.87.0+) and agent_settled, which holds print
+// mode on older Pis.
+enum class SettleHook { kBeforeSettle, kSettled };
+enum class SettleAction {
+  kNothing,       // a UI session: Pi stays up by itself
+  kReleaseWoken,  // an aborted agent_settled: end any earlier hold, hold nothing new
+  kHold,          // print or json mode: keep Pi alive until the runs have ended
+};
+// REQUIRES: `aborted` is agent_settled's `aborted` flag (false for agent_before_settle).
+SettleAction DecideSettle(SettleHook hook, bool has_ui, bool aborted);
+
+// session_shutdown's `reason` ("quit", "reload", "new", "resume", "fork") as the cancellation's
+// source; anything else is kUnknown.
+CancelSource ShutdownCancelSource(std::string_view reason);
+
+// Where the end of a run goes, for the host's current mode ("tui", "rpc", "json", "print").
+struct TerminalHost {
+  std::string mode;
+  bool can_render = false;  // the TUI has the render module and a Pi that shows custom entries
+  bool wake_agent = false;  // a tool launch: the agent is woken to call bg_result
+};
+enum class Notify { kNever, kAlways, kUnlessEntryShown };
+enum class Wake {
+  kNone,      // a /fusion run, or the agent itself cancelled it with bg_kill
+  kAtSettle,  // print and json mode: returned from the held settle hook
+  kFollowUp,  // TUI and RPC: a triggering follow-up message now
+};
+struct TerminalRoute {
+  bool append_entry = false;  // show the run view as a display-only entry
+  Notify notify = Notify::kNever;
+  std::string notify_level;  // "info" | "error"
+  Wake wake = Wake::kNone;
+};
+TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& terminal);
+
+// bg_kill polls its task every kKillPollMs until the run has recorded its end, the task is
+// gone, or kKillWaitMs have passed (`remaining_ms` <= 0).
+inline constexpr int kKillPollMs = 100;
+bool KillWaitOver(const Result<TaskInfo>& now, int remaining_ms);
+
+// What print mode writes when a /fusion run ends: the verified answer on stdout (newline
+// terminated) and its artifact folder on stderr, or the failure on stderr and a failing exit.
+struct PrintedOutcome {
+  std::string stdout_text;
+  std::vector<std::string> stderr_lines;
+  bool failed = false;
+};
+PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal);
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,64 @@
+#include "tasks/status_view.h"
+
+#include <algorithm>
+
+#include "tasks/session_runs.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+bool IsUnknown(const Status& status) { return status.message().rfind("Unknown", 0) == 0; }
+
+}  // namespace
+
+std::vector<TaskInfo> NotLive(const TaskRegistry& live, std::vector<TaskInfo> earlier) {
+  std::erase_if(earlier, [&](const TaskInfo& run) { return live.Resolve(run.id).ok(); });
+  return earlier;
+}
+
+Result<TaskInfo> ResolveLiveOrEarlier(const TaskRegistry& live,
+                                      const std::vector<TaskInfo>& earlier,
+                                      std::string_view id_or_prefix) {
+  Result<TaskInfo> task = live.Resolve(id_or_prefix);
+  if (task.ok() || !IsUnknown(task.status())) return task;
+  Result<TaskInfo> found = ResolveAmong(earlier, id_or_prefix);
+  if (found.ok() || !IsUnknown(found.status())) return found;
+  return task;
+}
+
+StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>& tasks,
+                           int64_t now_ms) {
+  if (tasks.empty()) {
+    return {"No background tasks in this session.", {{"tasks", nlohmann::json::array()}}};
+  }
+  StatusView view;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const TaskInfo& task : tasks) {
+    const std::string state_name(TaskStateName(task.state));
+    const bool is_live = live.Resolve(task.id).ok();
+    std::string detail;
+    if (is_live && task.state == TaskState::kRunning) {
+      detail = StageSummary(task.progress) + ", " + FormatElapsed(task.progress.ElapsedMs(now_ms)) +
+               " elapsed";
+    } else if (!is_live) {
+      detail = "earlier Pi process" + (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
+    }
+    view.text += task.id + "  " + state_name + "  " + task.label +
+                 (detail.empty() ? "" : "  (" + detail + ")") + "\n";
+    nlohmann::json row = {
+        {"task_id", task.id},
+        {"state", state_name},
+        {"workflow", task.workflow},
+        {"label", task.label},
+        {"description", task.description},
+        {"artifact_dir", task.artifact_dir},
+        {"progress", is_live ? ProgressJson(task.progress, task.id, task.workflow, now_ms)
+                             : nlohmann::json(nullptr)}};
+    if (!is_live) row["note"] = detail;
+    rows.push_back(std::move(row));
+  }
+  view.details = {{"tasks", rows}};
+  return view;
+}
+
+}  // namespace pi_fusion::tasks

@@ -1,0 +1,132 @@
+// The host binding's decisions, from plain values: settle holds, shutdown sources, where a run's
+// end is shown and how the agent is woken, bg_kill's wait, and what print mode writes.
+#include "tasks/host_events.h"
+
+#include <catch2/catch.hpp>
+
+#include "test_support.h"
+
+using namespace pi_fusion;
+using namespace pi_fusion::tasks;
+
+namespace {
+
+constexpr char kRun[] = "reason-0123456789abcdef0123456789abcdef";
+
+TerminalReport Ended(workflow::RunEnd end, const std::string& source,
+                     CancelSource cancelled_by = CancelSource::kUnknown) {
+  TerminalReport t;
+  t.outcome.end = end;
+  t.run_id = kRun;
+  t.text = "Fusion reason ended";
+  t.task.id = kRun;
+  t.task.source = source;
+  t.task.cancelled_by = cancelled_by;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("DecideSettle: only a session without UI is held; an aborted agent_settled releases") {
+  using enum SettleAction;
+  CHECK(DecideSettle(SettleHook::kBeforeSettle, true, false) == kNothing);
+  CHECK(DecideSettle(SettleHook::kSettled, true, true) == kNothing);
+  CHECK(DecideSettle(SettleHook::kBeforeSettle, false, false) == kHold);
+  CHECK(DecideSettle(SettleHook::kSettled, false, false) == kHold);
+  CHECK(DecideSettle(SettleHook::kSettled, false, true) == kReleaseWoken);
+  // agent_before_settle carries no abort flag worth obeying: Pi skips it for aborted agents.
+  CHECK(DecideSettle(SettleHook::kBeforeSettle, false, true) == kHold);
+}
+
+TEST_CASE("ShutdownCancelSource: each session_shutdown reason names who cancelled") {
+  CHECK(ShutdownCancelSource("quit") == CancelSource::kQuit);
+  CHECK(ShutdownCancelSource("reload") == CancelSource::kReload);
+  CHECK(ShutdownCancelSource("new") == CancelSource::kNewSession);
+  CHECK(ShutdownCancelSource("resume") == CancelSource::kResume);
+  CHECK(ShutdownCancelSource("fork") == CancelSource::kFork);
+  CHECK(ShutdownCancelSource("") == CancelSource::kUnknown);
+  CHECK(ShutdownCancelSource("Quit") == CancelSource::kUnknown);
+}
+
+TEST_CASE("RouteTerminal: where each mode shows a run's end and how the agent is woken") {
+  struct Row {
+    const char* mode;
+    bool can_render;
+    bool wake_agent;
+    const char* source;
+    bool append_entry;
+    Notify notify;
+    Wake wake;
+  };
+  using enum Notify;
+  using enum Wake;
+  const Row rows[] = {
+      // Tool launches wake the agent: a follow-up where someone watches, at settle otherwise.
+      {"tui", true, true, "tool", false, kNever, kFollowUp},
+      {"tui", false, true, "tool", false, kUnlessEntryShown, kFollowUp},
+      {"rpc", true, true, "tool", false, kAlways, kFollowUp},
+      {"print", false, true, "tool", false, kNever, kAtSettle},
+      {"json", false, true, "tool", false, kNever, kAtSettle},
+      // /fusion runs show an entry (rendered in the TUI only with the render module), wake no one.
+      {"tui", true, false, "command", true, kUnlessEntryShown, kNone},
+      {"tui", false, false, "command", false, kUnlessEntryShown, kNone},
+      {"rpc", false, false, "command", true, kAlways, kNone},
+      {"json", false, false, "command", true, kNever, kNone},
+      {"print", false, false, "command", false, kNever, kNone},
+  };
+  for (const Row& row : rows) {
+    INFO(row.mode << " render=" << row.can_render << " wake=" << row.wake_agent << " "
+                  << row.source);
+    const TerminalRoute route = RouteTerminal({row.mode, row.can_render, row.wake_agent},
+                                              Ended(workflow::RunEnd::kCompleted, row.source));
+    CHECK(route.append_entry == row.append_entry);
+    CHECK(route.notify == row.notify);
+    CHECK(route.wake == row.wake);
+    CHECK(route.notify_level == "info");
+  }
+}
+
+TEST_CASE("RouteTerminal: a failure notifies as an error; the agent's own bg_kill wakes nobody") {
+  const TerminalRoute failed =
+      RouteTerminal({"tui", false, true}, Ended(workflow::RunEnd::kFailed, "tool"));
+  CHECK(failed.notify_level == "error");
+  CHECK(failed.wake == Wake::kFollowUp);
+  const TerminalRoute killed = RouteTerminal(
+      {"tui", false, true}, Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kBgKill));
+  CHECK(killed.wake == Wake::kNone);
+  CHECK(killed.notify == Notify::kUnlessEntryShown);
+  const TerminalRoute quit = RouteTerminal(
+      {"print", false, true}, Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kQuit));
+  CHECK(quit.wake == Wake::kAtSettle);
+}
+
+TEST_CASE("KillWaitOver: stops once the run ended, the task vanished or the time is up") {
+  TaskInfo running;
+  running.state = TaskState::kRunning;
+  TaskInfo killed = running;
+  killed.state = TaskState::kKilled;
+  CHECK_FALSE(KillWaitOver(running, kKillWaitMs));
+  CHECK_FALSE(KillWaitOver(running, kKillPollMs));
+  CHECK(KillWaitOver(running, 0));
+  CHECK(KillWaitOver(killed, kKillWaitMs));
+  CHECK(KillWaitOver(Status::Error("invalid_arguments", "Unknown background task ID: x"),
+                     kKillWaitMs));
+}
+
+TEST_CASE("PrintModeOutcome: a failure goes to stderr with a failing exit, never to stdout") {
+  store::testing::TempDir dir;
+  const PrintedOutcome failed =
+      PrintModeOutcome(PosixFileSystem(), Ended(workflow::RunEnd::kFailed, "command"));
+  CHECK(failed.failed);
+  CHECK(failed.stdout_text.empty());
+  CHECK(failed.stderr_lines == std::vector<std::string>{"Fusion reason ended"});
+
+  // A completed run whose artifacts do not verify prints nothing on stdout either.
+  TerminalReport gone = Ended(workflow::RunEnd::kCompleted, "command");
+  gone.outcome.artifact_dir = dir.path() + "/" + kRun;
+  const PrintedOutcome unverified = PrintModeOutcome(PosixFileSystem(), gone);
+  CHECK(unverified.failed);
+  CHECK(unverified.stdout_text.empty());
+  REQUIRE(unverified.stderr_lines.size() == 1);
+  CHECK(unverified.stderr_lines[0] != gone.text);
+}

@@ -1,0 +1,74 @@
+// bg_status's view and the task lookup bg_status and bg_result share: live tasks of this process
+// come first in lookups, earlier runs (read from disk) fill in, and no run is listed twice.
+#include "tasks/status_view.h"
+
+#include <catch2/catch.hpp>
+
+using namespace pi_fusion;
+using namespace pi_fusion::tasks;
+
+namespace {
+
+const std::string kLive = "reason-0123456789abcdef0123456789abcdef";
+const std::string kEarlier = "reason-4567ffffffffffffffffffffffffffff";
+constexpr int64_t kStart = 1'700'000'000'000;
+
+TaskInfo Task(const std::string& id, TaskState state) {
+  TaskInfo t{id, "reason", "fusion reason", "d", "tool", "/w/" + id};
+  t.state = state;
+  t.progress.started_ms = kStart;
+  return t;
+}
+
+void AddLive(TaskRegistry& registry) {
+  registry.Add(Task(kLive, TaskState::kRunning), *process::CancelToken::Create());
+}
+
+}  // namespace
+
+TEST_CASE("StatusView: no tasks says so with an empty list") {
+  TaskRegistry live;
+  const StatusView view = BuildStatusView(live, {}, kStart);
+  CHECK(view.text == "No background tasks in this session.");
+  CHECK(view.details == nlohmann::json{{"tasks", nlohmann::json::array()}});
+}
+
+TEST_CASE("StatusView: a live run shows its stage and elapsed time, an earlier one a note") {
+  TaskRegistry live;
+  AddLive(live);
+  TaskInfo earlier = Task(kEarlier, TaskState::kCompleted);
+  earlier.terminal_text = "Fusion reason completed";
+  const StatusView view = BuildStatusView(live, {earlier, *live.Resolve(kLive)}, kStart + 65'000);
+  CHECK(view.text == kEarlier +
+                         "  completed  fusion reason  (earlier Pi process; Fusion reason "
+                         "completed)\n" +
+                         kLive + "  running  fusion reason  (preflight, 1:05 elapsed)\n");
+  const nlohmann::json& rows = view.details.at("tasks");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("progress").is_null());
+  CHECK(rows[0].at("note") == "earlier Pi process; Fusion reason completed");
+  CHECK(rows[1].at("progress").at("elapsed_ms") == 65'000);
+  CHECK_FALSE(rows[1].contains("note"));
+}
+
+TEST_CASE("ResolveLiveOrEarlier: live first, then earlier; unknown is the registry's error") {
+  TaskRegistry live;
+  AddLive(live);
+  const std::vector<TaskInfo> earlier =
+      NotLive(live, {Task(kLive, TaskState::kRunning), Task(kEarlier, TaskState::kCompleted)});
+  REQUIRE(earlier.size() == 1);  // the live run is not repeated
+  CHECK(earlier[0].id == kEarlier);
+
+  CHECK(ResolveLiveOrEarlier(live, earlier, "reason-0123")->id == kLive);
+  CHECK(ResolveLiveOrEarlier(live, earlier, "reason-4567")->id == kEarlier);
+  const Result<TaskInfo> unknown = ResolveLiveOrEarlier(live, earlier, "reason-9");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message() == "Unknown background task ID: reason-9");
+  // An ambiguous prefix among the earlier runs is that error, not "unknown".
+  const std::vector<TaskInfo> two = {
+      Task(kEarlier, TaskState::kCompleted),
+      Task("reason-4567aaaaaaaaaaaaaaaaaaaaaaaaaaaa", TaskState::kFailed)};
+  const Result<TaskInfo> ambiguous = ResolveLiveOrEarlier(live, two, "reason-45");
+  REQUIRE_FALSE(ambiguous.ok());
+  CHECK(ambiguous.status().message().rfind("Ambiguous", 0) == 0);
+}
