@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error_codes.h"
 #include "process/posix_util.h"
 
 namespace pi_fusion::process {
@@ -31,7 +32,7 @@ constexpr bool kHaveAddClosefrom = false;
 
 Status SpawnError(const SpawnRequest& request, const std::string& what) {
   const std::string exe = request.argv.empty() ? std::string("<none>") : request.argv[0];
-  return Status::Error("child_spawn_failed", "spawn " + exe + ": " + what);
+  return Status::Error(kChildSpawnFailed, "spawn " + exe + ": " + what);
 }
 
 Status Validate(const SpawnRequest& request) {

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
@@ -86,7 +87,7 @@ Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& c
 Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::ChildSpec& spec,
                                     const StageChild& child, const process::CancelToken& cancel) {
   Result<process::ChildOutcome> outcome = launcher.Run(spec, cancel);
-  if (!outcome.ok() && outcome.status().code() == "child_spawn_failed" &&
+  if (!outcome.ok() && outcome.status().code() == kChildSpawnFailed &&
       child.key.stage == store::Stage::kCandidate && !cancel.IsCancelled()) {
     outcome = launcher.Run(spec, cancel);
   }
@@ -110,8 +111,8 @@ std::string EventsJsonl(const std::string& stderr_bytes) {
 
 store::AttemptState StateFor(const Status& status) {
   if (status.ok()) return store::AttemptState::kCompleted;
-  return status.code() == "child_cancelled" ? store::AttemptState::kCancelled
-                                            : store::AttemptState::kFailed;
+  return status.code() == kChildCancelled ? store::AttemptState::kCancelled
+                                          : store::AttemptState::kFailed;
 }
 
 class AttemptRecorder {
