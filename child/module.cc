@@ -6,6 +6,7 @@
 
 #include "child/child_state.h"
 #include "child/core/child_config.h"
+#include "child/core/orphan_guard.h"
 #include "child/web_fetch_tool.h"
 #include "core/error_codes.h"
 
@@ -31,6 +32,8 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     error.Set("code", config.status().code());
     throw error;
   }
+  // A governed child ends with its host, and takes its tools' processes along.
+  ArmOrphanGuard();
   // Research candidates only: the parent names the run's source policy in their environment.
   Result<std::shared_ptr<WebFetchTool>> fetch_tool =
       LoadWebFetchTool(ProcessEnvLookup(), std::filesystem::current_path().string());

@@ -63,6 +63,11 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
     config.oversize_path = *path;
   }
   if (Status s = ReadTools(lookup, &config); !s.ok()) return s;
+  if (std::optional<std::string> signal = lookup("PI_FUSION_REQUEST_SIGNAL");
+      signal && !signal->empty()) {
+    if (signal->front() != '/') return Invalid("PI_FUSION_REQUEST_SIGNAL must be an absolute path");
+    config.request_signal_path = *signal;
+  }
   std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
   if (retention && !retention->empty()) config.cache_retention = std::move(retention);
   return config;

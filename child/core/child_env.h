@@ -42,6 +42,10 @@ class ChildEnv {
   virtual Result<std::string> RealPath(const std::string& path) = 0;
   // The home directory Pi expands "~" to (os.homedir(): $HOME, else the password entry).
   virtual std::string HomeDir() = 0;
+  // Writes one byte to the FIFO at `path` without blocking and closes it again: the parent's
+  // signal that this child is past its start-up. Best effort by design: no reader, a full pipe or
+  // any other error changes nothing for the child (the parent then simply does not warm).
+  virtual void SignalFifo(const std::string& path) = 0;
   // A monotonic clock in milliseconds (tool-call durations).
   virtual int64_t MonotonicMillis() = 0;
 };

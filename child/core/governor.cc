@@ -106,6 +106,9 @@ ChildGovernor::ProviderDecision ChildGovernor::OnProviderRequest(ProviderRequest
                              std::to_string(config_.max_provider_requests) + " per child");
   }
   pending_observation_ = *observation;
+  if (requests_ == 1 && !config_.request_signal_path.empty()) {
+    env_->SignalFifo(config_.request_signal_path);  // past start-up: the parent may warm now
+  }
   return {.abort = false, .fail_process = false, .payload = std::move(payload)};
 }
 

@@ -53,6 +53,9 @@ struct AddonState {
 
   // extensions/fusion-render.ts, when the loader could load it (empty: plain notifications).
   Napi::ObjectReference render;
+  // Whether this registration's Pi renders run entries (it offers registerEntryRenderer); a
+  // TUI without it gets the plain notification instead of an entry nothing would show.
+  bool run_entry_renders = false;
   // The interval that keeps elapsed times moving while runs are active (empty when idle), and
   // the per-run status keys shown on a Pi without widgets.
   Napi::Reference<Napi::Value> ticker;

@@ -93,6 +93,8 @@ void AdoptRenderModule(Napi::Env env, Napi::Value render) {
 
 bool CanRender(Napi::Env env) { return !State(env).render.IsEmpty(); }
 
+bool CanRenderRunEntries(Napi::Env env) { return CanRender(env) && State(env).run_entry_renders; }
+
 void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& name) {
   if (!CanRender(env)) return;
   tool.Set("renderCall", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
@@ -120,9 +122,11 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
 }
 
 void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
+  State(env).run_entry_renders = false;
   if (!CanRender(env)) return;
   Napi::Function entry_renderer = Method(pi, "registerEntryRenderer");
   if (!entry_renderer.IsEmpty()) {
+    State(env).run_entry_renders = true;
     entry_renderer.Call(
         pi, {Napi::String::New(env, kRunEntryType),
              Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {

@@ -22,6 +22,8 @@ inline constexpr char kTaskMessageType[] = "fusion-task";
 void AdoptRenderModule(Napi::Env env, Napi::Value render);
 // True when the render module is present (the TUI can show rendered views).
 bool CanRender(Napi::Env env);
+// True when, in addition, this Pi renders run entries (it offers registerEntryRenderer).
+bool CanRenderRunEntries(Napi::Env env);
 
 // Sets renderCall/renderResult on a tool definition object.
 void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& name);

@@ -139,8 +139,8 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
     return;
   }
   RefreshRunProgress(env);
-  const tasks::TerminalRoute route =
-      tasks::RouteTerminal({ModeOf(state.ui_ctx.Value()), CanRender(env), wake_agent}, terminal);
+  const tasks::TerminalRoute route = tasks::RouteTerminal(
+      {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent}, terminal);
   const bool shown = route.append_entry && AppendRunEntry(env, terminal.view);
   if (route.notify == tasks::Notify::kAlways ||
       (route.notify == tasks::Notify::kUnlessEntryShown && !shown)) {

@@ -38,6 +38,12 @@ struct SpawnRequest {
   std::vector<std::string> env;   // the child's complete environment, "KEY=value" entries
   std::string cwd;                // working directory; empty = the parent's
   bool search_path = false;       // look argv[0] up in the *parent's* PATH (posix_spawnp)
+  // The child gets SIGKILL when this process ends, however it ends (Linux PR_SET_PDEATHSIG, armed
+  // from a spawner thread that lives as long as the process, so it is safe to spawn from any
+  // thread). A child that must outlive a crash of its host is never what Fusion wants; false
+  // exists for tests of the posix_spawn path. The child's own children are not covered: a child
+  // that starts processes must watch for its parent's death itself (the child library does).
+  bool die_with_parent = true;
 };
 
 // A started child. The process is the leader of a new process group (pgid == pid). The three

@@ -7,6 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
 #include <array>
 #include <cerrno>
 #include <cstdlib>
@@ -15,6 +19,7 @@
 
 #include "core/error_codes.h"
 #include "process/posix_util.h"
+#include "process/spawner_thread.h"
 
 namespace pi_fusion::process {
 namespace {
@@ -28,6 +33,11 @@ constexpr bool kHaveAddChdir = false;
 constexpr bool kHaveAddClosefrom = true;
 #else
 constexpr bool kHaveAddClosefrom = false;
+#endif
+#if defined(__linux__)
+constexpr bool kHaveParentDeathSignal = true;
+#else
+constexpr bool kHaveParentDeathSignal = false;
 #endif
 
 Status SpawnError(const SpawnRequest& request, const std::string& what) {
@@ -184,9 +194,19 @@ void CloseSpan(unsigned low, unsigned high, unsigned max_fd) {
 }
 
 // Runs in the forked child: async-signal-safe calls only, then exec. Reports errno on `err_fd`.
+// `parent` > 0: the child gets SIGKILL when the forking thread (the spawner thread, which lives as
+// long as its process) ends; if the parent is already gone, the child ends at once.
 [[noreturn]] void ExecInChild(const char* path, char* const* argv, char* const* envp,
-                              const char* cwd, const StdioPipes& pipes, int err_fd,
-                              unsigned max_fd) {
+                              const char* cwd, const StdioPipes& pipes, int err_fd, unsigned max_fd,
+                              pid_t parent) {
+#if defined(__linux__)
+  if (parent > 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // it died before the signal was armed
+  }
+#else
+  (void)parent;
+#endif
   setpgid(0, 0);
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
@@ -235,9 +255,10 @@ int SpawnWithFork(const SpawnRequest& request, const StdioPipes& pipes, pid_t* p
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t parent = request.die_with_parent ? getpid() : 0;
   pid_t child = fork();
   if (child == 0) {
-    ExecInChild(path.c_str(), argv.data(), envp.data(), cwd, pipes, err_pipe[1], max_fd);
+    ExecInChild(path.c_str(), argv.data(), envp.data(), cwd, pipes, err_pipe[1], max_fd, parent);
   }
   int fork_err = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -271,11 +292,22 @@ Result<SpawnedProcess> SpawnChild(const SpawnRequest& request, bool use_fork) {
     pipes.CloseAll();
     return SpawnError(request, "creating stdio pipes: " + ErrnoText(err));
   }
-  const bool fork_path = use_fork || !kHaveAddClosefrom || (!kHaveAddChdir && !request.cwd.empty());
+  // posix_spawn has no way to arm the parent-death signal, so children that must die with us are
+  // forked by hand.
+  const bool fork_path = use_fork || !kHaveAddClosefrom ||
+                         (!kHaveAddChdir && !request.cwd.empty()) ||
+                         (kHaveParentDeathSignal && request.die_with_parent);
   pid_t pid = -1;
-  int err =
-      fork_path ? SpawnWithFork(request, pipes, &pid) : SpawnWithPosixSpawn(request, pipes, &pid);
+  int err = 0;
+  Status ran = RunOnSpawnerThread([&] {
+    err =
+        fork_path ? SpawnWithFork(request, pipes, &pid) : SpawnWithPosixSpawn(request, pipes, &pid);
+  });
   pipes.CloseChildEnds();
+  if (!ran.ok()) {
+    pipes.CloseAll();
+    return SpawnError(request, ran.message());
+  }
   if (err != 0) {
     pipes.CloseAll();
     std::string where = request.cwd.empty() ? "" : " (cwd " + request.cwd + ")";

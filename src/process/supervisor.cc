@@ -61,6 +61,7 @@ Result<ChildOutcome> Supervisor::Run(const ChildSpec& spec, const CancelToken& c
   request.env = spec.env;
   request.cwd = spec.cwd;
   request.search_path = spec.search_path;
+  request.die_with_parent = spec.die_with_parent;
   const auto started_wall = env_->WallNow();
   const auto started = env_->MonotonicNow();
   Result<SpawnedProcess> child = env_->Spawn(request);

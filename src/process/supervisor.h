@@ -51,6 +51,7 @@ struct ChildSpec {
   std::vector<std::string> env;   // the complete environment ("KEY=value"); see child_command.h
   std::string cwd;                // empty = the parent's working directory
   bool search_path = false;       // resolve argv[0] through the parent's PATH
+  bool die_with_parent = true;    // see SpawnRequest::die_with_parent
   std::string stdin_data;         // written fully, then stdin is closed
   ChildLimits limits;
 };

@@ -143,6 +143,41 @@ Status ReadAttempts(const json& array, Manifest& m) {
   return Status::Ok();
 }
 
+json WarmChildToJson(const WarmChildRecord& w) {
+  return {{"stage", StageName(w.stage)},
+          {"outcome", WarmChildOutcomeName(w.outcome)},
+          {"started_at", w.started_at},
+          {"ended_at", w.ended_at},
+          {"note", w.note}};
+}
+
+Status ReadWarmChildren(const json& array, Manifest& m) {
+  if (!array.is_array())
+    return Status::Error(kArtifactError, "manifest.json warm_children is not an array");
+  for (size_t i = 0; i < array.size(); ++i) {
+    FieldReader r(array[i], "manifest.json warm_children[" + std::to_string(i) + "]");
+    WarmChildRecord w;
+    const auto stage = ParseStage(r.String("stage"));
+    if (!stage || *stage == Stage::kCandidate)
+      r.Fail("has a stage that is not evaluation or merge");
+    w.stage = stage.value_or(Stage::kEvaluation);
+    const std::string outcome = r.String("outcome");
+    if (outcome == "unused") {
+      w.outcome = WarmChildOutcome::kUnused;
+    } else if (outcome == "replaced") {
+      w.outcome = WarmChildOutcome::kReplaced;
+    } else {
+      r.Fail("has an outcome that is not unused or replaced");
+    }
+    w.started_at = ReadTimestamp(r, "started_at");
+    w.ended_at = ReadTimestamp(r, "ended_at");
+    w.note = r.String("note");
+    if (Status s = r.Finish(); !s.ok()) return s;
+    m.warm_children.push_back(std::move(w));
+  }
+  return Status::Ok();
+}
+
 Status ReadArtifacts(const json& object, Manifest& m) {
   for (auto it = object.begin(); it != object.end(); ++it) {
     auto ref = RefFromJson(it.value(), "manifest.json artifacts." + it.key());
@@ -195,6 +230,10 @@ Status ValidateAttemptKey(const AttemptKey& key) {
                        "invalid attempt key for stage " + std::string(StageName(key.stage)));
 }
 
+const char* WarmChildOutcomeName(WarmChildOutcome outcome) {
+  return outcome == WarmChildOutcome::kReplaced ? "replaced" : "unused";
+}
+
 std::string AttemptPrefix(const AttemptKey& key) {
   std::string prefix(StageName(key.stage));
   if (key.slot) prefix += "-" + std::to_string(*key.slot);
@@ -230,24 +269,30 @@ json ManifestToJson(const Manifest& m) {
   for (const auto& a : m.attempts) attempts.push_back(AttemptToJson(a));
   json artifacts = json::object();
   for (const auto& [name, ref] : m.artifacts) artifacts[name] = RefToJson(ref);
-  return {{"schema_version", kManifestSchema},
-          {"run_id", m.run_id},
-          {"workflow", m.workflow},
-          {"source", RunSourceName(m.source)},
-          {"state", RunStateName(m.state)},
-          {"created_at", m.created_at},
-          {"updated_at", m.updated_at},
-          {"cwd", m.cwd},
-          {"config", m.config},
-          {"models", ModelsToJson(m.models)},
-          {"capabilities", m.capabilities},
-          {"context", m.context},
-          {"tool_policy", m.tool_policy},
-          {"usage", UsageToJson(m.usage)},
-          {"attempts", std::move(attempts)},
-          {"artifacts", std::move(artifacts)},
-          {"anonymous_map", m.anonymous_map},
-          {"error", m.error ? RunErrorToJson(*m.error) : json(nullptr)}};
+  json out = {{"schema_version", kManifestSchema},
+              {"run_id", m.run_id},
+              {"workflow", m.workflow},
+              {"source", RunSourceName(m.source)},
+              {"state", RunStateName(m.state)},
+              {"created_at", m.created_at},
+              {"updated_at", m.updated_at},
+              {"cwd", m.cwd},
+              {"config", m.config},
+              {"models", ModelsToJson(m.models)},
+              {"capabilities", m.capabilities},
+              {"context", m.context},
+              {"tool_policy", m.tool_policy},
+              {"usage", UsageToJson(m.usage)},
+              {"attempts", std::move(attempts)},
+              {"artifacts", std::move(artifacts)},
+              {"anonymous_map", m.anonymous_map},
+              {"error", m.error ? RunErrorToJson(*m.error) : json(nullptr)}};
+  if (!m.warm_children.empty()) {
+    json warm = json::array();
+    for (const auto& w : m.warm_children) warm.push_back(WarmChildToJson(w));
+    out["warm_children"] = std::move(warm);
+  }
+  return out;
 }
 
 Result<Manifest> ManifestFromJson(const json& value) {
@@ -259,6 +304,7 @@ Result<Manifest> ManifestFromJson(const json& value) {
   const json& attempts = r.Array("attempts");
   const json& artifacts = r.Object("artifacts");
   const json& error = r.Value("error");
+  const json* warm = r.Has("warm_children") ? &r.Value("warm_children") : nullptr;
   Status s = r.Finish();
   if (!s.ok()) return s;
   auto parsed_models = ModelsFromJson(models);
@@ -269,6 +315,9 @@ Result<Manifest> ManifestFromJson(const json& value) {
   m.usage = parsed_usage.value();
   if (s = ReadAttempts(attempts, m); !s.ok()) return s;
   if (s = ReadArtifacts(artifacts, m); !s.ok()) return s;
+  if (warm != nullptr) {
+    if (s = ReadWarmChildren(*warm, m); !s.ok()) return s;
+  }
   if (!error.is_null()) {
     auto e = RunErrorFromJson(error, "manifest.json error");
     if (!e.ok()) return e.status();

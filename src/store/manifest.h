@@ -79,6 +79,24 @@ struct AttemptRecord {
   bool operator==(const AttemptRecord&) const = default;
 };
 
+// A stage child started ahead of its input (a warm evaluator or merger) that never became an
+// attempt: `unused` when the run ended before its stage began, `replaced` when it ended before its
+// input and a cold child took its place. A warm child that got its input is simply attempt 1 of
+// its stage and appears only in `attempts`.
+enum class WarmChildOutcome { kUnused, kReplaced };
+
+struct WarmChildRecord {
+  Stage stage = Stage::kEvaluation;  // evaluation or merge
+  WarmChildOutcome outcome = WarmChildOutcome::kUnused;
+  std::string started_at;  // RFC 3339: when it was spawned
+  std::string ended_at;    // RFC 3339: when it was found ended or was stopped
+  std::string note;        // how it ended, host-written ("stopped before its input")
+
+  bool operator==(const WarmChildRecord&) const = default;
+};
+
+const char* WarmChildOutcomeName(WarmChildOutcome outcome);
+
 // The terminal error of a failed or cancelled run (also error.json's `error`).
 struct RunError {
   std::string code;
@@ -105,6 +123,8 @@ struct Manifest {
   nlohmann::json tool_policy = nlohmann::json::object();
   Usage usage;  // always the sum of the attempts' usage
   std::vector<AttemptRecord> attempts;
+  // Optional in the JSON form: the key is written only when a warm child was unused or replaced.
+  std::vector<WarmChildRecord> warm_children;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;

@@ -205,6 +205,19 @@ Status RunStore::AddAttemptUsage(const AttemptKey& key, const Usage& usage) {
   return PersistLocked(std::move(next));
 }
 
+Status RunStore::RecordWarmChild(Stage stage, WarmChildOutcome outcome, std::string started_at,
+                                 std::string note) {
+  if (stage == Stage::kCandidate || !IsTimestamp(started_at)) {
+    return Invalid("a warm child record needs the evaluation or merge stage and a start time");
+  }
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  Manifest next = manifest_;
+  next.warm_children.push_back({stage, outcome, std::move(started_at), Now(), SanitizeUtf8(note)});
+  return PersistLocked(std::move(next));
+}
+
 Status RunStore::SetAnonymousMap(const json& map) {
   if (!map.is_object()) return Status::Error(kArtifactError, "anonymous map is not an object");
   std::lock_guard lock(mu_);

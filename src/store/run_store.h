@@ -110,6 +110,10 @@ class RunStore {
   // Adds `usage` to an existing attempt (a second provider turn of the same child, such as the
   // same-session compression of an oversized candidate) and to the run total.
   Status AddAttemptUsage(const AttemptKey& key, const Usage& usage);
+  // Lists a warm child that never became an attempt (manifest.h, WarmChildRecord); ended_at is
+  // stamped now. REQUIRES: started_at is an RFC 3339 time; stage is evaluation or merge.
+  Status RecordWarmChild(Stage stage, WarmChildOutcome outcome, std::string started_at,
+                         std::string note);
   // Records the A/B/C map once. REQUIRES: an object.
   Status SetAnonymousMap(const nlohmann::json& map);
 

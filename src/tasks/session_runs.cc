@@ -3,7 +3,10 @@
 #include <algorithm>
 
 #include "core/error_codes.h"
+#include "store/abandoned_run.h"
 #include "store/run_paths.h"
+#include "store/verify.h"
+#include "store/wall_clock.h"
 #include "tasks/run_catalog.h"
 
 namespace pi_fusion::tasks {
@@ -30,6 +33,9 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
     task.state = TaskState::kKilled;
   } else if (state == "failed") {
     task.state = TaskState::kFailed;
+    if (run.manifest->error) {
+      task.terminal_text = run.manifest->error->code + ": " + run.manifest->error->message;
+    }
   } else if (state == kInterruptedState) {
     task.state = TaskState::kFailed;
     task.terminal_text = "interrupted: its Pi process ended before the run did (state " +
@@ -48,12 +54,23 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
                                         std::string_view session_id, long own_pid) {
   const std::string prefix = store::SanitizeSessionId(session_id) + "-";
   std::vector<TaskInfo> out;
-  for (const RunListing& run : ListRuns(fs, cwd)) {
+  for (RunListing& run : ListRuns(fs, cwd)) {
     const std::string parent = run.run_dir.substr(0, run.run_dir.rfind('/'));
     const std::string session_dir = parent.substr(parent.rfind('/') + 1);
     if (session_dir.rfind(prefix, 0) != 0) continue;
     const std::string pid = session_dir.substr(prefix.size());
     if (!AllDigits(pid) || pid == std::to_string(own_pid)) continue;
+    // A run whose host died is finalized durably (failed, host_ended) before it is reported, as
+    // bg_result does for runs of other sessions; if that cannot be done it stays "interrupted".
+    if (run.State() == kInterruptedState) {
+      Result<bool> finalized =
+          store::FinalizeIfAbandoned(fs, store::SystemWallClock(), run.run_dir);
+      if (finalized.ok() && *finalized) {
+        if (Result<store::Manifest> now = store::ReadManifest(fs, run.run_dir); now.ok()) {
+          run.manifest = std::move(now).value();
+        }
+      }
+    }
     if (std::optional<TaskInfo> task = TaskOf(run)) out.push_back(std::move(*task));
   }
   std::reverse(out.begin(), out.end());  // oldest first, like the registry

@@ -18,7 +18,9 @@
 namespace pi_fusion::tasks {
 
 // Runs of `session_id` under `cwd` written by processes other than `own_pid`, oldest first.
-// Unreadable run directories are skipped.
+// Unreadable run directories are skipped. A non-terminal run whose owner is gone is first
+// finalized durably as failed with host_ended (store::FinalizeIfAbandoned), so what is reported
+// is what the run directory now says.
 std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
                                         std::string_view session_id, long own_pid);
 

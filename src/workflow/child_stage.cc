@@ -2,12 +2,15 @@
 
 #include <utility>
 
+#include "budget/calibration.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
+#include "pi_fusion/canonical_json.h"
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
 #include "store/usage.h"
+#include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -15,13 +18,6 @@ namespace {
 const budget::RouteCapacity& CapacityOf(const PreparedRun& run, config::Slot slot) {
   return run.plan.routes[static_cast<size_t>(slot)];
 }
-
-// Where a child writes the files the parent reads after it ended.
-struct ChildFiles {
-  std::string oversized;  // candidates only
-  std::string journal;    // tool-enabled children only
-  std::string seal;
-};
 
 // PI_FUSION_CHILD_WRAPPER of the host: an executable every child command runs through
 // (`<wrapper> <node> <pi-cli> <args…>`), for tracing children; empty when unset.
@@ -39,8 +35,10 @@ std::string JoinTools(const std::vector<std::string>& tools) {
   return out;
 }
 
-Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& child,
-                                     const ChildFiles& files) {
+}  // namespace
+
+Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
+                                          const ChildFiles& files) {
   const RunRequest& request = run.request;
   const config::ModelInfo& model = run.models.route(child.route).model;
   process::ChildCommandSpec command;
@@ -77,11 +75,16 @@ Result<process::ChildSpec> BuildSpec(const PreparedRun& run, const StageChild& c
     spec.env.push_back("PI_FUSION_TOOL_JOURNAL=" + files.journal);
     spec.env.push_back("PI_FUSION_TOOL_SEAL=" + files.seal);
   }
+  if (!child.request_signal.empty()) {
+    spec.env.push_back("PI_FUSION_REQUEST_SIGNAL=" + child.request_signal);
+  }
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;
   spec.limits = request.child_limits;
   return spec;
 }
+
+namespace {
 
 // Candidates get one retry when no child could be spawned at all (no process ever existed).
 Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::ChildSpec& spec,
@@ -107,6 +110,25 @@ std::string EventsJsonl(const std::string& stderr_bytes) {
     out += frame.body.dump() + "\n";
   }
   return out;
+}
+
+int64_t UsageField(const nlohmann::json& usage, const char* key) {
+  const auto it = usage.find(key);
+  return it != usage.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// The usage of the child's first provider request: its first record that is not a retry marker
+// (a failed request, zero usage by the protocol). Later records are agent-loop turns: total
+// usage, never a prompt under-forecast.
+std::optional<budget::FirstRequestUsage> FirstRequest(
+    const std::vector<protocol::MetadataRecord>& records) {
+  for (const protocol::MetadataRecord& record : records) {
+    if (record.stop_reason == "error" || !record.usage.is_object()) continue;
+    return budget::FirstRequestUsage{UsageField(record.usage, "input"),
+                                     UsageField(record.usage, "cacheRead"),
+                                     UsageField(record.usage, "cacheWrite")};
+  }
+  return std::nullopt;
 }
 
 store::AttemptState StateFor(const Status& status) {
@@ -178,7 +200,7 @@ Status Judge(const process::ChildOutcome& outcome, const protocol::ChildReport& 
 }  // namespace
 
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
-                          const process::CancelToken& cancel) {
+                          const process::CancelToken& cancel, WarmStages* warm) {
   // A stage the measured budget check refuses never starts: no attempt row, no child.
   Status budget = budget::CheckMeasuredPrompt(CapacityOf(run, child.route), child.budget_stage,
                                               child.system_prompt, child.stdin_text);
@@ -192,9 +214,14 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
     files.journal = attempt.Path(".tool-calls.jsonl");
     files.seal = attempt.Path(".seal.json");
   }
-  Result<process::ChildSpec> spec = BuildSpec(run, child, files);
+  Result<process::ChildSpec> spec = BuildChildSpec(run, child, files);
   if (!spec.ok()) return {attempt.End(spec.status(), std::nullopt), ""};
-  Result<process::ChildOutcome> outcome = Spawn(*run.seams.children, *spec, child, cancel);
+  Result<std::unique_ptr<process::WarmChild>> started{std::unique_ptr<process::WarmChild>()};
+  if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
+  if (!started.ok()) return {attempt.End(started.status(), std::nullopt), ""};
+  Result<process::ChildOutcome> outcome =
+      *started ? Result<process::ChildOutcome>((*started)->Feed(*spec, cancel))
+               : Spawn(*run.seams.children, *spec, child, cancel);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
 
   const config::ModelInfo& model = run.models.route(child.route).model;
@@ -225,6 +252,18 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   Status verdict = Judge(*outcome, report, audit, child);
   Status written = attempt.Write(".stderr.txt", outcome->stderr_bytes);
   if (written.ok()) written = attempt.Write(".events.jsonl", EventsJsonl(outcome->stderr_bytes));
+  std::optional<int64_t> under_forecast;
+  if (std::optional<budget::FirstRequestUsage> first = FirstRequest(report.records)) {
+    std::optional<nlohmann::json> violation = budget::CalibrationViolation(
+        CapacityOf(run, child.route), child.budget_stage, child.key.attempt, child.system_prompt,
+        child.stdin_text, *first);
+    if (violation) {
+      under_forecast = violation->at("under_forecast_tokens").get<int64_t>();
+      if (written.ok()) {
+        written = attempt.Write(".calibration-violation.json", CanonicalJson(*violation));
+      }
+    }
+  }
   const std::string ext = child.output == OutputKind::kEvaluator ? ".txt" : ".md";
   // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
   if (written.ok() && journal) written = attempt.Write(".tool-calls.jsonl", *journal);
@@ -239,7 +278,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   if (!written.ok()) verdict = written;
   Status ended = attempt.End(verdict, usage);
-  return {ended, ended.ok() ? report.answer : ""};
+  return {ended, ended.ok() ? report.answer : "", under_forecast};
 }
 
 }  // namespace pi_fusion::workflow

@@ -20,6 +20,8 @@
 
 namespace pi_fusion::workflow {
 
+class WarmStages;
+
 struct StageChild {
   store::AttemptKey key;
   config::Slot route = config::Slot::kCandidate1;
@@ -32,15 +34,34 @@ struct StageChild {
   std::vector<std::string> tools;
   std::string system_prompt;
   std::string stdin_text;
+  // Candidates of a run that warms its later stages: the FIFO their first provider request
+  // signals (request_signal.h). Empty otherwise.
+  std::string request_signal;
 };
+
+// Where a child writes the files the parent reads after it ended.
+struct ChildFiles {
+  std::string oversized;  // candidates only
+  std::string journal;    // tool-enabled children only
+  std::string seal;
+};
+
+// The child's final argv, environment, working directory, input and limits.
+Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
+                                          const ChildFiles& files);
 
 struct StageResult {
   Status status;       // ok: `answer` is verified and within its output contract
   std::string answer;  // the child's verified final answer
+  // Set when the child's first provider request used more prompt tokens than the stage's
+  // one-request forecast (`<prefix>.calibration-violation.json` is written then).
+  std::optional<int64_t> under_forecast_tokens;
 };
 
-// REQUIRES: `run.store` is open; `cancel` outlives the call.
+// REQUIRES: `run.store` is open; `cancel` outlives the call. With `warm`, a warm child started
+// for this stage (warm_stages.h) gets the input instead of a cold start, right after the exact
+// rendered-prompt check.
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
-                          const process::CancelToken& cancel);
+                          const process::CancelToken& cancel, WarmStages* warm = nullptr);
 
 }  // namespace pi_fusion::workflow

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "budget/calibration.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "workflow/anonymize.h"
@@ -17,6 +18,7 @@
 #include "workflow/validation_prompts.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_run.h"
+#include "workflow/warm_stages.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -41,7 +43,7 @@ process::ChildCapability ChildCapabilityOf(const std::string& workflow) {
 class Run {
  public:
   Run(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer)
-      : run_(run), cancel_(cancel), observer_(observer) {}
+      : run_(run), cancel_(cancel), observer_(observer), warm_(run) {}
 
   RunOutcome Execute() {
     ReportBudgetWarnings();
@@ -56,13 +58,13 @@ class Run {
     }
     Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
-    Result<nlohmann::json> evaluation = Evaluate(*blind, EvaluationScope{}, EvaluatorSystemPrompt(),
-                                                 EvaluationRepairSystemPrompt());
+    Result<nlohmann::json> evaluation =
+        Evaluate(*blind, EvaluationScope{}, EvaluatorPrompt(), EvaluationRepairSystemPrompt());
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildMergeInput(run_.canonical_input, candidates, *evaluation);
     if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
-    Result<std::string> merged = Merge(*input, MergerSystemPrompt());
+    Result<std::string> merged = Merge(*input, MergerPrompt());
     if (!merged.ok()) return outcome_;
     return Commit(*merged, *map);
   }
@@ -96,8 +98,11 @@ class Run {
   RunOutcome ExecuteValidate() {
     if (!Advance(RunState::kCandidatesRunning)) return outcome_;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
+    ArmWarmStages();
     ReviewerPhase phase = RunReviewers(
-        run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_);
+        run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_,
+        [this](const StageResult& result) { NoteCalibration(result, budget::Stage::kCandidate); });
+    warm_.CandidatesEnded();
     if (phase.failure) {
       Fail(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
       return outcome_;
@@ -119,14 +124,13 @@ class Run {
     }
     Result<CanonicalDocument> blind = BuildValidationBlindInput(run_.canonical_input, reports);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
-    Result<nlohmann::json> evaluation =
-        Evaluate(*blind, ValidationEvaluationScope(reports), ValidationEvaluatorSystemPrompt(),
-                 ValidationRepairSystemPrompt());
+    Result<nlohmann::json> evaluation = Evaluate(*blind, ValidationEvaluationScope(reports),
+                                                 EvaluatorPrompt(), ValidationRepairSystemPrompt());
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
     if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
-    Result<std::string> summary = Merge(*input, ValidationMergerSystemPrompt());
+    Result<std::string> summary = Merge(*input, MergerPrompt());
     if (!summary.ok()) return outcome_;
     ValidationRenderInput render;
     render.summary = *summary;
@@ -140,6 +144,19 @@ class Run {
   bool IsValidate() const { return run_.request.request.workflow == "validate"; }
 
  private:
+  std::string EvaluatorPrompt() const {
+    return IsValidate() ? ValidationEvaluatorSystemPrompt() : EvaluatorSystemPrompt();
+  }
+  std::string MergerPrompt() const {
+    return IsValidate() ? ValidationMergerSystemPrompt() : MergerSystemPrompt();
+  }
+
+  // The evaluator and the merger start warm once the candidates are past their start-up; their
+  // command is final now (the system prompts do not depend on the candidates' answers).
+  void ArmWarmStages() {
+    warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_);
+  }
+
   void ReportBudgetWarnings() {
     size_t high = 0;
     for (const budget::StageForecast& stage : run_.plan.stages) {
@@ -149,6 +166,17 @@ class Run {
       observer_.Progress({ProgressEvent::kNote, 0,
                           "budget warning (" + std::to_string(high) + " stages at or above 80%)"});
     }
+  }
+
+  // A child's first provider request used more prompt tokens than its stage's one-request
+  // forecast: a progress warning now, and a result-details warning if the run completes.
+  // Called from candidate threads too.
+  void NoteCalibration(const StageResult& result, budget::Stage stage) {
+    if (!result.under_forecast_tokens) return;
+    const std::string line = budget::CalibrationWarningText(*result.under_forecast_tokens);
+    observer_.Progress({ProgressEvent::kNote, 0, line});
+    std::lock_guard lock(warnings_mu_);
+    warnings_.push_back({"calibration", std::string(budget::StageName(stage)), line});
   }
 
   bool Advance(RunState state) {
@@ -163,6 +191,7 @@ class Run {
   bool RunCandidates(std::array<std::string, 3>* answers) {
     if (!Advance(RunState::kCandidatesRunning)) return false;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
+    ArmWarmStages();
     Result<process::CancelToken> siblings = cancel_.NewChild();
     if (!siblings.ok()) {
       Fail(siblings.status(), Stage::kCandidate, std::nullopt, std::nullopt);
@@ -178,6 +207,7 @@ class Run {
         observer_.Progress({ProgressEvent::kCandidateStarted, slot,
                             "candidate " + std::to_string(slot) + " starting"});
         StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
+        NoteCalibration(result, budget::Stage::kCandidate);
         // A failed candidate is reported as failed, never counted among the complete ones; the
         // first real failure stops its siblings.
         if (result.status.ok()) {
@@ -199,6 +229,7 @@ class Run {
       });
     }
     for (std::thread& t : threads) t.join();
+    warm_.CandidatesEnded();
     if (first_failure) {
       Fail(results[*first_failure - 1].status, Stage::kCandidate, *first_failure, 1);
       return false;
@@ -239,6 +270,7 @@ class Run {
             ? ValidationReviewerSystemPrompt()
             : CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
     child.stdin_text = CandidateStdin(run_.canonical_input);
+    child.request_signal = warm_.signal_path();
     return child;
   }
 
@@ -272,7 +304,9 @@ class Run {
     }
     if (!Advance(RunState::kEvaluating)) return outcome_.error;
     observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
-    StageResult first = RunStageChild(run_, EvaluatorChild(1, system_prompt, blind.bytes), cancel_);
+    StageResult first =
+        RunStageChild(run_, EvaluatorChild(1, system_prompt, blind.bytes), cancel_, &warm_);
+    NoteCalibration(first, budget::Stage::kEvaluation);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
     EvaluationCheck check = ValidateEvaluation(first.answer, scope);
     if (!check.ok()) check = Repair(blind, scope, repair_prompt, first.answer, check.errors);
@@ -305,6 +339,7 @@ class Run {
     }
     StageResult repaired =
         RunStageChild(run_, EvaluatorChild(2, repair_prompt, input->bytes), cancel_);
+    NoteCalibration(repaired, budget::Stage::kEvaluationRepair);
     if (!repaired.status.ok()) {
       Fail(repaired.status, Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
@@ -312,23 +347,30 @@ class Run {
     return ValidateEvaluation(repaired.answer, scope);
   }
 
-  Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
-    if (!Advance(RunState::kMerging)) return outcome_.error;
-    observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
+  StageChild MergerChild(std::string system_prompt, std::string input) const {
     StageChild child;
     child.key = {Stage::kMerge, std::nullopt, 1};
     child.route = config::Slot::kMerger;
     child.budget_stage = budget::Stage::kMerge;
     child.output = OutputKind::kMerger;
     child.role = "merger";
-    child.system_prompt = system_prompt;
-    child.stdin_text = input.bytes;
-    StageResult merged = RunStageChild(run_, child, cancel_);
+    child.system_prompt = std::move(system_prompt);
+    child.stdin_text = std::move(input);
+    return child;
+  }
+
+  Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
+    if (!Advance(RunState::kMerging)) return outcome_.error;
+    observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
+    StageResult merged =
+        RunStageChild(run_, MergerChild(system_prompt, input.bytes), cancel_, &warm_);
+    NoteCalibration(merged, budget::Stage::kMerge);
     if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
     return merged.answer;
   }
 
   RunOutcome Commit(const std::string& merged, const AnonymousMap& map) {
+    warm_.EndUnused();  // none is left after the merge; this keeps that true by construction
     const store::Manifest manifest = run_.store->Snapshot();
     ResultDetailsInput details;
     details.run_id = manifest.run_id;
@@ -351,6 +393,10 @@ class Run {
     }
     for (const auto& [name, ref] : manifest.artifacts) {
       details.artifacts.push_back({name, ref.path, ref.byte_length, ref.sha256});
+    }
+    {
+      std::lock_guard lock(warnings_mu_);
+      details.warnings = warnings_;
     }
     Result<nlohmann::json> built = BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
@@ -376,6 +422,7 @@ class Run {
     const RunState terminal = cancelled ? RunState::kCancelled : RunState::kFailed;
     store::RunError error{cancelled ? std::string(kChildCancelled) : status.code(),
                           status.message(), stage, slot, attempt};
+    warm_.EndUnused();  // before the terminal manifest, which must list them
     store::FailReport report = run_.store->Fail(terminal, error);
     outcome_.end = cancelled ? RunEnd::kCancelled : RunEnd::kFailed;
     outcome_.error = Status::Error(error.code, error.message);
@@ -395,6 +442,9 @@ class Run {
   const process::CancelToken& cancel_;
   RunObserver& observer_;
   RunOutcome outcome_;
+  std::mutex warnings_mu_;
+  std::vector<ResultWarning> warnings_;  // guarded by warnings_mu_
+  WarmStages warm_;
 };
 
 }  // namespace

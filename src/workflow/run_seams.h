@@ -13,6 +13,7 @@
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
 #include "process/supervisor.h"
+#include "process/warm_child.h"
 #include "store/wall_clock.h"
 #include "workflow/anonymize.h"
 
@@ -25,6 +26,11 @@ class ChildLauncher {
   virtual ~ChildLauncher() = default;
   virtual Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
                                             const process::CancelToken& cancel) = 0;
+  // Starts a child ahead of its input (process::WarmChild), or returns null when this launcher
+  // cannot; the stage then starts cold. The default cannot.
+  virtual Result<std::unique_ptr<process::WarmChild>> Prestart(const process::ChildSpec&) {
+    return std::unique_ptr<process::WarmChild>();
+  }
 };
 
 // process::RunChild. Stateless; lives for the whole program.

@@ -9,6 +9,9 @@ class PosixLauncher : public ChildLauncher {
                                     const process::CancelToken& cancel) override {
     return process::RunChild(spec, cancel);
   }
+  Result<std::unique_ptr<process::WarmChild>> Prestart(const process::ChildSpec& spec) override {
+    return process::WarmChild::StartPosix(spec);
+  }
 };
 
 }  // namespace

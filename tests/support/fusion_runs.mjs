@@ -1,9 +1,10 @@
 /**
  * @file What an end-to-end test looks at after a Fusion run: the run directories under the
- * project's `.pi/fusion`, a run's manifest, and any child Pi process the run left alive.
+ * project's `.pi/fusion`, a run's manifest, and any process of the run left alive.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { envProcesses } from "./processes.mjs";
 
 /** Every run directory of `env`'s project, across sessions. */
 export function runDirs(env) {
@@ -17,16 +18,11 @@ export function manifestOf(dir) {
   return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
 }
 
-/** Child Pi processes still alive whose working directory is this env's project. */
+/**
+ * Processes of this env's Pi environment still alive (child Pis, their tools), as pids. Call it
+ * once the env's own Pi has exited: any process left is a survivor. Identified by environment,
+ * never by command line (see processes.mjs).
+ */
 export function survivingChildren(env) {
-  const alive = [];
-  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (cmd.includes("--mode\u0000text") && fs.readlinkSync(`/proc/${pid}/cwd`) === env.cwd) alive.push(pid);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return alive;
+  return [...envProcesses(env).keys()];
 }

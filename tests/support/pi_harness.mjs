@@ -20,6 +20,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { envProcesses } from "./processes.mjs";
 import { startScriptedModel } from "./scripted_model/server.mjs";
 
 export { lastToolResult, toolResultTexts, largeText } from "./scripted_model/server.mjs";
@@ -394,6 +395,14 @@ export class PiEnv {
       LIVE_GROUPS.delete(pid);
     }
     this.groups.clear();
+    // Whatever else of this Pi environment still runs (a child Pi in a group of its own that
+    // survived a failed test) must not outlive the test or hold its temp dir.
+    for (let left = envProcesses(this); left.size > 0; left = envProcesses(this)) {
+      for (const pid of left.keys()) {
+        try { process.kill(pid, "SIGKILL"); } catch { /* gone */ }
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
     if (this.ownsServer) await this.server.close();
     // A process that ends while we delete (a TUI Pi, a Fusion child in its own group) can still
     // write its compile cache: retry instead of failing the test on ENOTEMPTY.

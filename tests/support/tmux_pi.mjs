@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { PI_CLI, PINNED_NODE } from "./pi_harness.mjs";
+import { envProcesses } from "./processes.mjs";
 
 function shellQuote(s) {
   return `'${String(s).replaceAll("'", `'\\''`)}'`;
@@ -83,14 +84,7 @@ export class TmuxPi {
     } catch {
       // already gone
     }
-    const marker = `PI_CODING_AGENT_DIR=${this.env.agentDir}`;
-    const ours = () => fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d) && d !== String(process.pid)).filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(marker);
-      } catch {
-        return false;  // not ours, or gone
-      }
-    });
+    const ours = () => [...envProcesses(this.env).keys()];
     const deadline = Date.now() + 5000;
     for (let left = ours(); left.length > 0 && Date.now() < deadline; left = ours()) {
       for (const pid of left) {

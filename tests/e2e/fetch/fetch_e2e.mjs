@@ -3,7 +3,8 @@
 // private network namespace this script re-runs itself in (tests/support/netns/netns.mjs); when
 // no namespace can be made it exits with SKIP_EXIT_CODE and says why. Host scenarios
 // (scenarios_host.mjs) run in the machine's own namespace.
-//   node fetch_e2e.mjs --pi-fusion PATH --scenario NAME [--has-extract 1]
+//   node fetch_e2e.mjs --pi-fusion PATH --scenario NAME [--has-extract 1] [--sanitized 1]
+// (--sanitized 1: pi-fusion is an AddressSanitizer build, which sets no address-space limit)
 //   node fetch_e2e.mjs --list          (scenario names; CMake registers one ctest test each)
 // No traffic leaves the machine: the namespace has no route out, every run passes --dns-servers,
 // and proxy variables point at a dead loopback port to prove the fetcher ignores them.
@@ -83,7 +84,7 @@ async function fetchJson(piFusion, flags, url) {
   return { ...r, json, raw: r.stdout };
 }
 
-async function runInNetns(test, { piFusion, hasExtract }) {
+async function runInNetns(test, { piFusion, hasExtract, sanitized }) {
   const http = await startHttpFixtures({ host: PUBLIC_V4 });
   const canaries = await Promise.all(CANARY_HOSTS.map((host) => startCanary({ host, port: http.port })));
   // canary.connections(): connections to any blocked destination; canary.hosts to reach them.
@@ -96,7 +97,7 @@ async function runInNetns(test, { piFusion, hasExtract }) {
   const run = (argv, opts) => runFetch(piFusion, argv, opts);
   const fetch = (url, ...flags) => fetchJson(piFusion, [...dnsArgs, ...flags], url);
   try {
-    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract, piFusion });
+    await test({ fetch, run, http, dns, canary, dnsArgs, hasExtract, sanitized, piFusion });
   } finally {
     await Promise.all([http.close(), dns.close(), ...canaries.map((c) => c.close())]);
   }
@@ -110,6 +111,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const { 'pi-fusion': piFusion, scenario } = args;
   const hasExtract = args['has-extract'] === '1';
+  const sanitized = args.sanitized === '1';
   if (!piFusion || !allScenarios[scenario]) {
     console.error(`usage: fetch_e2e.mjs --pi-fusion PATH --scenario {${Object.keys(allScenarios)}}`);
     process.exit(2);
@@ -121,7 +123,7 @@ async function main() {
       addresses: [PUBLIC_V4, PUBLIC_V4_SECOND, ...CANARY_HOSTS.filter((h) => h !== '127.0.0.1')],
       label: `fetch_e2e.${scenario}`,
     });
-    await runInNetns(netnsScenarios[scenario], { piFusion, hasExtract });
+    await runInNetns(netnsScenarios[scenario], { piFusion, hasExtract, sanitized });
   }
   console.log(`ok - ${scenario}`);
 }

@@ -11,6 +11,9 @@ import { REPO_ROOT } from "../../support/pi_harness.mjs";
 
 const buildDir = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
 const ALLOWED_NEEDED = new Set(["libstdc++.so.6", "libgcc_s.so.1", "libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"]);
+// A sanitizer build (PI_FUSION_SANITIZED=1, tests/CMakeLists.txt) links its runtimes too.
+const SANITIZED = process.env.PI_FUSION_SANITIZED === "1";
+const SANITIZER_RUNTIME = /^lib(asan|ubsan)\.so\.\d+$/;
 
 for (const name of ["pi_fusion.node", "pi_fusion_child.node"]) {
   const file = path.join(buildDir, "lib", name);
@@ -23,6 +26,9 @@ for (const name of ["pi_fusion.node", "pi_fusion_child.node"]) {
   test(`${name} needs no shared library beyond libstdc++ and libc`, () => {
     const needed = execFileSync("readelf", ["-d", file], { encoding: "utf8" })
       .split("\n").map((l) => /\(NEEDED\).*\[(.*)\]/.exec(l)?.[1]).filter(Boolean);
-    for (const lib of needed) assert.ok(ALLOWED_NEEDED.has(lib), `unexpected dependency ${lib}`);
+    for (const lib of needed) {
+      const allowed = ALLOWED_NEEDED.has(lib) || (SANITIZED && SANITIZER_RUNTIME.test(lib));
+      assert.ok(allowed, `unexpected dependency ${lib}`);
+    }
   });
 }

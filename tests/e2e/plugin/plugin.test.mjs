@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { plainToolEnv } from "../../support/sanitizer_env.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const PROBE = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "probe-extension.ts");
@@ -147,8 +148,12 @@ describe("lifecycle", () => {
       const withPlugin = await env.print("hello", { extensions: [PLUGIN] });
       assert.equal(withPlugin.code, 0, withPlugin.stderr);
       assert.equal(withPlugin.timedOut, false);
-      // The plugin may not keep the process alive: at most 2 s beyond the same run without it.
-      assert.ok(withPlugin.durationMs - plain.durationMs < 2000, `${withPlugin.durationMs} ms vs ${plain.durationMs} ms`);
+      // The plugin may not keep the process alive: at most 2 s beyond the same run without it. A
+      // sanitizer build's plugin (a 200 MB library, checked for leaks at exit) takes seconds more
+      // on a busy machine just to load and unload; there a process kept alive still shows as
+      // timedOut (the harness's 30 s), and the 2 s bound is the dev suite's to check.
+      const bound = process.env.PI_FUSION_SANITIZED === "1" ? 15000 : 2000;
+      assert.ok(withPlugin.durationMs - plain.durationMs < bound, `${withPlugin.durationMs} ms vs ${plain.durationMs} ms`);
     } finally {
       await env.cleanup();
     }
@@ -206,8 +211,9 @@ describe("lifecycle", () => {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, "dep.c"), "int pf_dep(void) { return 1; }\n");
       fs.writeFileSync(path.join(dir, "addon.c"), "int pf_dep(void);\nint pf_use(void) { return pf_dep(); }\n");
-      execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(dir, "libpfgone.so.7"), path.join(dir, "dep.c"), "-Wl,-soname,libpfgone.so.7"]);
-      execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(dir, "pi_fusion.node"), path.join(dir, "addon.c"), path.join(dir, "libpfgone.so.7")]);
+      const cc = { env: plainToolEnv() };
+      execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(dir, "libpfgone.so.7"), path.join(dir, "dep.c"), "-Wl,-soname,libpfgone.so.7"], cc);
+      execFileSync("cc", ["-shared", "-fPIC", "-o", path.join(dir, "pi_fusion.node"), path.join(dir, "addon.c"), path.join(dir, "libpfgone.so.7")], cc);
       fs.rmSync(path.join(dir, "libpfgone.so.7"));
       const r = await env.print("hello", { extensions: [PLUGIN], env: { PI_FUSION_ADDON: path.join(dir, "pi_fusion.node") } });
       const lines = linesWith(r.stderr, "pi-fusion:");

@@ -248,9 +248,13 @@ describe("fusion reason end to end", () => {
     }
   });
 
-  test("a failing candidate fails the run after its siblings finish, with a failure summary", async () => {
+  test("a failing candidate fails the run at once: its slow siblings are cancelled, with a failure summary", async () => {
+    // The siblings would answer only after 20 s; fail fast must not wait for them.
     const env = await createPiEnv({
-      script: { rules: [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()] },
+      script: { rules: [
+        { name: "failing", match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] },
+        ...fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] }),
+      ] },
       timeoutMs: RUN_TIMEOUT_MS,
     });
     try {
@@ -261,13 +265,19 @@ describe("fusion reason end to end", () => {
         merger: "scripted/scripted-a",
       }));
       const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      const ended = Date.now();
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Fusion failed \(stage=candidate, slot=2, attempt=1\)/);
+      // From the failing candidate's last request to Pi's exit with the failure published: about
+      // a second (the siblings' stop grace); waiting for the siblings would take 20 s.
+      const lastFailing = env.requests().filter((q) => q.rule_name === "failing").at(-1);
+      const afterFailure = ended - Date.parse(lastFailing.time);
+      assert.ok(afterFailure < 8000, `failure published ${afterFailure} ms after the failing request`);
       const dir = runDirs(env)[0];
       const manifest = manifestOf(dir);
       assert.equal(manifest.state, "failed");
       const bySlot = Object.fromEntries(manifest.attempts.map((a) => [a.slot, a.state]));
-      assert.deepEqual(bySlot, { 1: "completed", 2: "failed", 3: "completed" });
+      assert.deepEqual(bySlot, { 1: "cancelled", 2: "failed", 3: "cancelled" });
       assert.ok(fs.existsSync(path.join(dir, "error.json")));
       const summary = JSON.parse(fs.readFileSync(path.join(dir, "failure-summary.json"), "utf8"));
       assert.equal(summary.schema_version, "pi-background-tasks.fusion-failure-summary.v1");
@@ -315,7 +325,12 @@ describe("fusion reason end to end", () => {
       const rpc = env.rpc({ extensions: [PLUGIN] });
       await rpc.prompt("please fuse");
       await env.server.waitForRequests(4);  // the parent's two and at least two stalled candidates
+      // The quit path stops children with a short grace: Pi is gone well inside 5 s, although
+      // the stalled candidates would never finish by themselves.
+      const quitAt = Date.now();
       await rpc.close({ timeoutMs: 30000 });
+      const quitMs = Date.now() - quitAt;
+      assert.ok(quitMs < 5000, `quit took ${quitMs} ms`);
       const manifest = manifestOf(runDirs(env)[0]);
       assert.equal(manifest.state, "cancelled");
       assert.ok(fs.existsSync(path.join(runDirs(env)[0], "error.json")));

@@ -68,6 +68,23 @@ describe("the TUI shows Fusion to the person", () => {
     });
   });
 
+  test("on a Pi without the rendering API, /fusion ends with the plain notification and Pi goes on", async () => {
+    // Pi's own API with registerEntryRenderer and registerMessageRenderer hidden.
+    const olderPi = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "fusion-without-render-api.ts");
+    await withTui({ rules: fusionRules() }, async (ui, env) => {
+      await ui.submit("/fusion Why is the sky blue?");
+      const notice = /fusion reason (reason-[0-9a-f]{32}) completed\. Call bg_result/;
+      const screen = await ui.waitFor(notice, RUN_TIMEOUT_MS, "the plain notification");
+      assert.doesNotMatch(screen, /5 model requests/, "no rendered run view");
+      assert.equal(env.requests().length, 5);
+      const first = screen.match(notice)[1];
+      await ui.submit("/fusion Why is grass green?");
+      await ui.waitFor((s) => [...s.matchAll(new RegExp(notice, "g"))].some((m) => m[1] !== first),
+        RUN_TIMEOUT_MS, "the second run's notification");
+      assert.equal(env.requests().length, 10);
+    }, { extensions: [olderPi] });
+  });
+
   test("two concurrent runs each keep their own live progress line with elapsed time", async () => {
     // Slow candidates keep both runs active long enough on a busy machine.
     const rules = fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 15000 }] });

@@ -24,6 +24,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { plainToolEnv } from '../sanitizer_env.mjs';
 
 // Globally routable addresses (not in any special-purpose registry), used only inside the
 // namespace. The "unreachable" one is public but configured nowhere: connecting to it fails at
@@ -42,7 +43,7 @@ function unshareArgs(mount) {
 function whyNoNetns(mount) {
   if (process.platform !== 'linux') return `network namespaces need Linux (this is ${process.platform})`;
   const probe = spawnSync('unshare', [...unshareArgs(mount), 'ip', 'link', 'set', 'lo', 'up'],
-    { encoding: 'utf8' });
+    { encoding: 'utf8', env: plainToolEnv() });
   if (probe.error?.code === 'ENOENT') return 'the unshare command is missing (Debian: util-linux)';
   if (probe.error) return `unshare failed: ${probe.error.message}`;
   if (probe.status === 0) return null;
@@ -54,17 +55,19 @@ function whyNoNetns(mount) {
   return `cannot create a network namespace as ${who}: ${detail}`;
 }
 
+// ip and mount run without the sanitizer runtime of a sanitized test (sanitizer_env.mjs).
 function configure(addresses, privateResolvConf) {
-  execFileSync('ip', ['link', 'set', 'lo', 'up']);
+  const env = plainToolEnv();
+  execFileSync('ip', ['link', 'set', 'lo', 'up'], { env });
   for (const address of addresses) {
     const prefix = address.includes(':') ? 128 : 32;
-    execFileSync('ip', ['addr', 'add', `${address}/${prefix}`, 'dev', 'lo']);
+    execFileSync('ip', ['addr', 'add', `${address}/${prefix}`, 'dev', 'lo'], { env });
   }
   if (privateResolvConf) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pi-fusion-netns-'));
     const file = path.join(dir, 'resolv.conf');
     fs.writeFileSync(file, 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n');
-    execFileSync('mount', ['--bind', file, '/etc/resolv.conf']);
+    execFileSync('mount', ['--bind', file, '/etc/resolv.conf'], { env });
     process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   }
 }

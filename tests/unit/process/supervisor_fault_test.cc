@@ -262,33 +262,49 @@ TEST_CASE("Supervisor fallback: without pidfd, exits are found by polling waitid
   CHECK_CHILD_CLEAN(gc, fds);
 }
 
-TEST_CASE("Supervisor fallback: fork + exec spawning behaves like posix_spawn") {
+// Children that die with their parent are always forked by hand (posix_spawn cannot arm the
+// parent-death signal); the others take posix_spawn unless the fork path is forced. Each way
+// spawns the same child.
+void CheckSpawnPath(ProcessEnv* env, bool die_with_parent) {
   const auto fds = OpenFds();
-  std::unique_ptr<ProcessEnv> env = NewPosixProcessEnv({.force_fork_spawn = true});
+  auto Misbehave = [&](std::vector<std::string> args) {
+    ChildSpec spec = testing::Misbehave(std::move(args));
+    spec.die_with_parent = die_with_parent;
+    return spec;
+  };
   ChildSpec cwd = Misbehave({"pwd-env", "ONLY_VAR"});
   cwd.cwd = "/tmp";
   cwd.env = {"ONLY_VAR=1"};
-  ChildOutcome out = MustRun(env.get(), cwd);
+  ChildOutcome out = MustRun(env, cwd);
   CHECK(out.stdout_bytes == "/tmp\nONLY_VAR=1\n");
 
-  CHECK(MustRun(env.get(), Misbehave({"fds"})).stdout_bytes == "fds:\n");
-  CHECK(MustRun(env.get(), Misbehave({"sigstate"})).stdout_bytes == "pipe=default mask=empty\n");
+  CHECK(MustRun(env, Misbehave({"fds"})).stdout_bytes == "fds:\n");
+  CHECK(MustRun(env, Misbehave({"sigstate"})).stdout_bytes == "pipe=default mask=empty\n");
 
   ChildSpec path;
   path.argv = {"sh", "-c", "echo via-path"};
   path.search_path = true;
-  CHECK(MustRun(env.get(), path).stdout_bytes == "via-path\n");
+  path.die_with_parent = die_with_parent;
+  CHECK(MustRun(env, path).stdout_bytes == "via-path\n");
 
   ChildSpec missing = Misbehave({"echo"});
   missing.argv[0] = "/nonexistent/binary";
-  Result<ChildOutcome> r = Supervisor(env.get()).Run(missing);
+  Result<ChildOutcome> r = Supervisor(env).Run(missing);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == "child_spawn_failed");
   ChildSpec bad_cwd = Misbehave({"echo"});
   bad_cwd.cwd = "/nonexistent/dir";
-  r = Supervisor(env.get()).Run(bad_cwd);
+  r = Supervisor(env).Run(bad_cwd);
   REQUIRE_FALSE(r.ok());
   CHECK_CHILD_CLEAN(out, fds);
+}
+
+TEST_CASE("Supervisor fallback: fork + exec spawning behaves like posix_spawn") {
+  std::unique_ptr<ProcessEnv> posix = NewPosixProcessEnv();
+  std::unique_ptr<ProcessEnv> forked = NewPosixProcessEnv({.force_fork_spawn = true});
+  SECTION("posix_spawn") { CheckSpawnPath(posix.get(), /*die_with_parent=*/false); }
+  SECTION("fork, forced") { CheckSpawnPath(forked.get(), /*die_with_parent=*/false); }
+  SECTION("fork, dying with the parent") { CheckSpawnPath(posix.get(), /*die_with_parent=*/true); }
 }
 
 }  // namespace

@@ -28,6 +28,16 @@ TEST_CASE("ReadChildConfig: reads the role, the oversize path and the cache rete
   CHECK(config->max_tool_calls == 600);
 }
 
+TEST_CASE("ReadChildConfig: PI_FUSION_REQUEST_SIGNAL is optional and must be absolute") {
+  const std::map<std::string, std::string> base = {{"PI_FUSION_CHILD_ROLE", "evaluator"}};
+  CHECK(ReadChildConfig(Env(base))->request_signal_path.empty());
+  auto with = base;
+  with["PI_FUSION_REQUEST_SIGNAL"] = "/run/.first-requests.fifo";
+  CHECK(ReadChildConfig(Env(with))->request_signal_path == "/run/.first-requests.fifo");
+  with["PI_FUSION_REQUEST_SIGNAL"] = "relative.fifo";
+  CHECK(ReadChildConfig(Env(with)).status().code() == "config_invalid");
+}
+
 TEST_CASE("ReadChildConfig: an empty PI_CACHE_RETENTION means unset; a bad one is kept") {
   CHECK_FALSE(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"}, {"PI_CACHE_RETENTION", ""}}))
                   ->cache_retention.has_value());

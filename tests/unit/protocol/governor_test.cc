@@ -109,6 +109,30 @@ TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") 
   CHECK(child.Request().abort);  // nothing more reaches the provider
 }
 
+TEST_CASE("ChildGovernor: the first provider request signals the parent once, later ones never") {
+  ScriptedChild child(ChildRole::kCandidate);
+  child.config.request_signal_path = "/run/.first-requests.fifo";
+  child.governor = std::make_unique<ChildGovernor>(child.config, &child.env);
+  CHECK(child.env.signals.empty());  // nothing at load
+  REQUIRE_FALSE(child.Request().abort);
+  CHECK(child.env.signals == std::vector<std::string>{"/run/.first-requests.fifo"});
+  child.Message("toolUse", {}, Usage(10, 1), 1);
+  REQUIRE_FALSE(child.Request().abort);
+  CHECK(child.env.signals.size() == 1);
+}
+
+TEST_CASE("ChildGovernor: without PI_FUSION_REQUEST_SIGNAL, and for a refused request, no signal") {
+  ScriptedChild plain;
+  REQUIRE_FALSE(plain.Request().abort);
+  CHECK(plain.env.signals.empty());
+  ScriptedChild refused;
+  refused.config.request_signal_path = "/run/.first-requests.fifo";
+  refused.config.cache_retention = "forever";
+  refused.governor = std::make_unique<ChildGovernor>(refused.config, &refused.env);
+  CHECK(refused.Request().abort);
+  CHECK(refused.env.signals.empty());
+}
+
 TEST_CASE("ChildGovernor: a payload that is not one JSON object is refused without evidence") {
   ScriptedChild child;
   ChildGovernor::ProviderRequest request;

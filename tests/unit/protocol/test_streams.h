@@ -28,6 +28,7 @@ class MemoryChildEnv : public child::ChildEnv {
   // The real realpath(3): confinement tests build real trees with symlinks in a temp directory.
   Result<std::string> RealPath(const std::string& path) override;
   std::string HomeDir() override { return home; }
+  void SignalFifo(const std::string& path) override { signals.push_back(path); }
   int64_t MonotonicMillis() override { return now_ms; }
 
   std::string stderr_bytes;
@@ -37,6 +38,7 @@ class MemoryChildEnv : public child::ChildEnv {
   bool fail_appends = false;
   std::string home = "/home/user";
   int64_t now_ms = 1000;
+  std::vector<std::string> signals;  // SignalFifo paths, in call order
 };
 
 // Pi usage with the given token counts; cost derived; cacheWrite1h/reasoning only when >= 0.

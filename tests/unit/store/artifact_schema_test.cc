@@ -51,6 +51,10 @@ void RecordVariedAttempts(StoreFixture& f) {
               .ok());
   REQUIRE(f.store->RecordAttempt({{Stage::kEvaluation, std::nullopt, 2}}).ok());
   REQUIRE(f.store->SetAnonymousMap({{"A", 3}, {"B", 1}, {"C", 2}}).ok());
+  REQUIRE(f.store
+              ->RecordWarmChild(Stage::kMerge, WarmChildOutcome::kUnused,
+                                "2026-01-02T03:04:05.006Z", "stopped before its input")
+              .ok());
 }
 
 }  // namespace

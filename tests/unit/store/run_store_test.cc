@@ -180,6 +180,41 @@ TEST_CASE("RunStore: the anonymous map is recorded once", "[store]") {
   CHECK(f.store->SetAnonymousMap(json::array()).code() == pi_fusion::kArtifactError);
 }
 
+TEST_CASE("RunStore: warm children that never became attempts are listed, and only then",
+          "[store]") {
+  StoreFixture f;
+  // No warm child listed: the key is absent, so older readers see the manifest they know.
+  CHECK_FALSE(ManifestToJson(DiskManifest(f)).contains("warm_children"));
+  const std::string started = "2026-01-02T03:04:05.006Z";
+  REQUIRE(f.store
+              ->RecordWarmChild(Stage::kEvaluation, WarmChildOutcome::kReplaced, started,
+                                "exited with code 3 before its input")
+              .ok());
+  REQUIRE(
+      f.store->RecordWarmChild(Stage::kMerge, WarmChildOutcome::kUnused, started, "stopped").ok());
+  const Manifest m = DiskManifest(f);
+  REQUIRE(m.warm_children.size() == 2);
+  CHECK(m.warm_children[0].stage == Stage::kEvaluation);
+  CHECK(m.warm_children[0].outcome == WarmChildOutcome::kReplaced);
+  CHECK(m.warm_children[0].started_at == started);
+  CHECK(IsTimestamp(m.warm_children[0].ended_at));
+  CHECK(m.warm_children[1].outcome == WarmChildOutcome::kUnused);
+  CheckDiskMatchesMemory(f);
+  CHECK(ManifestToJson(m)["warm_children"][1]["outcome"] == "unused");
+  // Candidates are never warm, and the start must be a timestamp.
+  CHECK_FALSE(
+      f.store->RecordWarmChild(Stage::kCandidate, WarmChildOutcome::kUnused, started, "x").ok());
+  CHECK_FALSE(
+      f.store->RecordWarmChild(Stage::kMerge, WarmChildOutcome::kUnused, "yesterday", "x").ok());
+  // The strict reader refuses a malformed entry.
+  json bad = ManifestToJson(m);
+  bad["warm_children"][0]["outcome"] = "used";
+  CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+  bad = ManifestToJson(m);
+  bad["warm_children"][0]["extra"] = 1;
+  CHECK_FALSE(ManifestFromJson(bad).ok());
+}
+
 TEST_CASE("RunStore: Transition follows the machine; failed/cancelled only through Fail",
           "[store]") {
   StoreFixture f;

@@ -1,0 +1,109 @@
+#include "process/warm_child.h"
+
+#include <signal.h>
+
+#include <array>
+
+#include "process/child_run.h"
+
+namespace pi_fusion::process {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kExitPollPeriod{10};
+
+std::string Describe(const ExitStatus& status) {
+  if (status.signal) return "killed by signal " + std::to_string(*status.signal);
+  return "exited with code " + std::to_string(status.exit_code.value_or(-1));
+}
+
+}  // namespace
+
+WarmChild::WarmChild(ProcessEnv* env, std::unique_ptr<ProcessEnv> owned, SpawnedProcess child,
+                     std::chrono::system_clock::time_point started_wall)
+    : env_(env), owned_env_(std::move(owned)), child_(child), started_wall_(started_wall) {}
+
+Result<std::unique_ptr<WarmChild>> WarmChild::Start(ProcessEnv* env, const ChildSpec& spec) {
+  SpawnRequest request;
+  request.argv = spec.argv;
+  request.env = spec.env;
+  request.cwd = spec.cwd;
+  request.search_path = spec.search_path;
+  request.die_with_parent = spec.die_with_parent;  // through the same spawner thread as cold ones
+  const auto started_wall = env->WallNow();
+  Result<SpawnedProcess> child = env->Spawn(request);
+  if (!child.ok()) return child.status();
+  return std::unique_ptr<WarmChild>(new WarmChild(env, nullptr, *child, started_wall));
+}
+
+Result<std::unique_ptr<WarmChild>> WarmChild::StartPosix(const ChildSpec& spec) {
+  std::unique_ptr<ProcessEnv> env = NewPosixProcessEnv();
+  Result<std::unique_ptr<WarmChild>> child = Start(env.get(), spec);
+  if (child.ok()) (*child)->owned_env_ = std::move(env);
+  return child;
+}
+
+WarmChild::~WarmChild() { End(); }
+
+std::optional<std::string> WarmChild::EndedBeforeInput() {
+  if (done_ || ended_) return ended_;
+  Result<std::optional<ExitStatus>> exit = env_->CheckExit(child_.pid, /*reap=*/false);
+  if (!exit.ok()) {
+    ended_ = "exit status unknown: " + exit.status().message();
+  } else if (exit->has_value()) {
+    ended_ = Describe(**exit);
+  }
+  return ended_;
+}
+
+ChildOutcome WarmChild::Feed(const ChildSpec& spec, const CancelToken& cancel,
+                             const ProgressCallback& progress) {
+  done_ = true;
+  ChildRun run(env_, spec, cancel, progress);
+  // Timed from the input: the outcome's start and duration, the wall limit and the idle watchdog.
+  return run.Supervise(child_, env_->MonotonicNow(), env_->WallNow());
+}
+
+std::string WarmChild::End(milliseconds kill_wait) {
+  if (done_) return ended_.value_or("ended");
+  std::string how = EndedBeforeInput().value_or("");
+  done_ = true;
+  if (how.empty()) {
+    // Never fed, so it made no model request: nothing is lost by skipping the TERM grace.
+    env_->KillGroup(child_.pid, SIGKILL);
+    how = "stopped before its input";
+  }
+  const int watch = env_->OpenExitWatch(child_.pid);
+  const auto deadline = env_->MonotonicNow() + kill_wait;
+  bool exited = false;
+  while (!exited && env_->MonotonicNow() < deadline) {
+    if (watch >= 0) {
+      std::array<pollfd, 1> fds{pollfd{watch, POLLIN, 0}};
+      env_->Poll(fds, kill_wait);
+    }
+    Result<std::optional<ExitStatus>> exit = env_->CheckExit(child_.pid, /*reap=*/false);
+    exited = !exit.ok() || exit->has_value();
+    if (!exited && watch < 0) env_->SleepFor(kExitPollPeriod);
+  }
+  if (watch >= 0) env_->Close(watch);
+  // Sweep the group while the leader is an unreaped zombie, so its pgid cannot be reused.
+  env_->KillGroup(child_.pid, SIGKILL);
+  if (exited) {
+    env_->CheckExit(child_.pid, /*reap=*/true);
+  } else {
+    how += " (not reaped within " + std::to_string(kill_wait.count()) + " ms)";
+  }
+  CloseAll();
+  ended_ = how;
+  return how;
+}
+
+void WarmChild::CloseAll() {
+  for (int* fd : {&child_.stdin_fd, &child_.stdout_fd, &child_.stderr_fd}) {
+    if (*fd >= 0) env_->Close(*fd);
+    *fd = -1;
+  }
+}
+
+}  // namespace pi_fusion::process

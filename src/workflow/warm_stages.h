@@ -1,0 +1,88 @@
+// WarmStages: the evaluator and merger children of one run, started while the candidates work.
+//
+// A Pi child spends most of its cold start before it reads stdin. So once every candidate is past
+// its own start-up (its first provider request, FirstRequestSignal), the evaluator child and then
+// the merger child are started with their final argv and environment and wait, stdin open, for
+// their input. RunStageChild takes the warm child of its stage right after the exact
+// rendered-prompt check and writes the input; its wall limit and idle watchdog start there. Until
+// then a warm child is bounded by the run: EndUnused() stops every child that was not taken before
+// the run's terminal manifest, so it never made a model request.
+//
+// The manifest stays truthful: a warm child that got its input is attempt 1 of its stage (the
+// repair is still attempt 2 and always starts cold); one that was never used, or that ended before
+// its input and was replaced by a cold start, is listed under `warm_children`.
+//
+// Off when the host sets PI_FUSION_WARM=0, when the launcher cannot start children ahead of their
+// input, or when the signal FIFO cannot be made; the run then starts every child cold.
+//
+// Thread-safety: Arm(), CandidatesEnded(), Take() and EndUnused() are called from the run's own
+// thread; the watcher thread shares only the slots, under a mutex.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "process/cancel_token.h"
+#include "process/warm_child.h"
+#include "workflow/child_stage.h"
+#include "workflow/request_signal.h"
+#include "workflow/run_request.h"
+
+namespace pi_fusion::workflow {
+
+// False when `environment` ("NAME=value" entries) sets PI_FUSION_WARM=0.
+bool WarmingEnabled(const std::vector<std::string>& environment);
+
+class WarmStages {
+ public:
+  explicit WarmStages(PreparedRun& run);
+  ~WarmStages();  // stops the watcher and ends what is left, without recording it
+  WarmStages(const WarmStages&) = delete;
+  WarmStages& operator=(const WarmStages&) = delete;
+
+  // The FIFO the candidates signal (StageChild::request_signal); empty when warming is off.
+  std::string signal_path() const;
+
+  // Watches for the three candidates' first provider requests, then starts `evaluator` and
+  // `merger` (their stdin_text is ignored). No-op when off. REQUIRES: called once, before the
+  // candidates start.
+  void Arm(const StageChild& evaluator, const StageChild& merger,
+           const process::CancelToken& run_cancel);
+
+  // The candidate stage is over: stop watching (children already started stay warm).
+  void CandidatesEnded();
+
+  // The warm child for attempt 1 of the evaluation or merge stage, if one was started for exactly
+  // `spec` (argv, environment, cwd) and still waits for its input; null otherwise (start cold).
+  // One that ended before its input, or whose command no longer matches, is ended and recorded as
+  // replaced. An error only when that record cannot be written.
+  Result<std::unique_ptr<process::WarmChild>> Take(const store::AttemptKey& key,
+                                                   const process::ChildSpec& spec);
+
+  // Ends every warm child not taken and records it as unused. Call before the terminal manifest.
+  void EndUnused();
+
+ private:
+  struct Slot {
+    store::Stage stage;
+    std::unique_ptr<process::WarmChild> child;  // guarded by mu_
+    process::ChildSpec spec;                    // guarded by mu_
+  };
+
+  void Watch(StageChild evaluator, StageChild merger);
+  void StopWatching();
+  Slot* SlotFor(store::Stage stage);
+
+  PreparedRun& run_;
+  std::unique_ptr<FirstRequestSignal> signal_;
+  process::CancelToken stop_;
+  std::thread watcher_;
+  std::mutex mu_;
+  std::array<Slot, 2> slots_{Slot{store::Stage::kEvaluation, nullptr, {}},
+                             Slot{store::Stage::kMerge, nullptr, {}}};
+};
+
+}  // namespace pi_fusion::workflow
