@@ -120,6 +120,8 @@ function must(r, what) {
   return r;
 }
 
+const INVESTIGATE_OBJECTIVE = "List what the project holds";
+
 const BARE_ARGS = ["--mode", "text", "-p", "--no-session", "-ne", "-nc", "--model", "scripted/scripted-a"];
 
 // ---- (a) a reason run's own wall time vs its floor, at model latency L -------------------
@@ -164,52 +166,93 @@ function summedRssPoller(root) {
   return { get peakKb() { return state.peakKb; }, stop() { clearInterval(timer); } };
 }
 
-/** One /fusion run: its own wall time from the manifest (created_at -> updated_at) and peak RSS. */
-async function oneRun(env) {
+/** The 1-minute load average now. */
+const load1 = () => Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+
+/**
+ * One run of `workflow`: its own wall time from the manifest (created_at -> updated_at), peak
+ * summed RSS, the load average at its start, and whether its evaluator and merger started warm
+ * (no `warm_children` entry and warming on). reason runs through `/fusion`; investigate through
+ * the agent calling fusion_investigate (one tool call per candidate, see INVESTIGATE_RULES).
+ */
+async function oneRun(env, workflow, { warm = true } = {}) {
   const before = env.requests().length;
+  const load = load1();
   const rss = summedRssPoller(env.root);
-  const run = await env.print(`/fusion ${QUESTION}`, { extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS });
+  const opts = { extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS, env: warm ? {} : { PI_FUSION_WARM: "0" } };
+  const run = workflow === "reason" ? await env.print(`/fusion ${QUESTION}`, opts) : await env.print("bench-investigate", opts);
   rss.stop();
-  must(run, "/fusion run");
-  if (run.stdout !== `${MERGED_TEXT}\n`) throw new Error(`/fusion printed an unexpected answer:\n${run.stdout}`);
+  must(run, `${workflow} run`);
+  if (workflow === "reason" && run.stdout !== `${MERGED_TEXT}\n`) throw new Error(`/fusion printed an unexpected answer:\n${run.stdout}`);
+  if (workflow === "investigate" && !run.stdout.includes("FINAL: done")) throw new Error(`investigate run did not finish:\n${run.stdout}`);
   const manifest = JSON.parse(fs.readFileSync(path.join(newestRunDir(env), "manifest.json"), "utf8"));
   if (manifest.state !== "completed") throw new Error(`run ended ${manifest.state}`);
+  if (manifest.attempts.length !== 5) throw new Error(`run had ${manifest.attempts.length} attempts`);
   const own = Date.parse(manifest.updated_at) - Date.parse(manifest.created_at);
-  return { own, whole: run.durationMs, requests: env.requests().length - before, peakKb: rss.peakKb };
+  return { own, whole: run.durationMs, requests: env.requests().length - before, peakKb: rss.peakKb, load, warmChildren: manifest.warm_children?.length ?? 0, ...stageTimes(manifest) };
+}
+
+/**
+ * Where a run's own time went, from its manifest: each stage from its first attempt's start to its
+ * last attempt's end, and the parent's own time between them (preflight to the first candidate,
+ * the gaps between stages, the commit).
+ */
+function stageTimes(manifest) {
+  const span = (stage) => {
+    const rows = manifest.attempts.filter((a) => a.stage === stage);
+    return Math.max(...rows.map((a) => Date.parse(a.ended_at))) - Math.min(...rows.map((a) => Date.parse(a.started_at)));
+  };
+  const candidates = span("candidate");
+  const evaluation = span("evaluation");
+  const merge = span("merge");
+  const own = Date.parse(manifest.updated_at) - Date.parse(manifest.created_at);
+  return { candidates, evaluation, merge, parent: own - candidates - evaluation - merge };
 }
 
 /** Three bare cold children started together; their wall time. */
 async function parallelBare(env) {
+  const load = load1();
   const t0 = performance.now();
   const kids = [0, 1, 2].map((k) => spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }));
   for (const r of await Promise.all(kids)) must(r, "bare child");
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, load };
 }
 
+// The cases of (a): workflow, whether the evaluator and merger start warm, and the model round
+// trips beyond the floor's three parallel children: the evaluator's and the merger's, plus for
+// investigate the candidates' tool round trip (each candidate asks for one tool, then answers).
+const RUN_CASES = [
+  { workflow: "reason", warm: true, extraTrips: 2 },
+  { workflow: "reason", warm: false, extraTrips: 2 },
+  { workflow: "investigate", warm: true, extraTrips: 3 },
+];
+
 async function benchRun(env, runs, script) {
-  const byLatency = [];
+  const results = [];
   for (const latency of LATENCIES_MS) {
     env.server.setScript(delayed(script, latency));
-    const rows = [];
-    for (let i = 0; i < runs; i++) {
-      // Alternate which side goes first against drift in the machine's load.
-      let run;
-      let bare;
-      if (i % 2) {
-        bare = await parallelBare(env);
-        run = await oneRun(env);
-      } else {
-        run = await oneRun(env);
-        bare = await parallelBare(env);
+    for (const c of RUN_CASES) {
+      const rows = [];
+      for (let i = 0; i < runs; i++) {
+        // Alternate which side goes first against drift in the machine's load.
+        let run;
+        let bare;
+        if (i % 2) {
+          bare = await parallelBare(env);
+          run = await oneRun(env, c.workflow, c);
+        } else {
+          run = await oneRun(env, c.workflow, c);
+          bare = await parallelBare(env);
+        }
+        const floor = bare.ms + c.extraTrips * latency;
+        rows.push({ ...run, bare: bare.ms, bareLoad: bare.load, floor });
+        log(`(a) ${c.workflow}${c.warm ? "" : " cold"} L=${latency} ${i + 1}/${runs}: run ${run.own} ms own (${run.whole} ms with Pi start, ${run.requests} requests, load ${run.load}), floor ${fmt(floor)} ms`);
       }
-      const floor = bare + 2 * latency;
-      rows.push({ ...run, bare, floor });
-      log(`(a) L=${latency} ${i + 1}/${runs}: run ${run.own} ms own (${run.whole} ms with Pi start, ${run.requests} requests), floor ${fmt(floor)} ms`);
+      results.push({ ...c, latency, rows });
     }
-    byLatency.push({ latency, rows });
   }
   env.server.setScript(script);
-  return byLatency;
+  return results;
 }
 
 // ---- (b) one child with vs without the child library --------------------------------------
@@ -236,6 +279,7 @@ async function benchChild(env, runs, build, useTime) {
   const rows = { without: [], with: [] };
   const rssFile = path.join(env.tmp, "maxrss.txt");
   for (let i = 0; i < runs; i++) {
+    const load = load1();
     for (const v of i % 2 ? [...variants].reverse() : variants) {  // alternate order against drift
       let r;
       if (useTime) {
@@ -246,7 +290,7 @@ async function benchChild(env, runs, build, useTime) {
       }
       must(r, `child ${v.name} library`);
       if (v.name === "with" && !r.stderr.includes("@pi-fusion-frame")) throw new Error(`the child library did not run:\n${r.stderr.slice(0, 2000)}`);
-      rows[v.name].push({ ms: r.ms, peakKb: r.peakKb });
+      rows[v.name].push({ ms: r.ms, peakKb: r.peakKb, load });
     }
     log(`(b) ${i + 1}/${runs}: without ${fmt(rows.without[i].ms)} ms ${rows.without[i].peakKb} KB, with ${fmt(rows.with[i].ms)} ms ${rows.with[i].peakKb} KB`);
   }
@@ -259,6 +303,7 @@ const TOOLS = ["--tools", "read,ls,fusion_reason,bg_result"];
 
 async function measureTool(env, prompt, toolName, callRule) {
   const before = env.requests().length;
+  const load = load1();
   const seen = {};
   const r = await spawnIn(env, PINNED_NODE, [PI_CLI, ...env.argv(["--mode", "json"], { extensions: [PLUGIN], args: TOOLS }), prompt], {
     timeoutMs: RUN_TIMEOUT_MS,
@@ -275,14 +320,22 @@ async function measureTool(env, prompt, toolName, callRule) {
   const reqs = env.requests().slice(before);
   const call = reqs.find((q) => q.rule_name === callRule);
   const next = reqs.find((q) => q.seq > call.seq && q.last_role === "tool" && q.tool_results?.some((t) => t.name === toolName));
-  return { events: seen.end - seen.start, piMs: seen.piMs, log: Date.parse(next.time) - Date.parse(call.time), total: r.ms };
+  return { events: seen.end - seen.start, piMs: seen.piMs, log: Date.parse(next.time) - Date.parse(call.time), total: r.ms, load };
 }
 
 async function benchTool(env, runs) {
   const rows = { ls: [], fusion: [] };
   for (let i = 0; i < runs; i++) {
-    rows.ls.push(await measureTool(env, "bench-ls: list the files", "ls", "ls-call"));
-    rows.fusion.push(await measureTool(env, "bench-fuse: please fuse", "fusion_reason", "fuse-call"));
+    // Alternate the sides against drift in the machine's load.
+    const ls = () => measureTool(env, "bench-ls: list the files", "ls", "ls-call");
+    const fuse = () => measureTool(env, "bench-fuse: please fuse", "fusion_reason", "fuse-call");
+    if (i % 2) {
+      rows.fusion.push(await fuse());
+      rows.ls.push(await ls());
+    } else {
+      rows.ls.push(await ls());
+      rows.fusion.push(await fuse());
+    }
     const [a, b] = [rows.ls[i], rows.fusion[i]];
     log(`(c) ${i + 1}/${runs}: ls ${fmt(a.events, 1)} ms (log ${a.log}), fusion_reason ${fmt(b.events, 1)} ms (log ${b.log}, whole run ${fmt(b.total)} ms)`);
   }
@@ -307,29 +360,46 @@ function machine(build) {
   };
 }
 
+function caseName(c) {
+  return `${c.workflow}${c.warm ? "" : " (PI_FUSION_WARM=0)"}, L = ${c.latency} ms`;
+}
+
 function report({ runs, m, a, b, c, useTime, started, wallS }) {
-  const aSummary = a.map(({ latency, rows }) => {
-    const run = median(rows.map((x) => x.own));
-    const floor = median(rows.map((x) => x.floor));
-    return `| (a) reason run's own wall time vs floor, L = ${latency} ms | ${fmt(run)} ms | ${fmt(floor)} ms | **${ratio(run, floor)}** |\n` +
-      `| (a) peak summed RSS of the run's processes, L = ${latency} ms | ${fmt(median(rows.map((x) => x.peakKb)) / 1024, 1)} MiB | | |`;
+  const list = (xs, d = 0) => xs.map((x) => fmt(x, d)).join(", ");
+  const med = (rows, f) => median(rows.map(f));
+  const aSummary = a.map((x) => {
+    const run = med(x.rows, (r) => r.own);
+    const floor = med(x.rows, (r) => r.floor);
+    const load = med(x.rows, (r) => r.load);
+    return `| (a) ${caseName(x)}: run's own wall time vs floor | ${fmt(run)} ms | ${fmt(floor)} ms | **${ratio(run, floor)}** | ${fmt(load, 2)} |\n` +
+      `| (a) ${caseName(x)}: peak summed RSS of the run's processes | ${fmt(med(x.rows, (r) => r.peakKb) / 1024, 1)} MiB | | | ${fmt(load, 2)} |`;
   }).join("\n");
-  const aTables = a.map(({ latency, rows }) => `### L = ${latency} ms
+  const aTables = a.map((x) => `### ${caseName(x)}
+
+Floor = three bare children started together + ${x.extraTrips} × L.
 
 | | samples | median |
 | --- | --- | --- |
-| run's own wall time (manifest created_at → updated_at, ms) | ${list(rows.map((x) => x.own))} | ${fmt(median(rows.map((x) => x.own)))} |
-| whole \`pi -p\` process (ms) | ${list(rows.map((x) => x.whole))} | ${fmt(median(rows.map((x) => x.whole)))} |
-| three bare children started together (ms) | ${list(rows.map((x) => x.bare))} | ${fmt(median(rows.map((x) => x.bare)))} |
-| floor = that + 2 × L (ms) | ${list(rows.map((x) => x.floor))} | ${fmt(median(rows.map((x) => x.floor)))} |
-| ratio run/floor per pair | ${rows.map((x) => ratio(x.own, x.floor)).join(", ")} | **${ratio(median(rows.map((x) => x.own)), median(rows.map((x) => x.floor)))}** |
-| peak summed RSS (MiB) | ${list(rows.map((x) => x.peakKb / 1024), 1)} | ${fmt(median(rows.map((x) => x.peakKb)) / 1024, 1)} |
+| run's own wall time (manifest created_at → updated_at, ms) | ${list(x.rows.map((r) => r.own))} | ${fmt(med(x.rows, (r) => r.own))} |
+| whole \`pi -p\` process (ms) | ${list(x.rows.map((r) => r.whole))} | ${fmt(med(x.rows, (r) => r.whole))} |
+| three bare children started together (ms) | ${list(x.rows.map((r) => r.bare))} | ${fmt(med(x.rows, (r) => r.bare))} |
+| floor (ms) | ${list(x.rows.map((r) => r.floor))} | ${fmt(med(x.rows, (r) => r.floor))} |
+| ratio run/floor per pair | ${x.rows.map((r) => ratio(r.own, r.floor)).join(", ")} | **${ratio(med(x.rows, (r) => r.own), med(x.rows, (r) => r.floor))}** |
+| candidate stage (first start → last end, ms) | ${list(x.rows.map((r) => r.candidates))} | ${fmt(med(x.rows, (r) => r.candidates))} |
+| evaluation stage (attempt start → end, ms) | ${list(x.rows.map((r) => r.evaluation))} | ${fmt(med(x.rows, (r) => r.evaluation))} |
+| merge stage (attempt start → end, ms) | ${list(x.rows.map((r) => r.merge))} | ${fmt(med(x.rows, (r) => r.merge))} |
+| the parent's own time outside the stages (preflight, gaps, commit; ms) | ${list(x.rows.map((r) => r.parent))} | ${fmt(med(x.rows, (r) => r.parent))} |
+| peak summed RSS (MiB) | ${list(x.rows.map((r) => r.peakKb / 1024), 1)} | ${fmt(med(x.rows, (r) => r.peakKb) / 1024, 1)} |
+| warm children unused or replaced (manifest \`warm_children\`) | ${list(x.rows.map((r) => r.warmChildren))} | |
+| load average (1 min) at the run's start | ${list(x.rows.map((r) => r.load), 2)} | ${fmt(med(x.rows, (r) => r.load), 2)} |
+| load average (1 min) at the floor's start | ${list(x.rows.map((r) => r.bareLoad), 2)} | ${fmt(med(x.rows, (r) => r.bareLoad), 2)} |
 `).join("\n");
   const bw = { ms: median(b.with.map((x) => x.ms)), kb: median(b.with.map((x) => x.peakKb)) };
   const bo = { ms: median(b.without.map((x) => x.ms)), kb: median(b.without.map((x) => x.peakKb)) };
   const cl = { ev: median(c.ls.map((x) => x.events)), pi: median(c.ls.map((x) => x.piMs)), log: median(c.ls.map((x) => x.log)) };
   const cf = { ev: median(c.fusion.map((x) => x.events)), pi: median(c.fusion.map((x) => x.piMs)), log: median(c.fusion.map((x) => x.log)) };
-  const list = (xs, d = 0) => xs.map((x) => fmt(x, d)).join(", ");
+  const bLoad = median([...b.with, ...b.without].map((x) => x.load));
+  const cLoad = median([...c.ls, ...c.fusion].map((x) => x.load));
   const rssHow = useTime
     ? "`/usr/bin/time -f %M` around the child's `node` (GNU time reports the waited child's `ru_maxrss`; Pi starts no subprocess here, so it is the child Pi's own peak RSS). The wall time therefore includes the `time` wrapper's exec, equally on both sides."
     : "`/usr/bin/time` is absent: `/proc/<pid>/status` VmHWM polled every 10 ms while the child runs. VmHWM is the kernel's monotonic peak, so the last sample before exit is a (tight) lower bound; the final ≤10 ms are not seen.";
@@ -353,28 +423,31 @@ elsewhere at once, so every other millisecond is process start-up, Pi, the plugi
 
 ## Summary
 
-| measurement | ours (median) | baseline (median) | ratio ours/baseline |
-| --- | --- | --- | --- |
+| measurement | ours (median) | baseline (median) | ratio ours/baseline | load (1 min, median) |
+| --- | --- | --- | --- | --- |
 ${aSummary}
-| (b) child wall time, with vs without the child library | ${fmt(bw.ms)} ms | ${fmt(bo.ms)} ms | **${ratio(bw.ms, bo.ms)}** (${signed(bw.ms - bo.ms)} ms) |
-| (b) child peak RSS, with vs without the child library | ${fmt(bw.kb / 1024, 1)} MiB | ${fmt(bo.kb / 1024, 1)} MiB | **${ratio(bw.kb, bo.kb)}** (${signed((bw.kb - bo.kb) / 1024, 1)} MiB) |
-| (c) tool call → result, \`fusion_reason\` (receipt) vs \`ls\` (json events) | ${fmt(cf.ev, 1)} ms | ${fmt(cl.ev, 1)} ms | **${ratio(cf.ev, cl.ev)}** |
-| (c) same, Pi's own \`durationMs\` | ${fmt(cf.pi)} ms | ${fmt(cl.pi)} ms | ${ratio(cf.pi, cl.pi)} |
-| (c) same, model request log (tool-call request → result request) | ${fmt(cf.log)} ms | ${fmt(cl.log)} ms | ${ratio(cf.log, cl.log)} |
+| (b) child wall time, with vs without the child library | ${fmt(bw.ms)} ms | ${fmt(bo.ms)} ms | **${ratio(bw.ms, bo.ms)}** (${signed(bw.ms - bo.ms)} ms) | ${fmt(bLoad, 2)} |
+| (b) child peak RSS, with vs without the child library | ${fmt(bw.kb / 1024, 1)} MiB | ${fmt(bo.kb / 1024, 1)} MiB | **${ratio(bw.kb, bo.kb)}** (${signed((bw.kb - bo.kb) / 1024, 1)} MiB) | ${fmt(bLoad, 2)} |
+| (c) tool call → result, \`fusion_reason\` (receipt) vs \`ls\` (json events) | ${fmt(cf.ev, 1)} ms | ${fmt(cl.ev, 1)} ms | **${ratio(cf.ev, cl.ev)}** | ${fmt(cLoad, 2)} |
+| (c) same, Pi's own \`durationMs\` | ${fmt(cf.pi)} ms | ${fmt(cl.pi)} ms | ${ratio(cf.pi, cl.pi)} | ${fmt(cLoad, 2)} |
+| (c) same, model request log (tool-call request → result request) | ${fmt(cf.log)} ms | ${fmt(cl.log)} ms | ${ratio(cf.log, cl.log)} | ${fmt(cLoad, 2)} |
 
-## (a) A reason run vs its floor
+## (a) Whole runs vs their floor
 
-\`pi -p "/fusion ${QUESTION}"\` with \`-e extensions/fusion.ts\` (harness flags \`-nc -ne --no-session\`), the
-scripted model answering all five children (three candidates, evaluator, merger; \`fusionRules()\` of
-\`tests/support/fusion_script.mjs\`), every answer delayed by L ms. Checked: exit 0, stdout is exactly the
-merged answer, state \`completed\`, model requests per run: ${[...new Set(a.flatMap(({ rows }) => rows.map((x) => x.requests)))].join("/")}.
+reason: \`pi -p "/fusion ${QUESTION}"\`; investigate: \`pi -p\` where the agent calls \`fusion_investigate\`
+(each candidate asks for one \`ls\`, then answers: two model round trips) and later \`bg_result\`. Both with
+\`-e extensions/fusion.ts\` (harness flags \`-nc -ne --no-session\`), the scripted model answering all five
+children (three candidates, evaluator, merger; \`fusionRules()\` of \`tests/support/fusion_script.mjs\`),
+every answer delayed by L ms. The evaluator and the merger start warm (docs/workflow.md) unless the row
+says \`PI_FUSION_WARM=0\`. Checked: exit 0, the merged answer arrived, state \`completed\`, five attempts,
+model requests per run: ${[...new Set(a.flatMap(({ rows }) => rows.map((x) => x.requests)))].join("/")}.
 
 Measured: the run's own wall time, from the manifest's \`created_at\` (preflight) to its \`updated_at\` (the
 commit), so the parent Pi's own start-up is not in it. Floor, measured in the same script and alternating
 with the runs: three bare cold \`pi --mode text -p --no-session -ne -nc --model scripted/scripted-a\`
-children started together (they answer after L too), plus 2 × L for the evaluator's and the merger's
-model time. A run can reach the floor only if the evaluator's and the merger's Pi start-up is hidden
-behind earlier work. Peak summed RSS: VmRSS summed over every process of the test's Pi environment
+children started together (they answer after L too), plus one L per further model round trip: the
+evaluator's and the merger's, and for investigate the candidates' second request. A run can reach the
+floor only if the evaluator's and the merger's Pi start-up is hidden behind earlier work. Peak summed RSS: VmRSS summed over every process of the test's Pi environment
 (parent and children), polled every 20 ms, the largest sum.
 
 ${aTables}
@@ -389,6 +462,7 @@ The same bare child as in (a), once plain and once with \`-e extensions/fusion-c
 | without library | ${list(b.without.map((x) => x.ms))} | ${fmt(bo.ms)} ms | ${list(b.without.map((x) => x.peakKb))} | ${fmt(bo.kb / 1024, 1)} MiB |
 | with library | ${list(b.with.map((x) => x.ms))} | ${fmt(bw.ms)} ms | ${list(b.with.map((x) => x.peakKb))} | ${fmt(bw.kb / 1024, 1)} MiB |
 | ratio with/without | | **${ratio(bw.ms, bo.ms)}** | | **${ratio(bw.kb, bo.kb)}** |
+| load average (1 min) per pair | ${list(b.with.map((x) => x.load), 2)} | | | |
 
 ## (c) Tool call → receipt latency
 
@@ -409,6 +483,7 @@ Three views of the same interval:
 | --- | --- | --- | --- |
 | \`ls\` samples | ${list(c.ls.map((x) => x.events), 1)} | ${list(c.ls.map((x) => x.piMs))} | ${list(c.ls.map((x) => x.log))} |
 | \`fusion_reason\` samples | ${list(c.fusion.map((x) => x.events), 1)} | ${list(c.fusion.map((x) => x.piMs))} | ${list(c.fusion.map((x) => x.log))} |
+| load average (1 min) per \`ls\` / \`fusion_reason\` sample | ${list(c.ls.map((x) => x.load), 2)} / ${list(c.fusion.map((x) => x.load), 2)} | | |
 | median \`ls\` | ${fmt(cl.ev, 1)} | ${fmt(cl.pi)} | ${fmt(cl.log)} |
 | median \`fusion_reason\` | ${fmt(cf.ev, 1)} | ${fmt(cf.pi)} | ${fmt(cf.log)} |
 | ratio fusion_reason/ls | **${ratio(cf.ev, cl.ev)}** | ${ratio(cf.pi, cl.pi)} | ${ratio(cf.log, cl.log)} |
@@ -437,9 +512,15 @@ async function main() {
     { name: "ls-result", match: { text: "bench-ls", last_role: "tool" }, responses: [{ text: "ls done" }] },
     { name: "ls-call", match: { text: "bench-ls" }, responses: [{ tool_calls: [{ name: "ls", arguments: {} }] }] },
     { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: done" }] },
+    { name: "wake-investigate", match: { regex: "investigate-[0-9a-f]{32} completed\\. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "investigate-" } }] }] },
     { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-    ...fusionRules(),
+    { name: "after-receipt", match: { last_role: "tool", tool_result: "in the background" }, responses: [{ text: "Launched; waiting." }] },
+    ...fusionRules().filter((r) => r.name !== "candidate"),
+    // investigate candidates: one tool call each, then the answer (a second model round trip).
+    { name: "investigate-answer", match: { regex: `^Answer the request[\\s\\S]*${INVESTIGATE_OBJECTIVE}`, last_role: "tool" }, responses: [{ text: "Candidate answer: the project holds notes.txt." }] },
+    { name: "investigate-tool", match: { regex: `^Answer the request[\\s\\S]*${INVESTIGATE_OBJECTIVE}` }, responses: [{ tool_calls: [{ name: "ls", arguments: {} }] }] },
+    ...fusionRules().filter((r) => r.name === "candidate"),
+    { name: "investigate-call", match: { text: "bench-investigate" }, responses: [{ tool_calls: [{ name: "fusion_investigate", arguments: { objective: INVESTIGATE_OBJECTIVE, background: [], deliverable: "One sentence" } }] }] },
     { name: "fuse-call", match: { text: "bench-fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: QUESTION } }] }] },
   ];
   const script = { rules, default: { text: "ok" } };

@@ -80,8 +80,18 @@ struct AddonState {
   // woke the agent for have settled too, so print mode prints that run's answer.
   std::vector<Napi::Promise::Deferred> woken_waiters;
 
-  // Cancels every launch — in preflight or running — with the quit grace (saying who asked), and
-  // joins all workers. Safe to call more than once.
+  // The last SIGTERM or SIGHUP Pi received ("" when none): a quit it causes was asked by that
+  // signal. The recording listeners are installed once per process.
+  std::string shutdown_signal;
+  bool signal_listeners_installed = false;
+  // Pi is quitting (a quit signal arrived, or session_shutdown for a quit): the runs' ends wake
+  // no agent for another turn.
+  bool quitting = false;
+
+  // Cancels every launch — in preflight or running — with the quit grace (saying who asked),
+  // without waiting. Safe to call more than once.
+  void CancelAllRuns(tasks::CancelSource source);
+  // CancelAllRuns, then joins all workers.
   void StopAllRuns(tasks::CancelSource source = tasks::CancelSource::kUnknown);
 };
 

@@ -1,19 +1,17 @@
 #include "addon/js_dispatcher.h"
 
-#include <memory>
+#include <utility>
 
 namespace pi_fusion::addon {
 namespace {
 
 using Closure = std::function<void(Napi::Env)>;
 
-void CallClosure(Napi::Env env, Napi::Function, Closure* fn) {
-  std::unique_ptr<Closure> owned(fn);
-  if (env == nullptr) return;  // the environment is being torn down
+void CallClosure(Napi::Env env, Closure& fn) {
   // Nothing may escape: an exception left pending here is an uncaught exception in the host,
   // which Pi answers by exiting. A closure that fails loses its own report, never the session.
   try {
-    (*owned)(env);
+    fn(env);
   } catch (const Napi::Error&) {
     // The JS exception is owned by the caught Error (node-addon-api cleared it); dropping it here
     // keeps it from becoming the host's uncaught exception.
@@ -30,14 +28,30 @@ JsDispatcher::JsDispatcher(Napi::Env env) {
 
 bool JsDispatcher::Post(std::function<void(Napi::Env)> fn) {
   if (closed_.load()) return false;
-  auto* boxed = new Closure(std::move(fn));
-  const napi_status status = tsfn_.NonBlockingCall(
-      boxed, [](Napi::Env env, Napi::Function cb, Closure* c) { CallClosure(env, cb, c); });
-  if (status != napi_ok) {
-    delete boxed;
-    return false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(fn));
   }
-  return true;
+  // One call per closure; a call finding the queue already drained (by RunPending) does nothing.
+  const napi_status status =
+      tsfn_.NonBlockingCall(this, [](Napi::Env env, Napi::Function, JsDispatcher* self) {
+        if (env != nullptr) self->RunPending(env);  // null: the environment is being torn down
+      });
+  // Fails only while closing: the closure then waits for a RunPending() or dies with the queue.
+  return status == napi_ok;
+}
+
+void JsDispatcher::RunPending(Napi::Env env) {
+  for (;;) {
+    Closure next;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (queue_.empty()) return;
+      next = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    CallClosure(env, next);
+  }
 }
 
 void JsDispatcher::Hold(Napi::Env env) {

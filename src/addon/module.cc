@@ -14,9 +14,13 @@ AddonState::~AddonState() {
   if (dispatcher) dispatcher->Close();
 }
 
-void AddonState::StopAllRuns(tasks::CancelSource source) {
+void AddonState::CancelAllRuns(tasks::CancelSource source) {
   tasks->CancelAll(source);
   for (auto& [id, launch] : launches) launch.cancel.CancelWithGrace(kQuitStopGrace);
+}
+
+void AddonState::StopAllRuns(tasks::CancelSource source) {
+  CancelAllRuns(source);
   for (std::thread& worker : workers) {
     if (worker.joinable()) worker.join();
   }

@@ -124,6 +124,48 @@ tasks::SettleAction SettleActionOf(const Napi::CallbackInfo& info, tasks::Settle
   return tasks::DecideSettle(hook, has_ui, aborted.IsBoolean() && aborted.ToBoolean().Value());
 }
 
+// One of the signals Pi quits on arrived: remember it, so the cancellation can say so, and cancel
+// the runs at once. Pi listens
+// to both in every mode; should nothing else listen, this listener must not swallow the signal,
+// so it steps aside and raises it again for Node's default action.
+void OnQuitSignal(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const char* signal = static_cast<const char*>(info.Data());
+  AddonState& state = State(env);
+  state.shutdown_signal = signal;
+  // Pi's own quit waits for a held agent to settle, which waits for the runs: end them now.
+  state.quitting = true;
+  state.CancelAllRuns(tasks::CancelSource::kSignal);
+  Napi::Object process = env.Global().Get("process").As<Napi::Object>();
+  const Napi::String name = Napi::String::New(env, signal);
+  if (Method(process, "listenerCount").Call(process, {name}).ToNumber().Int32Value() > 1) return;
+  Method(process, "removeAllListeners").Call(process, {name});
+  Method(process, "kill").Call(process, {process.Get("pid"), name});
+}
+
+void RecordQuitSignals(Napi::Env env) {
+  AddonState& state = State(env);
+  if (state.signal_listeners_installed) return;
+  state.signal_listeners_installed = true;
+  Napi::Object process = env.Global().Get("process").As<Napi::Object>();
+  for (const char* signal : {"SIGTERM", "SIGHUP"}) {
+    Method(process, "on")
+        .Call(process, {Napi::String::New(env, signal),
+                        Napi::Function::New(env, OnQuitSignal, signal, const_cast<char*>(signal))});
+  }
+}
+
+// Print and json modes end the process as soon as a quit's session_shutdown returns, without
+// running the event loop again: what the stopped runs posted is delivered now, and an agent held
+// for its runs is let go with their notices on stderr rather than woken for another model turn.
+void DeliverEndsBeforeExit(Napi::Env env) {
+  AddonState& state = State(env);
+  state.dispatcher->RunPending(env);
+  for (const std::string& text : state.pending_wakes) WriteStderrLine(env, text);
+  state.pending_wakes.clear();
+  ResolveSettleWaiters(env);
+}
+
 // Lifecycle handlers act only for the registration they belong to: on /reload the new register()
 // may run before the old runtime's session_shutdown arrives.
 void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
@@ -178,21 +220,24 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                })});
   // Quit and /reload both end here: cancel every run (each records its cancellation durably),
   // join the workers and drop the registration so the next register() starts clean.
-  on.Call(pi, {Napi::String::New(env, "session_shutdown"),
-               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
-                 Napi::Env env = info.Env();
-                 if (!current(env)) return;
-                 AddonState& state = State(env);
-                 ResolveWokenWaiters(env);
-                 Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
-                 Napi::Value reason =
-                     event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
-                 state.StopAllRuns(tasks::ShutdownCancelSource(
-                     reason.IsString() ? reason.As<Napi::String>().Utf8Value() : ""));
-                 ClearRunProgress(env);
-                 state.pi.Reset();
-                 state.ui_ctx.Reset();
-               })});
+  on.Call(pi,
+          {Napi::String::New(env, "session_shutdown"),
+           Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
+             Napi::Env env = info.Env();
+             if (!current(env)) return;
+             AddonState& state = State(env);
+             ResolveWokenWaiters(env);
+             Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
+             Napi::Value reason =
+                 event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
+             const std::string why = reason.IsString() ? reason.As<Napi::String>().Utf8Value() : "";
+             if (why == "quit") state.quitting = true;
+             state.StopAllRuns(tasks::ShutdownCancelSource(why, !state.shutdown_signal.empty()));
+             if (why == "quit" && UiOf(env).IsEmpty()) DeliverEndsBeforeExit(env);
+             ClearRunProgress(env);
+             state.pi.Reset();
+             state.ui_ctx.Reset();
+           })});
 }
 
 }  // namespace
@@ -222,6 +267,7 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   state.pi = Napi::Persistent(pi);
   state.generation += 1;
   RegisterLifecycle(env, pi, state.generation);
+  RecordQuitSignals(env);
   return env.Undefined();
 }
 

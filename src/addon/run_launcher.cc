@@ -14,8 +14,6 @@
 namespace pi_fusion::addon {
 namespace {
 
-void ResolveSettleWaiters(Napi::Env env);
-
 // The lifecycle's sink on the worker: every report becomes a closure for the JS thread, which
 // finds the launch's callbacks by id in the addon state. Nothing JS is held here.
 class DispatchingSink : public tasks::LifecycleSink {
@@ -88,6 +86,8 @@ void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> ta
   tasks::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
 }
 
+}  // namespace
+
 void ResolveSettleWaiters(Napi::Env env) {
   AddonState& state = State(env);
   if (!state.launches.empty() || state.settle_waiters.empty()) return;
@@ -112,8 +112,6 @@ void ResolveSettleWaiters(Napi::Env env) {
   state.settle_waiters.clear();
   for (Napi::Promise::Deferred& waiter : waiters) waiter.Resolve(result);
 }
-
-}  // namespace
 
 void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal) {
@@ -140,7 +138,8 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   }
   RefreshRunProgress(env);
   const tasks::TerminalRoute route = tasks::RouteTerminal(
-      {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent}, terminal);
+      {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent, state.quitting},
+      terminal);
   const bool shown = route.append_entry && AppendRunEntry(env, terminal.view);
   if (route.notify == tasks::Notify::kAlways ||
       (route.notify == tasks::Notify::kUnlessEntryShown && !shown)) {
@@ -156,6 +155,9 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
       return;
     case tasks::Wake::kAtSettle:
       state.pending_wakes.push_back(terminal.text);
+      return;
+    case tasks::Wake::kStderr:
+      WriteStderrLine(env, terminal.text);
       return;
     case tasks::Wake::kFollowUp:
       break;

@@ -35,5 +35,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent);
 // agent_before_settle without a UI (print, json): a promise that resolves once no run is active,
 // with {entries:[terminal notices], continue:true} when tool-launched runs must wake the agent.
 Napi::Value WaitForRunsBeforeSettle(Napi::Env env);
+// Resolves the held agent_before_settle waiters once no run is active (with the pending wakes).
+void ResolveSettleWaiters(Napi::Env env);
 
 }  // namespace pi_fusion::addon

@@ -157,9 +157,17 @@ void PollKill(Napi::Env env, const std::shared_ptr<KillWait>& wait) {
       .Call({later, Napi::Number::New(env, tasks::kKillPollMs)});
 }
 
-Napi::Value KillTask(Napi::Env env, const nlohmann::json& args) {
-  Result<tasks::TaskInfo> task = State(env).tasks->Kill(args.at("taskId").get<std::string>());
-  if (!task.ok()) return Resolved(env, ErrorResult(env, task.status()));
+Napi::Value KillTask(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
+  const std::string id = args.at("taskId").get<std::string>();
+  Result<tasks::TaskInfo> task = State(env).tasks->Kill(id);
+  if (!task.ok()) {
+    // Not a run of this process: one of this session's earlier runs is answered from disk.
+    if (State(env).tasks->Resolve(id).ok()) return Resolved(env, ErrorResult(env, task.status()));
+    Result<tasks::TaskInfo> earlier = tasks::ResolveAmong(EarlierRuns(env, ctx), id);
+    if (!earlier.ok()) return Resolved(env, ErrorResult(env, task.status()));
+    const tasks::KillAnswer answer = tasks::KillAnswerForEarlier(*earlier);
+    return Resolved(env, TextResult(env, answer.text, answer.details));
+  }
   auto wait = std::make_shared<KillWait>(KillWait{Napi::Promise::Deferred::New(env), task->id});
   PollKill(env, wait);
   return wait->deferred.Promise();
@@ -172,7 +180,7 @@ Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value
   Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, *raw);
   if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
   if (spec.name == "bg_status") return Resolved(env, StatusResult(env, *args, ctx));
-  if (spec.name == "bg_kill") return KillTask(env, *args);
+  if (spec.name == "bg_kill") return KillTask(env, *args, ctx);
   return Resolved(env, ResultOf(env, *args, ctx));
 }
 

@@ -11,8 +11,8 @@ SettleAction DecideSettle(SettleHook hook, bool has_ui, bool aborted) {
   return SettleAction::kHold;
 }
 
-CancelSource ShutdownCancelSource(std::string_view reason) {
-  if (reason == "quit") return CancelSource::kQuit;
+CancelSource ShutdownCancelSource(std::string_view reason, bool after_signal) {
+  if (reason == "quit") return after_signal ? CancelSource::kSignal : CancelSource::kQuit;
   if (reason == "reload") return CancelSource::kReload;
   if (reason == "new") return CancelSource::kNewSession;
   if (reason == "resume") return CancelSource::kResume;
@@ -39,6 +39,13 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
   }
   // The agent asked for this cancellation itself: it already has bg_kill's result.
   if (!host.wake_agent || terminal.task.cancelled_by == CancelSource::kBgKill) return route;
+  // A quitting Pi takes no more turns: whoever watches has the notification, a print or json
+  // mode run's notice goes to stderr.
+  if (host.quitting) {
+    if (tui) route.notify = Notify::kUnlessEntryShown;  // no rendered wake message shows the end
+    route.wake = tui || rpc ? Wake::kNone : Wake::kStderr;
+    return route;
+  }
   route.wake = tui || rpc ? Wake::kFollowUp : Wake::kAtSettle;
   return route;
 }

@@ -29,20 +29,23 @@ enum class SettleAction {
 SettleAction DecideSettle(SettleHook hook, bool has_ui, bool aborted);
 
 // session_shutdown's `reason` ("quit", "reload", "new", "resume", "fork") as the cancellation's
-// source; anything else is kUnknown.
-CancelSource ShutdownCancelSource(std::string_view reason);
+// source; anything else is kUnknown. A quit that follows a SIGTERM or SIGHUP to Pi (the print,
+// json and RPC modes' only way out besides their own end) is kSignal.
+CancelSource ShutdownCancelSource(std::string_view reason, bool after_signal);
 
 // Where the end of a run goes, for the host's current mode ("tui", "rpc", "json", "print").
 struct TerminalHost {
   std::string mode;
   bool can_render = false;  // the TUI has the render module and a Pi that shows custom entries
   bool wake_agent = false;  // a tool launch: the agent is woken to call bg_result
+  bool quitting = false;    // Pi is quitting (a quit signal or a quit): no turn may follow
 };
 enum class Notify { kNever, kAlways, kUnlessEntryShown };
 enum class Wake {
   kNone,      // a /fusion run, or the agent itself cancelled it with bg_kill
   kAtSettle,  // print and json mode: returned from the held settle hook
   kFollowUp,  // TUI and RPC: a triggering follow-up message now
+  kStderr,    // print and json mode while Pi quits: the notice on stderr, no turn
 };
 struct TerminalRoute {
   bool append_entry = false;  // show the run view as a display-only entry

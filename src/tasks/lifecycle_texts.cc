@@ -90,8 +90,9 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
              "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
     case workflow::RunEnd::kCancelled: {
       const std::string who = CancelSourceText(task.cancelled_by);
-      const bool host_ended =
-          task.cancelled_by == CancelSource::kQuit || task.cancelled_by == CancelSource::kReload;
+      const bool host_ended = task.cancelled_by == CancelSource::kQuit ||
+                              task.cancelled_by == CancelSource::kReload ||
+                              task.cancelled_by == CancelSource::kSignal;
       return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
              outcome.error.message() +
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
@@ -130,6 +131,31 @@ KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now) {
     answer.text = id + " failed before it could be stopped.\n" + now->terminal_text;
   } else {
     answer.text = "killed " + id + "\n" + now->terminal_text;
+  }
+  return answer;
+}
+
+KillAnswer KillAnswerForEarlier(const TaskInfo& run) {
+  KillAnswer answer;
+  answer.details = {{"task_id", run.id}, {"state", std::string(TaskStateName(run.state))}};
+  const std::string ended = run.terminal_text.empty() ? "" : "\n" + run.terminal_text;
+  switch (run.state) {
+    case TaskState::kRunning:
+      answer.text = run.id +
+                    " is running in another Pi process; bg_kill stops only runs of the Pi it is "
+                    "called in. Call bg_kill there, or quit that Pi (quitting cancels its runs).";
+      break;
+    case TaskState::kCompleted:
+      answer.text =
+          run.id + " ran in an earlier Pi process and completed; nothing to stop." + ended;
+      break;
+    case TaskState::kFailed:
+      answer.text = run.id + " ran in an earlier Pi process and failed; nothing to stop." + ended;
+      break;
+    case TaskState::kKilled:
+      answer.text =
+          run.id + " ran in an earlier Pi process and was cancelled; nothing to stop." + ended;
+      break;
   }
   return answer;
 }

@@ -67,6 +67,10 @@ struct KillAnswer {
   nlohmann::json details;  // {task_id, state}
 };
 KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now);
+// The answer of a bg_kill for `run`, a run of this session from an earlier Pi process (after
+// `pi -c`): this process cannot stop it. One that ended says how; one whose owner still holds it
+// is running in that other Pi.
+KillAnswer KillAnswerForEarlier(const TaskInfo& run);
 // How long bg_kill waits for the run to record its end (the contract's stopWaitMs).
 inline constexpr int kKillWaitMs = 30000;
 

@@ -10,10 +10,12 @@ import { createPiEnv, lastToolResult, REPO_ROOT } from "../../support/pi_harness
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 
-test("pi -c: bg_status lists the run of the earlier process and bg_result takes its prefix", async () => {
+test("pi -c: bg_status lists the run of the earlier process; bg_kill and bg_result take its prefix", async () => {
   const rules = [
-    { name: "after-status", match: { last_role: "tool", tool_result: "earlier Pi process" },
+    { name: "after-kill", match: { last_role: "tool", tool_result: "nothing to stop" },
       responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
+    { name: "after-status", match: { last_role: "tool", tool_result: "earlier Pi process" },
+      responses: [{ tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
     { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "Done." }] },
     { name: "wake", match: { text: "completed. Call bg_result" },
       responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
@@ -35,10 +37,12 @@ test("pi -c: bg_status lists the run of the earlier process and bg_result takes 
     assert.equal(second.stdout, "Done.\n");
     const status = lastToolResult(env.requests(), "bg_status");
     assert.match(status.text, /^reason-[0-9a-f]{32} {2}completed {2}fusion reason {2}\(earlier Pi process\)$/m);
+    const kill = lastToolResult(env.requests(), "bg_kill");
+    assert.match(kill.text, /^reason-[0-9a-f]{32} ran in an earlier Pi process and completed; nothing to stop\.$/);
     const result = lastToolResult(env.requests(), "bg_result");
     assert.match(result.text, /completed \(reason\)/);
     assert.ok(result.text.includes(MERGED_TEXT));
-    assert.equal(env.requests().length - before, 3, "status, result, final answer");
+    assert.equal(env.requests().length - before, 4, "status, kill, result, final answer");
   } finally {
     await env.cleanup();
   }

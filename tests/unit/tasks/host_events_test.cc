@@ -39,13 +39,17 @@ TEST_CASE("DecideSettle: only a session without UI is held; an aborted agent_set
 }
 
 TEST_CASE("ShutdownCancelSource: each session_shutdown reason names who cancelled") {
-  CHECK(ShutdownCancelSource("quit") == CancelSource::kQuit);
-  CHECK(ShutdownCancelSource("reload") == CancelSource::kReload);
-  CHECK(ShutdownCancelSource("new") == CancelSource::kNewSession);
-  CHECK(ShutdownCancelSource("resume") == CancelSource::kResume);
-  CHECK(ShutdownCancelSource("fork") == CancelSource::kFork);
-  CHECK(ShutdownCancelSource("") == CancelSource::kUnknown);
-  CHECK(ShutdownCancelSource("Quit") == CancelSource::kUnknown);
+  for (const bool after_signal : {false, true}) {
+    CHECK(ShutdownCancelSource("reload", after_signal) == CancelSource::kReload);
+    CHECK(ShutdownCancelSource("new", after_signal) == CancelSource::kNewSession);
+    CHECK(ShutdownCancelSource("resume", after_signal) == CancelSource::kResume);
+    CHECK(ShutdownCancelSource("fork", after_signal) == CancelSource::kFork);
+    CHECK(ShutdownCancelSource("", after_signal) == CancelSource::kUnknown);
+    CHECK(ShutdownCancelSource("Quit", after_signal) == CancelSource::kUnknown);
+  }
+  CHECK(ShutdownCancelSource("quit", false) == CancelSource::kQuit);
+  // Print, json and RPC modes quit on SIGTERM or SIGHUP: the signal is who asked.
+  CHECK(ShutdownCancelSource("quit", true) == CancelSource::kSignal);
 }
 
 TEST_CASE("RouteTerminal: where each mode shows a run's end and how the agent is woken") {
@@ -98,6 +102,22 @@ TEST_CASE("RouteTerminal: a failure notifies as an error; the agent's own bg_kil
   const TerminalRoute quit = RouteTerminal(
       {"print", false, true}, Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kQuit));
   CHECK(quit.wake == Wake::kAtSettle);
+}
+
+TEST_CASE("RouteTerminal: while Pi quits no turn follows; print and json say it on stderr") {
+  const TerminalReport cancelled =
+      Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kSignal);
+  for (const char* mode : {"print", "json"}) {
+    CHECK(RouteTerminal({mode, false, true, true}, cancelled).wake == Wake::kStderr);
+  }
+  for (const char* mode : {"tui", "rpc"}) {
+    const TerminalRoute route = RouteTerminal({mode, true, true, true}, cancelled);
+    CHECK(route.wake == Wake::kNone);
+    CHECK(route.notify != Notify::kNever);  // whoever watches still learns of the end
+  }
+  // A /fusion run has its own print-mode output and wakes no one anyway.
+  CHECK(RouteTerminal({"print", false, false, true}, Ended(workflow::RunEnd::kCancelled, "command"))
+            .wake == Wake::kNone);
 }
 
 TEST_CASE("KillWaitOver: stops once the run ended, the task vanished or the time is up") {

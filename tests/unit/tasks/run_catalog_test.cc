@@ -4,7 +4,9 @@
 
 #include <chrono>
 
+#include "store/verify.h"
 #include "tasks/run_catalog.h"
+#include "tasks/session_runs.h"
 #include "test_support.h"
 
 namespace pi_fusion::tasks {
@@ -59,6 +61,27 @@ TEST_CASE("RunCatalog: a live owner is never interrupted and never pruned") {
   const PruneFilter interrupted{std::chrono::hours(24), {"interrupted"}};
   CHECK(SelectForPrune(runs, interrupted, CreatedMs() + kDayMs - 1).empty());
   CHECK(SelectForPrune(runs, interrupted, CreatedMs() + kDayMs).size() == 1);
+}
+
+TEST_CASE(
+    "SessionRunsOnDisk: a run whose owner is gone is finalized as host_ended, then reported") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kMerging);
+  const char* session = "session/ünïcode id";  // SampleSpec's, written by pid 4242
+  std::vector<TaskInfo> runs = SessionRunsOnDisk(f.fs, f.dir.path(), session, /*own_pid=*/1);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].state == TaskState::kRunning);  // its owner holds the lock
+
+  f.store.reset();  // the owner dies without finishing the run
+  runs = SessionRunsOnDisk(f.fs, f.dir.path(), session, /*own_pid=*/1);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].state == TaskState::kFailed);
+  CHECK_THAT(runs[0].terminal_text, Catch::StartsWith("host_ended: "));
+  Result<store::Manifest> disk = store::ReadManifest(f.fs, runs[0].artifact_dir);
+  REQUIRE(disk.ok());
+  CHECK(disk->state == store::RunState::kFailed);
+  REQUIRE(disk->error.has_value());
+  CHECK(disk->error->code == "host_ended");
 }
 
 TEST_CASE("RunCatalog: terminal runs are pruned by default after 30 days") {

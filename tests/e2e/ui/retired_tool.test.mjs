@@ -1,0 +1,51 @@
+/**
+ * @file The retired fusion_brainstorm: pi-fusion never registers it and takes it out of the
+ * active tools at session start, even when something else still registers it; an old session's
+ * completed brainstorm result still shows in the TUI after `pi -c`.
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { test } from "node:test";
+import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { TmuxPi } from "../../support/tmux_pi.mjs";
+
+const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+const RETIRED = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "retired-brainstorm.ts");
+
+const offered = (request) => request.body.tools.map((t) => t.function.name);
+
+test("an old session's brainstorm result still shows; the retired tool is no longer offered", async () => {
+  const rules = [
+    { name: "after-brainstorm", match: { last_role: "tool", tool_result: "Brainstorm result" }, responses: [{ text: "Noted." }] },
+    { name: "ask", match: { text: "brainstorm please" },
+      responses: [{ tool_calls: [{ name: "fusion_brainstorm", arguments: { topic: "names" } }] }] },
+  ];
+  const env = await createPiEnv({ script: { rules, default: { text: "hello back" } }, timeoutMs: 60000 });
+  try {
+    // The old installation: the brainstorm tool is offered and its result lands in the session.
+    const old = await env.print("brainstorm please", { extensions: [RETIRED], session: true });
+    assert.equal(old.code, 0, old.stderr);
+    assert.ok(offered(env.requests().at(-1)).includes("fusion_brainstorm"), "the old tool was offered");
+
+    // Now with pi-fusion, while the old tool is still registered by someone.
+    const ui = new TmuxPi(env, { extensions: [RETIRED, PLUGIN], session: true, args: ["-c"] });
+    try {
+      const screen = await ui.waitFor(/scripted-a/, 30000, "Pi's footer");
+      assert.match(screen, /Brainstorm result: three ideas/);
+      assert.match(screen, /Noted\./);
+      const before = env.requests().length;
+      await ui.submit("hello");
+      await ui.waitFor(/hello back/, 30000, "the answer");
+      await sleep(200);
+      assert.equal(env.requests().length, before + 1);
+      const tools = offered(env.requests().at(-1));
+      assert.ok(!tools.includes("fusion_brainstorm"), `still offered: ${tools.join(", ")}`);
+      assert.ok(tools.includes("fusion_reason"));
+    } finally {
+      ui.stop();
+    }
+  } finally {
+    await env.cleanup();
+  }
+});
