@@ -1,5 +1,6 @@
 #include "child/js_convert.h"
 
+#include "core/error_codes.h"
 #include "core/json_text.h"
 #include "pi_fusion/canonical_json.h"
 #include "protocol/constants.h"
@@ -8,7 +9,7 @@ namespace pi_fusion::child {
 namespace {
 
 Status NotJsonObject(const std::string& what, const std::string& message) {
-  return Status::Error(std::string(protocol::kChildRuntimePayloadInvalid),
+  return Status::Error(std::string(kChildRuntimePayloadInvalid),
                        what + " is not one stable JSON object: " + message);
 }
 
@@ -26,8 +27,8 @@ Result<nlohmann::json> StringifyObject(Napi::Env env, Napi::Value value, const s
   }
   if (!text.IsString()) return NotJsonObject(what, "JSON.stringify produced no text");
   // Lone surrogates (escaped by JSON.stringify) become U+FFFD instead of failing the child.
-  Result<nlohmann::json> parsed = ParseHostJson(text.As<Napi::String>().Utf8Value(),
-                                                std::string(protocol::kChildRuntimePayloadInvalid));
+  Result<nlohmann::json> parsed =
+      ParseHostJson(text.As<Napi::String>().Utf8Value(), std::string(kChildRuntimePayloadInvalid));
   if (!parsed.ok()) return NotJsonObject(what, "its JSON text does not parse as UTF-8 JSON");
   if (!parsed->is_object()) return NotJsonObject(what, "it is not an object");
   return parsed;

@@ -8,6 +8,7 @@
 #include "child/core/child_config.h"
 #include "child/core/orphan_guard.h"
 #include "child/web_fetch_tool.h"
+#include "core/error_codes.h"
 
 namespace pi_fusion::child {
 
@@ -37,7 +38,7 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   Result<std::shared_ptr<WebFetchTool>> fetch_tool =
       LoadWebFetchTool(ProcessEnvLookup(), std::filesystem::current_path().string());
   if (fetch_tool.ok() && *fetch_tool && config->role != ChildRole::kCandidate) {
-    fetch_tool = Status::Error("config_invalid",
+    fetch_tool = Status::Error(kConfigInvalid,
                                "pi-fusion child: only research candidates get fusion_web_fetch");
   }
   if (!fetch_tool.ok()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/error_codes.h"
 #include "protocol/constants.h"
 
 namespace pi_fusion::child {
@@ -22,7 +23,7 @@ struct Marker {
 };
 
 Status PolicyInvalid(const std::string& message) {
-  return Status::Error(std::string(protocol::kChildCachePolicyInvalid), message);
+  return Status::Error(std::string(kChildCachePolicyInvalid), message);
 }
 
 void Collect(json* holder, Section section, std::vector<Marker>* out) {

@@ -1,12 +1,14 @@
 #include "child/core/child_config.h"
 
+#include "core/error_codes.h"
+
 #include <cstdlib>
 
 namespace pi_fusion::child {
 namespace {
 
 Status Invalid(const std::string& message) {
-  return Status::Error("config_invalid", "pi-fusion child extension: " + message);
+  return Status::Error(kConfigInvalid, "pi-fusion child extension: " + message);
 }
 
 bool Absolute(const std::optional<std::string>& path) {

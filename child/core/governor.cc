@@ -5,6 +5,7 @@
 
 #include "child/core/cache_policy.h"
 #include "child/core/path_confinement.h"
+#include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"
@@ -79,7 +80,7 @@ ChildGovernor::ProviderDecision ChildGovernor::OnProviderRequest(ProviderRequest
   if (settled_ || Failing()) return {.abort = true, .fail_process = true, .payload = json()};
   const Route& route = request.route;
   if (!request.payload.ok()) {
-    return RefuseRequest(protocol::kChildRuntimePayloadInvalid, route, {},
+    return RefuseRequest(kChildRuntimePayloadInvalid, route, {},
                          request.payload.status().message());
   }
   json payload = std::move(request.payload).value();
@@ -89,18 +90,17 @@ ChildGovernor::ProviderDecision ChildGovernor::OnProviderRequest(ProviderRequest
   };
   Result<CachePolicy> policy = ResolveCachePolicy(config_.cache_retention);
   if (!policy.ok()) {
-    return RefuseRequest(protocol::kChildCachePolicyInvalid, route, evidence(payload),
+    return RefuseRequest(kChildCachePolicyInvalid, route, evidence(payload),
                          policy.status().message());
   }
   const PayloadEvidence original = evidence(payload);
   Result<protocol::CacheObservation> observation =
       ApplyCachePolicy(&payload, *policy, route.api, request.long_retention_allowed, requests_);
   if (!observation.ok()) {
-    return RefuseRequest(protocol::kChildCachePolicyInvalid, route, original,
-                         observation.status().message());
+    return RefuseRequest(kChildCachePolicyInvalid, route, original, observation.status().message());
   }
   if (requests_ > config_.max_provider_requests) {
-    return RefuseRequest(protocol::kChildRuntimeLimitExceeded, route, evidence(payload),
+    return RefuseRequest(kChildRuntimeLimitExceeded, route, evidence(payload),
                          "provider request " + std::to_string(requests_) +
                              " exceeds the limit of " +
                              std::to_string(config_.max_provider_requests) + " per child");
@@ -118,13 +118,13 @@ void ChildGovernor::HandleOversized(const protocol::MetadataRecord& record,
   if (compression_started_) {
     // The one compression turn produced another oversized answer: keep it (the parent saves it
     // as the partial response) and fail; never ask again.
-    Latch(protocol::kChildOutputCap);
+    Latch(kChildOutputCap);
     decision->fail_process = true;
     return;
   }
   compression_started_ = true;
   if (!env_->WriteFileDurably(config_.oversize_path, protocol::PrintedText(text_blocks)).ok()) {
-    Latch(protocol::kChildOutputCap);  // the original cannot be preserved: do not replace it
+    Latch(kChildOutputCap);  // the original cannot be preserved: do not replace it
     decision->fail_process = true;
     return;
   }
@@ -197,7 +197,7 @@ ChildGovernor::ToolDecision ChildGovernor::OnToolExecutionStart(const ToolStart&
   if (Failing()) return {true, "Refused: this Fusion child may not run more tools.", true, true};
   if (std::optional<std::string> crossed = ToolLimitCrossed()) {
     protocol::RuntimeGuardFrame guard;
-    guard.code = std::string(protocol::kChildRuntimeLimitExceeded);
+    guard.code = std::string(kChildRuntimeLimitExceeded);
     guard.hook = "tool_call";
     guard.route = start.route;
     guard.provider_request_ordinal = requests_;
@@ -248,7 +248,7 @@ bool ChildGovernor::OnToolExecutionEnd(const std::string& call_id, const std::st
 void ChildGovernor::SealJournal() {
   if (!journal_ || journal_->sealed()) return;
   std::optional<std::string> code = failure_code_;
-  if (!code && io_failed_) code = std::string(protocol::kChildEventInvalid);
+  if (!code && io_failed_) code = std::string(kChildEventInvalid);
   if (!journal_->Seal(code).ok()) io_failed_ = true;
 }
 

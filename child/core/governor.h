@@ -25,6 +25,7 @@
 #include "child/core/child_config.h"
 #include "child/core/child_env.h"
 #include "child/core/tool_journal.h"
+#include "core/error_codes.h"
 #include "pi_fusion/status.h"
 #include "protocol/frames.h"
 
@@ -39,7 +40,7 @@ class ChildGovernor {
     protocol::Route route;  // ctx.model: provider, id, api
     // The payload as one JSON object, or why it could not be read as one (the binding serializes
     // it; cycles, BigInt, lone surrogates and non-objects fail there).
-    Result<nlohmann::json> payload = Status::Error("child_runtime_payload_invalid", "no payload");
+    Result<nlohmann::json> payload = Status::Error(kChildRuntimePayloadInvalid, "no payload");
     bool long_retention_allowed = true;  // ctx.model.compat.supportsLongCacheRetention !== false
   };
   struct ProviderDecision {

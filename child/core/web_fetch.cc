@@ -3,6 +3,7 @@
 #include <csignal>
 #include <utility>
 
+#include "core/error_codes.h"
 #include "pi_fusion/sha256.h"
 
 namespace pi_fusion::child {
@@ -87,23 +88,23 @@ int WebFetchTool::fetches() const {
 
 WebFetchOutcome WebFetchTool::Call(const nlohmann::json& arguments,
                                    const process::CancelToken& cancel) {
-  const nlohmann::json bad = {{"error_code", "invalid_arguments"}};
+  const nlohmann::json bad = {{"error_code", kInvalidArguments}};
   if (!arguments.is_object()) {
-    return Failure("invalid_arguments", "arguments must be an object {url, extract?}", bad);
+    return Failure(kInvalidArguments, "arguments must be an object {url, extract?}", bad);
   }
   for (const auto& [key, value] : arguments.items()) {
     if (key != "url" && key != "extract") {
-      return Failure("invalid_arguments", "unknown argument \"" + key + "\"", bad);
+      return Failure(kInvalidArguments, "unknown argument \"" + key + "\"", bad);
     }
   }
   if (!IsString(arguments, "url") || arguments["url"].get<std::string>().empty()) {
-    return Failure("invalid_arguments", "url must be a non-empty string", bad);
+    return Failure(kInvalidArguments, "url must be a non-empty string", bad);
   }
   std::string extract = "markdown";
   if (arguments.contains("extract")) {
     const nlohmann::json& e = arguments["extract"];
     if (!e.is_string() || (e != "text" && e != "markdown")) {
-      return Failure("invalid_arguments", "extract must be \"text\" or \"markdown\"", bad);
+      return Failure(kInvalidArguments, "extract must be \"text\" or \"markdown\"", bad);
     }
     extract = e.get<std::string>();
   }

@@ -7,6 +7,7 @@
 
 #include "addon/js_values.h"
 #include "config/provider_overrides.h"
+#include "core/error_codes.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -172,7 +173,7 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object
     if (with_branch && !branch.IsEmpty()) {
       // A branch that cannot be converted stays null; the projection then reports
       // context_capture_failed instead of the host failing.
-      Result<nlohmann::json> entries = ToJson(env, branch.Call(sm, {}), "context_capture_failed");
+      Result<nlohmann::json> entries = ToJson(env, branch.Call(sm, {}), kContextCaptureFailed);
       if (entries.ok()) snap.branch = std::move(entries).value();
     }
   }

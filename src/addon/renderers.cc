@@ -4,6 +4,7 @@
 
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "tasks/run_view.h"
 
@@ -69,7 +70,7 @@ std::string FirstText(Napi::Value result) {
 
 // Render data from Pi is display input: anything not JSON renders as if absent.
 json JsonOf(Napi::Env env, Napi::Value value) {
-  Result<json> converted = ToJson(env, value, "invalid_arguments");
+  Result<json> converted = ToJson(env, value, kInvalidArguments);
   return converted.ok() ? *converted : json::object();
 }
 

@@ -4,6 +4,7 @@
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
 #include "addon/run_launcher.h"
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "store/wall_clock.h"
@@ -33,13 +34,13 @@ Napi::Value Resolved(Napi::Env env, Napi::Value value) {
 Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
                           Napi::Object ctx, const std::string& tool_call_id,
                           Napi::Value on_update) {
-  Result<nlohmann::json> args = ToJson(env, params, "invalid_arguments");
+  Result<nlohmann::json> args = ToJson(env, params, kInvalidArguments);
   if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
   Result<schema::NormalizedRequest> request = schema::NormalizeFusionCall(spec.name, *args);
   if (!request.ok()) return Resolved(env, ErrorResult(env, request.status()));
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) {
-    return Resolved(env, ErrorResult(env, Status::Error("orchestration_failed",
+    return Resolved(env, ErrorResult(env, Status::Error(kOrchestrationFailed,
                                                         "the Pi session is shutting down")));
   }
   state.ui_ctx = Napi::Persistent(ctx);
@@ -174,7 +175,7 @@ Napi::Value KillTask(Napi::Env env, const nlohmann::json& args, Napi::Object ctx
 
 Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,
                         Napi::Object ctx) {
-  Result<nlohmann::json> raw = ToJson(env, params, "invalid_arguments");
+  Result<nlohmann::json> raw = ToJson(env, params, kInvalidArguments);
   if (!raw.ok()) return Resolved(env, ErrorResult(env, raw.status()));
   Result<nlohmann::json> args = schema::NormalizeToolArguments(spec.name, *raw);
   if (!args.ok()) return Resolved(env, ErrorResult(env, args.status()));
@@ -191,7 +192,7 @@ Napi::Function MakeArgumentPreparer(Napi::Env env, const schema::ToolSpec& spec)
       env,
       [tool](const Napi::CallbackInfo& info) -> Napi::Value {
         Napi::Env env = info.Env();
-        Result<nlohmann::json> raw = ToJson(env, info[0], "invalid_arguments");
+        Result<nlohmann::json> raw = ToJson(env, info[0], kInvalidArguments);
         Result<nlohmann::json> args = raw.ok() ? Normalize(*tool, *raw) : raw;
         if (!args.ok()) {
           Napi::Error error = Napi::Error::New(
@@ -227,7 +228,7 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
           // Nothing may unwind into the host; the text of a library exception can quote the
           // model's arguments, so it is not repeated.
           return Resolved(
-              env, ErrorResult(env, Status::Error("orchestration_failed",
+              env, ErrorResult(env, Status::Error(kOrchestrationFailed,
                                                   "internal error while handling " + tool->name)));
         }
       },

@@ -7,6 +7,8 @@
 // it was computed with.
 #pragma once
 
+#include "core/error_codes.h"
+
 #include <cstdint>
 #include <string_view>
 
@@ -19,12 +21,7 @@ inline constexpr std::string_view kCalibrationViolationSchema =
 // Names this implementation's policy inside the plan; bump when any number below changes.
 inline constexpr std::string_view kPolicyId = "pi-fusion.budget-policy.v1";
 
-// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
-inline constexpr std::string_view kPromptBudgetExceededForecast = "prompt_budget_exceeded_forecast";
-inline constexpr std::string_view kPromptBudgetExceededMeasured = "prompt_budget_exceeded_measured";
-inline constexpr std::string_view kModelCapacityUnknown = "model_capacity_unknown";
-// A caller broke a REQUIRES the planner can check cheaply (a programming error, reported loudly).
-inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
+// Error codes: core/error_codes.h.
 
 // --- Estimator: tokens = sum over byte classes of ceil(bytes * kRateScale / rate_x100) + 512.
 inline constexpr int64_t kRateScale = 100;  // rates are bytes per token x 100

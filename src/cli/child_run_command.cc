@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "process/cancel_token.h"
 #include "process/child_command.h"
@@ -123,7 +124,7 @@ Result<process::ChildCapability> ParseCapability(const std::string& name) {
   if (name == "reason") return process::ChildCapability::kReason;
   if (name == "inspect") return process::ChildCapability::kInspect;
   if (name == "research") return process::ChildCapability::kResearch;
-  return Status::Error("invalid_arguments", "unknown capability " + name);
+  return Status::Error(kInvalidArguments, "unknown capability " + name);
 }
 
 // The artifact directory: --artifact-dir, or a fresh private one under $TMPDIR.

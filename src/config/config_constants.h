@@ -2,6 +2,8 @@
 // Sources: spec/CONTRACTS.md ("/fusion-models", "Error codes") and spec/SCOPE.md section 3.
 #pragma once
 
+#include "core/error_codes.h"
+
 #include <sys/types.h>
 
 #include <chrono>
@@ -15,10 +17,7 @@ inline constexpr std::string_view kModelsSchema = "pi-background-tasks.fusion-mo
 // The selection that means "the session's current model".
 inline constexpr std::string_view kCurrentSelection = "$current";
 
-// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
-inline constexpr std::string_view kConfigInvalid = "config_invalid";
-inline constexpr std::string_view kConfigConflict = "config_conflict";
-inline constexpr std::string_view kModelUnavailable = "model_unavailable";
+// Error codes: core/error_codes.h.
 
 // Save lock: `.<file>.lock` beside the file, created exclusively, holding the writer's pid.
 inline constexpr std::chrono::milliseconds kLockRetryInterval{25};

@@ -17,13 +17,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion {
-
-// The spec's error code for any artifact write or verification failure.
-inline constexpr char kArtifactError[] = "artifact_error";
 
 // Default mode of every private artifact.
 inline constexpr mode_t kPrivateFileMode = 0600;

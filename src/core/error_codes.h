@@ -1,10 +1,11 @@
-// The spec's stable error codes (spec/CONTRACTS.md, "Error codes"), spelled once. Every Status a
-// user or a program can see carries one of these as its code(); layers that produce a code name
-// it from here rather than writing the literal.
+// Every stable error code a Status can carry, spelled once. A user or a program sees these as
+// Status::code() (and as a JS Error's `.code`); the layer that produces a code names it from here
+// rather than writing the literal, so a code cannot drift between producer, checker and test.
 #pragma once
 
-namespace pi_fusion::codes {
+namespace pi_fusion {
 
+// The spec's codes (spec/CONTRACTS.md, "Error codes").
 inline constexpr char kConfigInvalid[] = "config_invalid";
 inline constexpr char kConfigConflict[] = "config_conflict";
 inline constexpr char kModelUnavailable[] = "model_unavailable";
@@ -24,12 +25,22 @@ inline constexpr char kChildTimeout[] = "child_timeout";
 inline constexpr char kChildOutputCap[] = "child_output_cap";
 inline constexpr char kChildCancelled[] = "child_cancelled";
 inline constexpr char kEvaluationInvalid[] = "evaluation_invalid";
+// Any artifact write or verification failure.
 inline constexpr char kArtifactError[] = "artifact_error";
 inline constexpr char kStateTransitionInvalid[] = "state_transition_invalid";
 inline constexpr char kOrchestrationFailed[] = "orchestration_failed";
+
+// The workflows' codes (seed-fusion-subsystem.md).
+// A tool-enabled child's audit log or seal is missing, malformed, not bound, over a cap, or shows
+// an executed tool outside the workflow's allowlist. Fatal in every workflow.
+inline constexpr char kToolAuditInvalid[] = "tool_audit_invalid";
+inline constexpr char kValidationReportsInvalid[] = "validation_reports_invalid";
+
 // Tool arguments that break a tool's contract (the schema layer's texts).
 inline constexpr char kInvalidArguments[] = "invalid_arguments";
 // A run whose owning host process ended before the run did, finalized by a later host.
 inline constexpr char kHostEnded[] = "host_ended";
+// The kernel could not supply random bytes (a run cannot start without them).
+inline constexpr char kRandomUnavailable[] = "random_unavailable";
 
-}  // namespace pi_fusion::codes
+}  // namespace pi_fusion

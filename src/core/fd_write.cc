@@ -23,7 +23,7 @@ Status WriteAllToFd(int fd, std::string_view bytes, const std::string& what) {
       ::poll(&p, 1, -1);
       continue;
     }
-    return Status::Error(codes::kArtifactError, what + ": " + ErrnoText(errno));
+    return Status::Error(kArtifactError, what + ": " + ErrnoText(errno));
   }
   return Status::Ok();
 }

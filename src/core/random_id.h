@@ -12,12 +12,10 @@
 #include <span>
 #include <string>
 
+#include "core/error_codes.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion {
-
-// Error code when the kernel cannot supply random bytes (the run cannot start without them).
-inline constexpr char kRandomUnavailable[] = "random_unavailable";
 
 class RandomSource {
  public:

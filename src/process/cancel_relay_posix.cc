@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <system_error>
 
+#include "core/error_codes.h"
 #include "process/cancel_relay.h"
 
 namespace pi_fusion::process {
@@ -25,7 +26,7 @@ Result<std::unique_ptr<CancelRelay>> CancelRelay::Start(const CancelToken& sourc
       }
     });
   } catch (const std::system_error& e) {
-    return Status::Error("orchestration_failed", std::string("cancel relay thread: ") + e.what());
+    return Status::Error(kOrchestrationFailed, std::string("cancel relay thread: ") + e.what());
   }
   return relay;
 }

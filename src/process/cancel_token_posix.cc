@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/error_codes.h"
 #include "process/cancel_token.h"
 #include "process/posix_util.h"
 
@@ -37,13 +38,13 @@ Result<CancelToken> CancelToken::Create() {
 #if defined(__linux__)
   int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (fd < 0) {
-    return Status::Error("orchestration_failed", "eventfd for cancellation: " + ErrnoText(errno));
+    return Status::Error(kOrchestrationFailed, "eventfd for cancellation: " + ErrnoText(errno));
   }
   state->read_fd = state->write_fd = fd;
 #else
   int fds[2];
   if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-    return Status::Error("orchestration_failed", "pipe for cancellation: " + ErrnoText(errno));
+    return Status::Error(kOrchestrationFailed, "pipe for cancellation: " + ErrnoText(errno));
   }
   state->read_fd = fds[0];
   state->write_fd = fds[1];

@@ -1,5 +1,7 @@
 #include "process/child_command.h"
 
+#include "core/error_codes.h"
+
 #include <algorithm>
 #include <array>
 #include <unordered_set>
@@ -36,7 +38,7 @@ constexpr std::array<std::string_view, 4> kAzureSuffixes = {"API_KEY", "BASE_URL
                                                             "ENDPOINT"};
 
 Status Invalid(const std::string& what) {
-  return Status::Error("child_spawn_failed", "invalid child command: " + what);
+  return Status::Error(kChildSpawnFailed, "invalid child command: " + what);
 }
 
 Status CheckField(std::string_view name, const std::string& value) {

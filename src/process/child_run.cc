@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/error_codes.h"
 #include "process/posix_util.h"
 
 namespace pi_fusion::process {
@@ -77,12 +78,12 @@ void ChildRun::CheckTimers() {
     case Phase::kRunning:
       if (Elapsed(started_) >= limits.wall) {
         Trigger(StopReason::kWallLimit,
-                Status::Error("child_timeout",
+                Status::Error(kChildTimeout,
                               "child exceeded the wall limit of " + FormatDuration(limits.wall)));
       } else if (Elapsed(last_activity_) >= limits.idle) {
         Trigger(StopReason::kIdleLimit,
-                Status::Error("child_timeout", "child wrote nothing to stdout or stderr for " +
-                                                   FormatDuration(limits.idle) + " (idle limit)"));
+                Status::Error(kChildTimeout, "child wrote nothing to stdout or stderr for " +
+                                                 FormatDuration(limits.idle) + " (idle limit)"));
       }
       break;
     case Phase::kTerminating:
@@ -141,7 +142,7 @@ void ChildRun::PollOnce() {
   if (in != nullptr && in->revents != 0) WriteStdin();
   if (exit_fd_ < 0 || (exited != nullptr && exited->revents != 0)) CheckLeader();
   if (cancel != nullptr && cancel->revents != 0) {
-    Trigger(StopReason::kCancelled, Status::Error("child_cancelled", "child cancelled"));
+    Trigger(StopReason::kCancelled, Status::Error(kChildCancelled, "child cancelled"));
   }
   ReportProgress(ChildProgress::Event::kOutput);
 }
@@ -153,7 +154,7 @@ void ChildRun::OnPollFailed(int err) {
   poll_failed_ = true;
   outcome_.cleanup_errors.push_back("poll: " + ErrnoText(err));
   Trigger(StopReason::kSupervisorError,
-          Status::Error("child_exit_failed", "supervisor poll failed: " + ErrnoText(err)));
+          Status::Error(kChildExitFailed, "supervisor poll failed: " + ErrnoText(err)));
 }
 
 // Degraded loop round: sleep briefly, then try every non-blocking operation.
@@ -192,9 +193,9 @@ void ChildRun::Append(Stream* stream, const char* data, size_t size) {
   if (size <= room || *stream->truncated) return;
   *stream->truncated = true;
   Trigger(stream->cap_reason,
-          Status::Error("child_output_cap", std::string("child ") + stream->name +
-                                                " exceeded its cap of " +
-                                                std::to_string(stream->cap) + " bytes"));
+          Status::Error(kChildOutputCap, std::string("child ") + stream->name +
+                                             " exceeded its cap of " + std::to_string(stream->cap) +
+                                             " bytes"));
 }
 
 // Writes are interleaved with reads in the same loop, so a child that floods stdout before it
@@ -213,7 +214,7 @@ void ChildRun::WriteStdin() {
     CloseFd(&stdin_fd_, "stdin");
     Trigger(
         StopReason::kStdinFailed,
-        Status::Error("child_stdin_failed",
+        Status::Error(kChildStdinFailed,
                       "writing the child's stdin failed after " + std::to_string(written) + " of " +
                           std::to_string(data.size()) + " bytes: " + ErrnoText(r.error)));
     return;
@@ -245,7 +246,7 @@ void ChildRun::OnLeaderExited() {
     CloseFd(&stdin_fd_, "stdin");
     Trigger(
         StopReason::kStdinFailed,
-        Status::Error("child_stdin_failed",
+        Status::Error(kChildStdinFailed,
                       "child exited after reading " + std::to_string(outcome_.stdin_bytes_written) +
                           " of " + std::to_string(spec_.stdin_data.size()) + " stdin bytes"));
   }

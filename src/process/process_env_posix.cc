@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "core/error_codes.h"
 #include "process/posix_util.h"
 #include "process/process_env.h"
 #include "process/spawn_posix.h"
@@ -120,7 +121,7 @@ class PosixProcessEnv final : public ProcessEnv {
       rc = waitid(P_PID, static_cast<id_t>(pid), &info, flags);
     } while (rc < 0 && errno == EINTR);
     if (rc < 0) {
-      return Status::Error("child_exit_failed",
+      return Status::Error(kChildExitFailed,
                            "waitid(" + std::to_string(pid) + "): " + ErrnoText(errno));
     }
     if (info.si_pid == 0) return std::optional<ExitStatus>();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error_codes.h"
 #include "process/posix_util.h"
 #include "process/spawner_thread.h"
 
@@ -41,7 +42,7 @@ constexpr bool kHaveParentDeathSignal = false;
 
 Status SpawnError(const SpawnRequest& request, const std::string& what) {
   const std::string exe = request.argv.empty() ? std::string("<none>") : request.argv[0];
-  return Status::Error("child_spawn_failed", "spawn " + exe + ": " + what);
+  return Status::Error(kChildSpawnFailed, "spawn " + exe + ": " + what);
 }
 
 Status Validate(const SpawnRequest& request) {

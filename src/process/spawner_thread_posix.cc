@@ -10,6 +10,8 @@
 #include <system_error>
 #include <thread>
 
+#include "core/error_codes.h"
+
 namespace pi_fusion::process {
 namespace {
 
@@ -34,7 +36,7 @@ class Spawner {
       try {
         std::thread([this] { Loop(); }).detach();
       } catch (const std::system_error& e) {
-        return Status::Error("child_spawn_failed",
+        return Status::Error(kChildSpawnFailed,
                              std::string("cannot start the spawner thread: ") + e.what());
       }
       started_ = true;

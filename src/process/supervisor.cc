@@ -1,5 +1,6 @@
 #include "process/supervisor.h"
 
+#include "core/error_codes.h"
 #include "process/child_run.h"
 
 namespace pi_fusion::process {
@@ -10,7 +11,7 @@ Status CheckLimits(const ChildLimits& limits) {
   const milliseconds zero(0);
   if (limits.wall < zero || limits.idle < zero || limits.term_grace < zero ||
       limits.kill_wait < zero || limits.progress_interval < zero) {
-    return Status::Error("child_spawn_failed", "invalid child limits: negative duration");
+    return Status::Error(kChildSpawnFailed, "invalid child limits: negative duration");
   }
   return Status::Ok();
 }
@@ -52,7 +53,7 @@ const char* StopReasonName(StopReason reason) {
 Result<ChildOutcome> Supervisor::Run(const ChildSpec& spec, const CancelToken& cancel,
                                      const ProgressCallback& progress) const {
   if (cancel.IsCancelled()) {
-    return Status::Error("child_cancelled", "cancelled before the child was started");
+    return Status::Error(kChildCancelled, "cancelled before the child was started");
   }
   if (Status s = CheckLimits(spec.limits); !s.ok()) return s;
   SpawnRequest request;
@@ -81,18 +82,18 @@ Status OutcomeStatus(const ChildOutcome& outcome) {
     return Status::Error(outcome.status.code(), outcome.status.message() + cleanup);
   }
   if (outcome.term_signal.has_value()) {
-    return Status::Error("child_exit_failed", "child killed by signal " +
-                                                  std::to_string(*outcome.term_signal) + cleanup);
+    return Status::Error(kChildExitFailed, "child killed by signal " +
+                                               std::to_string(*outcome.term_signal) + cleanup);
   }
   if (!outcome.exit_code.has_value()) {
-    return Status::Error("child_exit_failed", "child exit status unknown" + cleanup);
+    return Status::Error(kChildExitFailed, "child exit status unknown" + cleanup);
   }
   if (*outcome.exit_code != 0) {
-    return Status::Error("child_exit_failed",
+    return Status::Error(kChildExitFailed,
                          "child exited with code " + std::to_string(*outcome.exit_code) + cleanup);
   }
   if (!cleanup.empty()) {
-    return Status::Error("child_exit_failed",
+    return Status::Error(kChildExitFailed,
                          "child exited with code 0, but its cleanup failed" + cleanup);
   }
   return Status::Ok();

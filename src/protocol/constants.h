@@ -4,6 +4,8 @@
 // verifier, which reads them. docs/protocol.md describes the byte format these name.
 #pragma once
 
+#include "core/error_codes.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -26,16 +28,7 @@ inline constexpr std::string_view kToolCallSchema = "pi-background-tasks.fusion-
 inline constexpr std::string_view kToolCallSealSchema =
     "pi-background-tasks.fusion-tool-call-seal.v1";
 
-// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
-inline constexpr std::string_view kChildEventInvalid = "child_event_invalid";
-inline constexpr std::string_view kChildExitFailed = "child_exit_failed";
-inline constexpr std::string_view kChildRuntimeLimitExceeded = "child_runtime_limit_exceeded";
-inline constexpr std::string_view kChildRuntimePayloadInvalid = "child_runtime_payload_invalid";
-inline constexpr std::string_view kChildCachePolicyInvalid = "child_cache_policy_invalid";
-inline constexpr std::string_view kChildOutputCap = "child_output_cap";
-// A tool-enabled child's audit log or seal is missing, malformed, not bound, over a cap, or shows
-// an executed tool outside the workflow's allowlist. Fatal in every workflow.
-inline constexpr std::string_view kToolAuditInvalid = "tool_audit_invalid";
+// Error codes: core/error_codes.h.
 
 // Execution limits of one child (seed-fusion-subsystem.md, "Child process isolation").
 inline constexpr int64_t kMaxProviderRequests = 550;

@@ -1,5 +1,7 @@
 #include "schema/schema_walker.h"
 
+#include "core/error_codes.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -59,7 +61,7 @@ class Walker {
     if (type == "object") return WalkObject(schema, value, label);
     if (type == "array") return WalkArray(schema, value, label);
     if (type == "string") return WalkString(schema, value, label);
-    return Status::Error("orchestration_failed", "schema type not supported: " + type);
+    return Status::Error(kOrchestrationFailed, "schema type not supported: " + type);
   }
 
  private:

@@ -16,12 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error_codes.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::schema {
-
-// Error code for arguments that break the public tool contract.
-inline constexpr char kInvalidArguments[] = "invalid_arguments";
 
 // Returns the normalized value or an `invalid_arguments` Status whose message is one of:
 //   "<label> contains unsupported key(s): a, b"   (keys sorted)

@@ -52,7 +52,7 @@ Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
   const RunState was = manifest->state;
   std::unique_ptr<RunStore> store =
       RunStore::Adopt(fs, clock, run_dir, std::move(manifest).value(), std::move(lock).value());
-  RunError error{codes::kHostEnded,
+  RunError error{kHostEnded,
                  "the run's host process ended before the run did (it was " +
                      std::string(RunStateName(was)) + "); nothing will finish it",
                  StageOf(was), std::nullopt, std::nullopt};

@@ -2,6 +2,8 @@
 // schemas (schemas/artifacts/) and tests refer to these names rather than restating them.
 #pragma once
 
+#include "core/error_codes.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -12,9 +14,6 @@ inline constexpr char kManifestSchema[] = "pi-background-tasks.fusion-manifest.v
 inline constexpr char kCommittedResultSchema[] = "pi-background-tasks.fusion-committed-result.v1";
 inline constexpr char kResultDetailsSchema[] = "pi-background-tasks.fusion-result.v5";
 inline constexpr char kFailureSummarySchema[] = "pi-background-tasks.fusion-failure-summary.v1";
-
-// Error codes (CONTRACTS.md "Error codes"). kArtifactError lives in core/durable_file.h.
-inline constexpr char kStateTransitionInvalid[] = "state_transition_invalid";
 
 // Fixed run-level artifact names.
 inline constexpr char kManifestFile[] = "manifest.json";

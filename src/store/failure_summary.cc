@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/durable_file.h"
+#include "core/error_codes.h"
 #include "store/constants.h"
 #include "store/json_util.h"
 
@@ -22,33 +23,33 @@ struct CodeRule {
 // One row per spec error code: its class and what the user can do about it.
 const std::vector<CodeRule>& CodeRules() {
   static const std::vector<CodeRule> kRules = {
-      {"config_invalid", "configuration", {"fix_fusion_models_config"}},
-      {"config_conflict", "configuration", {"reload_fusion_models_config"}},
-      {"model_unavailable", "configuration", {"choose_available_route"}},
-      {"model_capacity_unknown", "configuration", {"choose_route_with_context_window"}},
-      {"context_capture_failed", "context", {"inspect_context_ledger"}},
-      {"context_policy_unsupported_block", "context", {"inspect_context_ledger"}},
-      {"prompt_budget_exceeded_forecast",
+      {kConfigInvalid, "configuration", {"fix_fusion_models_config"}},
+      {kConfigConflict, "configuration", {"reload_fusion_models_config"}},
+      {kModelUnavailable, "configuration", {"choose_available_route"}},
+      {kModelCapacityUnknown, "configuration", {"choose_route_with_context_window"}},
+      {kContextCaptureFailed, "context", {"inspect_context_ledger"}},
+      {kContextPolicyUnsupportedBlock, "context", {"inspect_context_ledger"}},
+      {kPromptBudgetExceededForecast,
        "budget",
        {"inspect_budget_plan", "shorten_request_or_context", "choose_larger_context_route"}},
-      {"prompt_budget_exceeded_measured",
+      {kPromptBudgetExceededMeasured,
        "budget",
        {"inspect_budget_plan", "split_workflow", "choose_larger_context_route"}},
-      {"child_spawn_failed", "child_process", {"inspect_attempt_stderr", "check_pi_installation"}},
-      {"child_stdin_failed", "child_process", {"inspect_attempt_stderr", "retry_run"}},
-      {"child_exit_failed", "child_process", {"inspect_attempt_stderr", "retry_run"}},
-      {"child_timeout", "child_process", {"inspect_attempt_stderr", "split_task"}},
-      {"child_cancelled", "cancellation", {"retry_run"}},
-      {"child_event_invalid", "child_protocol", {"inspect_child_protocol_evidence"}},
-      {"child_runtime_payload_invalid", "child_protocol", {"inspect_child_protocol_evidence"}},
-      {"child_cache_policy_invalid", "child_protocol", {"check_pi_cache_retention"}},
-      {"child_runtime_limit_exceeded", "child_limit", {"inspect_tool_call_seal", "split_task"}},
-      {"tool_audit_invalid", "child_protocol", {"inspect_tool_call_seal"}},
-      {"child_output_cap", "child_limit", {"inspect_oversized_response", "split_task"}},
-      {"evaluation_invalid", "evaluation", {"inspect_evaluation_responses", "retry_run"}},
-      {"artifact_error", "artifact", {"check_run_directory"}},
-      {"state_transition_invalid", "artifact", {"check_run_directory"}},
-      {"orchestration_failed", "orchestration", {"inspect_error_json"}},
+      {kChildSpawnFailed, "child_process", {"inspect_attempt_stderr", "check_pi_installation"}},
+      {kChildStdinFailed, "child_process", {"inspect_attempt_stderr", "retry_run"}},
+      {kChildExitFailed, "child_process", {"inspect_attempt_stderr", "retry_run"}},
+      {kChildTimeout, "child_process", {"inspect_attempt_stderr", "split_task"}},
+      {kChildCancelled, "cancellation", {"retry_run"}},
+      {kChildEventInvalid, "child_protocol", {"inspect_child_protocol_evidence"}},
+      {kChildRuntimePayloadInvalid, "child_protocol", {"inspect_child_protocol_evidence"}},
+      {kChildCachePolicyInvalid, "child_protocol", {"check_pi_cache_retention"}},
+      {kChildRuntimeLimitExceeded, "child_limit", {"inspect_tool_call_seal", "split_task"}},
+      {kToolAuditInvalid, "child_protocol", {"inspect_tool_call_seal"}},
+      {kChildOutputCap, "child_limit", {"inspect_oversized_response", "split_task"}},
+      {kEvaluationInvalid, "evaluation", {"inspect_evaluation_responses", "retry_run"}},
+      {kArtifactError, "artifact", {"check_run_directory"}},
+      {kStateTransitionInvalid, "artifact", {"check_run_directory"}},
+      {kOrchestrationFailed, "orchestration", {"inspect_error_json"}},
   };
   return kRules;
 }
@@ -64,7 +65,7 @@ json Nullable(const std::optional<int>& v) { return v ? json(*v) : json(nullptr)
 
 json TerminalError(const Manifest& m, size_t& omitted_bytes) {
   RunError e = m.error.value_or(
-      RunError{"orchestration_failed", "no terminal error was recorded", std::nullopt});
+      RunError{kOrchestrationFailed, "no terminal error was recorded", std::nullopt});
   const std::string message = TruncateUtf8(SanitizeUtf8(e.message), kTerminalMessageMaxBytes);
   omitted_bytes = e.message.size() > message.size() ? e.message.size() - message.size() : 0;
   return {{"code", e.code},
@@ -131,7 +132,7 @@ json Evidence(const Manifest& m, size_t& omitted) {
 }  // namespace
 
 std::vector<std::string> RemediationIds(std::string_view code, bool cancelled) {
-  if (cancelled && (code == "child_cancelled" || FindRule(code) == nullptr)) return {"retry_run"};
+  if (cancelled && (code == kChildCancelled || FindRule(code) == nullptr)) return {"retry_run"};
   const CodeRule* rule = FindRule(code);
   return rule != nullptr ? rule->remediation : std::vector<std::string>{"inspect_error_json"};
 }

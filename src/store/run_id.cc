@@ -1,5 +1,7 @@
 #include "store/run_id.h"
 
+#include "core/error_codes.h"
+
 #include <array>
 
 namespace pi_fusion::store {
@@ -27,7 +29,7 @@ bool IsWorkflow(std::string_view workflow) {
 
 Result<std::string> NewRunId(std::string_view workflow, RandomSource& random) {
   if (!IsWorkflow(workflow)) {
-    return Status::Error("invalid_arguments", "unknown workflow: " + std::string(workflow));
+    return Status::Error(kInvalidArguments, "unknown workflow: " + std::string(workflow));
   }
   auto hex = RandomHex(random, kRandomBytes);
   if (!hex.ok()) return hex.status();

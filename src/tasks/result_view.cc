@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/error_codes.h"
 #include "store/abandoned_run.h"
 #include "store/constants.h"
 #include "store/failure_view.h"
@@ -48,7 +49,7 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
   const bool inline_delivery = delivery == Delivery::kInline;
   if (inline_delivery && verified->merged.size() > kInlineAnswerLimit) {
     return Status::Error(
-        "invalid_arguments",
+        kInvalidArguments,
         "the answer of " + task.id + " is " + std::to_string(verified->merged.size()) +
             " bytes, over the 49,152-byte inline limit; nothing was truncated. "
             "Call bg_result({taskId: \"" +
@@ -130,7 +131,7 @@ Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Deliver
     case TaskState::kKilled:
       return FailedView(fs, task);
   }
-  return Status::Error("orchestration_failed", "unknown task state");
+  return Status::Error(kOrchestrationFailed, "unknown task state");
 }
 
 Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string& cwd,

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error_codes.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/owner_lock.h"
@@ -130,7 +131,7 @@ std::optional<int64_t> TimestampMillis(const std::string& timestamp) {
 
 Result<std::chrono::milliseconds> ParseAge(std::string_view text) {
   auto invalid = [&] {
-    return Status::Error("invalid_arguments",
+    return Status::Error(kInvalidArguments,
                          "--older-than takes a count and a unit, like 30d, 12h, 45m or 90s "
                          "(found \"" +
                              std::string(text) + "\")");

@@ -12,7 +12,7 @@ namespace pi_fusion::tasks {
 namespace {
 
 Status InternalError(const std::string& what) {
-  return Status::Error(codes::kOrchestrationFailed, "internal error: " + what);
+  return Status::Error(kOrchestrationFailed, "internal error: " + what);
 }
 
 // Forwards the orchestrator's progress to the registry and the person.
@@ -54,7 +54,7 @@ std::optional<workflow::PreparedRun> PreflightGuarded(workflow::RunRequest reque
 // The session ended while preflight worked: the run ends durably as cancelled, childless.
 LaunchReport CancelledBeforeStart(workflow::PreparedRun& run) {
   const Status cancelled = Status::Error(
-      codes::kChildCancelled, "cancelled during preflight (the session ended); no child started");
+      kChildCancelled, "cancelled during preflight (the session ended); no child started");
   run.store->Fail(store::RunState::kCancelled, {cancelled.code(), cancelled.message(), std::nullopt,
                                                 std::nullopt, std::nullopt});
   return FailedLaunch({cancelled, run.store->run_dir()});

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/error_codes.h"
 #include "pi_fusion/sha256.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
@@ -287,11 +288,11 @@ json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms) {
   }
   const bool cancelled = task.state == TaskState::kKilled;
   Result<json> failure = store::ReadFailureView(fs, task.artifact_dir);
-  json view = failure.ok()
-                  ? *failure
-                  : json{{"summary_status", "unavailable"},
-                         {"failure",
-                          {{"code", "artifact_error"}, {"message", failure.status().message()}}}};
+  json view =
+      failure.ok()
+          ? *failure
+          : json{{"summary_status", "unavailable"},
+                 {"failure", {{"code", kArtifactError}, {"message", failure.status().message()}}}};
   return FailedView(facts, view, cancelled, task.cancelled_by, now_ms);
 }
 
@@ -330,7 +331,7 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
     }
     auto ref = manifest->artifacts.find(name);
     Result<std::string> text = ref == manifest->artifacts.end()
-                                   ? Result<std::string>(Status::Error("artifact_error", "none"))
+                                   ? Result<std::string>(Status::Error(kArtifactError, "none"))
                                    : fs.ReadFile(run_dir + "/" + ref->second.path,
                                                  store::ArtifactReadCap(ref->second.path));
     if (!text.ok()) {

@@ -1,5 +1,7 @@
 #include "tasks/task_registry.h"
 
+#include "core/error_codes.h"
+
 namespace pi_fusion::tasks {
 
 std::string_view TaskStateName(TaskState state) {
@@ -25,7 +27,7 @@ void TaskRegistry::Add(TaskInfo task, process::CancelToken cancel) {
 }
 
 Result<const TaskRegistry::Entry*> TaskRegistry::FindLocked(std::string_view id_or_prefix) const {
-  if (id_or_prefix.empty()) return Status::Error("invalid_arguments", kTaskIdRequired);
+  if (id_or_prefix.empty()) return Status::Error(kInvalidArguments, kTaskIdRequired);
   auto exact = tasks_.find(std::string(id_or_prefix));
   if (exact != tasks_.end()) return &exact->second;
   std::vector<const Entry*> matches;
@@ -33,13 +35,13 @@ Result<const TaskRegistry::Entry*> TaskRegistry::FindLocked(std::string_view id_
     if (id.rfind(id_or_prefix, 0) == 0) matches.push_back(&tasks_.at(id));
   }
   if (matches.empty()) {
-    return Status::Error("invalid_arguments",
+    return Status::Error(kInvalidArguments,
                          "Unknown background task ID: " + std::string(id_or_prefix));
   }
   if (matches.size() > 1) {
     std::string names;
     for (const Entry* e : matches) names += (names.empty() ? "" : ", ") + e->info.id;
-    return Status::Error("invalid_arguments",
+    return Status::Error(kInvalidArguments,
                          "Ambiguous background task ID prefix: " + std::string(id_or_prefix) +
                              " (matches " + names + ")");
   }
@@ -84,7 +86,7 @@ Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix, CancelSource 
   Result<const Entry*> entry = FindLocked(id_or_prefix);
   if (!entry.ok()) return entry.status();
   if ((*entry)->info.state != TaskState::kRunning) {
-    return Status::Error("invalid_arguments",
+    return Status::Error(kInvalidArguments,
                          "Background task " + (*entry)->info.id + " is not running");
   }
   Entry& running = tasks_.at((*entry)->info.id);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
 #include "url/source_policy.h"
 
@@ -34,7 +35,7 @@ std::string CheckUrls(const std::vector<std::string>& urls) {
 
 Result<std::string> SourcePolicyJson(const SourcePolicy& policy) {
   if (std::string problem = CheckUrls(policy.declared_urls); !problem.empty()) {
-    return Status::Error("invalid_arguments", "source policy " + problem);
+    return Status::Error(kInvalidArguments, "source policy " + problem);
   }
   nlohmann::json doc = {{"schema_version", kSourcePolicySchema},
                         {"run_id", policy.run_id},

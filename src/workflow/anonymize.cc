@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error_codes.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -36,7 +37,7 @@ nlohmann::json AnonymousMap::ToJson() const {
 Result<AnonymousMap> DrawAnonymousMap(RandomSource& random) {
   uint8_t byte = 0;
   do {
-    if (Status s = random.Fill(std::span<uint8_t>(&byte, 1)); !s.ok()) return s;
+    if (Status s = random.Fill(std::span<uint8_t>(&byte, 1)); !s.ok()) return Invalid(s.message());
   } while (byte >= kAcceptBelow);
   std::array<std::string_view, kCandidateCount> order = kCandidateIds;
   for (int i = 0; i < byte % kPermutations; ++i) std::next_permutation(order.begin(), order.end());

@@ -11,28 +11,16 @@
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "core/random_id.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::workflow {
-
-// A source of uniformly distributed random bytes.
-class RandomSource {
- public:
-  virtual ~RandomSource() = default;
-  // Fills all of `out`, or fails with orchestration_failed.
-  virtual Status Fill(std::span<uint8_t> out) = 0;
-};
-
-// getrandom(2) with flags 0: blocks only until the kernel's pool is first initialized; EINTR and
-// short reads are retried. Stateless and thread-safe. Caller owns the result.
-std::unique_ptr<RandomSource> NewSystemRandomSource();
 
 struct AnonymousMap {
   // candidate_for_slot[slot - 1] is the id ("A", "B" or "C") of candidate slot `slot`.
@@ -46,6 +34,7 @@ struct AnonymousMap {
 };
 
 // Draws one of the six bijections with equal probability (rejection sampling, no modulo bias).
+// A source that fails is an orchestration_failed error carrying its message.
 Result<AnonymousMap> DrawAnonymousMap(RandomSource& random);
 
 // Reads the recorded form back; orchestration_failed unless it is a bijection of A, B, C onto

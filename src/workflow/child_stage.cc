@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "budget/calibration.h"
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "pi_fusion/canonical_json.h"
 #include "protocol/stderr_scan.h"
@@ -90,7 +91,7 @@ namespace {
 Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::ChildSpec& spec,
                                     const StageChild& child, const process::CancelToken& cancel) {
   Result<process::ChildOutcome> outcome = launcher.Run(spec, cancel);
-  if (!outcome.ok() && outcome.status().code() == "child_spawn_failed" &&
+  if (!outcome.ok() && outcome.status().code() == kChildSpawnFailed &&
       child.key.stage == store::Stage::kCandidate && !cancel.IsCancelled()) {
     outcome = launcher.Run(spec, cancel);
   }
@@ -135,8 +136,8 @@ std::optional<budget::FirstRequestUsage> FirstRequest(
 
 store::AttemptState StateFor(const Status& status) {
   if (status.ok()) return store::AttemptState::kCompleted;
-  return status.code() == "child_cancelled" ? store::AttemptState::kCancelled
-                                            : store::AttemptState::kFailed;
+  return status.code() == kChildCancelled ? store::AttemptState::kCancelled
+                                          : store::AttemptState::kFailed;
 }
 
 class AttemptRecorder {

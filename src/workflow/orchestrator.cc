@@ -28,7 +28,7 @@ namespace {
 using store::RunState;
 using store::Stage;
 
-bool IsCancellation(const Status& status) { return status.code() == codes::kChildCancelled; }
+bool IsCancellation(const Status& status) { return status.code() == kChildCancelled; }
 
 Status InternalError(const std::string& what) {
   return Status::Error(std::string(kOrchestrationFailed), "internal error: " + what);
@@ -311,10 +311,9 @@ class Run {
     if (!check.ok()) check = Repair(blind, scope, repair_prompt, first.answer, check.errors);
     if (!check.ok()) {
       if (outcome_.run_error) return outcome_.error;  // the repair child itself failed
-      return Fail(
-          Status::Error("evaluation_invalid", "evaluation schema repair failed: " +
-                                                  EvaluationInvalid(check.errors).message()),
-          Stage::kEvaluation, std::nullopt, 2);
+      return Fail(Status::Error(kEvaluationInvalid, "evaluation schema repair failed: " +
+                                                        EvaluationInvalid(check.errors).message()),
+                  Stage::kEvaluation, std::nullopt, 2);
     }
     if (auto ref = run_.store->WriteJsonArtifact("evaluation.json", *check.evaluation); !ref.ok()) {
       return Fail(ref.status(), Stage::kEvaluation, std::nullopt, std::nullopt);
@@ -425,7 +424,7 @@ class Run {
               std::optional<int> attempt) {
     const bool cancelled = cancel_.IsCancelled() || IsCancellation(status);
     const RunState terminal = cancelled ? RunState::kCancelled : RunState::kFailed;
-    store::RunError error{cancelled ? std::string(codes::kChildCancelled) : status.code(),
+    store::RunError error{cancelled ? std::string(kChildCancelled) : status.code(),
                           status.message(), stage, slot, attempt};
     warm_.EndUnused();  // before the terminal manifest, which must list them
     store::FailReport report = run_.store->Fail(terminal, error);

@@ -39,7 +39,7 @@ Status CheckOutputContract(OutputKind kind, const std::string& text) {
   // An empty or white-space-only answer is not an answer: it must never become a committed,
   // "verified" empty merged.md.
   if (schema::TrimUnicodeSpace(text).empty()) {
-    return Status::Error(codes::kChildEventInvalid,
+    return Status::Error(kChildEventInvalid,
                          std::string(OutputKindName(kind)) + " answer is empty");
   }
   const size_t measured = JsonRenderedBytes(text);

@@ -4,6 +4,7 @@
 
 #include "budget/plan_json.h"
 #include "config/config_store.h"
+#include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
 #include "store/run_id.h"
@@ -144,10 +145,10 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     return status;
   };
   const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
-  if (!capability) return fail(Status::Error("orchestration_failed", "unknown workflow"));
+  if (!capability) return fail(Status::Error(kOrchestrationFailed, "unknown workflow"));
   // A workflow not built yet is refused plainly rather than run half-built.
   if (!WorkflowRuns(request.request.workflow)) {
-    return fail(Status::Error("orchestration_failed",
+    return fail(Status::Error(kOrchestrationFailed,
                               request.request.tool +
                                   ": the arguments are valid, but this build runs only the reason, "
                                   "investigate, research and validate workflows; the " +

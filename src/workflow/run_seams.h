@@ -35,8 +35,6 @@ class ChildLauncher {
 
 // process::RunChild. Stateless; lives for the whole program.
 ChildLauncher& PosixChildLauncher();
-// getrandom(2). Stateless and thread-safe; lives for the whole program.
-RandomSource& SystemRandom();
 
 struct RunSeams {
   FileSystem* fs = &PosixFileSystem();

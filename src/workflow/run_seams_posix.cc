@@ -22,9 +22,4 @@ ChildLauncher& PosixChildLauncher() {
   return launcher;
 }
 
-RandomSource& SystemRandom() {
-  static const std::unique_ptr<RandomSource> source = NewSystemRandomSource();
-  return *source;
-}
-
 }  // namespace pi_fusion::workflow

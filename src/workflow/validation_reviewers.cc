@@ -2,14 +2,15 @@
 
 #include <utility>
 
+#include "core/error_codes.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 
 bool IsDroppableReviewerFailure(const Status& status) {
   const std::string& code = status.code();
-  return code == kValidationReportsInvalid || code == protocol::kChildExitFailed ||
-         code == "child_timeout" || code == kChildOutputCap;
+  return code == kValidationReportsInvalid || code == kChildExitFailed || code == kChildTimeout ||
+         code == kChildOutputCap;
 }
 
 ReviewerTally::Next ReviewerTally::Record(int slot, const Status& end) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/error_codes.h"
 #include "protocol/constants.h"
 #include "store/constants.h"
 
@@ -33,15 +34,7 @@ inline constexpr std::string_view kValidationContractEventSchema =
 // Spelled once, by the store that stamps it into result.json.
 inline constexpr std::string_view kResultSchema = store::kResultDetailsSchema;
 
-// Error codes (spec/CONTRACTS.md, "Error codes") this layer produces.
-inline constexpr std::string_view kContextCaptureFailed = "context_capture_failed";
-inline constexpr std::string_view kContextPolicyUnsupportedBlock =
-    "context_policy_unsupported_block";
-inline constexpr std::string_view kEvaluationInvalid = "evaluation_invalid";
-inline constexpr std::string_view kChildOutputCap = "child_output_cap";
-inline constexpr std::string_view kOrchestrationFailed = "orchestration_failed";
-inline constexpr std::string_view kToolAuditInvalid = protocol::kToolAuditInvalid;
-inline constexpr std::string_view kValidationReportsInvalid = "validation_reports_invalid";
+// Error codes: core/error_codes.h.
 
 // How long a candidate stopped because a sibling failed gets between SIGTERM and SIGKILL: short,
 // so the failure is published within a second (fail fast).

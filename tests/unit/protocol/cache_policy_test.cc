@@ -62,7 +62,7 @@ TEST_CASE("CachePolicy: PI_CACHE_RETENTION must be exactly none, short or long")
   CHECK(ResolveCachePolicy(std::string("long"))->source == "env");
   for (const char* bad : {"lnog", "LONG", " long", "1h"}) {
     CHECK(ResolveCachePolicy(std::string(bad)).status().code() ==
-          protocol::kChildCachePolicyInvalid);
+          pi_fusion::kChildCachePolicyInvalid);
   }
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("CachePolicy: a malformed cache_control is refused") {
     json p = PiPayload(kShort);
     p["tools"][1]["cache_control"] = bad;
     auto r = ApplyCachePolicy(&p, {"long", "env"}, "anthropic-messages", true, 1);
-    CHECK(r.status().code() == protocol::kChildCachePolicyInvalid);
+    CHECK(r.status().code() == pi_fusion::kChildCachePolicyInvalid);
   }
 }
 

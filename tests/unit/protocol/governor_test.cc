@@ -80,14 +80,14 @@ TEST_CASE("ChildGovernor: refuses provider request 551 before transport, with on
   CHECK(again.abort);
   REQUIRE(CountSchema(child.env.stderr_bytes, protocol::kRuntimeGuardSchema) == 1);
   auto guard = Guard(child.env.stderr_bytes);
-  CHECK(guard->code == protocol::kChildRuntimeLimitExceeded);
+  CHECK(guard->code == pi_fusion::kChildRuntimeLimitExceeded);
   CHECK(guard->provider_request_ordinal == 551);
   CHECK(guard->payload_bytes.has_value());
   child.Message("aborted", {}, ZeroUsage());
   CHECK(child.Settle(/*aborted=*/true));  // aborted: no settlement, the process fails
   CHECK(CountSchema(child.env.stderr_bytes, protocol::kSettlementSchema) == 0);
   CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() ==
-        protocol::kChildRuntimeLimitExceeded);
+        pi_fusion::kChildRuntimeLimitExceeded);
 }
 
 TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") {
@@ -143,7 +143,7 @@ TEST_CASE("ChildGovernor: a payload that is not one JSON object is refused witho
   CHECK(aborted);
   auto guard = Guard(child.env.stderr_bytes);
   REQUIRE(guard.has_value());
-  CHECK(guard->code == protocol::kChildRuntimePayloadInvalid);
+  CHECK(guard->code == pi_fusion::kChildRuntimePayloadInvalid);
   CHECK_FALSE(guard->payload_bytes.has_value());
 }
 
@@ -155,7 +155,7 @@ TEST_CASE("ChildGovernor: a malformed PI_CACHE_RETENTION is refused on every api
     CHECK(child.Request().abort);
     auto guard = Guard(child.env.stderr_bytes);
     REQUIRE(guard.has_value());
-    CHECK(guard->code == protocol::kChildCachePolicyInvalid);
+    CHECK(guard->code == pi_fusion::kChildCachePolicyInvalid);
     CHECK_THAT(guard->message, Catch::Contains("lnog"));
   }
 }
@@ -189,7 +189,7 @@ TEST_CASE("ChildGovernor: a second oversized answer fails as child_output_cap, n
   CHECK(child.Settle());
   CHECK(child.env.files.size() == 1);  // the original stays; stdout has the replacement
   protocol::ChildReport report = protocol::VerifyChildRun(child.Verify(1));
-  CHECK(report.status.code() == protocol::kChildOutputCap);
+  CHECK(report.status.code() == pi_fusion::kChildOutputCap);
   CHECK(report.settlement->status == "failed");
 }
 
@@ -215,7 +215,7 @@ TEST_CASE("ChildGovernor: an original that cannot be preserved is never replaced
   CHECK_FALSE(decision.follow_up.has_value());
   CHECK(decision.fail_process);
   child.Settle();
-  CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() == protocol::kChildOutputCap);
+  CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() == pi_fusion::kChildOutputCap);
 }
 
 TEST_CASE("ChildGovernor: the last answer's stop reason stands in for agent_settled.aborted") {

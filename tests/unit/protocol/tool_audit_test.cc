@@ -227,17 +227,17 @@ TEST_CASE("Runtime guard: once aggregate tool results pass 32 MiB the next call 
   REQUIRE(scan.frames.size() == 1);
   auto guard = protocol::ParseRuntimeGuard(scan.frames[0].body);
   REQUIRE(guard.ok());
-  CHECK(guard->code == protocol::kChildRuntimeLimitExceeded);
+  CHECK(guard->code == pi_fusion::kChildRuntimeLimitExceeded);
   CHECK(guard->tool_call_ordinal == 10);
   // The run was aborted: the failed seal is written at that agent_settled, and no settlement.
   child.Message("aborted", {}, testing::ZeroUsage());
   CHECK(child.Settle(/*aborted=*/true));
   ToolAuditReport report = Verify(child.env.files.at(kJournalPath), child.env.files.at(kSealPath));
   CHECK(report.reason == "seal_incomplete");
-  CHECK(report.seal->failure_code == std::string(protocol::kChildRuntimeLimitExceeded));
+  CHECK(report.seal->failure_code == std::string(pi_fusion::kChildRuntimeLimitExceeded));
   CHECK(report.seal->record_count == 10);  // the refused call is journaled as an error
   CHECK(protocol::VerifyChildRun(child.Verify(1)).status.code() ==
-        protocol::kChildRuntimeLimitExceeded);
+        pi_fusion::kChildRuntimeLimitExceeded);
 }
 
 TEST_CASE("VerifyToolAudit: every tamper fails as tool_audit_invalid with its reason") {
@@ -245,7 +245,7 @@ TEST_CASE("VerifyToolAudit: every tamper fails as tool_audit_invalid with its re
   const std::vector<std::string> lines = Lines(log.journal);
   REQUIRE(lines.size() == 5);
   auto reason = [](const ToolAuditReport& r) {
-    CHECK(r.status.code() == protocol::kToolAuditInvalid);
+    CHECK(r.status.code() == pi_fusion::kToolAuditInvalid);
     CHECK_THAT(r.status.message(), Catch::Contains("reason " + r.reason));
     return r.reason;
   };

@@ -84,7 +84,8 @@ TEST_CASE("CommitResult: merged.md, then result.json, then the completed manifes
 
 TEST_CASE("CommitResult: refuses bad input and the wrong state without writing", "[store]") {
   StoreFixture f;
-  CHECK(f.store->CommitResult("text", json::object()).status().code() == kStateTransitionInvalid);
+  CHECK(f.store->CommitResult("text", json::object()).status().code() ==
+        pi_fusion::kStateTransitionInvalid);
   f.WalkTo(RunState::kMerging);
   CHECK(f.store->CommitResult("bad \xc3\x28", json::object()).status().code() ==
         pi_fusion::kArtifactError);

@@ -140,20 +140,22 @@ TEST_CASE("Fail: when the terminal manifest cannot be written the store is still
   CHECK_FALSE(report.summary.ok());
   CHECK(DiskManifest(f).state == RunState::kCandidatesRunning);
   CHECK(f.store->Snapshot().state == RunState::kFailed);
-  CHECK(f.store->Transition(RunState::kCandidatesComplete).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kCandidatesComplete).code() ==
+        pi_fusion::kStateTransitionInvalid);
   CHECK_FALSE(Exists(f.Path(kFailureSummaryFile)));
 }
 
 TEST_CASE("Fail: only failed/cancelled, only once", "[store][fail]") {
   StoreFixture f;
   for (RunState bad : {RunState::kCompleted, RunState::kMerging, RunState::kInitializing}) {
-    CHECK(f.store->Fail(bad, CandidateError()).terminal.code() == kStateTransitionInvalid);
+    CHECK(f.store->Fail(bad, CandidateError()).terminal.code() ==
+          pi_fusion::kStateTransitionInvalid);
   }
   CHECK_FALSE(Exists(f.Path(kErrorFile)));
   REQUIRE(f.store->Fail(RunState::kCancelled, {"child_cancelled", "stop"}).terminal.ok());
   const std::string manifest = ReadAll(f.Path(kManifestFile));
   const FailReport again = f.store->Fail(RunState::kFailed, CandidateError());
-  CHECK(again.terminal.code() == kStateTransitionInvalid);
+  CHECK(again.terminal.code() == pi_fusion::kStateTransitionInvalid);
   CHECK(ReadAll(f.Path(kManifestFile)) == manifest);
 }
 

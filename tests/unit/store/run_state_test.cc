@@ -49,7 +49,7 @@ TEST_CASE("RunState: every pair of states is legal exactly when the table says s
         CHECK(s.ok());
         ++legal;
       } else {
-        CHECK(s.code() == pi_fusion::store::kStateTransitionInvalid);
+        CHECK(s.code() == pi_fusion::kStateTransitionInvalid);
         CHECK(s.message() == "cannot move from " +
                                  std::string(pi_fusion::store::RunStateName(from)) + " to " +
                                  std::string(pi_fusion::store::RunStateName(to)));

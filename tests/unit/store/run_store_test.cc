@@ -145,7 +145,8 @@ TEST_CASE("RunStore: attempts get timestamps, usage sums, and finished states ar
   CHECK(a.error->message == "exit \xef\xbf\xbd 1");  // sanitized, still serializable
   CHECK(a.artifacts == std::vector<std::string>{"candidate-2.attempt-1.stderr.txt"});
   CHECK(m.usage == SampleUsage(5));
-  CHECK(f.store->RecordAttempt({key, AttemptState::kCompleted}).code() == kStateTransitionInvalid);
+  CHECK(f.store->RecordAttempt({key, AttemptState::kCompleted}).code() ==
+        pi_fusion::kStateTransitionInvalid);
   CHECK(f.store->RecordAttempt({key, AttemptState::kFailed}).ok());  // same state: idempotent
   CHECK(
       f.store->RecordAttempt({{Stage::kCandidate, 1, 1}, AttemptState::kRunning, {}, {}, {"nope"}})
@@ -175,7 +176,7 @@ TEST_CASE("RunStore: the anonymous map is recorded once", "[store]") {
   const json map = {{"A", 2}, {"B", 3}, {"C", 1}};
   REQUIRE(f.store->SetAnonymousMap(map).ok());
   CHECK(DiskManifest(f).anonymous_map == map);
-  CHECK(f.store->SetAnonymousMap(map).code() == kStateTransitionInvalid);
+  CHECK(f.store->SetAnonymousMap(map).code() == pi_fusion::kStateTransitionInvalid);
   CHECK(f.store->SetAnonymousMap(json::array()).code() == pi_fusion::kArtifactError);
 }
 
@@ -217,20 +218,20 @@ TEST_CASE("RunStore: warm children that never became attempts are listed, and on
 TEST_CASE("RunStore: Transition follows the machine; failed/cancelled only through Fail",
           "[store]") {
   StoreFixture f;
-  CHECK(f.store->Transition(RunState::kEvaluating).code() == kStateTransitionInvalid);
-  CHECK(f.store->Transition(RunState::kFailed).code() == kStateTransitionInvalid);
-  CHECK(f.store->Transition(RunState::kCancelled).code() == kStateTransitionInvalid);
-  CHECK(f.store->Transition(RunState::kInitializing).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kEvaluating).code() == pi_fusion::kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kFailed).code() == pi_fusion::kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kCancelled).code() == pi_fusion::kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kInitializing).code() == pi_fusion::kStateTransitionInvalid);
   f.WalkTo(RunState::kMerging);
   CHECK(DiskManifest(f).state == RunState::kMerging);
-  CHECK(f.store->Transition(RunState::kEvaluating).code() == kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kEvaluating).code() == pi_fusion::kStateTransitionInvalid);
 }
 
 TEST_CASE("RunStore: completed is refused until merged.md and result.json are bound", "[store]") {
   StoreFixture f;
   f.WalkTo(RunState::kMerging);
   const pi_fusion::Status s = f.store->Transition(RunState::kCompleted);
-  CHECK(s.code() == kStateTransitionInvalid);
+  CHECK(s.code() == pi_fusion::kStateTransitionInvalid);
   CHECK(s.message().find("merged.md and result.json") != std::string::npos);
   CHECK(DiskManifest(f).state == RunState::kMerging);
   // A result.json that cannot be read back and checked also keeps the run from completing.
@@ -246,13 +247,14 @@ TEST_CASE("RunStore: a terminal run refuses every further change", "[store]") {
   StoreFixture f;
   f.WalkTo(RunState::kMerging);
   REQUIRE(f.store->CommitResult("answer", json::object()).ok());
-  CHECK(f.store->WriteArtifact("late.txt", "x").status().code() == kStateTransitionInvalid);
+  CHECK(f.store->WriteArtifact("late.txt", "x").status().code() ==
+        pi_fusion::kStateTransitionInvalid);
   CHECK(f.store->RecordAttempt({{Stage::kMerge, std::nullopt, 1}}).code() ==
-        kStateTransitionInvalid);
-  CHECK(f.store->SetAnonymousMap(json::object()).code() == kStateTransitionInvalid);
-  CHECK(f.store->Transition(RunState::kCompleted).code() == kStateTransitionInvalid);
+        pi_fusion::kStateTransitionInvalid);
+  CHECK(f.store->SetAnonymousMap(json::object()).code() == pi_fusion::kStateTransitionInvalid);
+  CHECK(f.store->Transition(RunState::kCompleted).code() == pi_fusion::kStateTransitionInvalid);
   CHECK(f.store->Fail(RunState::kFailed, {"orchestration_failed", "late"}).terminal.code() ==
-        kStateTransitionInvalid);
+        pi_fusion::kStateTransitionInvalid);
   CHECK_FALSE(Exists(f.Path("late.txt")));
   CHECK_FALSE(Exists(f.Path("error.json")));
 }

@@ -95,9 +95,24 @@ TEST_CASE("Anonymize: recorded form round-trips and is checked", "[workflow][ano
   }
 }
 
+// The run's one random source (core's) fails with random_unavailable; the draw still reports the
+// anonymization's own code, as it did when the workflow layer had a source of its own.
+TEST_CASE("Anonymize: a failing source is an orchestration failure naming the cause",
+          "[workflow][anonymize]") {
+  class Failing : public RandomSource {
+   public:
+    Status Fill(std::span<uint8_t>) override {
+      return Status::Error(kRandomUnavailable, "getrandom: no entropy");
+    }
+  } failing;
+  const auto map = DrawAnonymousMap(failing);
+  REQUIRE_FALSE(map.ok());
+  CHECK(map.status().code() == kOrchestrationFailed);
+  CHECK(map.status().message() == "getrandom: no entropy");
+}
+
 TEST_CASE("Anonymize: the system source draws", "[workflow][anonymize]") {
-  std::unique_ptr<RandomSource> source = NewSystemRandomSource();
-  auto map = DrawAnonymousMap(*source);
+  auto map = DrawAnonymousMap(SystemRandom());
   REQUIRE(map.ok());
   CHECK(AnonymousMapFromJson(map->ToJson()).ok());
 }
