@@ -41,7 +41,7 @@ Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
     // directory), and must say so rather than let the run pass for running.
     Result<bool> taken = OwnerAlive(fs, run_dir);
     if (taken.ok() && *taken) return false;
-    return Status::Error(codes::kArtifactError,
+    return Status::Error(kArtifactError,
                          "the run's host process ended, but the run cannot be finalized: " +
                              lock.status().message());
   }
@@ -61,7 +61,7 @@ Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
     // The terminal manifest is what counts (error.json and the summary are subordinate to it).
     Result<Manifest> now = ReadManifest(fs, run_dir);
     if (now.ok() && IsTerminal(now->state)) return true;
-    return Status::Error(codes::kArtifactError,
+    return Status::Error(kArtifactError,
                          "the run's host process ended, but the run cannot be finalized: " +
                              report.terminal.message());
   }
