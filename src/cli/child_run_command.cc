@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -158,6 +159,11 @@ std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::s
   std::vector<std::string> own = {"PI_FUSION_CHILD_ROLE=" + args.role,
                                   "PI_FUSION_OVERSIZE_PATH=" + oversize,
                                   "PI_FUSION_CHILD_ADDON=" + args.child_addon};
+  // child-run has no flags for a research child's source policy: the caller's own environment
+  // declares it (the per-child variables a parent's environment holds never pass on by themselves).
+  for (const char* name : {"PI_FUSION_SOURCE_POLICY", "PI_FUSION_SOURCE_POLICY_SHA256"}) {
+    if (const char* value = std::getenv(name)) own.push_back(std::string(name) + "=" + value);
+  }
   if (!tools.empty()) {
     std::string list;
     for (const std::string& tool : tools) list += (list.empty() ? "" : ",") + tool;
