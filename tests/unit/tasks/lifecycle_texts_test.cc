@@ -33,10 +33,11 @@ TEST_CASE("KillAnswerFor: killed, committed meanwhile, failed meanwhile, or not 
   CHECK(waiting.text.find("has not settled within 30 s") != std::string::npos);
 }
 
-TEST_CASE("KillAnswerForEarlier: an ended earlier run has nothing to stop; a live one is elsewhere") {
+TEST_CASE(
+    "KillAnswerForEarlier: an ended earlier run has nothing to stop; a live one is elsewhere") {
   const KillAnswer completed = KillAnswerForEarlier(Run(TaskState::kCompleted));
-  CHECK(completed.text == std::string(kRun) +
-                              " ran in an earlier Pi process and completed; nothing to stop.");
+  CHECK(completed.text ==
+        std::string(kRun) + " ran in an earlier Pi process and completed; nothing to stop.");
   CHECK(completed.details == nlohmann::json{{"task_id", kRun}, {"state", "completed"}});
   const KillAnswer ended =
       KillAnswerForEarlier(Run(TaskState::kFailed, "host_ended: the run's host process ended"));
