@@ -143,8 +143,8 @@ Result<FetchResult> Fetcher::Finish(const url::CanonicalUrl& requested,
   result.content_sha256 = Sha256Ref(response.body);
   result.text = std::move(extracted->text);
   result.truncated = extracted->truncated;
-  if (result.text.size() > kMaxExtractedBytes) {  // the cap holds whatever the extractor does
-    result.text.resize(TruncateUtf8(result.text, kMaxExtractedBytes).size());
+  if (result.text.size() > kMaxExtractedTextBytes) {  // the cap holds whatever the extractor does
+    result.text.resize(TruncateUtf8(result.text, kMaxExtractedTextBytes).size());
     result.truncated = true;
   }
   result.extracted_bytes = result.text.size();
