@@ -40,13 +40,13 @@ TEST_CASE("FieldReader: every failure kind has its exact text and child_event_in
       {"null where an integer is due", R"({"n":null})", [](FieldReader& r) { r.Int("n"); },
        "metadata frame has a wrong type for \"n\""},
       {"null where an object is due", R"({"o":null})",
-       [](FieldReader& r) { r.Member("o", json::value_t::object); },
+       [](FieldReader& r) { r.Member("o", JsonShape::kObject); },
        "metadata frame has a wrong type for \"o\""},
       {"array where an object is due", R"({"o":[]})",
-       [](FieldReader& r) { r.Member("o", json::value_t::object); },
+       [](FieldReader& r) { r.Member("o", JsonShape::kObject); },
        "metadata frame has a wrong type for \"o\""},
       {"nullable object of wrong type", R"({"o":1})",
-       [](FieldReader& r) { r.NullableMember("o", json::value_t::object); },
+       [](FieldReader& r) { r.NullableMember("o", JsonShape::kObject); },
        "metadata frame has a wrong type for \"o\""},
       {"fraction", R"({"n":1.5})", [](FieldReader& r) { r.Int("n"); },
        "metadata frame has a wrong type for \"n\""},
@@ -115,7 +115,7 @@ TEST_CASE("FieldReader: every failure kind has its exact text and child_event_in
          CHECK_FALSE(r.NullableInt("n"));
          CHECK_FALSE(r.NullableSha256("h"));
          CHECK_FALSE(r.NullableEnum("e", {"x"}));
-         CHECK(r.NullableMember("o", json::value_t::object) == nullptr);
+         CHECK(r.NullableMember("o", JsonShape::kObject) == nullptr);
        },
        ""},
       {"every kind read back",
@@ -125,8 +125,8 @@ TEST_CASE("FieldReader: every failure kind has its exact text and child_event_in
          CHECK(r.Int("n", INT64_MIN) == INT64_MIN);
          CHECK(r.Int("u") == INT64_MAX);
          CHECK(r.Bool("b"));
-         CHECK(r.Member("o", json::value_t::object) != nullptr);
-         CHECK(r.Member("l", json::value_t::array)->size() == 1);
+         CHECK(r.Member("o", JsonShape::kObject) != nullptr);
+         CHECK(r.Member("l", JsonShape::kArray)->size() == 1);
        },
        ""},
   };
