@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/utf8.h"
 #include "extract/extract.h"
-#include "extract/utf8.h"
 #include "fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const auto out = Extract(body, options);
   if (!out.ok()) return 0;
-  FUZZ_CHECK(IsValidUtf8(out->text));
+  FUZZ_CHECK(pi_fusion::IsValidUtf8(out->text));
   FUZZ_CHECK(out->text.size() <= options.max_output_bytes);
   FUZZ_CHECK(out->text.empty() || out->text.back() != '\n');
   return 0;

@@ -159,6 +159,7 @@ std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::s
   std::vector<std::string> own = {"PI_FUSION_CHILD_ROLE=" + args.role,
                                   "PI_FUSION_OVERSIZE_PATH=" + oversize,
                                   "PI_FUSION_CHILD_ADDON=" + args.child_addon};
+  if (!args.api.empty()) own.push_back("PI_FUSION_PROVIDER_API=" + args.api);
   // child-run has no flags for a research child's source policy: the caller's own environment
   // declares it (the per-child variables a parent's environment holds never pass on by themselves).
   for (const char* name : {"PI_FUSION_SOURCE_POLICY", "PI_FUSION_SOURCE_POLICY_SHA256"}) {

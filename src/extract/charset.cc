@@ -2,8 +2,8 @@
 
 #include <array>
 
+#include "core/utf8.h"
 #include "extract/html_lexer.h"
-#include "extract/utf8.h"
 
 namespace pi_fusion::extract {
 namespace {

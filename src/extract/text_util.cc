@@ -1,6 +1,6 @@
 #include "extract/text_util.h"
 
-#include "extract/utf8.h"
+#include "core/utf8.h"
 
 namespace pi_fusion::extract {
 

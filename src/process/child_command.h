@@ -67,8 +67,8 @@ Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec);
 // IsPerChildVariable).
 bool IsStrippedChildVariable(std::string_view name);
 
-// The PI_FUSION_* variables the parent sets for each child (its role, the oversize path, its
-// tools, audit journal and seal, the source policy). A parent environment's own values of these
+// The PI_FUSION_* variables the parent sets for each child (its role, its provider API, the
+// oversize path, its tools, audit journal and seal, the source policy). A parent environment's own values of these
 // never reach a child: getenv() sees the first of duplicate entries, so an inherited one would
 // override the per-child value appended after it.
 bool IsPerChildVariable(std::string_view name);

@@ -63,6 +63,8 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   spec.argv = std::move(argv).value();
   spec.env = process::BuildChildEnvironment(request.host.environment, model.api);
   spec.env.push_back("PI_FUSION_CHILD_ROLE=" + child.role);
+  // The child starts loading this API's module while it waits for its input (warm children).
+  if (!model.api.empty()) spec.env.push_back("PI_FUSION_PROVIDER_API=" + model.api);
   if (!files.oversized.empty()) spec.env.push_back("PI_FUSION_OVERSIZE_PATH=" + files.oversized);
   if (child.capability == process::ChildCapability::kResearch && child.role == "candidate" &&
       run.source_policy) {

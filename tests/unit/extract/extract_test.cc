@@ -2,8 +2,8 @@
 
 #include <string>
 
+#include "core/utf8.h"
 #include "extract/extract.h"
-#include "extract/utf8.h"
 
 namespace pi_fusion::extract {
 namespace {

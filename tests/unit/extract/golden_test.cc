@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "core/utf8.h"
 #include "extract/extract.h"
-#include "extract/utf8.h"
 #include "golden.h"
 
 namespace pi_fusion::extract {

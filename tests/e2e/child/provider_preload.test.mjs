@@ -1,0 +1,106 @@
+/**
+ * @file A Fusion child starts loading its provider's module while it waits for its input
+ * (extensions/lib/provider_preload.ts, PI_FUSION_PROVIDER_API). Proved with the real pinned Pi as
+ * the child: Node's own module log (NODE_DEBUG=esm) names the module before any input is
+ * written, and, without the variable, only after. Plus the path rules of the lookup itself.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { createPiEnv, PI_CLI, PINNED_NODE, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { providerModulePath } from "../../../extensions/lib/provider_preload.ts";
+
+const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
+const CHILD_ADDON = process.env.PI_FUSION_CHILD_ADDON ?? path.join(BUILD, "lib", "pi_fusion_child.node");
+const CHILD_EXTENSION = path.join(REPO_ROOT, "extensions", "fusion-child.ts");
+const API = "openai-completions"; // the scripted model's api (tests/support/scripted_model)
+const MODULE_LOADED = new RegExp(`Translating StandardModule file://\\S*/chunks/${API}-[A-Z0-9]{8}\\.js`);
+
+test("the pinned Pi's bundled provider modules are found, and nothing else is", () => {
+  for (const api of ["openai-completions", "anthropic-messages"]) {
+    const file = providerModulePath(PI_CLI, api);
+    assert.ok(file && fs.existsSync(file), `${api}: ${file}`);
+    assert.match(path.basename(file), new RegExp(`^${api}-[A-Z0-9]{8}\\.js$`));
+  }
+  for (const api of [undefined, "", "../chunks/x", "openai-completions/..", "no-such-api", "OPENAI"]) {
+    assert.equal(providerModulePath(PI_CLI, api), undefined, String(api));
+  }
+  assert.equal(providerModulePath(undefined, API), undefined);
+  // Another layout (Pi before 0.87: dist/cli.js, no chunks) and an ambiguous one: left to Pi.
+  const dir = fs.mkdtempSync(path.join(path.dirname(BUILD), "preload-layout-"));
+  try {
+    fs.writeFileSync(path.join(dir, "cli.js"), "");
+    assert.equal(providerModulePath(path.join(dir, "cli.js"), API), undefined);
+    fs.mkdirSync(path.join(dir, "chunks"));
+    fs.writeFileSync(path.join(dir, "chunks", `${API}-AAAAAAAA.js`), "");
+    assert.equal(providerModulePath(path.join(dir, "cli.js"), API), path.join(dir, "chunks", `${API}-AAAAAAAA.js`));
+    fs.writeFileSync(path.join(dir, "chunks", `${API}-BBBBBBBB.js`), "");
+    assert.equal(providerModulePath(path.join(dir, "cli.js"), API), undefined);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Starts a Fusion child Pi whose stdin stays open (as a warm child's does) and collects its
+ * stderr. Resolves {child, stderr(), waitFor(re, ms), quiet(ms), closed}.
+ */
+function startChild(env, extraEnv) {
+  const args = ["--mode", "text", "--no-session", "--no-tools", "--no-extensions", "--no-skills",
+    "--no-prompt-templates", "--no-themes", "--no-context-files", "--extension", CHILD_EXTENSION,
+    "--provider", "scripted", "--model", "scripted-a"];
+  const child = spawn(PINNED_NODE, [PI_CLI, ...args], {
+    cwd: env.cwd,
+    env: env.env({ PI_FUSION_CHILD_ROLE: "evaluator", PI_FUSION_CHILD_ADDON: CHILD_ADDON, NODE_DEBUG: "esm", ...extraEnv }),
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  env.track(child);
+  let err = "";
+  let lastData = Date.now();
+  child.stderr.on("data", (c) => { err += c.toString("utf8"); lastData = Date.now(); });
+  child.stdout.resume();
+  const closed = new Promise((resolve) => child.on("close", (code) => resolve(code)));
+  const poll = (done, ms, what) => new Promise((resolve, reject) => {
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (done()) { clearInterval(timer); resolve(); }
+      else if (Date.now() - started > ms) { clearInterval(timer); reject(new Error(`${what} within ${ms} ms\nstderr tail:\n${err.slice(-2000)}`)); }
+    }, 50);
+  });
+  return {
+    child,
+    closed,
+    stderr: () => err,
+    waitFor: (re, ms) => poll(() => re.test(err), ms, `no ${re}`),
+    // The child has gone quiet: nothing on stderr for `ms` (it waits for its input).
+    quiet: (ms) => poll(() => err.length > 0 && Date.now() - lastData >= ms, 60000, "never quiet"),
+  };
+}
+
+test("a waiting child loads its provider module before its input, and only with PI_FUSION_PROVIDER_API", async () => {
+  const env = await createPiEnv({ script: { default: { text: "fine" } } });
+  try {
+    // With the variable: the module is loaded while stdin is still open and no request was made.
+    const warm = startChild(env, { PI_FUSION_PROVIDER_API: API });
+    await warm.waitFor(MODULE_LOADED, 60000);
+    assert.equal(env.requests().length, 0);
+    warm.child.stdin.end("Please answer.");
+    assert.equal(await warm.closed, 0, warm.stderr().slice(-2000));
+    assert.equal(env.requests().length, 1);
+
+    // Without it: idle and waiting, the module is not loaded; Pi loads it once the input comes,
+    // which shows the check above can see the difference.
+    const cold = startChild(env, {});
+    await cold.quiet(1500);
+    assert.doesNotMatch(cold.stderr(), MODULE_LOADED);
+    cold.child.stdin.end("Please answer.");
+    assert.equal(await cold.closed, 0, cold.stderr().slice(-2000));
+    assert.match(cold.stderr(), MODULE_LOADED);
+    assert.equal(env.requests().length, 2);
+  } finally {
+    await env.cleanup();
+  }
+});
