@@ -2,6 +2,7 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "protocol/constants.h"
 
@@ -23,7 +24,7 @@ Result<nlohmann::json> StringifyObject(Napi::Env env, Napi::Value value, const s
   try {
     text = json.Get("stringify").As<Napi::Function>().Call(json, {value});
   } catch (const Napi::Error& e) {
-    return NotJsonObject(what, protocol::TruncateUtf8(e.Message(), 200));
+    return NotJsonObject(what, TruncateUtf8(e.Message(), 200));
   }
   if (!text.IsString()) return NotJsonObject(what, "JSON.stringify produced no text");
   // Lone surrogates (escaped by JSON.stringify) become U+FFFD instead of failing the child.

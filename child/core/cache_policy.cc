@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error_codes.h"
+#include "core/utf8.h"
 #include "protocol/constants.h"
 
 namespace pi_fusion::child {
@@ -65,13 +66,13 @@ std::vector<Marker> FindMarkers(json* payload) {
 Status ValidateMarker(const json& control) {
   if (!control.is_object() || control.value("type", json()) != "ephemeral") {
     return PolicyInvalid("a cache_control is not {\"type\":\"ephemeral\"}: " +
-                         protocol::TruncateUtf8(control.dump(), 200));
+                         TruncateUtf8(control.dump(), 200));
   }
   for (auto it = control.begin(); it != control.end(); ++it) {
     if (it.key() == "type") continue;
     if (it.key() == "ttl" && (*it == "5m" || *it == "1h")) continue;
     return PolicyInvalid("a cache_control has an unsupported " + it.key() + ": " +
-                         protocol::TruncateUtf8(it->dump(), 200));
+                         TruncateUtf8(it->dump(), 200));
   }
   return Status::Ok();
 }
@@ -116,7 +117,7 @@ Result<CachePolicy> ResolveCachePolicy(const std::optional<std::string>& env_val
     return CachePolicy{*env_value, "env"};
   }
   return PolicyInvalid("PI_CACHE_RETENTION must be none, short or long, not '" +
-                       protocol::TruncateUtf8(*env_value, 64) + "'");
+                       TruncateUtf8(*env_value, 64) + "'");
 }
 
 Result<protocol::CacheObservation> ApplyCachePolicy(json* payload, const CachePolicy& policy,

@@ -6,6 +6,7 @@
 #include "child/core/cache_policy.h"
 #include "child/core/path_confinement.h"
 #include "core/error_codes.h"
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"
@@ -50,7 +51,7 @@ void ChildGovernor::EmitGuard(protocol::RuntimeGuardFrame guard) {
   Latch(guard.code);
   if (guard_emitted_) return;  // the parent rejects a second guard frame: one refusal is enough
   guard_emitted_ = true;
-  guard.message = protocol::TruncateUtf8(guard.message, protocol::kMaxFrameMessageBytes);
+  guard.message = TruncateUtf8(guard.message, protocol::kMaxFrameMessageBytes);
   Emit(protocol::EncodeFrameLine(protocol::ToJson(guard)));
 }
 
@@ -149,8 +150,7 @@ ChildGovernor::MessageDecision ChildGovernor::OnAssistantMessage(const Assistant
   record.usage = m.usage;
   record.cache = std::exchange(pending_observation_, std::nullopt);
   if (m.error_message) {
-    record.error_message =
-        protocol::TruncateUtf8(*m.error_message, protocol::kMaxFrameMessageBytes);
+    record.error_message = TruncateUtf8(*m.error_message, protocol::kMaxFrameMessageBytes);
   }
   const bool oversized = m.stop_reason == "stop" && config_.role == ChildRole::kCandidate &&
                          record.text.answer_json_bytes > protocol::kCandidateAnswerCap;
@@ -202,7 +202,7 @@ ChildGovernor::ToolDecision ChildGovernor::OnToolExecutionStart(const ToolStart&
     guard.route = start.route;
     guard.provider_request_ordinal = requests_;
     guard.tool_call_ordinal = tool_calls_;
-    guard.tool_name = protocol::TruncateUtf8(start.tool_name, 200);
+    guard.tool_name = TruncateUtf8(start.tool_name, 200);
     guard.message = *crossed;
     EmitGuard(guard);
     return {true, "Refused: " + *crossed + ". The run is stopped.", true, true};

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"
@@ -43,7 +44,7 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
   const std::string result = CanonicalJson(result_content);
   protocol::ToolCallRecord record;
   record.ordinal = records_ + 1;
-  record.tool_name = protocol::TruncateUtf8(tool_name, protocol::kMaxToolNameBytes);
+  record.tool_name = TruncateUtf8(tool_name, protocol::kMaxToolNameBytes);
   record.arguments_sha256 = pending.arguments_sha256;
   record.arguments_bytes = pending.arguments_bytes;
   record.result_sha256 = Sha256Ref(result);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error_codes.h"
+#include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 
 namespace pi_fusion::child {
@@ -15,14 +16,6 @@ WebFetchOutcome Failure(std::string code, const std::string& message, nlohmann::
   out.error_code = std::move(code);
   out.audit = std::move(audit);
   return out;
-}
-
-// `text` cut to at most `max` bytes without splitting a UTF-8 sequence.
-std::string_view CutUtf8(std::string_view text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
 }
 
 // Why a fetcher process gave no usable answer.
@@ -166,7 +159,7 @@ WebFetchOutcome WebFetchTool::Fetch(const std::string& declared_url, const std::
     return failed("fetch_process_failed", "the fetcher answered for another URL");
   }
   const std::string& text = answer["text"].get_ref<const std::string&>();
-  std::string_view shown = CutUtf8(text, kWebFetchMaxTextBytes);
+  const std::string_view shown(text.data(), Utf8FloorBoundary(text, kWebFetchMaxTextBytes));
   const bool cut_by_fetcher = answer.contains("truncated") && answer["truncated"].is_boolean() &&
                               answer["truncated"].get<bool>();
   const bool truncated = shown.size() < text.size() || cut_by_fetcher;

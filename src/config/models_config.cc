@@ -1,11 +1,12 @@
 #include "config/models_config.h"
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/utf8.h"
 
 namespace pi_fusion::config {
 
@@ -76,31 +77,6 @@ bool IsTrimSpace(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0xA0 || c == 0x1680 ||
          (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
          c == 0x3000 || c == 0xFEFF;
-}
-
-// Decodes well-formed UTF-8 into code points; nullopt for malformed input.
-std::optional<std::vector<char32_t>> DecodeUtf8(std::string_view text) {
-  std::vector<char32_t> out;
-  for (size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    const int len = b < 0x80           ? 1
-                    : (b >> 5) == 0x6  ? 2
-                    : (b >> 4) == 0xE  ? 3
-                    : (b >> 3) == 0x1E ? 4
-                                       : 0;
-    if (len == 0 || i + len > text.size()) return std::nullopt;
-    char32_t c = len == 1 ? b : b & (0x7F >> len);
-    for (int k = 1; k < len; ++k) {
-      const auto cont = static_cast<unsigned char>(text[i + k]);
-      if ((cont & 0xC0) != 0x80) return std::nullopt;
-      c = (c << 6) | (cont & 0x3F);
-    }
-    const char32_t min = len == 1 ? 0 : len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return std::nullopt;
-    out.push_back(c);
-    i += len;
-  }
-  return out;
 }
 
 std::string JoinSorted(std::vector<std::string> names) {

@@ -34,7 +34,4 @@ using Extractor = std::function<Result<Extracted>(
 // with extraction_failed because this build has no HTML extractor.
 Extractor PassThroughExtractor();
 
-// The longest prefix of `text` of at most `max_bytes` that does not split a UTF-8 sequence.
-std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
-
 }  // namespace pi_fusion::net

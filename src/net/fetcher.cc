@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "url/source_policy.h"
 
@@ -144,7 +145,7 @@ Result<FetchResult> Fetcher::Finish(const url::CanonicalUrl& requested,
   result.text = std::move(extracted->text);
   result.truncated = extracted->truncated;
   if (result.text.size() > kMaxExtractedBytes) {  // the cap holds whatever the extractor does
-    result.text.resize(TruncateUtf8(result.text, kMaxExtractedBytes).size());
+    result.text.resize(Utf8FloorBoundary(result.text, kMaxExtractedBytes));
     result.truncated = true;
   }
   result.extracted_bytes = result.text.size();

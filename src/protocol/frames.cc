@@ -63,14 +63,6 @@ TextDigest ReadText(FieldReader& reader) {
 
 }  // namespace
 
-std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t end = max_bytes;
-  // Back up over continuation bytes so the cut falls on a sequence boundary.
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return std::string(text.substr(0, end));
-}
-
 json ToJson(const CacheObservation& o) {
   return {{"schema_version", kCacheObservationSchema},
           {"provider_request_ordinal", o.provider_request_ordinal},

@@ -115,7 +115,4 @@ Result<SettlementFrame> ParseSettlement(const nlohmann::json& value);
 // REQUIRES: `frame` is an object holding a "schema_version".
 std::string EncodeFrameLine(const nlohmann::json& frame);
 
-// `text` cut to at most `max_bytes` bytes without splitting a UTF-8 sequence.
-std::string TruncateUtf8(std::string_view text, size_t max_bytes);
-
 }  // namespace pi_fusion::protocol

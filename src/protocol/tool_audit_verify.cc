@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"

@@ -1,5 +1,6 @@
 #include "protocol/verify.h"
 
+#include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"
 #include "protocol/record_rules.h"

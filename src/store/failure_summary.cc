@@ -6,6 +6,7 @@
 
 #include "core/durable_file.h"
 #include "core/error_codes.h"
+#include "core/utf8.h"
 #include "store/constants.h"
 #include "store/json_util.h"
 
@@ -66,7 +67,7 @@ json Nullable(const std::optional<int>& v) { return v ? json(*v) : json(nullptr)
 json TerminalError(const Manifest& m, size_t& omitted_bytes) {
   RunError e = m.error.value_or(
       RunError{kOrchestrationFailed, "no terminal error was recorded", std::nullopt});
-  const std::string message = TruncateUtf8(SanitizeUtf8(e.message), kTerminalMessageMaxBytes);
+  const std::string message = TruncateUtf8(RepairUtf8(e.message), kTerminalMessageMaxBytes);
   omitted_bytes = e.message.size() > message.size() ? e.message.size() - message.size() : 0;
   return {{"code", e.code},
           {"message", message},

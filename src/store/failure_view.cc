@@ -1,6 +1,7 @@
 #include "store/failure_view.h"
 
 #include "core/durable_file.h"
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "store/constants.h"
 #include "store/failure_summary.h"
@@ -33,7 +34,7 @@ json Project(const json& summary, const char* status, const json* summary_ref) {
 }
 
 json UnavailableView(const Status& why) {
-  const std::string message = TruncateUtf8(SanitizeUtf8(why.message()), kTerminalMessageMaxBytes);
+  const std::string message = TruncateUtf8(RepairUtf8(why.message()), kTerminalMessageMaxBytes);
   return {{"answer", NoAnswer()},
           {"summary_status", "unavailable"},
           {"failure",

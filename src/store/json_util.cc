@@ -1,42 +1,12 @@
 #include "store/json_util.h"
 
 #include "core/durable_file.h"
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 
 namespace pi_fusion::store {
-namespace {
 
 using nlohmann::json;
-
-// Length of the UTF-8 sequence starting at `text[i]`, or 0 when it is malformed.
-size_t Utf8SequenceLength(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return 1;
-  size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    len = 2;
-  } else if (lead >= 0xe0 && lead <= 0xef) {
-    len = 3;
-    if (lead == 0xe0) lo = 0xa0;  // overlong
-    if (lead == 0xed) hi = 0x9f;  // surrogates
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    len = 4;
-    if (lead == 0xf0) lo = 0x90;  // overlong
-    if (lead == 0xf4) hi = 0x8f;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
-  }
-  return len;
-}
-
-}  // namespace
 
 Result<std::string> CanonicalBytes(const json& value, std::string_view what) {
   try {
@@ -53,39 +23,6 @@ Result<json> ParseJson(std::string_view bytes, std::string_view what) {
     return Status::Error(kArtifactError, std::string(what) + " is not valid JSON");
   }
   return value;
-}
-
-bool IsValidUtf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    const size_t len = Utf8SequenceLength(text, i);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
-
-std::string SanitizeUtf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    const size_t len = Utf8SequenceLength(text, i);
-    if (len == 0) {
-      out += "\xef\xbf\xbd";
-      ++i;
-    } else {
-      out.append(text.substr(i, len));
-      i += len;
-    }
-  }
-  return out;
-}
-
-std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t end = max_bytes;
-  // Step back over continuation bytes to the start of the sequence that would be split.
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) --end;
-  return std::string(text.substr(0, end));
 }
 
 namespace {

@@ -26,17 +26,6 @@ Result<std::string> CanonicalBytes(const nlohmann::json& value, std::string_view
 // Parses `bytes` as one JSON value, or kArtifactError naming `what`.
 Result<nlohmann::json> ParseJson(std::string_view bytes, std::string_view what);
 
-// Strict UTF-8: no overlongs, no surrogates, nothing above U+10FFFF.
-bool IsValidUtf8(std::string_view text);
-
-// `text` with every malformed UTF-8 sequence replaced by U+FFFD, so host-written diagnostics (which
-// may quote OS or child bytes) can always be serialized.
-std::string SanitizeUtf8(std::string_view text);
-
-// The longest prefix of `text` that is at most `max_bytes` long and does not split a UTF-8
-// sequence. REQUIRES: IsValidUtf8(text).
-std::string TruncateUtf8(std::string_view text, size_t max_bytes);
-
 class FieldReader {
  public:
   // `where` names the object in messages ("manifest.json attempts[2]").

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/durable_file.h"
+#include "core/utf8.h"
 #include "store/committed_result.h"
 #include "store/constants.h"
 #include "store/json_util.h"
@@ -68,7 +69,7 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
   row.state = u.state;
   if (u.state != AttemptState::kRunning && !row.ended_at) row.ended_at = now;
   if (u.usage) row.usage = u.usage;
-  if (u.error) row.error = AttemptError{u.error->code, SanitizeUtf8(u.error->message)};
+  if (u.error) row.error = AttemptError{u.error->code, RepairUtf8(u.error->message)};
   return Status::Ok();
 }
 
@@ -214,7 +215,7 @@ Status RunStore::RecordWarmChild(Stage stage, WarmChildOutcome outcome, std::str
   Status s = RefuseIfTerminalLocked();
   if (!s.ok()) return s;
   Manifest next = manifest_;
-  next.warm_children.push_back({stage, outcome, std::move(started_at), Now(), SanitizeUtf8(note)});
+  next.warm_children.push_back({stage, outcome, std::move(started_at), Now(), RepairUtf8(note)});
   return PersistLocked(std::move(next));
 }
 

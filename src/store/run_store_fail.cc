@@ -1,6 +1,7 @@
 // RunStore::Fail: the ordered terminal-failure protocol (error.json, terminal manifest, one
 // failure-summary attempt, summary binding).
 #include "core/durable_file.h"
+#include "core/utf8.h"
 #include "store/constants.h"
 #include "store/failure_summary.h"
 #include "store/json_util.h"
@@ -12,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 std::string SummaryNote(const Status& cause) {
-  return TruncateUtf8(SanitizeUtf8("failure summary unavailable: " + cause.message()),
+  return TruncateUtf8(RepairUtf8("failure summary unavailable: " + cause.message()),
                       kSummaryNoteMaxBytes);
 }
 
@@ -45,7 +46,7 @@ FailReport RunStore::Fail(RunState terminal, RunError error) {
     report.summary_note = SummaryNote(report.terminal);
     return report;
   }
-  error.message = SanitizeUtf8(error.message);
+  error.message = RepairUtf8(error.message);
   Manifest next = manifest_;
   next.state = terminal;
   next.error = error;

@@ -1,6 +1,7 @@
 #include "store/verify.h"
 
 #include "core/durable_file.h"
+#include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "store/committed_result.h"
 #include "store/constants.h"

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/error_codes.h"
+#include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
@@ -17,14 +18,6 @@ std::string Str(const json& object, const char* key) {
   if (!object.is_object()) return "";
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// Cuts UTF-8 at a code point boundary at or below `max` bytes.
-std::string CutUtf8(std::string_view text, size_t max) {
-  if (text.size() <= max) return std::string(text);
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return std::string(text.substr(0, end));
 }
 
 std::string Grouped(uint64_t n) {
@@ -200,7 +193,7 @@ json AnswerView(const std::string& markdown, const std::string& note) {
     start = end;
   }
   if (preview.empty() && !markdown.empty()) {  // one line longer than the byte cap
-    preview = CutUtf8(markdown, kPreviewMaxBytes);
+    preview = TruncateUtf8(markdown, kPreviewMaxBytes);
     cut = true;
   }
   while (!preview.empty() && (preview.back() == '\n' || preview.back() == ' ')) preview.pop_back();

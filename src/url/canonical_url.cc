@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/utf8.h"
 #include "url/punycode.h"
 #include "url/url_host.h"
 
@@ -200,7 +201,7 @@ Result<CanonicalUrl> ParseCanonicalUrl(std::string_view input) {
     if (!query.ok()) return query.status();
     url.query = *query;
   }
-  if (!DecodeUtf8(input)) return Invalid("is not valid UTF-8");
+  if (!IsValidUtf8(input)) return Invalid("is not valid UTF-8");
   return url;
 }
 

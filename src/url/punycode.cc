@@ -103,30 +103,6 @@ std::optional<std::string> PunycodeEncode(std::u32string_view input) {
   return out;
 }
 
-std::optional<std::u32string> DecodeUtf8(std::string_view bytes) {
-  std::u32string out;
-  for (size_t i = 0; i < bytes.size();) {
-    const auto b0 = static_cast<unsigned char>(bytes[i]);
-    int len = b0 < 0x80           ? 1
-              : (b0 >> 5) == 0x6  ? 2
-              : (b0 >> 4) == 0xE  ? 3
-              : (b0 >> 3) == 0x1E ? 4
-                                  : 0;
-    if (len == 0 || i + len > bytes.size()) return std::nullopt;
-    char32_t c = len == 1 ? b0 : (b0 & (0x7F >> len));
-    for (int k = 1; k < len; ++k) {
-      const auto b = static_cast<unsigned char>(bytes[i + k]);
-      if ((b & 0xC0) != 0x80) return std::nullopt;
-      c = (c << 6) | (b & 0x3F);
-    }
-    static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < kMin[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return std::nullopt;
-    out += c;
-    i += len;
-  }
-  return out;
-}
-
 std::optional<std::string> HostLabelToAscii(std::u32string_view label) {
   std::u32string lowered;
   bool ascii = true;

@@ -19,9 +19,6 @@ namespace pi_fusion::url {
 // RFC 3492 encoding of `input` (the part after "xn--"). nullopt on arithmetic overflow.
 std::optional<std::string> PunycodeEncode(std::u32string_view input);
 
-// Decodes UTF-8; nullopt if the bytes are not valid UTF-8 (overlongs, surrogates, > U+10FFFF).
-std::optional<std::u32string> DecodeUtf8(std::string_view bytes);
-
 // One host label to its lowercase ASCII form: ASCII letters lowercased; a label with any
 // non-ASCII code point becomes "xn--" + Punycode of its lowercased form. nullopt when a code
 // point is outside the supported allowlist.

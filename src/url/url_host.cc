@@ -1,5 +1,6 @@
 #include "url/url_host.h"
 
+#include "core/utf8.h"
 #include "url/punycode.h"
 
 namespace pi_fusion::url {

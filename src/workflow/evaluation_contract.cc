@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/utf8.h"
 #include "workflow/contract_checker.h"
 #include "workflow/strict_json.h"
 #include "workflow/validation_accounting.h"
@@ -164,16 +165,8 @@ class Checker : public ContractChecker {
   const EvaluationScope& scope_;
 };
 
-// The longest prefix of `text` of at most `max` bytes that ends on a UTF-8 boundary.
-std::string Utf8Prefix(const std::string& text, size_t max) {
-  if (text.size() <= max) return text;
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end);
-}
-
 std::string Capped(const std::string& text, size_t max) {
-  return text.size() <= max ? text : Utf8Prefix(text, max - 3) + "...";
+  return text.size() <= max ? text : TruncateUtf8(text, max - 3) + "...";
 }
 
 }  // namespace

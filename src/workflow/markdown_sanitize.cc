@@ -3,38 +3,10 @@
 #include <cctype>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "core/utf8.h"
 
 namespace pi_fusion::workflow {
 namespace {
-
-using nlohmann::json;
-
-// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
-std::string ValidUtf8(std::string_view text) {
-  const std::string quoted =
-      json(std::string(text)).dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
-  return json::parse(quoted).get<std::string>();
-}
-
-// The code point starting at text[i] and its length. REQUIRES: valid UTF-8.
-char32_t Decode(std::string_view text, size_t i, size_t* length) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  if (b(0) < 0x80) {
-    *length = 1;
-    return b(0);
-  }
-  if (b(0) < 0xE0) {
-    *length = 2;
-    return ((b(0) & 0x1Fu) << 6) | (b(1) & 0x3Fu);
-  }
-  if (b(0) < 0xF0) {
-    *length = 3;
-    return ((b(0) & 0x0Fu) << 12) | ((b(1) & 0x3Fu) << 6) | (b(2) & 0x3Fu);
-  }
-  *length = 4;
-  return ((b(0) & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) | (b(3) & 0x3Fu);
-}
 
 bool IsRemovedControl(char32_t cp) {
   if (cp < 0x20) return cp != '\n' && cp != '\t';
@@ -44,11 +16,12 @@ bool IsRemovedControl(char32_t cp) {
 
 // Printable text: newlines normalized, controls removed, `<` escaped; U+2028/U+2029 become LF.
 std::string Printable(std::string_view raw) {
-  const std::string text = ValidUtf8(raw);
+  const std::string text = RepairUtf8(raw);
   std::string out;
   for (size_t i = 0; i < text.size();) {
-    size_t length = 1;
-    const char32_t cp = Decode(text, i, &length);
+    const Utf8Step step = DecodeUtf8At(text, i);  // always valid: the text is repaired
+    const char32_t cp = step.code_point;
+    const size_t length = step.length;
     if (cp == '\r') {
       out += '\n';
       if (i + 1 < text.size() && text[i + 1] == '\n') ++i;

@@ -2,19 +2,13 @@
 
 #include <algorithm>
 
+#include "core/utf8.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 namespace {
 
 using nlohmann::json;
-
-// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
-std::string ValidUtf8(const std::string& text) {
-  const std::string quoted =
-      json(text).dump(-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
-  return json::parse(quoted).get<std::string>();
-}
 
 }  // namespace
 
@@ -58,7 +52,7 @@ Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
                                            const std::vector<EvaluationError>& errors) {
   json input = {{"schema_version", kEvaluationRepairInputSchema},
                 {"original_blind_input", blind_input.value},
-                {"invalid_output", ValidUtf8(invalid_output)},
+                {"invalid_output", RepairUtf8(invalid_output)},
                 {"validation_errors", CapValidationErrors(errors)}};
   return MakeCanonicalDocument(std::move(input), kOrchestrationFailed, "the repair input");
 }

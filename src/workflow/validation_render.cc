@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/utf8.h"
 #include "workflow/markdown_sanitize.h"
 #include "workflow/validation_report.h"
 
@@ -95,9 +96,7 @@ std::string Excluded(const std::vector<SourceFinding>& sources,
 
 std::string Cut(const std::string& text, size_t max) {
   if (text.size() <= max) return text;
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return text.substr(0, end) + "…";
+  return TruncateUtf8(text, max) + "…";
 }
 
 }  // namespace

@@ -166,6 +166,7 @@ TEST_CASE("Utf8FloorBoundary and TruncateUtf8: never end inside a character", "[
     CHECK(IsValidUtf8(cut));
   }
   CHECK(TruncateUtf8("abc", 5) == "abc");
+  CHECK(TruncateUtf8("\xE2\x82\xAC\xE2\x82\xAC", 4) == "\xE2\x82\xAC");
   CHECK(TruncateUtf8("", 0).empty());
 }
 

@@ -378,14 +378,18 @@ TEST_CASE("PassThroughExtractor: truncates at a UTF-8 boundary and repairs bad b
   REQUIRE(r.ok());
   CHECK(r->truncated);
   CHECK(r->text.size() == net::kMaxExtractedBytes - 1);
+  // One U+FFFD per maximal ill-formed subpart, as TextDecoder: the lone FF is one, and so is the
+  // cut-off three-byte sequence E2 82.
   auto bad = extract(
       "a\xFF"
-      "b",
+      "b\xE2\x82"
+      "c",
       "text/markdown", net::ExtractFormat::kMarkdown);
   REQUIRE(bad.ok());
   CHECK(bad->text ==
         "a\xEF\xBF\xBD"
-        "b");
+        "b\xEF\xBF\xBD"
+        "c");
   CHECK_FALSE(bad->truncated);
 }
 

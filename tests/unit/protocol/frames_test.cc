@@ -108,12 +108,6 @@ TEST_CASE("Frames: parsers reject shapes that are not exactly the contract") {
   CHECK_FALSE(ParseRuntimeGuard(ToJson(g)).ok());
 }
 
-TEST_CASE("TruncateUtf8: never splits a multi-byte sequence") {
-  CHECK(TruncateUtf8("abc", 5) == "abc");
-  CHECK(TruncateUtf8("ab\xC3\xA9", 3) == "ab");
-  CHECK(TruncateUtf8("\xE2\x82\xAC\xE2\x82\xAC", 4) == "\xE2\x82\xAC");
-}
-
 TEST_CASE("ScanStderr: separates frames from Pi's diagnostics and notes extension errors") {
   const std::string frame = EncodeFrameLine(ToJson(SettlementFrame{
       "ok", std::nullopt, 0, Sha256Ref(""), std::nullopt, std::nullopt, {}, std::nullopt, 0, 0}));

@@ -134,7 +134,7 @@ TEST_CASE("RunStore: attempts get timestamps, usage sums, and finished states ar
               ->RecordAttempt({key,
                                AttemptState::kFailed,
                                SampleUsage(5),
-                               AttemptError{"child_exit_failed", "exit \xff 1"},
+                               AttemptError{"child_exit_failed", "exit \xff 1 \xf0\x9f\x98"},
                                {"candidate-2.attempt-1.stderr.txt"}})
               .ok());
   const Manifest m = DiskManifest(f);
@@ -142,7 +142,9 @@ TEST_CASE("RunStore: attempts get timestamps, usage sums, and finished states ar
   const AttemptRecord& a = m.attempts[0];
   CHECK(a.started_at == "2025-01-02T03:04:05.006Z");
   CHECK(a.ended_at == "2025-01-02T03:04:06.506Z");
-  CHECK(a.error->message == "exit \xef\xbf\xbd 1");  // sanitized, still serializable
+  // Sanitized, still serializable: one U+FFFD per maximal ill-formed subpart, as TextDecoder does,
+  // so the cut-off four-byte sequence at the end is one replacement, not three.
+  CHECK(a.error->message == "exit \xef\xbf\xbd 1 \xef\xbf\xbd");
   CHECK(a.artifacts == std::vector<std::string>{"candidate-2.attempt-1.stderr.txt"});
   CHECK(m.usage == SampleUsage(5));
   CHECK(f.store->RecordAttempt({key, AttemptState::kCompleted}).code() ==
