@@ -8,14 +8,20 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include <catch2/catch.hpp>
 
 namespace pi_fusion::store::testing {
 
+// In memory (/dev/shm) when the machine has it. The fault-injection tests run a whole launch once
+// per write (dozens of launches, hundreds of fsyncs each); on a busy disk an fsync can take tens
+// of milliseconds, which made them take minutes. They check what the code does at each write, not
+// the medium; the e2e tests write real run directories on disk.
 TempDir::TempDir() {
-  char tmpl[] = "/tmp/pi-fusion-store-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+  const bool shm = ::access("/dev/shm", W_OK | X_OK) == 0;
+  std::string tmpl = std::string(shm ? "/dev/shm" : "/tmp") + "/pi-fusion-store-XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   path_ = tmpl;
 }
 
