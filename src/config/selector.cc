@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/utf8.h"
+
 namespace pi_fusion::config {
 namespace {
 
@@ -30,13 +32,9 @@ bool HasControlCharacter(std::string_view text) {
                      [](unsigned char c) { return c < 0x20 || c == 0x7f; });
 }
 
-// Removes the last UTF-8 code point (continuation bytes are 10xxxxxx).
+// Removes the last UTF-8 code point.
 void PopCodePoint(std::string& text) {
-  while (!text.empty()) {
-    const unsigned char c = static_cast<unsigned char>(text.back());
-    text.pop_back();
-    if ((c & 0xC0) != 0x80) return;
-  }
+  if (!text.empty()) text.resize(Utf8FloorBoundary(text, text.size() - 1));
 }
 
 std::string PadLabel(std::string_view label) {

@@ -76,21 +76,6 @@ struct flock WholeFileWriteLock() {
   return lock;
 }
 
-// fstat(2) of `fd` is a regular file; otherwise closes `fd` and says why.
-Status RequireRegular(int fd, const std::string& path) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return FsError("fstat", path, err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status::Error(kFsIoError, "lock " + path + ": not a regular file");
-  }
-  return Status::Ok();
-}
-
 // What a non-regular file is, for messages.
 const char* KindOf(mode_t mode) {
   if (S_ISFIFO(mode)) return "a FIFO";
@@ -108,6 +93,29 @@ Status TooLarge(const std::string& path, uint64_t size, uint64_t max_bytes) {
   return Status::Error(kFsTooLarge, "read " + path + ": " + std::to_string(size) +
                                         " bytes, over the " + std::to_string(max_bytes) +
                                         "-byte limit");
+}
+
+// fstat(2) of the open `fd`, which must be a regular file. Otherwise closes `fd` and returns the
+// fstat error, or `refuse(st_mode)` for a file of another kind: each caller words that refusal
+// its own way.
+template <typename Refuse>
+Result<struct stat> StatRegularOrClose(int fd, const std::string& path, Refuse refuse) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return FsError("fstat", path, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return refuse(st.st_mode);
+  }
+  return st;
+}
+
+// The lock file is not a regular file (a FIFO or device planted under its name).
+Status LockNotRegular(const std::string& path) {
+  return Status::Error(kFsIoError, "lock " + path + ": not a regular file");
 }
 
 FileType TypeOf(mode_t mode) {
@@ -166,16 +174,10 @@ class PosixFileSystemImpl : public FileSystem {
       if (errno == ELOOP) return NotRegular(path, "a symbolic link");
       return FsError("open", path, errno);
     }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
-      ::close(fd);
-      return FsError("fstat", path, err);
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd);
-      return NotRegular(path, KindOf(st.st_mode));
-    }
+    const Result<struct stat> regular =
+        StatRegularOrClose(fd, path, [&](mode_t mode) { return NotRegular(path, KindOf(mode)); });
+    if (!regular.ok()) return regular.status();
+    const struct stat& st = *regular;
     if (static_cast<uint64_t>(st.st_size) > max_bytes) {
       ::close(fd);
       return TooLarge(path, static_cast<uint64_t>(st.st_size), max_bytes);
@@ -247,8 +249,9 @@ class PosixFileSystemImpl : public FileSystem {
       return ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
     });
     if (fd < 0) return FsError("open", path, errno);
-    Status s = RequireRegular(fd, path);
-    if (!s.ok()) return s;
+    const Result<struct stat> regular =
+        StatRegularOrClose(fd, path, [&](mode_t) { return LockNotRegular(path); });
+    if (!regular.ok()) return regular.status();
     if (::fchmod(fd, mode) != 0) {
       const int err = errno;
       ::close(fd);
@@ -271,8 +274,9 @@ class PosixFileSystemImpl : public FileSystem {
     const int fd = RetryEintr(
         [&] { return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); });
     if (fd < 0) return FsError("open", path, errno);
-    Status s = RequireRegular(fd, path);
-    if (!s.ok()) return s;
+    const Result<struct stat> regular =
+        StatRegularOrClose(fd, path, [&](mode_t) { return LockNotRegular(path); });
+    if (!regular.ok()) return regular.status();
     struct flock lock = WholeFileWriteLock();
     const int rc = RetryEintr([&] { return ::fcntl(fd, F_OFD_GETLK, &lock); });
     const int err = errno;

@@ -153,8 +153,7 @@ std::string ShortQuestion(std::string_view description) {
   std::string out;
   size_t chars = 0;
   for (size_t i = 0; i < description.size();) {
-    const unsigned char c = static_cast<unsigned char>(description[i]);
-    const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : 4;
+    const size_t len = DecodeUtf8At(description, i).length;
     if (chars == kQuestionMaxChars) {
       while (!out.empty() && out.back() == ' ') out.pop_back();
       return out + "…";

@@ -142,6 +142,23 @@ TEST_CASE("FileSystem: ReadFile refuses a FIFO at once instead of waiting for a 
   CHECK(OpenDescriptorsFor(dir / "manifest.json").empty());
 }
 
+TEST_CASE("FileSystem: the lock refuses a FIFO planted under its name and closes it",
+          "[core][fs]") {
+  TempDir dir;
+  const std::string path = dir / "owner.lock";
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  FileSystem& fs = PosixFileSystem();
+  auto lock = fs.LockExclusive(path, 0600);
+  REQUIRE_FALSE(lock.ok());
+  CHECK(lock.status().code() == pi_fusion::kFsIoError);
+  CHECK(lock.status().message() == "lock " + path + ": not a regular file");
+  auto locked = fs.IsLocked(path);
+  REQUIRE_FALSE(locked.ok());
+  CHECK(locked.status().code() == pi_fusion::kFsIoError);
+  CHECK(locked.status().message() == "lock " + path + ": not a regular file");
+  CHECK(OpenDescriptorsFor(path).empty());
+}
+
 TEST_CASE("FileSystem: ReadFile refuses a directory and a device", "[core][fs]") {
   TempDir dir;
   REQUIRE(::mkdir((dir / "sub").c_str(), 0700) == 0);
