@@ -104,7 +104,7 @@ WebFetchOutcome WebFetchTool::Call(const nlohmann::json& arguments,
   const std::string requested = arguments["url"].get<std::string>();
   std::optional<std::string> declared = url::MatchDeclaredUrl(policy_, requested);
   if (!declared) {
-    return Failure("source_not_declared",
+    return Failure(kSourceNotDeclared,
                    "only the URLs declared in request.sources may be fetched; this one was not "
                    "requested",
                    {{"rejected_url_sha256", Sha256Ref(requested)}});
@@ -112,10 +112,10 @@ WebFetchOutcome WebFetchTool::Call(const nlohmann::json& arguments,
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (fetches_ >= url::kMaxFetchesPerAttempt) {
-      return Failure("fetch_limit_exceeded",
+      return Failure(kFetchLimitExceeded,
                      "this attempt has made its " + std::to_string(url::kMaxFetchesPerAttempt) +
                          " fetches; answer from what was fetched",
-                     {{"url", *declared}, {"error_code", "fetch_limit_exceeded"}});
+                     {{"url", *declared}, {"error_code", kFetchLimitExceeded}});
     }
     ++fetches_;
   }
@@ -131,17 +131,17 @@ WebFetchOutcome WebFetchTool::Fetch(const std::string& declared_url, const std::
   };
   Result<FetchProcessResult> ran =
       runner_(FetchProcessArgv(pi_fusion_path_, declared_url, extract), cancel);
-  if (!ran.ok()) return failed("fetch_process_failed", ran.status().message());
+  if (!ran.ok()) return failed(kFetchProcessFailed, ran.status().message());
   nlohmann::json answer =
       nlohmann::json::parse(ran->stdout_bytes, nullptr, /*allow_exceptions=*/false);
   if (!ran->status.ok() || !answer.is_object() || !answer.contains("ok") ||
       !answer["ok"].is_boolean()) {
-    return failed("fetch_process_failed", ProcessFailure(*ran));
+    return failed(kFetchProcessFailed, ProcessFailure(*ran));
   }
   if (!answer["ok"].get<bool>()) {
     const nlohmann::json& error = answer.value("error", nlohmann::json::object());
     if (!IsString(error, "code") || !IsString(error, "message")) {
-      return failed("fetch_process_failed", "the fetcher's error answer is malformed");
+      return failed(kFetchProcessFailed, "the fetcher's error answer is malformed");
     }
     if (IsString(answer, "final_url")) audit["final_url"] = answer["final_url"];
     if (IsCount(answer, "http_status")) audit["http_status"] = answer["http_status"];
@@ -149,14 +149,14 @@ WebFetchOutcome WebFetchTool::Fetch(const std::string& declared_url, const std::
   }
   for (const char* key : {"url", "final_url", "content_type", "content_sha256", "text"}) {
     if (!IsString(answer, key))
-      return failed("fetch_process_failed", "answer lacks " + std::string(key));
+      return failed(kFetchProcessFailed, "answer lacks " + std::string(key));
   }
   for (const char* key : {"http_status", "response_bytes"}) {
     if (!IsCount(answer, key))
-      return failed("fetch_process_failed", "answer lacks " + std::string(key));
+      return failed(kFetchProcessFailed, "answer lacks " + std::string(key));
   }
   if (answer["url"] != declared_url) {
-    return failed("fetch_process_failed", "the fetcher answered for another URL");
+    return failed(kFetchProcessFailed, "the fetcher answered for another URL");
   }
   const std::string& text = answer["text"].get_ref<const std::string&>();
   const std::string_view shown(text.data(), Utf8FloorBoundary(text, kMaxExtractedTextBytes));

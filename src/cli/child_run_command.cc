@@ -104,7 +104,7 @@ class SignalCanceller {
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Error("io_error", "cannot read " + path + ": " + std::strerror(errno));
+  if (!in) return Status::Error(kIoError, "cannot read " + path + ": " + std::strerror(errno));
   std::ostringstream data;
   data << in.rdbuf();
   return data.str();
@@ -135,7 +135,7 @@ Result<std::string> ArtifactDir(const ChildRunArgs& args) {
   std::string pattern =
       std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/pi-fusion-child-run-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
-    return Status::Error("io_error", std::string("mkdtemp: ") + std::strerror(errno));
+    return Status::Error(kIoError, std::string("mkdtemp: ") + std::strerror(errno));
   }
   return pattern;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/error_codes.h"
 #include "core/limits.h"
 #include "extract/extract.h"
 
@@ -37,7 +38,7 @@ Result<std::string> ReadAll(const std::string& file) {
   const bool stdin_input = file == "-";
   std::FILE* f = stdin_input ? stdin : std::fopen(file.c_str(), "rb");
   if (f == nullptr) {
-    return Status::Error("io_error", "cannot open " + file + ": " + std::strerror(errno));
+    return Status::Error(kIoError, "cannot open " + file + ": " + std::strerror(errno));
   }
   std::string data;
   char buffer[1 << 16];
@@ -45,7 +46,7 @@ Result<std::string> ReadAll(const std::string& file) {
   while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) data.append(buffer, n);
   const bool failed = std::ferror(f) != 0;
   if (!stdin_input) std::fclose(f);
-  if (failed) return Status::Error("io_error", "cannot read " + file);
+  if (failed) return Status::Error(kIoError, "cannot read " + file);
   return data;
 }
 
@@ -68,7 +69,7 @@ int RunExtract(const ExtractArgs& args) {
     std::fwrite(out->text.data(), 1, out->text.size(), stdout);
     std::fputc('\n', stdout);
   }
-  if (std::fflush(stdout) != 0) return Fail(Status::Error("io_error", "cannot write output"));
+  if (std::fflush(stdout) != 0) return Fail(Status::Error(kIoError, "cannot write output"));
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/fetch_extractor.h"
 #include "cli/fetch_rlimits.h"
+#include "core/error_codes.h"
 #include "net/fetch_json.h"
 #include "net/fetcher.h"
 #include "net/http_transport.h"
@@ -48,20 +49,20 @@ std::vector<std::string> SplitCsv(const std::string& text) {
 // One request line of --stdio: {"url": string, "extract"?: "text"|"markdown"}, closed.
 Result<std::pair<std::string, net::ExtractFormat>> ParseStdioRequest(const std::string& line) {
   nlohmann::json request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!request.is_object()) return Status::Error("invalid_request", "request is not a JSON object");
+  if (!request.is_object()) return Status::Error(kInvalidRequest, "request is not a JSON object");
   for (const auto& [key, value] : request.items()) {
     if (key != "url" && key != "extract") {
-      return Status::Error("invalid_request", "unknown request field \"" + key + "\"");
+      return Status::Error(kInvalidRequest, "unknown request field \"" + key + "\"");
     }
   }
   if (!request.contains("url") || !request["url"].is_string()) {
-    return Status::Error("invalid_request", "request needs a string \"url\"");
+    return Status::Error(kInvalidRequest, "request needs a string \"url\"");
   }
   std::string extract = "markdown";
   if (request.contains("extract")) {
     const auto& e = request["extract"];
     if (!e.is_string() || (e != "text" && e != "markdown")) {
-      return Status::Error("invalid_request", "\"extract\" must be \"text\" or \"markdown\"");
+      return Status::Error(kInvalidRequest, "\"extract\" must be \"text\" or \"markdown\"");
     }
     extract = e.get<std::string>();
   }
@@ -115,7 +116,7 @@ int UsageError(const FetchFlags& flags, const Status& status) {
 
 int RunFetch(const FetchFlags& flags) {
   if (flags.stdio == !flags.url.empty()) {
-    return UsageError(flags, Status::Error("invalid_argument",
+    return UsageError(flags, Status::Error(kInvalidArgument,
                                            "give either a URL or --stdio, not both or neither"));
   }
   if (Status limited = ApplyFetchRlimits(); !limited.ok()) {

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/error_codes.h"
+
 namespace pi_fusion::cli {
 namespace {
 
@@ -28,16 +30,16 @@ Status ApplyFetchRlimits() {
     if (limit.resource == RLIMIT_AS && SanitizedBuild()) continue;
     rlimit current{};
     if (getrlimit(limit.resource, &current) != 0) {
-      return Status::Error("internal_error", std::string("cannot read the ") + limit.name +
-                                                 " limit: " + std::strerror(errno));
+      return Status::Error(kInternalError, std::string("cannot read the ") + limit.name +
+                                               " limit: " + std::strerror(errno));
     }
     const rlim_t value = current.rlim_max != RLIM_INFINITY && current.rlim_max < limit.value
                              ? current.rlim_max
                              : limit.value;
     const rlimit wanted{value, value};
     if (setrlimit(limit.resource, &wanted) != 0) {
-      return Status::Error("internal_error", std::string("cannot set the ") + limit.name +
-                                                 " limit: " + std::strerror(errno));
+      return Status::Error(kInternalError, std::string("cannot set the ") + limit.name +
+                                               " limit: " + std::strerror(errno));
     }
   }
   return Status::Ok();

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/error_codes.h"
 #include "core/file_system.h"
 #include "store/owner_lock.h"
 #include "store/run_id.h"
@@ -207,7 +208,7 @@ Status DeleteRun(const tasks::RunListing& run) {
   if (!lock.ok()) return lock.status();
   std::error_code ec;
   std::filesystem::remove_all(run.run_dir, ec);  // never follows symlinks
-  if (ec) return Status::Error("io_error", "cannot delete " + run.run_dir + ": " + ec.message());
+  if (ec) return Status::Error(kIoError, "cannot delete " + run.run_dir + ": " + ec.message());
   // The session directory goes too once its last run is gone (rmdir fails while it is not empty).
   ::rmdir(std::filesystem::path(run.run_dir).parent_path().c_str());
   return Status();

@@ -43,4 +43,35 @@ inline constexpr char kHostEnded[] = "host_ended";
 // The kernel could not supply random bytes (a run cannot start without them).
 inline constexpr char kRandomUnavailable[] = "random_unavailable";
 
+// The fetcher's codes (seed-fusion_research.md, "Fetch hygiene"): `pi-fusion fetch` reports them,
+// fusion_web_fetch hands them to the research candidate as `<code>: <message>`.
+inline constexpr char kInvalidUrl[] = "invalid_url";
+inline constexpr char kUnsupportedScheme[] = "unsupported_scheme";
+inline constexpr char kBlockedAddress[] = "blocked_address";
+inline constexpr char kDnsFailure[] = "dns_failure";
+inline constexpr char kRedirectLimit[] = "redirect_limit";
+inline constexpr char kRedirectBlocked[] = "redirect_blocked";
+inline constexpr char kResponseTooLarge[] = "response_too_large";
+inline constexpr char kUnsupportedContentType[] = "unsupported_content_type";
+inline constexpr char kRequestTimeout[] = "request_timeout";
+inline constexpr char kNetworkError[] = "network_error";
+inline constexpr char kExtractionFailed[] = "extraction_failed";
+inline constexpr char kHttpError[] = "http_error";
+// `pi-fusion fetch` itself: a malformed --stdio request line, a bad command-line argument, and a
+// failure of the process's own setup (its resource limits).
+inline constexpr char kInvalidRequest[] = "invalid_request";
+inline constexpr char kInvalidArgument[] = "invalid_argument";
+inline constexpr char kInternalError[] = "internal_error";
+// A run's source-policy file (the declared URLs a research child may fetch) is unreadable or wrong.
+inline constexpr char kSourcePolicyInvalid[] = "source_policy_invalid";
+// fusion_web_fetch in a research child: a URL the run did not declare (no request made), a fetch
+// past the attempt's cap, and a fetcher process that ended without a well-formed answer.
+inline constexpr char kSourceNotDeclared[] = "source_not_declared";
+inline constexpr char kFetchLimitExceeded[] = "fetch_limit_exceeded";
+inline constexpr char kFetchProcessFailed[] = "fetch_process_failed";
+
+// A file the CLI reads or writes failed; also the file-system seam's code for any errno without a
+// code of its own (core/file_system.h kFsIoError).
+inline constexpr char kIoError[] = "io_error";
+
 }  // namespace pi_fusion

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error_codes.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion {
@@ -43,7 +44,7 @@ namespace pi_fusion {
 // (artifact_error, config_conflict, …); they are never shown to users as-is.
 inline constexpr char kFsNotFound[] = "not_found";            // ENOENT
 inline constexpr char kFsAlreadyExists[] = "already_exists";  // EEXIST
-inline constexpr char kFsIoError[] = "io_error";              // any other errno
+inline constexpr const char* kFsIoError = kIoError;           // any other errno
 // ReadFile() of something that is not a regular file (FIFO, device, socket, directory, symlink).
 inline constexpr char kFsNotRegular[] = "not_regular";
 // ReadFile() of a file longer than the caller's cap.

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/error_codes.h"
 #include "extract/charset.h"
 #include "extract/html_parse.h"
 #include "extract/nesting_guard.h"
@@ -21,7 +22,7 @@ Result<Kind> KindOf(const std::string& mime) {
   if (mime == "text/plain" || mime == "text/markdown" || mime == "text/x-markdown") {
     return Kind::kText;
   }
-  return Status::Error("extraction_failed", "unsupported content type: " + mime);
+  return Status::Error(kExtractionFailed, "unsupported content type: " + mime);
 }
 
 struct Rendered {

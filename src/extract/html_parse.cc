@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "core/error_codes.h"
+
 namespace pi_fusion::extract {
 
 // Every block gumbo allocates is preceded by this header and linked into the budget's list.
@@ -90,9 +92,9 @@ Result<std::unique_ptr<HtmlDocument>> ParseHtml(std::string html, size_t memory_
   options.max_errors = 0;
   doc->output_ = ParseOrEscape(&options, doc->budget_.get(), doc->html_.data(), doc->html_.size());
   if (doc->output_ == nullptr) {
-    return Status::Error("extraction_failed", "the HTML parser needed more than " +
-                                                  std::to_string(memory_budget >> 20) +
-                                                  " MiB for this document");
+    return Status::Error(kExtractionFailed, "the HTML parser needed more than " +
+                                                std::to_string(memory_budget >> 20) +
+                                                " MiB for this document");
   }
   return Result<std::unique_ptr<HtmlDocument>>(std::move(doc));
 }

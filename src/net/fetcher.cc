@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/error_codes.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "url/source_policy.h"
@@ -16,7 +17,7 @@ Status Error(const char* code, std::string message) {
 // A policy refusal of a redirect target is redirect_blocked whatever the underlying reason
 // (blocked address, non-http(s) scheme, credentials, malformed Location).
 Status AsRedirectBlocked(const Status& s) {
-  return Error("redirect_blocked", "redirect target " + s.message());
+  return Error(kRedirectBlocked, "redirect target " + s.message());
 }
 
 Status WithPrefix(const Status& s, const std::string& prefix) {
@@ -42,14 +43,14 @@ Result<std::vector<url::IpAddress>> Fetcher::VetHost(const url::CanonicalUrl& ta
   if (target.ip) return std::vector{*target.ip};  // literal: CheckTransportUrl already vetted it
   Result<std::vector<url::IpAddress>> answers = resolver_.Resolve(target.host, deadline);
   if (!answers.ok()) return answers.status();
-  if (answers->empty()) return Error("dns_failure", target.host + " has no A or AAAA records");
+  if (answers->empty()) return Error(kDnsFailure, target.host + " has no A or AAAA records");
   // Any blocked answer refuses the host: a name that also points inside is not a public name.
   for (const url::IpAddress& address : *answers) {
     Status s = url::CheckTransportAddress(address);
     if (s.ok()) continue;
     std::string message = "host " + target.host + " resolves to a blocked address: " + s.message();
-    return is_redirect ? Error("redirect_blocked", "redirect target " + message)
-                       : Error("blocked_address", "url " + message);
+    return is_redirect ? Error(kRedirectBlocked, "redirect target " + message)
+                       : Error(kBlockedAddress, "url " + message);
   }
   return answers;
 }
@@ -59,7 +60,7 @@ Result<HttpResponse> Fetcher::GetFromAny(const url::CanonicalUrl& target,
                                          const Deadline& deadline) {
   Status last_failure;
   for (size_t i = 0; i < addresses.size(); ++i) {
-    if (deadline.Expired()) return Error("request_timeout", "fetch deadline exceeded");
+    if (deadline.Expired()) return Error(kRequestTimeout, "fetch deadline exceeded");
     const url::IpAddress& address = addresses[i];
     HttpRequest request{target, address, options_.max_response_bytes};
     // Each address left gets an equal share of the time left to connect; the last gets it all.
@@ -72,7 +73,7 @@ Result<HttpResponse> Fetcher::GetFromAny(const url::CanonicalUrl& target,
     if (!response.ok()) return response.status();
     const std::optional<url::IpAddress>& peer = response->connected_address;
     if (!peer || !(*peer == address) || !url::CheckTransportAddress(*peer).ok()) {
-      return Error("network_error",
+      return Error(kNetworkError,
                    "connection did not use the vetted address " + address.ToString());
     }
     return response;
@@ -80,7 +81,7 @@ Result<HttpResponse> Fetcher::GetFromAny(const url::CanonicalUrl& target,
   std::string which = addresses.size() == 1 ? addresses.front().ToString()
                                             : "any of the " + std::to_string(addresses.size()) +
                                                   " addresses of " + target.host;
-  return Error("network_error", "could not connect to " + which + ": " + last_failure.message());
+  return Error(kNetworkError, "could not connect to " + which + ": " + last_failure.message());
 }
 
 Result<FetchResult> Fetcher::Fetch(std::string_view input, ExtractFormat format) {
@@ -101,7 +102,7 @@ Result<FetchResult> Fetcher::Fetch(std::string_view input, ExtractFormat format)
       return Finish(*requested, current, std::move(response).value(), format, deadline);
     }
     if (redirects == options_.max_redirects) {
-      return Error("redirect_limit",
+      return Error(kRedirectLimit,
                    "more than " + std::to_string(options_.max_redirects) + " redirects");
     }
     Result<std::string> target = url::ResolveReference(current, response->location);
@@ -116,25 +117,25 @@ Result<FetchResult> Fetcher::Finish(const url::CanonicalUrl& requested,
                                     const url::CanonicalUrl& final, HttpResponse response,
                                     ExtractFormat format, const Deadline& deadline) {
   if (response.status >= 400) {
-    return Error("http_error", "HTTP status " + std::to_string(response.status));
+    return Error(kHttpError, "HTTP status " + std::to_string(response.status));
   }
   if (response.status < 200 || response.status >= 300) {
-    return Error("http_error", "unexpected HTTP status " + std::to_string(response.status));
+    return Error(kHttpError, "unexpected HTTP status " + std::to_string(response.status));
   }
   std::string media_type = MediaType(response.content_type);
   if (!IsAcceptedMediaType(media_type)) {
-    return Error("unsupported_content_type", "content type \"" +
-                                                 (media_type.empty() ? "none" : media_type) +
-                                                 "\" is not HTML, XHTML, plain text or Markdown");
+    return Error(kUnsupportedContentType, "content type \"" +
+                                              (media_type.empty() ? "none" : media_type) +
+                                              "\" is not HTML, XHTML, plain text or Markdown");
   }
   if (response.body_over_limit) {
-    return Error("response_too_large",
+    return Error(kResponseTooLarge,
                  "response body exceeds " + std::to_string(options_.max_response_bytes) + " bytes");
   }
   Result<Extracted> extracted = extractor_(response.body, response.content_type, format);
   if (!extracted.ok()) return extracted.status();
   // Extraction runs in this thread and cannot be interrupted; its time still counts.
-  if (deadline.Expired()) return Error("request_timeout", "fetch deadline exceeded");
+  if (deadline.Expired()) return Error(kRequestTimeout, "fetch deadline exceeded");
   FetchResult result;
   result.url = requested.Text();
   result.final_url = final.Text();

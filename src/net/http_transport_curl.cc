@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/error_codes.h"
 #include "net/http_transport.h"
 #include "url/source_policy.h"
 
@@ -97,25 +98,25 @@ bool Connected(CURL* curl) {
 Status MapCurlError(CURL* curl, CURLcode code, const Transfer& t, const Deadline& deadline,
                     const char* detail) {
   if (t.refused_socket) {
-    return Status::Error("network_error", "refused to connect to an address that was not vetted");
+    return Status::Error(kNetworkError, "refused to connect to an address that was not vetted");
   }
   std::string message = curl_easy_strerror(code);
   if (detail[0] != '\0') message += std::string(": ") + detail;
   const bool connect_timeout = code == CURLE_OPERATION_TIMEDOUT && !Connected(curl);
   if (code == CURLE_OPERATION_TIMEDOUT && (deadline.Expired() || !connect_timeout)) {
-    return Status::Error("request_timeout", "fetch deadline exceeded during transfer");
+    return Status::Error(kRequestTimeout, "fetch deadline exceeded during transfer");
   }
   if (code == CURLE_COULDNT_CONNECT || connect_timeout) {
     return Status::Error(kConnectFailed, message);
   }
-  return Status::Error("network_error", message);
+  return Status::Error(kNetworkError, message);
 }
 
 class CurlTransport : public HttpTransport {
  public:
   Result<HttpResponse> Get(const HttpRequest& request, const Deadline& deadline) override {
     std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
-    if (!curl) return Status::Error("network_error", "curl_easy_init failed");
+    if (!curl) return Status::Error(kNetworkError, "curl_easy_init failed");
     Transfer t;
     t.request = &request;
     const bool v4 = request.address.is_v4();
@@ -141,7 +142,7 @@ class CurlTransport : public HttpTransport {
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
     const long timeout_ms = static_cast<long>(deadline.Remaining().count());
-    if (timeout_ms <= 0) return Status::Error("request_timeout", "fetch deadline exceeded");
+    if (timeout_ms <= 0) return Status::Error(kRequestTimeout, "fetch deadline exceeded");
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
     const long connect_ms = static_cast<long>(request.connect_timeout.count());
     if (connect_ms > 0 && connect_ms < timeout_ms) {

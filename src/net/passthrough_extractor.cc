@@ -1,3 +1,4 @@
+#include "core/error_codes.h"
 #include "net/extractor.h"
 
 #include "core/utf8.h"
@@ -15,7 +16,7 @@ namespace {
 Result<Extracted> PassThrough(std::string_view body, std::string_view content_type) {
   const std::string media_type = MediaType(content_type);
   if (media_type != "text/plain" && media_type != "text/markdown") {
-    return Status::Error("extraction_failed",
+    return Status::Error(kExtractionFailed,
                          "this pi-fusion build has no HTML extractor (" + media_type + ")");
   }
   // Repair only what can survive the cap (+4 so a sequence cut at the cap is seen whole).

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/error_codes.h"
 #include "net/resolver.h"
 
 namespace pi_fusion::net {
@@ -80,14 +81,14 @@ void PumpOnce(ares_channel channel, std::chrono::milliseconds remaining) {
 
 Status DnsFailure(const std::string& host, int a_status, int aaaa_status) {
   if (a_status == ARES_ENOTFOUND || aaaa_status == ARES_ENOTFOUND) {
-    return Status::Error("dns_failure", host + " does not exist (NXDOMAIN)");
+    return Status::Error(kDnsFailure, host + " does not exist (NXDOMAIN)");
   }
   if ((a_status == ARES_SUCCESS || a_status == ARES_ENODATA) &&
       (aaaa_status == ARES_SUCCESS || aaaa_status == ARES_ENODATA)) {
-    return Status::Error("dns_failure", host + " has no A or AAAA records");
+    return Status::Error(kDnsFailure, host + " has no A or AAAA records");
   }
   int status = a_status != ARES_SUCCESS ? a_status : aaaa_status;
-  return Status::Error("dns_failure", "resolving " + host + " failed: " + ares_strerror(status));
+  return Status::Error(kDnsFailure, "resolving " + host + " failed: " + ares_strerror(status));
 }
 
 class AresResolver : public Resolver {
@@ -104,7 +105,7 @@ class AresResolver : public Resolver {
     while (!(a.done && aaaa.done) && !deadline.Expired()) PumpOnce(channel, deadline.Remaining());
     bool finished = a.done && aaaa.done;
     ares_destroy(channel);  // runs any pending callbacks (ARES_EDESTRUCTION) while states live
-    if (!finished) return Status::Error("request_timeout", "DNS lookup of " + host + " timed out");
+    if (!finished) return Status::Error(kRequestTimeout, "DNS lookup of " + host + " timed out");
     std::vector<url::IpAddress> all = std::move(a.addresses);
     all.insert(all.end(), aaaa.addresses.begin(), aaaa.addresses.end());
     if (all.empty()) return DnsFailure(host, a.status, aaaa.status);
@@ -120,14 +121,13 @@ class AresResolver : public Resolver {
     int rc =
         ares_init_options(channel, &options, ARES_OPT_FLAGS | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES);
     if (rc != ARES_SUCCESS) {
-      return Status::Error("network_error",
-                           std::string("c-ares init failed: ") + ares_strerror(rc));
+      return Status::Error(kNetworkError, std::string("c-ares init failed: ") + ares_strerror(rc));
     }
     if (!servers_csv.empty()) {
       rc = ares_set_servers_ports_csv(*channel, servers_csv.c_str());
       if (rc != ARES_SUCCESS) {
         ares_destroy(*channel);
-        return Status::Error("invalid_argument", "invalid DNS server list: " + servers_csv);
+        return Status::Error(kInvalidArgument, "invalid DNS server list: " + servers_csv);
       }
     }
     return Status::Ok();
@@ -144,7 +144,7 @@ Result<std::unique_ptr<Resolver>> NewAresResolver(const AresResolverOptions& opt
   static int init_status = ARES_SUCCESS;
   std::call_once(once, [] { init_status = ares_library_init(ARES_LIB_INIT_ALL); });
   if (init_status != ARES_SUCCESS) {
-    return Status::Error("network_error", "c-ares library init failed");
+    return Status::Error(kNetworkError, "c-ares library init failed");
   }
   std::string csv;
   for (const std::string& server : options.servers) {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/error_codes.h"
 #include "core/utf8.h"
 #include "url/punycode.h"
 #include "url/url_host.h"
@@ -10,7 +11,7 @@ namespace pi_fusion::url {
 namespace {
 
 Status Invalid(std::string detail) {
-  return Status::Error("invalid_url", "is not a valid http(s) URL: " + std::move(detail));
+  return Status::Error(kInvalidUrl, "is not a valid http(s) URL: " + std::move(detail));
 }
 
 bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -166,7 +167,7 @@ Result<CanonicalUrl> ParseCanonicalUrl(std::string_view input) {
   CanonicalUrl url;
   for (char c : input.substr(0, scheme_len)) url.scheme += Lower(c);
   if (url.scheme != "http" && url.scheme != "https") {
-    return Status::Error("unsupported_scheme",
+    return Status::Error(kUnsupportedScheme,
                          "must be an http(s) URL: scheme \"" + url.scheme + "\" is not supported");
   }
   std::string_view rest = input.substr(scheme_len + 1);
@@ -176,7 +177,7 @@ Result<CanonicalUrl> ParseCanonicalUrl(std::string_view input) {
   std::string_view authority = rest.substr(0, authority_end);
   rest = authority_end == std::string_view::npos ? std::string_view() : rest.substr(authority_end);
   if (authority.find('@') != std::string_view::npos) {
-    return Status::Error("invalid_url", "must not contain credentials");
+    return Status::Error(kInvalidUrl, "must not contain credentials");
   }
   if (authority.find_first_of("\\ ") != std::string_view::npos) {
     return Invalid("host contains invalid characters");

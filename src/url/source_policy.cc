@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "core/error_codes.h"
 #include "url/address_class.h"
 
 namespace pi_fusion::url {
@@ -40,7 +41,7 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 }
 
 Status Blocked(const std::string& detail) {
-  return Status::Error("blocked_address", std::string(kPublicPrefix) + detail);
+  return Status::Error(kBlockedAddress, std::string(kPublicPrefix) + detail);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace pi_fusion::url {
 namespace {
 
 Status Invalid(const std::string& message) {
-  return Status::Error("source_policy_invalid", "source policy " + message);
+  return Status::Error(kSourcePolicyInvalid, "source policy " + message);
 }
 
 // Empty when every URL is canonical and unique, else why not.

@@ -1,5 +1,6 @@
 #include "url/url_host.h"
 
+#include "core/error_codes.h"
 #include "core/utf8.h"
 #include "url/punycode.h"
 
@@ -10,7 +11,7 @@ constexpr size_t kMaxLabel = 63;
 constexpr size_t kMaxName = 253;
 
 Status Invalid(std::string detail) {
-  return Status::Error("invalid_url", "is not a valid http(s) URL: " + std::move(detail));
+  return Status::Error(kInvalidUrl, "is not a valid http(s) URL: " + std::move(detail));
 }
 
 int HexValue(char c) {
