@@ -15,6 +15,7 @@
 #include "schema/normalize.h"
 #include "schema/schema_walker.h"
 #include "tasks/host_events.h"
+#include "tasks/host_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -122,12 +123,13 @@ Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
       schema::TrimUnicodeSpace(info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "");
   if (!prompt.empty()) return StartWhenIdle(env, ctx, prompt);
   if (!HasUI(ctx)) {
-    Tell(env, ctx, "Usage: /fusion <prompt>", "error");
+    Tell(env, ctx, tasks::kFusionUsageText, "error");
     env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
     return Resolved(env);
   }
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-  Napi::Value edited = Method(ui, "editor").Call(ui, {Napi::String::New(env, "Fusion prompt")});
+  Napi::Value edited =
+      Method(ui, "editor").Call(ui, {Napi::String::New(env, tasks::kFusionEditorTitle)});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
   return Then(env, edited, [ctx_ref](Napi::Env env, Napi::Value text) -> Napi::Value {
     const std::string typed =
@@ -142,7 +144,7 @@ Napi::Value FusionModelsCommand(const Napi::CallbackInfo& info) {
   Napi::Object ctx = info[1].As<Napi::Object>();
   const Napi::Value mode = ctx.Get("mode");
   if (!mode.IsString() || mode.As<Napi::String>().Utf8Value() != "tui") {
-    Tell(env, ctx, "/fusion-models requires Pi TUI mode", "error");
+    Tell(env, ctx, tasks::kModelsNeedTuiText, "error");
     if (!HasUI(ctx)) env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
     return Resolved(env);
   }
@@ -160,13 +162,8 @@ void Register(Napi::Env env, Napi::Object pi, const char* name, const char* desc
 }  // namespace
 
 void RegisterCommands(Napi::Env env, Napi::Object pi) {
-  Register(env, pi, "fusion",
-           "Answer a hard question with Fusion (three candidates, blind evaluator, merger) as a "
-           "background task: /fusion <prompt>, or no argument to open an editor",
-           FusionCommand);
-  Register(env, pi, "fusion-models",
-           "Choose the models for Fusion's five slots (Candidate 1-3, Evaluator, Merger); TUI only",
-           FusionModelsCommand);
+  Register(env, pi, "fusion", tasks::kFusionCommandDescription, FusionCommand);
+  Register(env, pi, "fusion-models", tasks::kFusionModelsCommandDescription, FusionModelsCommand);
 }
 
 }  // namespace pi_fusion::addon

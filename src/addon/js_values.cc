@@ -1,6 +1,7 @@
 #include "addon/js_values.h"
 
 #include "core/json_text.h"
+#include "tasks/host_texts.h"
 
 namespace pi_fusion::addon {
 
@@ -40,8 +41,7 @@ Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::
 
 Napi::Object ErrorResult(Napi::Env env, const Status& status) {
   nlohmann::json details = {{"error", {{"code", status.code()}, {"message", status.message()}}}};
-  Napi::Object result =
-      TextResult(env, status.message() + "\n(error code: " + status.code() + ")", details);
+  Napi::Object result = TextResult(env, tasks::ToolErrorText(status), details);
   result.Set("isError", true);
   return result;
 }

@@ -8,6 +8,7 @@
 #include "addon/js_values.h"
 #include "config/selector.h"
 #include "core/file_system.h"
+#include "tasks/host_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -64,9 +65,7 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
   if (state.show_models_selector.IsEmpty() || state.pi.IsEmpty()) {
     Method(ui, "notify")
-        .Call(ui, {Napi::String::New(env,
-                                     "/fusion-models: the extension loader "
-                                     "did not pass the selector's TUI module"),
+        .Call(ui, {Napi::String::New(env, tasks::kModelsSelectorMissingText),
                    Napi::String::New(env, "error")});
     return env.Undefined();
   }
@@ -83,8 +82,8 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
               if (session->selector.outcome() == config::SelectorOutcome::kSaved) {
                 Napi::Object ui = ui_ref->Value();
                 Method(ui, "notify")
-                    .Call(ui, {Napi::String::New(
-                                   info.Env(), "Saved Fusion's models to " + session->store.path()),
+                    .Call(ui, {Napi::String::New(info.Env(),
+                                                 tasks::ModelsSavedText(session->store.path())),
                                Napi::String::New(info.Env(), "info")});
               }
               return info.Env().Undefined();

@@ -9,6 +9,7 @@
 #include "addon/tool_handlers.h"
 #include "schema/tool_catalog.h"
 #include "tasks/host_events.h"
+#include "tasks/host_texts.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::addon {
@@ -245,7 +246,7 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
 Napi::Value Register(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsObject()) {
-    throw Napi::TypeError::New(env, "pi-fusion: register(pi, options) needs Pi's extension API");
+    throw Napi::TypeError::New(env, tasks::kRegisterNeedsPiText);
   }
   Napi::Object pi = info[0].As<Napi::Object>();
   AddonState& state = State(env);

@@ -6,6 +6,7 @@
 #include "addon/js_values.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
+#include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::addon {
@@ -34,7 +35,7 @@ Napi::Object RenderOptions(Napi::Env env, bool expanded, Napi::Value hint_source
     if (!key_hint.IsEmpty()) {
       options.Set("expandHint",
                   key_hint.Call(hint_source, {Napi::String::New(env, "app.tools.expand"),
-                                              Napi::String::New(env, "to expand")}));
+                                              Napi::String::New(env, tasks::kExpandHintText)}));
     }
   }
   return options;

@@ -9,6 +9,7 @@
 #include "schema/normalize.h"
 #include "store/wall_clock.h"
 #include "tasks/host_events.h"
+#include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/result_view.h"
 #include "tasks/session_runs.h"
@@ -41,7 +42,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) {
     return Resolved(env, ErrorResult(env, Status::Error(kOrchestrationFailed,
-                                                        "the Pi session is shutting down")));
+                                                        tasks::kSessionShuttingDownText)));
   }
   state.ui_ctx = Napi::Persistent(ctx);
   workflow::RunRequest run;
@@ -195,8 +196,7 @@ Napi::Function MakeArgumentPreparer(Napi::Env env, const schema::ToolSpec& spec)
         Result<nlohmann::json> raw = ToJson(env, info[0], kInvalidArguments);
         Result<nlohmann::json> args = raw.ok() ? Normalize(*tool, *raw) : raw;
         if (!args.ok()) {
-          Napi::Error error = Napi::Error::New(
-              env, args.status().message() + "\n(error code: " + args.status().code() + ")");
+          Napi::Error error = Napi::Error::New(env, tasks::ToolErrorText(args.status()));
           error.Set("code", args.status().code());
           throw error;
         }
@@ -227,9 +227,9 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
         } catch (const std::exception&) {
           // Nothing may unwind into the host; the text of a library exception can quote the
           // model's arguments, so it is not repeated.
-          return Resolved(
-              env, ErrorResult(env, Status::Error(kOrchestrationFailed,
-                                                  "internal error while handling " + tool->name)));
+          return Resolved(env,
+                          ErrorResult(env, Status::Error(kOrchestrationFailed,
+                                                         tasks::InternalErrorText(tool->name))));
         }
       },
       spec.name);

@@ -1,0 +1,17 @@
+#include "tasks/host_texts.h"
+
+namespace pi_fusion::tasks {
+
+std::string ModelsSavedText(std::string_view path) {
+  return "Saved Fusion's models to " + std::string(path);
+}
+
+std::string InternalErrorText(std::string_view tool) {
+  return "internal error while handling " + std::string(tool);
+}
+
+std::string ToolErrorText(const Status& status) {
+  return status.message() + "\n(error code: " + status.code() + ")";
+}
+
+}  // namespace pi_fusion::tasks
