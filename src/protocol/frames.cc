@@ -9,7 +9,6 @@ namespace pi_fusion::protocol {
 namespace {
 
 using nlohmann::json;
-using Kind = json::value_t;
 
 const std::vector<std::string_view> kRetentions = {"none", "short", "long"};
 const std::vector<std::string_view> kEffectiveRetentions = {"none", "short", "long", "unmanaged"};
@@ -34,7 +33,7 @@ json RouteJson(const Route& route) {
 
 Route ReadRoute(FieldReader& outer, std::string_view key) {
   Route route;
-  const json* value = outer.Member(key, Kind::object);
+  const json* value = outer.Member(key, JsonShape::kObject);
   if (value == nullptr) return route;
   FieldReader reader(*value, "route");
   route.provider = reader.String("provider");
@@ -46,7 +45,7 @@ Route ReadRoute(FieldReader& outer, std::string_view key) {
 
 TextDigest ReadText(FieldReader& reader) {
   TextDigest text;
-  if (const json* blocks = reader.Member("text_blocks", Kind::array)) {
+  if (const json* blocks = reader.Member("text_blocks", JsonShape::kArray)) {
     for (const json& block : *blocks) {
       FieldReader b(block, "text block");
       TextBlockDigest digest;
@@ -153,11 +152,11 @@ Result<MetadataRecord> ParseMetadataRecord(const json& value) {
   m.stop_reason = r.Enum("stop_reason", kStopReasons);
   m.text = ReadText(r);
   m.tool_calls = r.Int("tool_calls");
-  if (const json* usage = r.Member("usage", Kind::object)) {
+  if (const json* usage = r.Member("usage", JsonShape::kObject)) {
     if (Status s = ValidateUsage(*usage); !s.ok()) r.Fail(s.message());
     m.usage = *usage;
   }
-  if (const json* cache = r.NullableMember("cache_observation", Kind::object)) {
+  if (const json* cache = r.NullableMember("cache_observation", JsonShape::kObject)) {
     Result<CacheObservation> observation = ParseCacheObservation(*cache);
     if (!observation.ok()) {
       r.Fail(observation.status().message());
@@ -202,7 +201,7 @@ Result<SettlementFrame> ParseSettlement(const json& value) {
   s.metadata_sha256 = r.Sha256("metadata_sha256");
   s.final_ordinal = r.NullableInt("final_ordinal", 1);
   s.final_record_sha256 = r.NullableSha256("final_record_sha256");
-  if (const json* ordinals = r.Member("retry_marker_ordinals", Kind::array)) {
+  if (const json* ordinals = r.Member("retry_marker_ordinals", JsonShape::kArray)) {
     for (const json& ordinal : *ordinals) {
       if (!ordinal.is_number_integer() || ordinal.get<int64_t>() < 1) {
         r.Fail("has a malformed retry marker ordinal");

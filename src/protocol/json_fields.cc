@@ -8,6 +8,38 @@ namespace pi_fusion::protocol {
 
 using nlohmann::json;
 
+namespace {
+
+bool IsAllowed(const std::vector<std::string_view>& allowed, std::string_view text) {
+  return std::find(allowed.begin(), allowed.end(), text) != allowed.end();
+}
+
+std::string Quoted(const std::string& key) { return "\"" + key + "\""; }
+
+// The frame wording: one phrase per kind, whatever type the lookup expected.
+std::string Describe(const FieldProblem& p) {
+  using Kind = FieldProblem::Kind;
+  switch (p.kind) {
+    case Kind::kNotObject:
+      return "is not a JSON object";
+    case Kind::kMissing:
+      return "is missing key " + Quoted(p.key);
+    case Kind::kWrongType:
+      return "has a wrong type for " + Quoted(p.key);
+    case Kind::kOutOfRange:
+      return "has an out-of-range " + Quoted(p.key);
+    case Kind::kTooLong:
+      return "has an over-long " + Quoted(p.key);
+    case Kind::kUnknownKey:
+      return "has an unknown key " + Quoted(p.key);
+    case Kind::kOther:
+      return p.text;
+  }
+  return p.text;
+}
+
+}  // namespace
+
 bool IsSha256Ref(std::string_view text) {
   constexpr std::string_view kPrefix = "sha256:";
   if (text.size() != kPrefix.size() + 64 || text.substr(0, kPrefix.size()) != kPrefix) {
@@ -18,67 +50,39 @@ bool IsSha256Ref(std::string_view text) {
 }
 
 FieldReader::FieldReader(const json& value, std::string what)
-    : value_(value), what_(std::move(what)) {
-  if (!value_.is_object()) Fail("is not a JSON object");
+    : fields_(value), what_(std::move(what)) {}
+
+void FieldReader::Fail(const std::string& message) { fields_.Fail(message); }
+
+Status FieldReader::status() const {
+  if (fields_.ok()) return Status::Ok();
+  return Status::Error(std::string(kChildEventInvalid), what_ + " " + Describe(*fields_.problem()));
 }
 
-void FieldReader::Fail(const std::string& message) {
-  if (status_.ok()) {
-    status_ = Status::Error(std::string(kChildEventInvalid), what_ + " " + message);
-  }
+Status FieldReader::Finish() {
+  fields_.Finish();
+  return status();
 }
 
-const json* FieldReader::Find(std::string_view key) {
-  if (!ok()) return nullptr;
-  read_.emplace(key);
-  auto it = value_.find(std::string(key));
-  if (it == value_.end()) {
-    Fail("is missing key \"" + std::string(key) + "\"");
-    return nullptr;
-  }
-  return &*it;
+const json* FieldReader::Member(std::string_view key, JsonShape shape) {
+  return fields_.Member(key, shape);
 }
 
-const json* FieldReader::Member(std::string_view key, json::value_t type) {
-  const json* member = Find(key);
-  if (member == nullptr) return nullptr;
-  const bool is_number = member->is_number_integer();
-  const bool matches = member->type() == type ||
-                       (type == json::value_t::number_integer && is_number) ||
-                       (type == json::value_t::number_unsigned && is_number);
-  if (!matches) {
-    Fail("has a wrong type for \"" + std::string(key) + "\"");
-    return nullptr;
-  }
-  return member;
-}
-
-const json* FieldReader::NullableMember(std::string_view key, json::value_t type) {
-  const json* member = Find(key);
-  if (member == nullptr || member->is_null()) return nullptr;
-  read_.erase(std::string(key));  // Member() re-adds it
-  return Member(key, type);
+const json* FieldReader::NullableMember(std::string_view key, JsonShape shape) {
+  return fields_.NullableMember(key, shape);
 }
 
 std::string FieldReader::String(std::string_view key, size_t max_bytes) {
-  const json* member = Member(key, json::value_t::string);
-  if (member == nullptr) return {};
-  const std::string& text = member->get_ref<const std::string&>();
-  if (text.size() > max_bytes) Fail("has an over-long \"" + std::string(key) + "\"");
-  return text;
+  return fields_.String(key, max_bytes).value_or("");
 }
 
 std::optional<std::string> FieldReader::NullableString(std::string_view key, size_t max_bytes) {
-  const json* member = NullableMember(key, json::value_t::string);
-  if (member == nullptr) return std::nullopt;
-  const std::string& text = member->get_ref<const std::string&>();
-  if (text.size() > max_bytes) Fail("has an over-long \"" + std::string(key) + "\"");
-  return text;
+  return fields_.NullableString(key, max_bytes);
 }
 
 std::string FieldReader::Enum(std::string_view key, const std::vector<std::string_view>& allowed) {
   std::string text = String(key);
-  if (ok() && std::find(allowed.begin(), allowed.end(), text) == allowed.end()) {
+  if (ok() && !IsAllowed(allowed, text)) {
     Fail("has an unknown \"" + std::string(key) + "\": \"" + text + "\"");
   }
   return text;
@@ -87,7 +91,7 @@ std::string FieldReader::Enum(std::string_view key, const std::vector<std::strin
 std::optional<std::string> FieldReader::NullableEnum(std::string_view key,
                                                      const std::vector<std::string_view>& allowed) {
   std::optional<std::string> text = NullableString(key);
-  if (text && std::find(allowed.begin(), allowed.end(), *text) == allowed.end()) {
+  if (text && !IsAllowed(allowed, *text)) {
     Fail("has an unknown \"" + std::string(key) + "\": \"" + *text + "\"");
   }
   return text;
@@ -105,57 +109,14 @@ std::optional<std::string> FieldReader::NullableSha256(std::string_view key) {
   return text;
 }
 
-namespace {
-
-// Integers only: a frame never carries a fractional count, and 1.0 is not written by the child.
-std::optional<int64_t> AsInt(const json& value) {
-  if (value.is_number_unsigned()) {
-    const uint64_t u = value.get<uint64_t>();
-    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    return static_cast<int64_t>(u);
-  }
-  if (value.is_number_integer()) return value.get<int64_t>();
-  return std::nullopt;
-}
-
-}  // namespace
-
 int64_t FieldReader::Int(std::string_view key, int64_t min, int64_t max) {
-  const json* member = Member(key, json::value_t::number_integer);
-  if (member == nullptr) return 0;
-  std::optional<int64_t> number = AsInt(*member);
-  if (!number || *number < min || *number > max) {
-    Fail("has an out-of-range \"" + std::string(key) + "\"");
-    return 0;
-  }
-  return *number;
+  return fields_.Int(key, min, max).value_or(0);
 }
 
 std::optional<int64_t> FieldReader::NullableInt(std::string_view key, int64_t min, int64_t max) {
-  const json* member = NullableMember(key, json::value_t::number_integer);
-  if (member == nullptr) return std::nullopt;
-  std::optional<int64_t> number = AsInt(*member);
-  if (!number || *number < min || *number > max) {
-    Fail("has an out-of-range \"" + std::string(key) + "\"");
-    return std::nullopt;
-  }
-  return number;
+  return fields_.NullableInt(key, min, max);
 }
 
-bool FieldReader::Bool(std::string_view key) {
-  const json* member = Member(key, json::value_t::boolean);
-  return member != nullptr && member->get<bool>();
-}
-
-Status FieldReader::Finish() {
-  if (!ok()) return status_;
-  for (auto it = value_.begin(); it != value_.end(); ++it) {
-    if (read_.find(it.key()) == read_.end()) {
-      Fail("has an unknown key \"" + it.key() + "\"");
-      break;
-    }
-  }
-  return status_;
-}
+bool FieldReader::Bool(std::string_view key) { return fields_.Bool(key).value_or(false); }
 
 }  // namespace pi_fusion::protocol

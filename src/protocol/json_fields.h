@@ -1,20 +1,21 @@
 // FieldReader: reads one closed JSON object field by field, for the frame parsers.
 //
-// Internal to the protocol layer. Every accessor records the key as known; Finish() then fails if
-// the object had keys nobody asked for. The first failure wins and later reads return defaults,
-// so a parser reads all fields straight through and checks status() once at the end.
+// Internal to the protocol layer. The mechanics (keys read, first problem kept, unknown keys
+// refused by Finish(), reads that go on after a problem) are core's ClosedObjectReader; this
+// adapter adds the frame-only checks (enums, sha256 references, the default 4096-byte string
+// limit) and words every problem as "<what> <problem>" with child_event_invalid.
 // Not thread-safe; one reader per object.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/closed_object.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::protocol {
@@ -33,29 +34,25 @@ class FieldReader {
   // A "sha256:<64 lowercase hex>" reference.
   std::string Sha256(std::string_view key);
   std::optional<std::string> NullableSha256(std::string_view key);
-  // An integer in [min, max].
+  // An integer in [min, max]; 0 on a problem.
   int64_t Int(std::string_view key, int64_t min = 0, int64_t max = INT64_MAX);
   std::optional<int64_t> NullableInt(std::string_view key, int64_t min = 0,
                                      int64_t max = INT64_MAX);
   bool Bool(std::string_view key);
-  // The raw member (for nested objects and arrays); nullptr when absent (already a failure).
-  const nlohmann::json* Member(std::string_view key, nlohmann::json::value_t type);
+  // The raw member (for nested objects and arrays); nullptr when absent or mistyped (a problem).
+  const nlohmann::json* Member(std::string_view key, JsonShape shape);
   // The member, or nullptr when it is JSON null.
-  const nlohmann::json* NullableMember(std::string_view key, nlohmann::json::value_t type);
+  const nlohmann::json* NullableMember(std::string_view key, JsonShape shape);
 
   void Fail(const std::string& message);
   // Checks that no unread key remains; returns the first failure or ok.
   Status Finish();
-  const Status& status() const { return status_; }
-  bool ok() const { return status_.ok(); }
+  Status status() const;
+  bool ok() const { return fields_.ok(); }
 
  private:
-  const nlohmann::json* Find(std::string_view key);
-
-  const nlohmann::json& value_;
+  ClosedObjectReader fields_;
   std::string what_;
-  std::set<std::string, std::less<>> read_;
-  Status status_;
 };
 
 bool IsSha256Ref(std::string_view text);

@@ -5,27 +5,8 @@
 #include "pi_fusion/canonical_json.h"
 
 namespace pi_fusion::store {
-namespace {
 
 using nlohmann::json;
-
-const json& NullJson() {
-  static const json kNull;
-  return kNull;
-}
-
-// Parsed JSON holds non-negative integers as unsigned; values built in C++ may be signed.
-bool IsCountValue(const json& v) {
-  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-}
-
-// A key for an error message: short, and never invalid UTF-8 (messages end up in JSON).
-std::string KeyForMessage(const std::string& key) {
-  if (!IsValidUtf8(key)) return "(not UTF-8)";
-  return "\"" + TruncateUtf8(key, 64) + "\"";
-}
-
-}  // namespace
 
 Result<std::string> CanonicalBytes(const json& value, std::string_view what) {
   try {
@@ -44,111 +25,100 @@ Result<json> ParseJson(std::string_view bytes, std::string_view what) {
   return value;
 }
 
+namespace {
+
+const json& NullJson() {
+  static const json kNull;
+  return kNull;
+}
+
+// A key for an error message: short, and never invalid UTF-8 (messages end up in JSON).
+std::string KeyForMessage(const std::string& key) {
+  if (!IsValidUtf8(key)) return "(not UTF-8)";
+  return "\"" + TruncateUtf8(key, 64) + "\"";
+}
+
+// What a mistyped member should have been. The store reads integers only as counts, so an out-of-
+// range integer (a negative one) gets the same words as a mistyped one.
+std::string Expected(JsonShape shape) {
+  switch (shape) {
+    case JsonShape::kString:
+      return "a string";
+    case JsonShape::kInteger:
+      return "a non-negative integer";
+    case JsonShape::kBoolean:
+      return "a boolean";
+    case JsonShape::kObject:
+      return "an object";
+    case JsonShape::kArray:
+      return "an array";
+  }
+  return "valid";
+}
+
+// The artifact wording: "<where> <problem>", the key first when the problem is its value.
+std::string Describe(const FieldProblem& p) {
+  using Kind = FieldProblem::Kind;
+  switch (p.kind) {
+    case Kind::kNotObject:
+      return "is not an object";
+    case Kind::kMissing:
+      return "is missing \"" + p.key + "\"";
+    case Kind::kWrongType:
+    case Kind::kOutOfRange:
+      return "\"" + p.key + "\" is not " + Expected(p.expected) + (p.nullable ? " or null" : "");
+    case Kind::kTooLong:  // not produced: the store reads strings without a byte limit
+      return "\"" + p.key + "\" is too long";
+    case Kind::kUnknownKey:
+      return "has an unknown key " + KeyForMessage(p.key);
+    case Kind::kOther:
+      return p.text;
+  }
+  return p.text;
+}
+
+}  // namespace
+
 FieldReader::FieldReader(const json& object, std::string where)
-    : object_(object), where_(std::move(where)) {
-  if (!object_.is_object()) Fail("is not an object");
-}
+    : fields_(object), where_(std::move(where)) {}
 
-const json* FieldReader::Get(const char* key) {
-  read_.insert(key);
-  if (!object_.is_object()) return nullptr;
-  auto it = object_.find(key);
-  if (it == object_.end()) {
-    Fail(std::string("is missing \"") + key + "\"");
-    return nullptr;
-  }
-  return &*it;
-}
-
-std::string FieldReader::String(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr) return {};
-  if (!v->is_string()) {
-    Fail(std::string("\"") + key + "\" is not a string");
-    return {};
-  }
-  return v->get<std::string>();
-}
+std::string FieldReader::String(const char* key) { return fields_.String(key).value_or(""); }
 
 std::optional<std::string> FieldReader::NullableString(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr || v->is_null()) return std::nullopt;
-  if (!v->is_string()) {
-    Fail(std::string("\"") + key + "\" is not a string or null");
-    return std::nullopt;
-  }
-  return v->get<std::string>();
+  return fields_.NullableString(key);
 }
 
-uint64_t FieldReader::Count(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr) return 0;
-  if (!IsCountValue(*v)) {
-    Fail(std::string("\"") + key + "\" is not a non-negative integer");
-    return 0;
-  }
-  return v->get<uint64_t>();
-}
+uint64_t FieldReader::Count(const char* key) { return fields_.Uint(key).value_or(0); }
 
 std::optional<uint64_t> FieldReader::NullableCount(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr || v->is_null()) return std::nullopt;
-  if (!IsCountValue(*v)) {
-    Fail(std::string("\"") + key + "\" is not a non-negative integer or null");
-    return std::nullopt;
-  }
-  return v->get<uint64_t>();
+  return fields_.NullableUint(key);
 }
 
-bool FieldReader::Bool(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr) return false;
-  if (!v->is_boolean()) {
-    Fail(std::string("\"") + key + "\" is not a boolean");
-    return false;
-  }
-  return v->get<bool>();
-}
+bool FieldReader::Bool(const char* key) { return fields_.Bool(key).value_or(false); }
 
 const json& FieldReader::Object(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr) return NullJson();
-  if (!v->is_object()) Fail(std::string("\"") + key + "\" is not an object");
-  return *v;
-}
-
-const json& FieldReader::Array(const char* key) {
-  const json* v = Get(key);
-  if (v == nullptr) return NullJson();
-  if (!v->is_array()) Fail(std::string("\"") + key + "\" is not an array");
-  return *v;
-}
-
-const json& FieldReader::Value(const char* key) {
-  const json* v = Get(key);
+  const json* v = fields_.Member(key, JsonShape::kObject);
   return v == nullptr ? NullJson() : *v;
 }
 
-bool FieldReader::Has(const char* key) const {
-  return object_.is_object() && object_.contains(key);
+const json& FieldReader::Array(const char* key) {
+  const json* v = fields_.Member(key, JsonShape::kArray);
+  return v == nullptr ? NullJson() : *v;
 }
 
-void FieldReader::Fail(const std::string& problem) {
-  if (problem_.empty()) problem_ = problem;
+const json& FieldReader::Value(const char* key) {
+  const json* v = fields_.Value(key);
+  return v == nullptr ? NullJson() : *v;
 }
 
-Status FieldReader::Finish() const {
-  std::string problem = problem_;
-  if (problem.empty() && object_.is_object()) {
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
-      if (read_.count(it.key()) == 0) {
-        problem = "has an unknown key " + KeyForMessage(it.key());
-        break;
-      }
-    }
-  }
-  if (problem.empty()) return Status::Ok();
-  return Status::Error(kArtifactError, where_ + " " + problem);
+bool FieldReader::Has(const char* key) const { return fields_.Has(key); }
+
+void FieldReader::Fail(const std::string& problem) { fields_.Fail(problem); }
+
+Status FieldReader::Finish() {
+  const std::optional<FieldProblem>& problem = fields_.Finish();
+  if (!problem) return Status::Ok();
+  return Status::Error(kArtifactError, where_ + " " + Describe(*problem));
 }
 
 }  // namespace pi_fusion::store

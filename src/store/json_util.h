@@ -1,21 +1,21 @@
 // JSON helpers shared by the store's writers and readers. Internal to the store layer.
 //
 // CanonicalBytes() never throws: nlohmann_json refuses invalid UTF-8 with an exception, which
-// must not escape the core. FieldReader parses a closed object: every key read is remembered,
-// the first problem is kept, and Finish() also refuses keys nobody read, so each artifact parser
-// states its shape once.
+// must not escape the core. FieldReader parses a closed object with core's ClosedObjectReader
+// (every key read is remembered, the first problem is kept, and Finish() also refuses keys nobody
+// read, so each artifact parser states its shape once) and words its problems for artifacts.
 //
 // Thread-compatible.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "core/closed_object.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::store {
@@ -37,7 +37,8 @@ class FieldReader {
   uint64_t Count(const char* key);
   std::optional<uint64_t> NullableCount(const char* key);
   bool Bool(const char* key);
-  // REQUIRES for the returned reference: the reader outlives its use.
+  // The member, or JSON null when it is absent or mistyped (the problem is kept).
+  // REQUIRES for the returned reference: the object read outlives its use.
   const nlohmann::json& Object(const char* key);
   const nlohmann::json& Array(const char* key);
   // Any JSON value, present.
@@ -49,15 +50,11 @@ class FieldReader {
   const std::string& where() const { return where_; }
 
   // ok, or kArtifactError with the first problem, unknown keys included.
-  Status Finish() const;
+  Status Finish();
 
  private:
-  const nlohmann::json* Get(const char* key);
-
-  const nlohmann::json& object_;
+  ClosedObjectReader fields_;
   std::string where_;
-  std::set<std::string> read_;
-  std::string problem_;
 };
 
 }  // namespace pi_fusion::store
