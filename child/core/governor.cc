@@ -18,7 +18,7 @@ using nlohmann::json;
 using protocol::Route;
 
 std::string CompressionPrompt(uint64_t answer_json_bytes) {
-  const std::string cap = std::to_string(protocol::kCandidateAnswerCap);
+  const std::string cap = std::to_string(kCandidateOutputMaxBytes);
   return "Your previous answer is " + std::to_string(answer_json_bytes) +
          " bytes when rendered as a JSON string, over the hard limit of " + cap +
          " JSON-rendered UTF-8 bytes. Rewrite only that answer so it fits within " + cap +
@@ -153,7 +153,7 @@ ChildGovernor::MessageDecision ChildGovernor::OnAssistantMessage(const Assistant
     record.error_message = TruncateUtf8(*m.error_message, protocol::kMaxFrameMessageBytes);
   }
   const bool oversized = m.stop_reason == "stop" && config_.role == ChildRole::kCandidate &&
-                         record.text.answer_json_bytes > protocol::kCandidateAnswerCap;
+                         record.text.answer_json_bytes > kCandidateOutputMaxBytes;
   // The original is on disk before its frame claims it.
   if (oversized) HandleOversized(record, m.text_blocks, &decision);
   const std::string line = protocol::EncodeFrameLine(protocol::ToJson(record));

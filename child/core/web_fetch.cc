@@ -159,7 +159,7 @@ WebFetchOutcome WebFetchTool::Fetch(const std::string& declared_url, const std::
     return failed("fetch_process_failed", "the fetcher answered for another URL");
   }
   const std::string& text = answer["text"].get_ref<const std::string&>();
-  const std::string_view shown(text.data(), Utf8FloorBoundary(text, kWebFetchMaxTextBytes));
+  const std::string_view shown(text.data(), Utf8FloorBoundary(text, kMaxExtractedTextBytes));
   const bool cut_by_fetcher = answer.contains("truncated") && answer["truncated"].is_boolean() &&
                               answer["truncated"].get<bool>();
   const bool truncated = shown.size() < text.size() || cut_by_fetcher;

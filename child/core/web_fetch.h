@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/limits.h"
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
 #include "url/source_policy_file.h"
@@ -34,8 +35,8 @@
 namespace pi_fusion::child {
 
 inline constexpr std::string_view kWebFetchToolName = "fusion_web_fetch";
-// The extracted text the model may see (the fetcher's own cap; enforced again here).
-inline constexpr size_t kWebFetchMaxTextBytes = 32 * 1024;
+// The extracted text the model may see is kMaxExtractedTextBytes (core/limits.h): the fetcher's
+// own cap, enforced again here.
 // How one fetcher process may run: its own 90 s deadline plus time to start and to exit.
 inline constexpr std::chrono::milliseconds kFetchProcessWall{100'000};
 // Bytes kept from the fetcher's stdout: one JSON line with at most 32 KiB of text, escaped.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/error_codes.h"
+#include "core/limits.h"
 
 #include <cstdint>
 #include <string_view>
@@ -59,13 +60,11 @@ inline constexpr int64_t kMinInputTokens = 8192;
 inline constexpr int64_t kWarningThresholdBasisPoints = 8000;
 
 // --- Output contracts (JSON-rendered UTF-8 bytes) and the stage reservations built from them.
-inline constexpr int64_t kCandidateOutputBytes = 48 * 1024;
-inline constexpr int64_t kEvaluationOutputBytes = 64 * 1024;
-inline constexpr int64_t kMergeOutputBytes = 64 * 1024;
-inline constexpr int64_t kDiagnosticsBytes = 8 * 1024;
-inline constexpr int64_t kEvaluationReserveBytes = 3 * kCandidateOutputBytes;
-inline constexpr int64_t kMergeReserveBytes = 3 * kCandidateOutputBytes + kEvaluationOutputBytes;
-inline constexpr int64_t kRepairReserveBytes =
-    3 * kCandidateOutputBytes + kEvaluationOutputBytes + kDiagnosticsBytes;
+// The caps themselves (kCandidateOutputMaxBytes, kEvaluatorOutputMaxBytes, kMergerOutputMaxBytes,
+// kDiagnosticsMaxBytes) are shared with the workflow and the child protocol: core/limits.h.
+inline constexpr int64_t kEvaluationReserveBytes = 3 * int64_t{kCandidateOutputMaxBytes};
+inline constexpr int64_t kMergeReserveBytes =
+    kEvaluationReserveBytes + int64_t{kEvaluatorOutputMaxBytes};
+inline constexpr int64_t kRepairReserveBytes = kMergeReserveBytes + int64_t{kDiagnosticsMaxBytes};
 
 }  // namespace pi_fusion::budget

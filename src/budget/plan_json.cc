@@ -28,10 +28,10 @@ json BudgetPolicyJson() {
       {"safety_reserve_tokens", kSafetyReserveTokens},
       {"min_input_tokens", kMinInputTokens},
       {"warning_threshold_basis_points", kWarningThresholdBasisPoints},
-      {"candidate_output_contract_bytes", kCandidateOutputBytes},
-      {"evaluation_output_contract_bytes", kEvaluationOutputBytes},
-      {"merge_output_contract_bytes", kMergeOutputBytes},
-      {"diagnostics_contract_bytes", kDiagnosticsBytes},
+      {"candidate_output_contract_bytes", int64_t{kCandidateOutputMaxBytes}},
+      {"evaluation_output_contract_bytes", int64_t{kEvaluatorOutputMaxBytes}},
+      {"merge_output_contract_bytes", int64_t{kMergerOutputMaxBytes}},
+      {"diagnostics_contract_bytes", int64_t{kDiagnosticsMaxBytes}},
   };
 }
 

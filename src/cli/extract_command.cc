@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "core/limits.h"
 #include "extract/extract.h"
 
 namespace pi_fusion::cli {
@@ -17,7 +18,7 @@ struct ExtractArgs {
   std::string file = "-";
   std::string format = "markdown";
   std::string content_type;
-  size_t max_output_bytes = 32 * 1024;
+  size_t max_output_bytes = kMaxExtractedTextBytes;  // the fetcher's cap
 };
 
 bool EndsWith(const std::string& s, const std::string& suffix) {

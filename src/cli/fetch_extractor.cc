@@ -12,7 +12,7 @@ net::Extractor MakeFetchExtractor() {
     options.format =
         format == net::ExtractFormat::kText ? extract::Format::kText : extract::Format::kMarkdown;
     options.content_type = std::string(content_type);
-    options.max_output_bytes = net::kMaxExtractedBytes;
+    options.max_output_bytes = kMaxExtractedTextBytes;
     auto output = extract::Extract(body, options);
     if (!output.ok()) return output.status();
     return net::Extracted{std::move(output->text), output->truncated};

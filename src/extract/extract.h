@@ -12,7 +12,7 @@
 // cut after kMaxElements start tags, rendering stops after kMaxNodes nodes, and the parser may
 // use at most kMaxParserBytes. The output never exceeds ExtractOptions::max_output_bytes; when
 // anything was left out it ends with a marker line such as
-// "[truncated: output exceeded 32768 bytes]", counted within the cap.
+// "[truncated: output exceeded 32768 bytes]" (for the default cap), counted within the cap.
 //
 // Extract is a pure function of its arguments: thread-safe, no global state.
 #pragma once
@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/limits.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::extract {
@@ -30,7 +31,7 @@ enum class Format { kText, kMarkdown };
 struct ExtractOptions {
   Format format = Format::kMarkdown;
   // Cap on ExtractOutput::text in bytes, truncation marker included. REQUIRES: > 0.
-  size_t max_output_bytes = 32 * 1024;
+  size_t max_output_bytes = kMaxExtractedTextBytes;
   // The response's Content-Type, e.g. "text/html; charset=windows-1252". Empty means HTML.
   std::string content_type;
 };

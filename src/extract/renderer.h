@@ -13,13 +13,14 @@
 #include <cstddef>
 #include <string>
 
+#include "core/limits.h"
 #include "extract/writer.h"
 
 namespace pi_fusion::extract {
 
 struct RenderOptions {
   bool markdown = true;
-  size_t max_output_bytes = 32 * 1024;
+  size_t max_output_bytes = kMaxExtractedTextBytes;
   size_t max_nodes = 500'000;
   size_t max_depth = 256;
 };

@@ -2,7 +2,7 @@
 //
 // The fetcher does not know how HTML becomes text; the CLI plugs in the gumbo extractor
 // (src/extract) when it is built, and PassThroughExtractor otherwise. Whatever the extractor,
-// its output is capped at kMaxExtractedBytes and `truncated` records whether it was cut.
+// its output is capped at kMaxExtractedTextBytes and `truncated` records whether it was cut.
 // Extractors are called from one thread at a time.
 #pragma once
 
@@ -20,7 +20,7 @@ enum class ExtractFormat { kText, kMarkdown };
 std::string_view ExtractFormatName(ExtractFormat format);
 
 struct Extracted {
-  std::string text;  // valid UTF-8 (invalid input bytes replaced), at most kMaxExtractedBytes
+  std::string text;  // valid UTF-8 (invalid input bytes replaced), at most kMaxExtractedTextBytes
   bool truncated = false;
 };
 

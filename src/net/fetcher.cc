@@ -144,8 +144,8 @@ Result<FetchResult> Fetcher::Finish(const url::CanonicalUrl& requested,
   result.content_sha256 = Sha256Ref(response.body);
   result.text = std::move(extracted->text);
   result.truncated = extracted->truncated;
-  if (result.text.size() > kMaxExtractedBytes) {  // the cap holds whatever the extractor does
-    result.text.resize(Utf8FloorBoundary(result.text, kMaxExtractedBytes));
+  if (result.text.size() > kMaxExtractedTextBytes) {  // the cap holds whatever the extractor does
+    result.text.resize(Utf8FloorBoundary(result.text, kMaxExtractedTextBytes));
     result.truncated = true;
   }
   result.extracted_bytes = result.text.size();

@@ -19,10 +19,10 @@ Result<Extracted> PassThrough(std::string_view body, std::string_view content_ty
                          "this pi-fusion build has no HTML extractor (" + media_type + ")");
   }
   // Repair only what can survive the cap (+4 so a sequence cut at the cap is seen whole).
-  std::string clean = RepairUtf8(body.substr(0, kMaxExtractedBytes + 4));
+  std::string clean = RepairUtf8(body.substr(0, kMaxExtractedTextBytes + 4));
   Extracted out;
-  out.truncated = clean.size() > kMaxExtractedBytes || body.size() > kMaxExtractedBytes + 4;
-  out.text = TruncateUtf8(clean, kMaxExtractedBytes);
+  out.truncated = clean.size() > kMaxExtractedTextBytes || body.size() > kMaxExtractedTextBytes + 4;
+  out.text = TruncateUtf8(clean, kMaxExtractedTextBytes);
   return out;
 }
 

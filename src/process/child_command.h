@@ -68,9 +68,9 @@ Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec);
 bool IsStrippedChildVariable(std::string_view name);
 
 // The PI_FUSION_* variables the parent sets for each child (its role, its provider API, the
-// oversize path, its tools, audit journal and seal, the source policy). A parent environment's own values of these
-// never reach a child: getenv() sees the first of duplicate entries, so an inherited one would
-// override the per-child value appended after it.
+// oversize path, its tools, audit journal and seal, the source policy, the first-request signal).
+// A parent environment's own values of these never reach a child: getenv() sees the first of
+// duplicate entries, so an inherited one would override the per-child value appended after it.
 bool IsPerChildVariable(std::string_view name);
 
 // The child environment from the parent's ("KEY=value" entries, order kept; for duplicate keys

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/error_codes.h"
+#include "core/limits.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -38,9 +39,9 @@ inline constexpr int64_t kMaxToolCalls = 600;
 inline constexpr uint64_t kMaxToolResultBytes = 32ULL * 1024 * 1024;
 // A tool name longer than this (the model chooses it) is cut in the audit log.
 inline constexpr size_t kMaxToolNameBytes = 256;
-// A candidate answer larger than this (JSON-rendered UTF-8 bytes, see AnswerJsonBytes) gets the
-// one same-session compression turn; a replacement larger than this is child_output_cap.
-inline constexpr size_t kCandidateAnswerCap = 49152;
+// A candidate answer larger than kCandidateOutputMaxBytes (core/limits.h; JSON-rendered UTF-8
+// bytes, see AnswerJsonBytes) gets the one same-session compression turn; a replacement larger
+// than it is child_output_cap.
 
 // Bounds of the free-text fields a frame may carry (UTF-8 bytes).
 inline constexpr size_t kMaxFrameMessageBytes = 512;

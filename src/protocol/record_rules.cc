@@ -93,7 +93,7 @@ Result<OversizedOriginal> CheckOversized(const std::vector<MetadataRecord>& reco
   }
   const MetadataRecord& original = records[ordinal - 1];
   if (original.stop_reason != "stop") return EventInvalid("the oversized original is not a stop");
-  if (original.text.answer_json_bytes <= kCandidateAnswerCap) {
+  if (original.text.answer_json_bytes <= kCandidateOutputMaxBytes) {
     return EventInvalid("the oversized original fits the candidate cap");
   }
   for (size_t i = ordinal; i + 1 < records.size(); ++i) {
@@ -192,12 +192,12 @@ RecordCheck CheckRecords(const std::vector<MetadataRecord>& records, const Settl
     Result<OversizedOriginal> oversized = CheckOversized(records, s, req);
     if (!oversized.ok()) return fail(oversized.status());
     check.oversized = *oversized;
-    if (final_record.text.answer_json_bytes > kCandidateAnswerCap) {
+    if (final_record.text.answer_json_bytes > kCandidateOutputMaxBytes) {
       return fail(Status::Error(std::string(kChildOutputCap),
                                 "the compressed replacement is still " +
                                     std::to_string(final_record.text.answer_json_bytes) +
                                     " JSON-rendered bytes (cap " +
-                                    std::to_string(kCandidateAnswerCap) + ")"));
+                                    std::to_string(kCandidateOutputMaxBytes) + ")"));
     }
   } else if (req.oversized_original) {
     return fail(EventInvalid("an oversized original file exists but the settlement names none"));

@@ -9,7 +9,7 @@
 //     listed in the settlement, followed by a later final `stop`;
 //   - exactly one non-final `stop` is accepted only as the oversized original named by the
 //     settlement, hash-bound to the preserved original file and followed only by retry markers
-//     and its replacement, which must fit kCandidateAnswerCap;
+//     and its replacement, which must fit kCandidateOutputMaxBytes;
 //   - `length`, `aborted`, `pending`, `deferred`, a final `error`, error records with text or
 //     usage, unknown/malformed/duplicate/out-of-order frames, a missing, duplicate, tampered or
 //     early settlement, and `Extension error (...)` diagnostics all fail.
@@ -52,7 +52,7 @@ struct OversizedOriginal {
   int64_t ordinal = 0;             // its metadata record
   uint64_t bytes = 0;              // printed bytes (the file's size)
   std::string sha256;              // the file's hash, equal to the record's text_sha256
-  uint64_t answer_json_bytes = 0;  // > kCandidateAnswerCap
+  uint64_t answer_json_bytes = 0;  // > kCandidateOutputMaxBytes
 };
 
 // The verdict plus all evidence that could be read, also on failure (usage of a failed child

@@ -99,7 +99,7 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
       }
     }
     for (const auto& [key, value] : failure->items()) view.details[key] = value;
-    store::FitFailureView(view.details, kFailureViewLimit);
+    store::FitFailureView(view.details, store::kFailureViewMaxBytes);
   } else {
     view.details["summary_status"] = "unavailable";
     summary += (summary.empty() ? "" : "\n") + std::string("Failure summary unavailable: ") +

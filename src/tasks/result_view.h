@@ -16,8 +16,12 @@
 
 namespace pi_fusion::tasks {
 
+// bg_result's inline delivery limit (CONTRACTS.md, bg_result): a merged answer longer than this is
+// refused inline, never truncated. A limit of its own, not the candidate output cap it equals in
+// value (core/limits.h kCandidateOutputMaxBytes): it counts raw bytes of the merged answer, which
+// may be up to kMergerOutputMaxBytes JSON-rendered bytes. The failure view's cap is
+// store::kFailureViewMaxBytes.
 inline constexpr size_t kInlineAnswerLimit = 49152;
-inline constexpr size_t kFailureViewLimit = 8192;
 inline constexpr char kResultViewSchema[] = "pi-background-tasks.fusion-result-view.v1";
 
 struct ResultView {

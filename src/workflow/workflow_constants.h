@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/error_codes.h"
+#include "core/limits.h"
 #include "protocol/constants.h"
 #include "store/constants.h"
 
@@ -48,12 +49,8 @@ inline constexpr std::string_view kCleanTaskKind = "clean_task";
 // Run-directory basename of the omission ledger written for reason runs.
 inline constexpr std::string_view kContextLedgerFile = "context-omission-ledger.json";
 
-// Output contracts, in JSON-rendered UTF-8 bytes (pi_fusion::JsonRenderedBytes).
-// The child library enforces the same cap in the candidate's own session (oversize compression).
-inline constexpr size_t kCandidateOutputMaxBytes = protocol::kCandidateAnswerCap;
-inline constexpr size_t kEvaluatorOutputMaxBytes = 65536;
-inline constexpr size_t kMergerOutputMaxBytes = 65536;
-inline constexpr size_t kDiagnosticsMaxBytes = 8192;
+// Output contracts (kCandidateOutputMaxBytes, kEvaluatorOutputMaxBytes, kMergerOutputMaxBytes,
+// kDiagnosticsMaxBytes): core/limits.h, shared with the budget and the child protocol.
 
 // The evaluator-repair child sees at most this much of the validator's error list.
 inline constexpr size_t kRepairMaxErrors = 24;

@@ -363,21 +363,21 @@ TEST_CASE("Fetcher: caps extracted output whatever the extractor returns", "[net
   h.transport.responses["http://example.com/"] = Ok("<p>hi</p>", "text/html");
   h.extractor = [](std::string_view, std::string_view, net::ExtractFormat) {
     return Result<net::Extracted>(
-        net::Extracted{std::string(net::kMaxExtractedBytes + 10, 'a'), false});
+        net::Extracted{std::string(pi_fusion::kMaxExtractedTextBytes + 10, 'a'), false});
   };
   auto r = h.Fetch("http://example.com/");
   REQUIRE(r.ok());
-  CHECK(r->extracted_bytes == net::kMaxExtractedBytes);
+  CHECK(r->extracted_bytes == pi_fusion::kMaxExtractedTextBytes);
   CHECK(r->truncated);
 }
 
 TEST_CASE("PassThroughExtractor: truncates at a UTF-8 boundary and repairs bad bytes", "[net]") {
   net::Extractor extract = net::PassThroughExtractor();
-  std::string body = std::string(net::kMaxExtractedBytes - 1, 'a') + "\xC3\xBC" + "tail";
+  std::string body = std::string(pi_fusion::kMaxExtractedTextBytes - 1, 'a') + "\xC3\xBC" + "tail";
   auto r = extract(body, "text/plain", net::ExtractFormat::kText);
   REQUIRE(r.ok());
   CHECK(r->truncated);
-  CHECK(r->text.size() == net::kMaxExtractedBytes - 1);
+  CHECK(r->text.size() == pi_fusion::kMaxExtractedTextBytes - 1);
   // One U+FFFD per maximal ill-formed subpart, as TextDecoder: the lone FF is one, and so is the
   // cut-off three-byte sequence E2 82.
   auto bad = extract(

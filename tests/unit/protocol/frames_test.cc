@@ -37,7 +37,7 @@ TEST_CASE("AnswerJsonBytes: counts JSON escapes and keeps UTF-8 as is") {
   CHECK(AnswerJsonBytes("tab\t") == 5);
   CHECK(AnswerJsonBytes("\x01") == 6);      // \u0001
   CHECK(AnswerJsonBytes("\xC3\xA9") == 2);  // é stays two bytes
-  CHECK(AnswerJsonBytes(std::string(kCandidateAnswerCap, 'a')) == kCandidateAnswerCap);
+  CHECK(AnswerJsonBytes(std::string(kCandidateOutputMaxBytes, 'a')) == kCandidateOutputMaxBytes);
 }
 
 TEST_CASE("Frames: every frame round-trips through its closed JSON shape") {

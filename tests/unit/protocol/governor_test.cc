@@ -13,7 +13,6 @@ namespace pi_fusion::child {
 namespace {
 
 using nlohmann::json;
-using protocol::kCandidateAnswerCap;
 using testing::ScriptedChild;
 using testing::Usage;
 using testing::ZeroUsage;
@@ -162,7 +161,7 @@ TEST_CASE("ChildGovernor: a malformed PI_CACHE_RETENTION is refused on every api
 
 TEST_CASE("ChildGovernor: an oversized candidate answer is preserved and compressed once") {
   ScriptedChild child(ChildRole::kCandidate);
-  const std::string big(kCandidateAnswerCap + 1, 'x');
+  const std::string big(kCandidateOutputMaxBytes + 1, 'x');
   child.Request();
   auto first = child.Message("stop", {big}, Usage(10, 20000));
   REQUIRE(first.follow_up.has_value());
@@ -181,7 +180,7 @@ TEST_CASE("ChildGovernor: an oversized candidate answer is preserved and compres
 
 TEST_CASE("ChildGovernor: a second oversized answer fails as child_output_cap, no second ask") {
   ScriptedChild child(ChildRole::kCandidate);
-  const std::string big(kCandidateAnswerCap + 1, 'x');
+  const std::string big(kCandidateOutputMaxBytes + 1, 'x');
   child.Turn("stop", {big}, Usage(1, 1));
   auto second = child.Turn("stop", {big + "y"}, Usage(1, 1));
   CHECK_FALSE(second.follow_up.has_value());
@@ -196,7 +195,7 @@ TEST_CASE("ChildGovernor: a second oversized answer fails as child_output_cap, n
 TEST_CASE("ChildGovernor: a JSON-rendered size at the cap is not oversized") {
   ScriptedChild child(ChildRole::kCandidate);
   // 49,151 plain bytes plus one quote rendered as \" = exactly the cap.
-  const std::string exact = std::string(kCandidateAnswerCap - 2, 'a') + "\"";
+  const std::string exact = std::string(kCandidateOutputMaxBytes - 2, 'a') + "\"";
   CHECK_FALSE(child.Turn("stop", {exact}, Usage(1, 1)).follow_up.has_value());
   CHECK(child.Turn("stop", {exact + "b"}, Usage(1, 1)).follow_up.has_value());
 }
@@ -204,14 +203,14 @@ TEST_CASE("ChildGovernor: a JSON-rendered size at the cap is not oversized") {
 TEST_CASE("ChildGovernor: only candidates compress; others leave caps to the parent") {
   ScriptedChild child(ChildRole::kMerger);
   CHECK_FALSE(
-      child.Turn("stop", {std::string(kCandidateAnswerCap + 1, 'x')}, Usage(1, 1)).follow_up);
+      child.Turn("stop", {std::string(kCandidateOutputMaxBytes + 1, 'x')}, Usage(1, 1)).follow_up);
   CHECK(child.env.files.empty());
 }
 
 TEST_CASE("ChildGovernor: an original that cannot be preserved is never replaced") {
   ScriptedChild child(ChildRole::kCandidate);
   child.env.fail_files = true;
-  auto decision = child.Turn("stop", {std::string(kCandidateAnswerCap + 1, 'x')}, Usage(1, 1));
+  auto decision = child.Turn("stop", {std::string(kCandidateOutputMaxBytes + 1, 'x')}, Usage(1, 1));
   CHECK_FALSE(decision.follow_up.has_value());
   CHECK(decision.fail_process);
   child.Settle();

@@ -78,7 +78,7 @@ TEST_CASE("VerifyChildRun: usage keeps every component, cacheWrite1h and reasoni
 }
 
 TEST_CASE("VerifyChildRun: the oversized original and its replacement are accepted") {
-  const std::string big(kCandidateAnswerCap + 1, 'x');
+  const std::string big(kCandidateOutputMaxBytes + 1, 'x');
   StreamBuilder b;
   b.Add(StreamBuilder::Record(1, "stop", {big}, Usage(10, 20000)));
   b.Add(StreamBuilder::Record(2, "stop", {"short"}, Usage(30, 2)));
@@ -104,7 +104,7 @@ struct Rejection {
   std::optional<std::string> original = std::nullopt;
 };
 
-std::string Big() { return std::string(kCandidateAnswerCap + 1, 'y'); }
+std::string Big() { return std::string(kCandidateOutputMaxBytes + 1, 'y'); }
 
 json Tampered(json record, const std::function<void(json&)>& edit) {
   edit(record);
