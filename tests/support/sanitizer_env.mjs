@@ -19,3 +19,15 @@ export function plainToolEnv(env = process.env) {
   for (const name of SANITIZER_VARIABLES) delete out[name];
   return out;
 }
+
+/** True in a sanitizer build's test run (tests/CMakeLists.txt sets PI_FUSION_SANITIZED=1). */
+export const SANITIZED = process.env.PI_FUSION_SANITIZED === "1";
+
+/**
+ * A latency limit a test asserts, for this build. Under ASan every Pi process runs several times
+ * slower and LeakSanitizer scans its heap when it exits (seconds for a Pi), so a limit that bounds
+ * our own latency is tripled there; the dev build keeps the exact limit.
+ */
+export function latencyLimitMs(ms) {
+  return SANITIZED ? ms * 3 : ms;
+}

@@ -12,10 +12,11 @@ import { describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { fusionRules } from "../../support/fusion_script.mjs";
 import { manifestOf, runDirs, survivingChildren } from "../../support/fusion_runs.mjs";
+import { latencyLimitMs } from "../../support/sanitizer_env.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 120000;
-const QUIT_WITHIN_MS = 5000;
+const QUIT_WITHIN_MS = latencyLimitMs(5000);
 
 describe("quitting Pi", () => {
   test("as the tool starts: the quit is prompt and the run is cancelled before any child runs", async () => {

@@ -11,8 +11,11 @@ import { describe, test } from "node:test";
 import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
 import { CANDIDATE_TEXT, fusionRules } from "../../support/fusion_script.mjs";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { latencyLimitMs } from "../../support/sanitizer_env.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+// Pi exits at once on a signal: within 5 s (measured 0.6 s; under ASan its leak scan adds seconds).
+const EXIT_WITHIN_MS = latencyLimitMs(5000);
 // Candidates that answer only after 20 s keep the run in its candidate stage when the signal comes.
 const SLOW = fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] });
 
@@ -47,7 +50,7 @@ describe("a signal to Pi in print mode", () => {
         env, () => env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] }), "SIGTERM");
       assertCancelledBySignal(env, r, 143);
       assert.equal(r.stdout, "");
-      assert.ok(afterSignalMs < 5000, `Pi took ${afterSignalMs} ms to exit after the signal`);
+      assert.ok(afterSignalMs < EXIT_WITHIN_MS, `Pi took ${afterSignalMs} ms to exit after the signal`);
       assert.equal(newRequests, 0);
     } finally {
       await env.cleanup();
@@ -68,7 +71,7 @@ describe("a signal to Pi in print mode", () => {
         env, () => env.print("please fuse", { extensions: [PLUGIN] }), "SIGHUP");
       assert.equal(newRequests, 0, "the agent was woken for another turn");
       assertCancelledBySignal(env, r, 129);
-      assert.ok(afterSignalMs < 5000, `Pi took ${afterSignalMs} ms to exit after the signal`);
+      assert.ok(afterSignalMs < EXIT_WITHIN_MS, `Pi took ${afterSignalMs} ms to exit after the signal`);
     } finally {
       await env.cleanup();
     }

@@ -21,6 +21,7 @@ import { modelsJson, baseUrlFor, SCRIPTED_PROVIDERS } from "./models_json.mjs";
 import { requestView } from "./request_view.mjs";
 import { ScriptState } from "./script.mjs";
 import { frames, malformedFrames } from "./sse.mjs";
+import { latencyLimitMs } from "../sanitizer_env.mjs";
 
 export { modelsJson, baseUrlFor, SCRIPTED_PROVIDERS, SCRIPTED_MODELS, SCRIPTED_API_KEY } from "./models_json.mjs";
 export { largeText } from "./answer.mjs";
@@ -271,8 +272,11 @@ class ScriptedModel {
     this.state.replace(script);
   }
 
-  /** Resolves with the log once it holds at least `count` records. */
-  waitForRequests(count, timeoutMs = 10000) {
+  /**
+   * Resolves with the log once it holds at least `count` records. The default wait is 10 s, 30 s
+   * in a sanitized build, where each Pi child takes seconds longer to reach its first request.
+   */
+  waitForRequests(count, timeoutMs = latencyLimitMs(10000)) {
     return new Promise((resolve, reject) => {
       const waiter = { check: () => this.records.length >= count && (clearTimeout(waiter.timer), resolve([...this.records]), true) };
       if (waiter.check()) return;
