@@ -16,7 +16,7 @@ namespace {
 // The store and the selector reading it, alive as long as the JS controller is.
 struct SelectorSession {
   SelectorSession(std::string agent_dir, config::RegistrySnapshot registry)
-      : store(std::move(agent_dir), PosixFileSystem(), config::SystemLockClock()),
+      : store(std::move(agent_dir), PosixFileSystem(), SystemClock()),
         selector(store, std::move(registry)) {}
   config::ConfigStore store;
   config::Selector selector;

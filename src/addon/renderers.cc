@@ -4,6 +4,7 @@
 
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
+#include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "tasks/host_texts.h"
@@ -16,7 +17,7 @@ using nlohmann::json;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+             SystemClock().WallNow().time_since_epoch())
       .count();
 }
 

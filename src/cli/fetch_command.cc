@@ -129,7 +129,7 @@ int RunFetch(const FetchFlags& flags) {
   std::unique_ptr<net::HttpTransport> transport = net::NewCurlTransport();
   net::FetchOptions options;
   if (flags.deadline_ms > 0) options.deadline = std::chrono::milliseconds(flags.deadline_ms);
-  net::Fetcher fetcher(**resolver, *transport, net::SystemClock(), MakeFetchExtractor(), options);
+  net::Fetcher fetcher(**resolver, *transport, SystemClock(), MakeFetchExtractor(), options);
   return flags.stdio ? RunStdio(fetcher) : RunOnce(fetcher, flags);
 }
 

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <thread>
 #include <utility>
 
 #include "core/durable_file.h"
@@ -17,14 +16,6 @@ nlohmann::json RevisionToJson(const Revision& revision) {
 }
 
 namespace {
-
-class SteadyLockClock : public LockClock {
- public:
-  std::chrono::steady_clock::time_point Now() override { return std::chrono::steady_clock::now(); }
-  void SleepFor(std::chrono::milliseconds duration) override {
-    std::this_thread::sleep_for(duration);
-  }
-};
 
 Status IoError(const std::string& what, const Status& cause) {
   return Status::Error(kArtifactError, what + ": " + cause.message());
@@ -50,12 +41,7 @@ class LockRelease {
 
 }  // namespace
 
-LockClock& SystemLockClock() {
-  static SteadyLockClock clock;  // stateless
-  return clock;
-}
-
-ConfigStore::ConfigStore(std::string agent_dir, FileSystem& fs, LockClock& clock)
+ConfigStore::ConfigStore(std::string agent_dir, FileSystem& fs, const Clock& clock)
     : agent_dir_(std::move(agent_dir)),
       path_(agent_dir_ + "/" + std::string(kModelsFileName)),
       lock_path_(agent_dir_ + "/." + std::string(kModelsFileName) + ".lock"),

@@ -14,7 +14,7 @@
 // I/O failures are artifact_error (the core's code for a failed durable write).
 //
 // Thread-safety: a ConfigStore holds no mutable state; concurrent Save() calls from threads or
-// processes are serialized by the lock file. The FileSystem and LockClock must be thread-safe.
+// processes are serialized by the lock file. The FileSystem and Clock must be thread-safe.
 #pragma once
 
 #include <chrono>
@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/models_config.h"
+#include "core/clock.h"
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 
@@ -45,21 +46,11 @@ struct LoadedConfig {
   Revision revision;
 };
 
-// Time seam for the lock wait, so tests can expire the 10 s without sleeping.
-class LockClock {
- public:
-  virtual ~LockClock() = default;
-  virtual std::chrono::steady_clock::time_point Now() = 0;
-  virtual void SleepFor(std::chrono::milliseconds duration) = 0;
-};
-
-// steady_clock and std::this_thread::sleep_for. Never null; lives for the whole program.
-LockClock& SystemLockClock();
-
 class ConfigStore {
  public:
-  // REQUIRES: `agent_dir` is absolute; `fs` and `clock` outlive the store.
-  ConfigStore(std::string agent_dir, FileSystem& fs, LockClock& clock);
+  // REQUIRES: `agent_dir` is absolute; `fs` and `clock` outlive the store. The clock times the
+  // lock wait (Now, SleepFor), so tests can expire the 10 s without sleeping.
+  ConfigStore(std::string agent_dir, FileSystem& fs, const Clock& clock);
 
   // <agent_dir>/fusion-models.json and <agent_dir>/.fusion-models.json.lock.
   const std::string& path() const { return path_; }
@@ -85,7 +76,7 @@ class ConfigStore {
   std::string path_;
   std::string lock_path_;
   FileSystem& fs_;
-  LockClock& clock_;
+  const Clock& clock_;
 };
 
 // A message that sends the user to /fusion-models also names the file it edits: `status` with

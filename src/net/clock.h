@@ -1,21 +1,12 @@
-// Time seam for the fetcher: a Clock interface (real: steady_clock) and the one Deadline that
-// spans a whole fetch. Tests inject a fake Clock to expire deadlines without sleeping.
-// Clock implementations must be thread-safe; a Deadline is a value (thread-compatible).
+// The one Deadline that spans a whole fetch, on the core time seam (core/clock.h). Tests inject a
+// fake Clock to expire deadlines without sleeping. A Deadline is a value (thread-compatible).
 #pragma once
 
 #include <chrono>
 
+#include "core/clock.h"
+
 namespace pi_fusion::net {
-
-class Clock {
- public:
-  using TimePoint = std::chrono::steady_clock::time_point;
-  virtual ~Clock() = default;
-  virtual TimePoint Now() const = 0;
-};
-
-// The process-wide steady clock. Never null; lives for the whole program.
-const Clock& SystemClock();
 
 class Deadline {
  public:

@@ -137,7 +137,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                               PreflightFailure* failure) {
   FileSystem& fs = *seams.fs;
   const store::WallClock& clock = *seams.clock;
-  config::ConfigStore config_store(request.host.agent_dir, fs, config::SystemLockClock());
+  config::ConfigStore config_store(request.host.agent_dir, fs, SystemClock());
   // Messages that send the user to /fusion-models name the file it edits.
   auto fail = [&](Status status) -> Result<PreparedRun> {
     status = config::NameConfigFile(std::move(status), config_store.path());

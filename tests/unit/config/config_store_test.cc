@@ -19,19 +19,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class FakeClock : public LockClock {
+// The lock wait reads Now and sleeps; sleeping advances the fake's time instead.
+class FakeClock : public Clock {
  public:
-  std::chrono::steady_clock::time_point Now() override { return now_; }
-  void SleepFor(std::chrono::milliseconds duration) override {
+  TimePoint Now() const override { return now_; }
+  WallTimePoint WallNow() const override { return {}; }
+  void SleepFor(std::chrono::milliseconds duration) const override {
     now_ += duration;
     ++sleeps;
     if (on_sleep) on_sleep(sleeps);
   }
-  int sleeps = 0;
+  mutable int sleeps = 0;
   std::function<void(int)> on_sleep;
 
  private:
-  std::chrono::steady_clock::time_point now_{};
+  mutable TimePoint now_{};
 };
 
 std::string Slurp(const std::string& path) {

@@ -81,7 +81,7 @@ void Type(Selector& selector, std::string_view text) {
 
 struct Fixture {
   TempDir dir;
-  ConfigStore store{dir.path() + "/agent", PosixFileSystem(), SystemLockClock()};
+  ConfigStore store{dir.path() + "/agent", PosixFileSystem(), SystemClock()};
 };
 
 TEST_CASE("Selector: five slots, the absolute path and $current for a missing file") {

@@ -21,13 +21,16 @@ namespace {
 
 url::IpAddress Ip(const char* text) { return *url::ParseIpAddress(text); }
 
-class FakeClock : public net::Clock {
+// The fetcher reads only Now (its deadline); the rest of the seam is never called.
+class FakeClock : public pi_fusion::Clock {
  public:
   TimePoint Now() const override { return now_; }
+  WallTimePoint WallNow() const override { return {}; }
+  void SleepFor(std::chrono::milliseconds d) const override { now_ += d; }
   void Advance(std::chrono::milliseconds d) { now_ += d; }
 
  private:
-  TimePoint now_{};
+  mutable TimePoint now_{};
 };
 
 class FakeResolver : public net::Resolver {
