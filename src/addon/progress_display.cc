@@ -4,7 +4,7 @@
 
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
-#include "store/wall_clock.h"
+#include "core/clock.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::addon {
@@ -66,7 +66,7 @@ void RefreshRunProgress(Napi::Env env) {
     StopTicker(env);
     return;
   }
-  const int64_t now = tasks::ToEpochMs(store::SystemWallClock().Now());
+  const int64_t now = tasks::ToEpochMs(SystemClock().WallNow());
   std::vector<std::pair<std::string, std::string>> lines;  // status key, text
   for (const tasks::TaskInfo& task : state.tasks->List()) {
     if (task.state != tasks::TaskState::kRunning) continue;

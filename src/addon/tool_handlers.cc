@@ -4,10 +4,10 @@
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
 #include "addon/run_launcher.h"
+#include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
-#include "store/wall_clock.h"
 #include "tasks/host_events.h"
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
@@ -104,7 +104,7 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Objec
     for (tasks::TaskInfo& task : state.tasks->List()) list.push_back(std::move(task));
   }
   const tasks::StatusView view =
-      tasks::BuildStatusView(*state.tasks, list, tasks::ToEpochMs(store::SystemWallClock().Now()));
+      tasks::BuildStatusView(*state.tasks, list, tasks::ToEpochMs(SystemClock().WallNow()));
   return TextResult(env, view.text, view.details);
 }
 

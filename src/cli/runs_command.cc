@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "store/owner_lock.h"
@@ -28,7 +29,7 @@ namespace {
 
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
-             store::SystemWallClock().Now().time_since_epoch())
+             SystemClock().WallNow().time_since_epoch())
       .count();
 }
 

@@ -26,8 +26,7 @@ std::optional<Stage> StageOf(RunState state) {
 
 }  // namespace
 
-Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
-                                 const std::string& run_dir) {
+Result<bool> FinalizeIfAbandoned(FileSystem& fs, const Clock& clock, const std::string& run_dir) {
   Result<Manifest> manifest = ReadManifest(fs, run_dir);
   if (!manifest.ok()) return manifest.status();
   if (IsTerminal(manifest->state)) return false;

@@ -26,7 +26,6 @@ namespace pi_fusion::store {
 // manifest cannot be read or parsed (naming the file), or when the owner is gone but the
 // finalization could not be written (a read-only directory): the run is then neither running nor
 // durably failed, and the caller reports that rather than "running".
-Result<bool> FinalizeIfAbandoned(FileSystem& fs, const WallClock& clock,
-                                 const std::string& run_dir);
+Result<bool> FinalizeIfAbandoned(FileSystem& fs, const Clock& clock, const std::string& run_dir);
 
 }  // namespace pi_fusion::store

@@ -75,7 +75,7 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
 
 }  // namespace
 
-RunStore::RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir,
+RunStore::RunStore(FileSystem& fs, const Clock& clock, std::string run_dir,
                    std::unique_ptr<FileLock> owner_lock, Manifest manifest)
     : fs_(fs),
       clock_(clock),
@@ -84,7 +84,7 @@ RunStore::RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir,
       owner_lock_(std::move(owner_lock)),
       manifest_(std::move(manifest)) {}
 
-Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClock& clock,
+Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const Clock& clock,
                                                    const RunSpec& spec) {
   Status s = CheckSpec(spec);
   if (!s.ok()) return s;
@@ -103,7 +103,7 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClo
   m.run_id = spec.run_id;
   m.workflow = std::string(RunIdWorkflow(spec.run_id));
   m.source = spec.source;
-  m.created_at = m.updated_at = FormatTimestamp(clock.Now());
+  m.created_at = m.updated_at = FormatTimestamp(clock.WallNow());
   m.cwd = spec.cwd;
   m.config = spec.config;
   m.models = spec.models;
@@ -118,14 +118,13 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const WallClo
   return store;
 }
 
-std::unique_ptr<RunStore> RunStore::Adopt(FileSystem& fs, const WallClock& clock,
-                                          std::string run_dir, Manifest manifest,
-                                          std::unique_ptr<FileLock> owner_lock) {
+std::unique_ptr<RunStore> RunStore::Adopt(FileSystem& fs, const Clock& clock, std::string run_dir,
+                                          Manifest manifest, std::unique_ptr<FileLock> owner_lock) {
   return std::unique_ptr<RunStore>(
       new RunStore(fs, clock, std::move(run_dir), std::move(owner_lock), std::move(manifest)));
 }
 
-std::string RunStore::Now() const { return FormatTimestamp(clock_.Now()); }
+std::string RunStore::Now() const { return FormatTimestamp(clock_.WallNow()); }
 
 std::string RunStore::PathOf(std::string_view name) const { return ArtifactPath(run_dir_, name); }
 

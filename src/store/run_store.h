@@ -85,14 +85,13 @@ class RunStore {
   // Creates <cwd>/.pi/fusion/<session>-<pid>/<run-id>/ (every directory it creates mode 0700;
   // the run directory itself must not exist yet) and writes the initial manifest.
   // REQUIRES: `fs` and `clock` outlive the store.
-  static Result<std::unique_ptr<RunStore>> Create(FileSystem& fs, const WallClock& clock,
+  static Result<std::unique_ptr<RunStore>> Create(FileSystem& fs, const Clock& clock,
                                                   const RunSpec& spec);
 
   // Takes over an existing run whose owner is gone (abandoned_run.h): `manifest` is its durable
   // manifest and `owner_lock` the owner lock this process now holds.
-  static std::unique_ptr<RunStore> Adopt(FileSystem& fs, const WallClock& clock,
-                                         std::string run_dir, Manifest manifest,
-                                         std::unique_ptr<FileLock> owner_lock);
+  static std::unique_ptr<RunStore> Adopt(FileSystem& fs, const Clock& clock, std::string run_dir,
+                                         Manifest manifest, std::unique_ptr<FileLock> owner_lock);
 
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
@@ -139,7 +138,7 @@ class RunStore {
   Manifest Snapshot() const;
 
  private:
-  RunStore(FileSystem& fs, const WallClock& clock, std::string run_dir,
+  RunStore(FileSystem& fs, const Clock& clock, std::string run_dir,
            std::unique_ptr<FileLock> owner_lock, Manifest manifest);
 
   std::string Now() const;
@@ -153,7 +152,7 @@ class RunStore {
   void WriteSummaryOnceLocked(FailReport& report);
 
   FileSystem& fs_;
-  const WallClock& clock_;
+  const Clock& clock_;
   const std::string run_dir_;
   const std::string run_id_;
   // Held for the store's whole life: the run's owner-liveness lock (owner_lock.h).

@@ -7,10 +7,10 @@
 
 namespace pi_fusion::store {
 
-Result<bool> ClaimUsageOnce(FileSystem& fs, const WallClock& clock, const std::string& run_dir,
+Result<bool> ClaimUsageOnce(FileSystem& fs, const Clock& clock, const std::string& run_dir,
                             const std::string& run_id, const Usage& usage) {
   const nlohmann::json body = {{"run_id", run_id},
-                               {"claimed_at", FormatTimestamp(clock.Now())},
+                               {"claimed_at", FormatTimestamp(clock.WallNow())},
                                {"usage", UsageToJson(usage)}};
   auto bytes = CanonicalBytes(body, kUsageClaimFile);
   if (!bytes.ok()) return bytes.status();

@@ -26,7 +26,7 @@ namespace pi_fusion::store {
 
 // true exactly once per run directory; false once claimed. kArtifactError on I/O failure (the
 // caller then reports usage as not attached).
-Result<bool> ClaimUsageOnce(FileSystem& fs, const WallClock& clock, const std::string& run_dir,
+Result<bool> ClaimUsageOnce(FileSystem& fs, const Clock& clock, const std::string& run_dir,
                             const std::string& run_id, const Usage& usage);
 
 }  // namespace pi_fusion::store

@@ -5,21 +5,7 @@
 #include <regex>
 
 namespace pi_fusion::store {
-namespace {
-
-class SystemClockImpl : public WallClock {
- public:
-  TimePoint Now() const override { return std::chrono::system_clock::now(); }
-};
-
-}  // namespace
-
-const WallClock& SystemWallClock() {
-  static const SystemClockImpl clock;
-  return clock;
-}
-
-std::string FormatTimestamp(WallClock::TimePoint when) {
+std::string FormatTimestamp(Clock::WallTimePoint when) {
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
   long long ms = duration_cast<milliseconds>(when.time_since_epoch()).count();

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/clock.h"
 #include "core/error_codes.h"
 #include "store/abandoned_run.h"
 #include "store/constants.h"
@@ -9,7 +10,6 @@
 #include "store/run_id.h"
 #include "store/usage_claim.h"
 #include "store/verify.h"
-#include "store/wall_clock.h"
 #include "tasks/lifecycle_texts.h"
 
 namespace pi_fusion::tasks {
@@ -57,8 +57,8 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
   }
   // A verified answer is never withheld because the claim cannot be written (a read-only run
   // directory): the usage is then not attached, and the text says why.
-  Result<bool> claimed = store::ClaimUsageOnce(fs, store::SystemWallClock(), task.artifact_dir,
-                                               task.id, verified->usage);
+  Result<bool> claimed =
+      store::ClaimUsageOnce(fs, SystemClock(), task.artifact_dir, task.id, verified->usage);
   const Attachment attachment = !claimed.ok() ? Attachment::kUnrecorded
                                 : *claimed    ? Attachment::kNow
                                               : Attachment::kAlready;
@@ -147,7 +147,7 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string&
     }
     // A run whose host died is finalized (host_ended) before anyone reads it; a run whose owner
     // still holds its lock is running in another Pi.
-    Result<bool> finalized = store::FinalizeIfAbandoned(fs, store::SystemWallClock(), dir);
+    Result<bool> finalized = store::FinalizeIfAbandoned(fs, SystemClock(), dir);
     if (!finalized.ok()) return finalized.status();
     Result<store::Manifest> manifest = store::ReadManifest(fs, dir);
     if (!manifest.ok()) return manifest.status();

@@ -18,13 +18,12 @@ Status InternalError(const std::string& what) {
 // Forwards the orchestrator's progress to the registry and the person.
 class TaskObserver : public workflow::RunObserver {
  public:
-  TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task,
-               const store::WallClock& clock)
+  TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task, const Clock& clock)
       : tasks_(tasks), sink_(sink), id_(task.id), label_(task.label), clock_(clock) {}
 
   void Progress(const workflow::ProgressUpdate& update) override {
     const std::string text = label_ + ": " + update.line;
-    tasks_.Progress(id_, update, ToEpochMs(clock_.Now()));
+    tasks_.Progress(id_, update, ToEpochMs(clock_.WallNow()));
     sink_.Progress(text);
   }
 
@@ -33,7 +32,7 @@ class TaskObserver : public workflow::RunObserver {
   LifecycleSink& sink_;
   std::string id_;
   std::string label_;
-  const store::WallClock& clock_;
+  const Clock& clock_;
 };
 
 // Preflight with every exception turned into its failure.
@@ -93,7 +92,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
 
   TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
                 description,          source,        run->store->run_dir()};
-  task.progress.started_ms = ToEpochMs(seams.clock->Now());
+  task.progress.started_ms = ToEpochMs(seams.clock->WallNow());
   tasks.Add(task, cancel);
   sink.Launched(Receipt(*run, task));
   sink.Progress(task.label + ": ready (" + task.id + ")");
@@ -109,7 +108,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   terminal.text = TerminalText(terminal.outcome, terminal.task);
   tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text);
   terminal.task.terminal_text = terminal.text;
-  terminal.view = TerminalRunView(*seams.fs, terminal.task, ToEpochMs(seams.clock->Now()));
+  terminal.view = TerminalRunView(*seams.fs, terminal.task, ToEpochMs(seams.clock->WallNow()));
   sink.Ended(terminal);
 }
 

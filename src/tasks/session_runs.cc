@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
+#include "core/clock.h"
 #include "core/error_codes.h"
 #include "store/abandoned_run.h"
 #include "store/run_paths.h"
 #include "store/verify.h"
-#include "store/wall_clock.h"
 #include "tasks/run_catalog.h"
 
 namespace pi_fusion::tasks {
@@ -63,8 +63,7 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
     // A run whose host died is finalized durably (failed, host_ended) before it is reported, as
     // bg_result does for runs of other sessions; if that cannot be done it stays "interrupted".
     if (run.State() == kInterruptedState) {
-      Result<bool> finalized =
-          store::FinalizeIfAbandoned(fs, store::SystemWallClock(), run.run_dir);
+      Result<bool> finalized = store::FinalizeIfAbandoned(fs, SystemClock(), run.run_dir);
       if (finalized.ok() && *finalized) {
         if (Result<store::Manifest> now = store::ReadManifest(fs, run.run_dir); now.ok()) {
           run.manifest = std::move(now).value();

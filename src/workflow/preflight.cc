@@ -136,7 +136,7 @@ Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDoc
 Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                               PreflightFailure* failure) {
   FileSystem& fs = *seams.fs;
-  const store::WallClock& clock = *seams.clock;
+  const Clock& clock = *seams.clock;
   config::ConfigStore config_store(request.host.agent_dir, fs, SystemClock());
   // Messages that send the user to /fusion-models name the file it edits.
   auto fail = [&](Status status) -> Result<PreparedRun> {

@@ -9,12 +9,12 @@
 
 #include <memory>
 
+#include "core/clock.h"
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
 #include "process/supervisor.h"
 #include "process/warm_child.h"
-#include "store/wall_clock.h"
 #include "workflow/anonymize.h"
 
 namespace pi_fusion::workflow {
@@ -38,7 +38,7 @@ ChildLauncher& PosixChildLauncher();
 
 struct RunSeams {
   FileSystem* fs = &PosixFileSystem();
-  const store::WallClock* clock = &store::SystemWallClock();
+  const Clock* clock = &SystemClock();
   ChildLauncher* children = &PosixChildLauncher();
   RandomSource* random = &SystemRandom();
 };

@@ -30,9 +30,13 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-WallClock::TimePoint FixedClock::Now() const {
+Clock::TimePoint FixedClock::Now() const {
+  return TimePoint(std::chrono::milliseconds(offset_ms_.load()));
+}
+
+Clock::WallTimePoint FixedClock::WallNow() const {
   // 2025-01-02T03:04:05.006Z
-  return TimePoint(std::chrono::milliseconds(1735787045006LL + offset_ms_.load()));
+  return WallTimePoint(std::chrono::milliseconds(1735787045006LL + offset_ms_.load()));
 }
 
 RunSpec SampleSpec(const std::string& cwd) {

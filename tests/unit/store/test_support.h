@@ -29,14 +29,17 @@ class TempDir {
   std::string path_;
 };
 
-// A clock that stands still at 2025-01-02T03:04:05.006Z until advanced. Thread-safe.
-class FixedClock : public WallClock {
+// A clock whose wall time stands still at 2025-01-02T03:04:05.006Z until advanced (its steady
+// time moves with it; sleeping advances it). Thread-safe.
+class FixedClock : public Clock {
  public:
   TimePoint Now() const override;
+  WallTimePoint WallNow() const override;
+  void SleepFor(std::chrono::milliseconds by) const override { offset_ms_ += by.count(); }
   void Advance(std::chrono::milliseconds by) { offset_ms_ += by.count(); }
 
  private:
-  std::atomic<long long> offset_ms_{0};
+  mutable std::atomic<long long> offset_ms_{0};
 };
 
 inline constexpr char kRunId[] = "reason-0123456789abcdef0123456789abcdef";
