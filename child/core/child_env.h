@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/clock.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::child {
@@ -46,8 +47,8 @@ class ChildEnv {
   // signal that this child is past its start-up. Best effort by design: no reader, a full pipe or
   // any other error changes nothing for the child (the parent then simply does not warm).
   virtual void SignalFifo(const std::string& path) = 0;
-  // A monotonic clock in milliseconds (tool-call durations).
-  virtual int64_t MonotonicMillis() = 0;
+  // The time seam (core/clock.h); its Now() times tool calls.
+  virtual const Clock& clock() = 0;
 };
 
 // The production env. Frames go to descriptor 2 (never stdout: Pi's text mode owns it).

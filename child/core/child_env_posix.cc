@@ -80,11 +80,7 @@ class PosixChildEnv : public ChildEnv {
     close(fd);
   }
 
-  int64_t MonotonicMillis() override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
+  const Clock& clock() override { return SystemClock(); }
 };
 
 }  // namespace

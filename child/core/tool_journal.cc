@@ -1,5 +1,6 @@
 #include "child/core/tool_journal.h"
 
+#include <chrono>
 #include <utility>
 
 #include "core/utf8.h"
@@ -10,6 +11,15 @@
 #include "protocol/tool_audit_verify.h"
 
 namespace pi_fusion::child {
+namespace {
+
+// The env clock's steady time in milliseconds: only differences of two readings are used.
+int64_t MillisNow(ChildEnv& env) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(env.clock().Now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 ToolJournal::ToolJournal(std::string journal_path, std::string seal_path, ChildEnv* env)
     : journal_path_(std::move(journal_path)), seal_path_(std::move(seal_path)), env_(env) {}
@@ -21,7 +31,7 @@ void ToolJournal::Start(const std::string& call_id, const nlohmann::json& argume
   Pending& p = pending_[call_id];
   p.arguments_sha256 = Sha256Ref(canonical);
   p.arguments_bytes = canonical.size();
-  p.started_ms = env_->MonotonicMillis();
+  p.started_ms = MillisNow(*env_);
 }
 
 void ToolJournal::Annotate(const std::string& call_id, protocol::ToolCallProvenance provenance) {
@@ -39,7 +49,7 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
     // An end without a start: Pi always starts first, but the record must still be complete.
     pending.arguments_sha256 = Sha256Ref("null");
     pending.arguments_bytes = 4;
-    pending.started_ms = env_->MonotonicMillis();
+    pending.started_ms = MillisNow(*env_);
   }
   const std::string result = CanonicalJson(result_content);
   protocol::ToolCallRecord record;
@@ -50,7 +60,7 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
   record.result_sha256 = Sha256Ref(result);
   record.result_bytes = result.size();
   record.status = is_error ? "error" : "ok";
-  const int64_t elapsed = env_->MonotonicMillis() - pending.started_ms;
+  const int64_t elapsed = MillisNow(*env_) - pending.started_ms;
   record.duration_ms = elapsed > 0 ? elapsed : 0;
   record.provenance = std::move(pending.provenance);
   const std::string line = protocol::EncodeJournalLine(record);

@@ -53,7 +53,7 @@ ChildOutcome ChildRun::Supervise(const SpawnedProcess& child, TimePoint started,
   ReportProgress(ChildProgress::Event::kSpawned);
 
   while (phase_ != Phase::kDone) {
-    now_ = env_->MonotonicNow();
+    now_ = env_->clock().Now();
     CheckTimers();
     if (phase_ == Phase::kDone) break;
     if (leader_exited_ && !PipesOpen()) {
@@ -132,7 +132,7 @@ void ChildRun::PollOnce() {
   pollfd* err = add(err_.fd, POLLIN);
 
   int ready = env_->Poll(std::span<pollfd>(fds, n), NextTimeout());
-  now_ = env_->MonotonicNow();
+  now_ = env_->clock().Now();
   if (ready < 0) {
     OnPollFailed(-ready);
     return;
@@ -159,8 +159,8 @@ void ChildRun::OnPollFailed(int err) {
 
 // Degraded loop round: sleep briefly, then try every non-blocking operation.
 void ChildRun::ServiceWithoutPoll() {
-  env_->SleepFor(std::min(NextTimeout(), kExitPollPeriod));
-  now_ = env_->MonotonicNow();
+  env_->clock().SleepFor(std::min(NextTimeout(), kExitPollPeriod));
+  now_ = env_->clock().Now();
   Drain(&out_, kMaxChunksPerRound);
   Drain(&err_, kMaxChunksPerRound);
   if (stdin_fd_ >= 0) WriteStdin();
@@ -334,9 +334,9 @@ void ChildRun::Finish() {
       outcome_.term_signal = r.value()->signal;
     }
   }
-  now_ = env_->MonotonicNow();
+  now_ = env_->clock().Now();
   outcome_.duration = Elapsed(started_);
-  outcome_.ended_at = env_->WallNow();
+  outcome_.ended_at = env_->clock().WallNow();
 }
 
 // kSpawned once; kOutput only when something new was captured and the interval has passed.

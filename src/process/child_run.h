@@ -22,7 +22,7 @@ namespace pi_fusion::process {
 
 class ChildRun {
  public:
-  using TimePoint = ProcessEnv::MonotonicClock::time_point;
+  using TimePoint = Clock::TimePoint;
 
   // All references must outlive the ChildRun.
   ChildRun(ProcessEnv* env, const ChildSpec& spec, const CancelToken& cancel,

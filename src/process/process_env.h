@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::process {
@@ -71,9 +72,6 @@ struct ExitStatus {
 
 class ProcessEnv {
  public:
-  using MonotonicClock = std::chrono::steady_clock;
-  using WallClock = std::chrono::system_clock;
-
   virtual ~ProcessEnv() = default;
 
   // Starts a child in a new process group with three fresh pipes as its stdin/stdout/stderr, all
@@ -105,14 +103,11 @@ class ProcessEnv {
   // kill(-pgid, sig). Returns 0 or an errno value (ESRCH: the group is empty).
   virtual int KillGroup(pid_t pgid, int sig) = 0;
 
-  // Sleeps the calling thread. Used only when poll() itself has failed, so that the loop still
-  // waits between attempts.
-  virtual void SleepFor(std::chrono::milliseconds duration) = 0;
-
-  // A clock that never goes backwards in production; tests may make it jump either way.
-  virtual MonotonicClock::time_point MonotonicNow() = 0;
-  // Timestamps for the outcome record only; never used for deadlines.
-  virtual WallClock::time_point WallNow() = 0;
+  // The time seam (core/clock.h). Now() times the wall and idle limits and the TERM->KILL waits:
+  // it never goes backwards in production, tests may make it jump either way. WallNow() stamps
+  // the outcome record only, never a deadline. SleepFor() is used only when poll() itself has
+  // failed, so that the loop still waits between attempts.
+  virtual const Clock& clock() = 0;
 
   // A copy of this process's environment ("KEY=value" entries), the input of
   // BuildChildEnvironment(). Racy against concurrent setenv() in other threads, as getenv() is.
@@ -138,9 +133,7 @@ class ProcessEnvWrapper : public ProcessEnv {
     return target_->CheckExit(pid, reap);
   }
   int KillGroup(pid_t pgid, int sig) override { return target_->KillGroup(pgid, sig); }
-  void SleepFor(std::chrono::milliseconds d) override { target_->SleepFor(d); }
-  MonotonicClock::time_point MonotonicNow() override { return target_->MonotonicNow(); }
-  WallClock::time_point WallNow() override { return target_->WallNow(); }
+  const Clock& clock() override { return target_->clock(); }
   std::vector<std::string> CurrentEnvironment() override { return target_->CurrentEnvironment(); }
 
  private:

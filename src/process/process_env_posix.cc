@@ -134,12 +134,7 @@ class PosixProcessEnv final : public ProcessEnv {
     return kill(-pgid, sig) == 0 ? 0 : errno;
   }
 
-  void SleepFor(std::chrono::milliseconds duration) override {
-    std::this_thread::sleep_for(duration);
-  }
-
-  MonotonicClock::time_point MonotonicNow() override { return MonotonicClock::now(); }
-  WallClock::time_point WallNow() override { return WallClock::now(); }
+  const Clock& clock() override { return SystemClock(); }
 
   std::vector<std::string> CurrentEnvironment() override {
     std::vector<std::string> env;

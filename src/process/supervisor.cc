@@ -62,8 +62,8 @@ Result<ChildOutcome> Supervisor::Run(const ChildSpec& spec, const CancelToken& c
   request.cwd = spec.cwd;
   request.search_path = spec.search_path;
   request.die_with_parent = spec.die_with_parent;
-  const auto started_wall = env_->WallNow();
-  const auto started = env_->MonotonicNow();
+  const auto started_wall = env_->clock().WallNow();
+  const auto started = env_->clock().Now();
   Result<SpawnedProcess> child = env_->Spawn(request);
   if (!child.ok()) return child.status();
   ChildRun run(env_, spec, cancel, progress);

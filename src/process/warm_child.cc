@@ -31,7 +31,7 @@ Result<std::unique_ptr<WarmChild>> WarmChild::Start(ProcessEnv* env, const Child
   request.cwd = spec.cwd;
   request.search_path = spec.search_path;
   request.die_with_parent = spec.die_with_parent;  // through the same spawner thread as cold ones
-  const auto started_wall = env->WallNow();
+  const auto started_wall = env->clock().WallNow();
   Result<SpawnedProcess> child = env->Spawn(request);
   if (!child.ok()) return child.status();
   return std::unique_ptr<WarmChild>(new WarmChild(env, nullptr, *child, started_wall));
@@ -62,7 +62,7 @@ ChildOutcome WarmChild::Feed(const ChildSpec& spec, const CancelToken& cancel,
   done_ = true;
   ChildRun run(env_, spec, cancel, progress);
   // Timed from the input: the outcome's start and duration, the wall limit and the idle watchdog.
-  return run.Supervise(child_, env_->MonotonicNow(), env_->WallNow());
+  return run.Supervise(child_, env_->clock().Now(), env_->clock().WallNow());
 }
 
 std::string WarmChild::End(milliseconds kill_wait) {
@@ -75,16 +75,16 @@ std::string WarmChild::End(milliseconds kill_wait) {
     how = "stopped before its input";
   }
   const int watch = env_->OpenExitWatch(child_.pid);
-  const auto deadline = env_->MonotonicNow() + kill_wait;
+  const auto deadline = env_->clock().Now() + kill_wait;
   bool exited = false;
-  while (!exited && env_->MonotonicNow() < deadline) {
+  while (!exited && env_->clock().Now() < deadline) {
     if (watch >= 0) {
       std::array<pollfd, 1> fds{pollfd{watch, POLLIN, 0}};
       env_->Poll(fds, kill_wait);
     }
     Result<std::optional<ExitStatus>> exit = env_->CheckExit(child_.pid, /*reap=*/false);
     exited = !exit.ok() || exit->has_value();
-    if (!exited && watch < 0) env_->SleepFor(kExitPollPeriod);
+    if (!exited && watch < 0) env_->clock().SleepFor(kExitPollPeriod);
   }
   if (watch >= 0) env_->Close(watch);
   // Sweep the group while the leader is an unreaped zombie, so its pgid cannot be reused.

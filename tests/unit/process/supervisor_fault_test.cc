@@ -33,7 +33,7 @@ class FaultEnv : public ProcessEnvWrapper {
   std::function<Result<std::optional<ExitStatus>>(pid_t, bool)> check_exit;
   std::function<int(int calls)> poll_fault;  // returns -errno to fail a poll, 0 to pass
   std::chrono::milliseconds clock_jump{0};
-  int jump_after_clock_reads = 0;  // the jump applies from this many MonotonicNow() calls on
+  int jump_after_clock_reads = 0;  // the jump applies from this many clock().Now() calls on
 
   Result<SpawnedProcess> Spawn(const SpawnRequest& r) override {
     return spawn ? spawn(r) : target()->Spawn(r);
@@ -54,10 +54,7 @@ class FaultEnv : public ProcessEnvWrapper {
   int KillGroup(pid_t pgid, int sig) override {
     return kill_group ? kill_group(pgid, sig) : target()->KillGroup(pgid, sig);
   }
-  MonotonicClock::time_point MonotonicNow() override {
-    auto now = target()->MonotonicNow();
-    return ++clock_reads_ >= jump_after_clock_reads ? now + clock_jump : now;
-  }
+  const Clock& clock() override { return clock_; }
 
   ProcessEnv* posix() { return target(); }
   int polls() const { return polls_; }
@@ -67,9 +64,26 @@ class FaultEnv : public ProcessEnvWrapper {
   explicit FaultEnv(std::unique_ptr<ProcessEnv> posix)
       : ProcessEnvWrapper(posix.get()), posix_(std::move(posix)) {}
 
+  // The real clock, whose Now() jumps by clock_jump once it has been read
+  // jump_after_clock_reads times.
+  class JumpingClock : public Clock {
+   public:
+    explicit JumpingClock(const FaultEnv* env) : env_(env) {}
+    TimePoint Now() const override {
+      const TimePoint now = SystemClock().Now();
+      return ++reads_ >= env_->jump_after_clock_reads ? now + env_->clock_jump : now;
+    }
+    WallTimePoint WallNow() const override { return SystemClock().WallNow(); }
+    void SleepFor(std::chrono::milliseconds d) const override { SystemClock().SleepFor(d); }
+
+   private:
+    const FaultEnv* env_;
+    mutable int reads_ = 0;
+  };
+
   std::unique_ptr<ProcessEnv> posix_;
   int polls_ = 0;
-  int clock_reads_ = 0;
+  JumpingClock clock_{this};
 };
 
 ChildOutcome MustRun(ProcessEnv* env, const ChildSpec& spec) {

@@ -29,7 +29,7 @@ class MemoryChildEnv : public child::ChildEnv {
   Result<std::string> RealPath(const std::string& path) override;
   std::string HomeDir() override { return home; }
   void SignalFifo(const std::string& path) override { signals.push_back(path); }
-  int64_t MonotonicMillis() override { return now_ms; }
+  const Clock& clock() override { return clock_; }
 
   std::string stderr_bytes;
   std::map<std::string, std::string> files;
@@ -39,6 +39,22 @@ class MemoryChildEnv : public child::ChildEnv {
   std::string home = "/home/user";
   int64_t now_ms = 1000;
   std::vector<std::string> signals;  // SignalFifo paths, in call order
+
+ private:
+  // Reads now_ms (milliseconds since an arbitrary start): tests move time by changing it.
+  class MillisClock : public Clock {
+   public:
+    explicit MillisClock(const int64_t* ms) : ms_(ms) {}
+    TimePoint Now() const override { return TimePoint(std::chrono::milliseconds(*ms_)); }
+    WallTimePoint WallNow() const override {
+      return WallTimePoint(std::chrono::milliseconds(*ms_));
+    }
+    void SleepFor(std::chrono::milliseconds) const override {}
+
+   private:
+    const int64_t* ms_;
+  };
+  MillisClock clock_{&now_ms};
 };
 
 // Pi usage with the given token counts; cost derived; cacheWrite1h/reasoning only when >= 0.
