@@ -126,9 +126,8 @@ tasks::SettleAction SettleActionOf(const Napi::CallbackInfo& info, tasks::Settle
 }
 
 // One of the signals Pi quits on arrived: remember it, so the cancellation can say so, and cancel
-// the runs at once. Pi listens
-// to both in every mode; should nothing else listen, this listener must not swallow the signal,
-// so it steps aside and raises it again for Node's default action.
+// the runs at once. Pi listens to both in every mode; should nothing else listen, this listener
+// must not swallow the signal, so it steps aside and raises it again for Node's default action.
 void OnQuitSignal(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const char* signal = static_cast<const char*>(info.Data());

@@ -202,24 +202,16 @@ KillAnswer KillAnswerForEarlier(const TaskInfo& run) {
   KillAnswer answer;
   answer.details = {{"task_id", run.id}, {"state", std::string(TaskStateName(run.state))}};
   const std::string ended = run.terminal_text.empty() ? "" : "\n" + run.terminal_text;
-  switch (run.state) {
-    case TaskState::kRunning:
-      answer.text = run.id +
-                    " is running in another Pi process; bg_kill stops only runs of the Pi it is "
-                    "called in. Call bg_kill there, or quit that Pi (quitting cancels its runs).";
-      break;
-    case TaskState::kCompleted:
-      answer.text =
-          run.id + " ran in an earlier Pi process and completed; nothing to stop." + ended;
-      break;
-    case TaskState::kFailed:
-      answer.text = run.id + " ran in an earlier Pi process and failed; nothing to stop." + ended;
-      break;
-    case TaskState::kKilled:
-      answer.text =
-          run.id + " ran in an earlier Pi process and was cancelled; nothing to stop." + ended;
-      break;
+  if (run.state == TaskState::kRunning) {
+    answer.text = run.id +
+                  " is running in another Pi process; bg_kill stops only runs of the Pi it is "
+                  "called in. Call bg_kill there, or quit that Pi (quitting cancels its runs).";
+    return answer;
   }
+  const char* how = run.state == TaskState::kCompleted ? "completed"
+                    : run.state == TaskState::kFailed  ? "failed"
+                                                       : "was cancelled";
+  answer.text = run.id + " ran in an earlier Pi process and " + how + "; nothing to stop." + ended;
   return answer;
 }
 
