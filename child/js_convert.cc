@@ -81,4 +81,17 @@ void FailProcessExit(Napi::Env env) {
   env.Global().Get("process").As<Napi::Object>().Set("exitCode", Napi::Number::New(env, 1));
 }
 
+void FollowAbortSignal(Napi::Env env, Napi::Value signal, const process::CancelToken& cancel) {
+  if (!signal.IsObject()) return;
+  Napi::Object s = signal.As<Napi::Object>();
+  if (s.Get("aborted").ToBoolean().Value()) cancel.Cancel();
+  Napi::Function add = Method(s, "addEventListener");
+  if (add.IsEmpty()) return;
+  add.Call(s, {Napi::String::New(env, "abort"),
+               Napi::Function::New(env, [cancel](const Napi::CallbackInfo& info) {
+                 cancel.Cancel();
+                 return info.Env().Undefined();
+               })});
+}
+
 }  // namespace pi_fusion::child

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pi_fusion/status.h"
+#include "process/cancel_token.h"
 #include "protocol/frames.h"
 
 namespace pi_fusion::child {
@@ -37,5 +38,9 @@ Napi::Function Method(Napi::Object obj, const char* name);
 
 // Sets process.exitCode = 1: Pi's print mode leaves a non-zero code it did not set in place.
 void FailProcessExit(Napi::Env env);
+
+// Cancels `cancel` when Pi aborts the tool call: `signal` is its AbortSignal (`aborted`,
+// addEventListener); anything else is ignored.
+void FollowAbortSignal(Napi::Env env, Napi::Value signal, const process::CancelToken& cancel);
 
 }  // namespace pi_fusion::child

@@ -2,11 +2,13 @@
 // `register(pi)`, called by extensions/fusion-child.ts inside a Fusion child `pi` process.
 #include <napi.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "child/child_state.h"
 #include "child/core/child_config.h"
 #include "child/core/orphan_guard.h"
+#include "child/file_tools.h"
 #include "child/web_fetch_tool.h"
 #include "core/error_codes.h"
 
@@ -15,6 +17,38 @@ namespace pi_fusion::child {
 ChildState& State(Napi::Env env) { return *env.GetInstanceData<ChildState>(); }
 
 namespace {
+
+// A tool-using candidate's read, grep, find and ls: Pi's tools behind the FileWall. `pi_tools` is
+// what extensions/fusion-child.ts hands over from Pi's package; without it the child must not
+// start, since Pi's own tools would then run unwalled.
+void RegisterWalledFileTools(Napi::Env env, Napi::Object pi, Napi::Value pi_tools,
+                             const ChildConfig& config) {
+  if (!pi_tools.IsObject()) {
+    throw Napi::TypeError::New(env,
+                               "pi-fusion child: register(pi, piTools) needs Pi's tool "
+                               "factories for a candidate with file tools");
+  }
+  const std::string cwd = std::filesystem::current_path().string();
+  Result<std::shared_ptr<const FileWall>> wall = FileWall::Open(cwd, config.pi_agent_dir);
+  if (!wall.ok()) {
+    Napi::Error error = Napi::Error::New(env, "pi-fusion child: " + wall.status().message());
+    error.Set("code", wall.status().code());
+    throw error;
+  }
+  FileToolsSetup setup;
+  setup.wall = std::move(wall).value();
+  setup.tools = config.tools;
+  const char* home = std::getenv("HOME");
+  setup.home = home ? home : "";
+  setup.agent_dir = config.pi_agent_dir;
+  setup.on_refusal = [env](const std::string& call_id, const std::string& code) {
+    ChildState& live = State(env);
+    if (live.governor && live.governor->journal()) {
+      live.governor->journal()->Annotate(call_id, {.error_code = code});
+    }
+  };
+  RegisterFileTools(env, pi, pi_tools.As<Napi::Object>(), std::move(setup));
+}
 
 // The configuration is read at registration, so a child launched without its private
 // environment fails to load loudly instead of running ungoverned.
@@ -58,6 +92,10 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   state.pi = Napi::Persistent(pi);
   state.generation += 1;
   RegisterHandlers(env, pi, state.generation);
+  if (!state.governor->config().tools.empty()) {
+    RegisterWalledFileTools(env, pi, info.Length() > 1 ? info[1] : env.Undefined(),
+                            state.governor->config());
+  }
   if (*fetch_tool) {
     // Each fetch's provenance goes into its journal record (the call ends after this hook).
     RegisterWebFetchTool(

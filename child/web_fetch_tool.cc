@@ -2,16 +2,14 @@
 
 #include <dlfcn.h>
 
-#include <atomic>
 #include <fstream>
-#include <mutex>
 #include <sstream>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "child/core/web_fetch_runner.h"
 #include "child/js_convert.h"
+#include "child/worker_threads.h"
 #include "core/error_codes.h"
 #include "pi_fusion/sha256.h"
 
@@ -37,41 +35,6 @@ std::string LibraryPath() {
   return info.dli_fname;
 }
 
-// The fetch threads of one registration. Finished threads are joined when the next starts; the
-// destructor (environment teardown, with the execute function) cancels what still runs and joins
-// the rest.
-class FetchThreads {
- public:
-  ~FetchThreads() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (Entry& entry : entries_) entry.cancel.Cancel();
-    for (Entry& entry : entries_) entry.thread.join();
-  }
-  void Start(process::CancelToken cancel, std::function<void()> work) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::erase_if(entries_, [](Entry& entry) {
-      if (!entry.done->load()) return false;
-      entry.thread.join();
-      return true;
-    });
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    std::thread thread([work = std::move(work), done] {
-      work();
-      done->store(true);
-    });
-    entries_.push_back(Entry{std::move(thread), std::move(done), std::move(cancel)});
-  }
-
- private:
-  struct Entry {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-    process::CancelToken cancel;
-  };
-  std::mutex mutex_;
-  std::vector<Entry> entries_;
-};
-
 // What travels from the fetch thread back to the JS thread.
 struct Settlement {
   Napi::Promise::Deferred deferred;
@@ -90,20 +53,6 @@ Napi::Object ToolResult(Napi::Env env, const WebFetchOutcome& outcome) {
   result.Set("details", Napi::Object::New(env));
   result.Set("isError", !outcome.ok);
   return result;
-}
-
-// Stops the fetcher when Pi aborts the call (AbortSignal: `aborted`, addEventListener).
-void FollowAbortSignal(Napi::Env env, Napi::Value signal, const process::CancelToken& cancel) {
-  if (!signal.IsObject()) return;
-  Napi::Object s = signal.As<Napi::Object>();
-  if (s.Get("aborted").ToBoolean().Value()) cancel.Cancel();
-  Napi::Function add = Method(s, "addEventListener");
-  if (add.IsEmpty()) return;
-  add.Call(s, {Napi::String::New(env, "abort"),
-               Napi::Function::New(env, [cancel](const Napi::CallbackInfo& info) {
-                 cancel.Cancel();
-                 return info.Env().Undefined();
-               })});
 }
 
 }  // namespace
@@ -135,7 +84,7 @@ Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(const EnvLookup& lookup,
 
 void RegisterWebFetchTool(Napi::Env env, Napi::Object pi, std::shared_ptr<WebFetchTool> tool,
                           WebFetchOutcomeHook on_outcome) {
-  auto threads = std::make_shared<FetchThreads>();
+  auto threads = std::make_shared<WorkerThreads>();
   auto execute = [tool, threads, on_outcome](const Napi::CallbackInfo& info) -> Napi::Value {
     Napi::Env env = info.Env();
     auto settlement = new Settlement{Napi::Promise::Deferred::New(env), "", {}};

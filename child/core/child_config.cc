@@ -1,5 +1,6 @@
 #include "child/core/child_config.h"
 
+#include "child/core/file_wall.h"
 #include "core/error_codes.h"
 
 #include <cstdlib>
@@ -70,6 +71,7 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
   }
   std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
   if (retention && !retention->empty()) config.cache_retention = std::move(retention);
+  config.pi_agent_dir = PiAgentDir(lookup("PI_CODING_AGENT_DIR"), lookup("HOME").value_or(""));
   return config;
 }
 

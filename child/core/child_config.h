@@ -46,6 +46,8 @@ struct ChildConfig {
   std::string tool_journal_path;  // set exactly when `tools` is not empty
   std::string tool_seal_path;
   std::string request_signal_path;  // empty: no first-request signal
+  // Pi's agent directory (PI_CODING_AGENT_DIR, else ~/.pi/agent), which file tools never read.
+  std::string pi_agent_dir;
   int64_t max_provider_requests = protocol::kMaxProviderRequests;
   int64_t max_tool_calls = protocol::kMaxToolCalls;
   uint64_t max_tool_result_bytes = protocol::kMaxToolResultBytes;

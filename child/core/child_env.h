@@ -1,7 +1,7 @@
 // ChildEnv: the child library's seam to the operating system (leveldb `Env` style).
 //
 // The governor writes its stderr lines, preserves the oversized original, appends the tool-call
-// journal, resolves tool paths and reads the clock only through this interface, so unit tests
+// journal and reads the clock only through this interface, so unit tests
 // capture frames and files in memory and inject write failures. The POSIX env writes frames to
 // file descriptor 2 with write(2), whole files with the core's WriteFileDurably (temp + fsync +
 // rename + directory fsync), and journal lines with O_APPEND write(2) + fsync(2).
@@ -39,8 +39,6 @@ class ChildEnv {
   // line that was reported written survives a crash. Error code "artifact_error".
   virtual Status AppendDurably(const std::string& path, std::string_view bytes) = 0;
 
-  // realpath(3): `path` with every symlink, "." and ".." resolved. Fails when it does not exist.
-  virtual Result<std::string> RealPath(const std::string& path) = 0;
   // The home directory Pi expands "~" to (os.homedir(): $HOME, else the password entry).
   virtual std::string HomeDir() = 0;
   // Writes one byte to the FIFO at `path` without blocking and closes it again: the parent's

@@ -51,13 +51,6 @@ class PosixChildEnv : public ChildEnv {
     return s;
   }
 
-  Result<std::string> RealPath(const std::string& path) override {
-    char* resolved = ::realpath(path.c_str(), nullptr);
-    if (resolved == nullptr) return FsError("realpath", path, errno);
-    std::string out(resolved);
-    std::free(resolved);
-    return out;
-  }
 
   std::string HomeDir() override {
     if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return home;

@@ -225,9 +225,11 @@ ChildGovernor::ToolDecision ChildGovernor::OnToolCall(const ToolCall& call) {
     return {true, "Refused: this Fusion child may not use the tool \"" + call.tool_name + "\".",
             false, false};
   }
-  if (std::optional<std::string> refusal =
-          RefuseOutsideProject(*env_, call.cwd, call.tool_name, call.input)) {
-    return {true, *refusal, false, false};
+  if (std::optional<Status> refusal =
+          RefuseToolPath(*env_, config_.pi_agent_dir, call.cwd, call.tool_name, call.input)) {
+    // The journal keeps why, so the parent can count what a candidate tried.
+    if (journal_) journal_->Annotate(call.call_id, {.error_code = refusal->code()});
+    return {true, refusal->message(), false, false};
   }
   return {};
 }

@@ -109,6 +109,7 @@ class ChildGovernor {
   Status OpenJournal();
   // The journal of a tool-enabled child, for per-call provenance; null without tools.
   ToolJournal* journal() { return journal_.get(); }
+  const ChildConfig& config() const { return config_; }
 
   // agent_settled. At the first call with !aborted, idle and nothing pending: seals the journal
   // (complete, or failed with the latched code), then writes the settlement. A failing child that

@@ -1,6 +1,9 @@
 #include "child/core/path_confinement.h"
 
+#include "child/core/file_wall.h"
+
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace pi_fusion::child {
@@ -57,12 +60,6 @@ std::string Collapse(std::string_view absolute) {
   return out.empty() ? "/" : out;
 }
 
-bool Inside(const std::string& root, const std::string& path) {
-  if (path == root) return true;
-  const std::string prefix = root.back() == '/' ? root : root + "/";
-  return path.compare(0, prefix.size(), prefix) == 0;
-}
-
 }  // namespace
 
 std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string& cwd,
@@ -81,9 +78,9 @@ std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string
   return Collapse(p);
 }
 
-std::optional<std::string> RefuseOutsideProject(ChildEnv& env, const std::string& cwd,
-                                                const std::string& tool,
-                                                const nlohmann::json& input) {
+std::optional<Status> RefuseToolPath(ChildEnv& env, const std::string& agent_dir,
+                                     const std::string& cwd, const std::string& tool,
+                                     const nlohmann::json& input) {
   static constexpr std::array<std::string_view, 4> kFileTools = {"read", "grep", "find", "ls"};
   bool file_tool = false;
   for (std::string_view t : kFileTools) file_tool = file_tool || tool == t;
@@ -91,21 +88,26 @@ std::optional<std::string> RefuseOutsideProject(ChildEnv& env, const std::string
 
   std::string raw = ".";  // grep, find and ls default to the cwd
   if (input.is_object() && input.contains("path") && !input.at("path").is_null()) {
-    if (!input.at("path").is_string()) return "Refused: the path argument must be a string.";
+    if (!input.at("path").is_string()) {
+      return Status::Error(kPathNotFound, "Refused: the path argument must be a string.");
+    }
     raw = input.at("path").get<std::string>();
   } else if (tool == "read") {
-    return "Refused: read needs a path.";
+    return Status::Error(kPathNotFound, "Refused: read needs a path.");
   }
-  const std::string refused = "Refused: " + tool +
-                              " may only access files inside the project directory " + cwd +
-                              ", and \"" + raw + "\" ";
-  Result<std::string> root = env.RealPath(cwd);
-  if (!root.ok()) return "Refused: the project directory " + cwd + " cannot be resolved.";
   std::optional<std::string> resolved = ResolveLikePi(raw, cwd, env.HomeDir());
-  if (!resolved) return refused + "is not a plain file path.";
-  Result<std::string> real = env.RealPath(*resolved);
-  if (!real.ok()) return refused + "does not exist there.";
-  if (!Inside(*root, *real)) return refused + "resolves outside it.";
+  if (!resolved) {
+    return Status::Error(kPathOutsideProject, "Refused: " + tool +
+                                                  " may only access files "
+                                                  "inside the project directory " +
+                                                  cwd + ", and \"" + raw +
+                                                  "\" is not a plain file path.");
+  }
+  Result<std::shared_ptr<const FileWall>> wall = FileWall::Open(cwd, agent_dir);
+  if (!wall.ok()) return Status::Error(wall.status().code(), "Refused: " + wall.status().message());
+  // Only the walls here; a read of a directory is Pi's own error, not a refusal.
+  Result<VettedObject> vetted = (*wall)->Vet(*resolved, raw, WallWant::kAny);
+  if (!vetted.ok()) return vetted.status();
   return std::nullopt;
 }
 

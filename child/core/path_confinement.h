@@ -4,15 +4,16 @@
 // call runs, its `path` argument is resolved exactly as Pi resolves it (path-utils
 // `resolveToCwd`: Unicode spaces become spaces, a leading "@" is dropped, "~" and "~/" expand to
 // the home directory, relative paths join the cwd, "." and ".." collapse), then through every
-// symlink with realpath(3). The call is refused unless the real path is the project directory or
+// symlink The call is refused unless the real path is the project directory or
 // inside it, so `../x`, absolute paths elsewhere and symlinks pointing out are all refused, and so
 // is a path that does not exist (Pi's read would then try look-alike names we cannot vet) and a
 // `file://` URL. The refusal text becomes the tool's error result, which the model sees.
 //
-// ripgrep and fd do not follow symlinks while walking a directory, so vetting the starting path is
-// enough for grep and find; ls lists names without reading them.
+// The same check runs again where the tools open the file (FileWall, file_tools.cc), so a path
+// swapped between this check and the open is judged again by what is opened; this early check
+// gives the model a clear refusal and the audit journal its code before anything runs.
 //
-// Pure apart from `env` (realpath, home); thread-safety as `env`.
+// Thread-safety: as `env`.
 #pragma once
 
 #include <optional>
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child/core/child_env.h"
+#include "pi_fusion/status.h"
 
 namespace pi_fusion::child {
 
@@ -30,10 +32,12 @@ namespace pi_fusion::child {
 std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string& cwd,
                                          const std::string& home);
 
-// Why `tool` may not run with `input` (its validated arguments) under `cwd`, or nullopt when it
-// may. Tools other than read, grep, find and ls take no path and are not checked here.
-std::optional<std::string> RefuseOutsideProject(ChildEnv& env, const std::string& cwd,
-                                                const std::string& tool,
-                                                const nlohmann::json& input);
+// Why `tool` may not run with `input` (its validated arguments) under `cwd`, as a Status whose
+// code is the audit journal's error_code (file_wall.h kPath*) and whose message the model sees;
+// nullopt when it may. `agent_dir` is Pi's agent directory (PiAgentDir). Tools other than read,
+// grep, find and ls take no path and are not checked here.
+std::optional<Status> RefuseToolPath(ChildEnv& env, const std::string& agent_dir,
+                                     const std::string& cwd, const std::string& tool,
+                                     const nlohmann::json& input);
 
 }  // namespace pi_fusion::child

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "child/core/file_wall.h"
 #include "child/core/path_confinement.h"
 #include "test_streams.h"
 
@@ -34,8 +35,14 @@ struct Tree {
   }
   ~Tree() { fs::remove_all(root); }
 
+  // The refusal's text, or nullopt when the call may run.
   std::optional<std::string> Check(const std::string& tool, json input) {
-    return RefuseOutsideProject(env, project, tool, input);
+    std::optional<Status> refusal = Code(tool, std::move(input));
+    if (!refusal) return std::nullopt;
+    return refusal->message();
+  }
+  std::optional<Status> Code(const std::string& tool, json input) {
+    return RefuseToolPath(env, root + "/agent", project, tool, input);
   }
 
   std::string root, project;
@@ -67,14 +74,17 @@ TEST_CASE("RefuseOutsideProject: '..', absolute paths, symlinks out, home and UR
     INFO(path);
     std::optional<std::string> refusal = t.Check("read", {{"path", path}});
     REQUIRE(refusal);
-    CHECK_THAT(*refusal,
-               Catch::StartsWith("Refused: read may only access files inside the project"));
+    CHECK_THAT(*refusal, Catch::Contains("outside the project directory") ||
+                             Catch::Contains("is not a plain file path"));
   }
   CHECK(t.Check("ls", {{"path", ".."}}));
   CHECK(t.Check("grep", {{"pattern", "secret"}, {"path", "out"}}));
   CHECK(t.Check("find", {{"pattern", "*"}, {"path", t.root}}));
   // Missing paths are refused too: Pi's read would try look-alike names we cannot vet.
-  CHECK_THAT(*t.Check("read", {{"path", "missing.txt"}}), Catch::EndsWith("does not exist there."));
+  CHECK_THAT(*t.Check("read", {{"path", "missing.txt"}}),
+             Catch::EndsWith("does not exist in the project directory."));
+  CHECK(t.Code("read", {{"path", "missing.txt"}})->code() == kPathNotFound);
+  CHECK(t.Code("read", {{"path", "out"}})->code() == kPathOutsideProject);
   CHECK(t.Check("read", json::object()));
   CHECK(t.Check("read", {{"path", 7}}));
 }

@@ -36,14 +36,6 @@ Status MemoryChildEnv::AppendDurably(const std::string& path, std::string_view b
   return Status::Ok();
 }
 
-Result<std::string> MemoryChildEnv::RealPath(const std::string& path) {
-  char* resolved = ::realpath(path.c_str(), nullptr);
-  if (resolved == nullptr) return Status::Error("not_found", "realpath " + path);
-  std::string out(resolved);
-  std::free(resolved);
-  return out;
-}
-
 json Usage(int input, int output, int cache_read, int cache_write, int cache_write_1h,
            int reasoning) {
   json usage = {

@@ -26,7 +26,6 @@ class MemoryChildEnv : public child::ChildEnv {
   Status CreateFileExclusive(const std::string& path) override;
   Status AppendDurably(const std::string& path, std::string_view bytes) override;
   // The real realpath(3): confinement tests build real trees with symlinks in a temp directory.
-  Result<std::string> RealPath(const std::string& path) override;
   std::string HomeDir() override { return home; }
   void SignalFifo(const std::string& path) override { signals.push_back(path); }
   const Clock& clock() override { return clock_; }

@@ -100,9 +100,12 @@ TEST_CASE("ToolJournal: one durable record per execution, sealed at agent_settle
   CHECK(report.records[0].tool_name == "read");
   CHECK(report.records[0].status == "ok");
   CHECK(report.records[0].duration_ms == 3);
-  CHECK(report.records[3].status == "error");  // refused: outside the project
+  CHECK(report.records[3].status == "error");  // refused: not in the project
+  CHECK(report.records[3].provenance.error_code == "path_not_found");
+  CHECK_FALSE(report.records[0].provenance.error_code);
   CHECK(report.records[4].tool_name == "bash");
   CHECK(report.records[4].status == "error");  // refused: not allowed; evidence, not a breach
+  CHECK_FALSE(report.records[4].provenance.error_code);
   CHECK(report.seal->status == "complete");
   // Only sizes and hashes: no argument or result text.
   CHECK(log.journal.find("SECRET") == std::string::npos);

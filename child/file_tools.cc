@@ -1,0 +1,578 @@
+#include "child/file_tools.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+
+#include "child/core/path_confinement.h"
+#include "child/core/walk_tools.h"
+#include "child/js_convert.h"
+#include "child/worker_threads.h"
+#include "process/supervisor.h"
+
+namespace pi_fusion::child {
+namespace {
+
+constexpr size_t kReadChunk = 64 * 1024;
+// A walk's output is read whole; this bounds it (rg stops at the cap, as Pi stops it at the limit).
+constexpr size_t kWalkOutputCap = 32u << 20;
+constexpr std::chrono::milliseconds kWalkTime{120 * 1000};
+constexpr int kGrepMaxLineLength = 500;  // Pi's GREP_MAX_LINE_LENGTH
+constexpr int64_t kGrepDefaultLimit = 100;
+
+// What every tool of one registration shares. Pi's functions are kept for the process's life.
+struct Shared {
+  FileToolsSetup setup;
+  Napi::ObjectReference pi_tools;
+  std::shared_ptr<WorkerThreads> threads = std::make_shared<WorkerThreads>();
+};
+using SharedPtr = std::shared_ptr<Shared>;
+
+bool IsWallCode(const std::string& code) {
+  return code == kPathOutsideProject || code == kPathInRunStore || code == kPathProtected ||
+         code == kPathNotRegular || code == kPathNotFound;
+}
+
+Napi::Function PiFunction(const Shared& s, const char* name) {
+  Napi::Function fn = Method(s.pi_tools.Value(), name);
+  if (fn.IsEmpty()) {
+    throw Napi::Error::New(s.pi_tools.Env(), std::string("pi-fusion child: this Pi has no ") +
+                                                 name + "; the confined file tools need it");
+  }
+  return fn;
+}
+
+// The refusal: journaled through the hook, then thrown for Pi to hand the model.
+[[noreturn]] void Refuse(Napi::Env env, const Shared& s, const std::string& call_id,
+                         const Status& status) {
+  if (IsWallCode(status.code()) && s.setup.on_refusal) s.setup.on_refusal(call_id, status.code());
+  throw Napi::Error::New(env, status.message());
+}
+
+std::string Arg(const Napi::CallbackInfo& info, size_t i) {
+  return info.Length() > i && info[i].IsString() ? info[i].As<Napi::String>().Utf8Value() : "";
+}
+
+VettedObject VetOrThrow(Napi::Env env, const Shared& s, const std::string& call_id,
+                        const std::string& path, WallWant want) {
+  Result<VettedObject> vetted = s.setup.wall->Vet(path, path, want);
+  if (!vetted.ok()) Refuse(env, s, call_id, vetted.status());
+  return std::move(vetted).value();
+}
+
+// An open, vetted, readable file; closed with its last owner.
+struct OpenFile {
+  explicit OpenFile(int f) : fd(f) {}
+  ~OpenFile() { Close(); }
+  void Close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  // Up to `max` bytes; 0 at the end.
+  std::string Read(size_t max) {
+    std::string out(max, '\0');
+    ssize_t n = -1;
+    while (fd >= 0 && (n = ::read(fd, out.data(), max)) < 0 && errno == EINTR) {
+    }
+    out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return out;
+  }
+  int fd;
+};
+
+std::shared_ptr<OpenFile> OpenVettedFile(Napi::Env env, const Shared& s, const std::string& call_id,
+                                         const std::string& path) {
+  VettedObject file = VetOrThrow(env, s, call_id, path, WallWant::kFile);
+  Result<int> fd = FileWall::ReopenForReading(file);
+  if (!fd.ok()) Refuse(env, s, call_id, fd.status());
+  return std::make_shared<OpenFile>(*fd);
+}
+
+Napi::Buffer<char> ToBuffer(Napi::Env env, const std::string& bytes) {
+  return Napi::Buffer<char>::Copy(env, bytes.data(), bytes.size());
+}
+
+// The image types Pi's read sends as attachments, by their first bytes.
+std::optional<std::string> SniffImage(const std::string& head) {
+  auto starts = [&](std::string_view magic) { return head.compare(0, magic.size(), magic) == 0; };
+  if (starts("\x89PNG\r\n\x1a\n")) return "image/png";
+  if (starts("\xff\xd8\xff")) return "image/jpeg";
+  if (starts("GIF87a") || starts("GIF89a")) return "image/gif";
+  if (starts("RIFF") && head.size() >= 12 && head.compare(8, 4, "WEBP") == 0) return "image/webp";
+  if (starts("BM")) return "image/bmp";
+  return std::nullopt;
+}
+
+// An async iterable of the file's chunks, as Pi's createReadStream operation returns.
+Napi::Object ChunkIterable(Napi::Env env, std::shared_ptr<OpenFile> file) {
+  Napi::Object iterable = Napi::Object::New(env);
+  auto step = [](Napi::Env env, Napi::Value value, bool done) {
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("value", value);
+    result.Set("done", done);
+    Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+    deferred.Resolve(result);
+    return deferred.Promise();
+  };
+  iterable.Set("next", Napi::Function::New(env, [file, step](const Napi::CallbackInfo& info) {
+                 const std::string chunk = file->Read(kReadChunk);
+                 if (chunk.empty()) {
+                   file->Close();
+                   return step(info.Env(), info.Env().Undefined(), true);
+                 }
+                 return step(info.Env(), ToBuffer(info.Env(), chunk), false);
+               }));
+  iterable.Set("return", Napi::Function::New(env, [file, step](const Napi::CallbackInfo& info) {
+                 file->Close();
+                 return step(info.Env(), info.Env().Undefined(), true);
+               }));
+  Napi::Value key = env.Global().Get("Symbol").As<Napi::Object>().Get("asyncIterator");
+  iterable.Set(
+      key, Napi::Function::New(env, [](const Napi::CallbackInfo& info) { return info.This(); }));
+  return iterable;
+}
+
+Napi::Object ReadOperations(Napi::Env env, SharedPtr s, std::string id) {
+  Napi::Object ops = Napi::Object::New(env);
+  ops.Set("access", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
+            VetOrThrow(info.Env(), *s, id, Arg(info, 0), WallWant::kFile);
+            return info.Env().Undefined();
+          }));
+  ops.Set("detectImageMimeType", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
+            std::optional<std::string> mime =
+                SniffImage(OpenVettedFile(info.Env(), *s, id, Arg(info, 0))->Read(16));
+            return mime ? Napi::String::New(info.Env(), *mime).As<Napi::Value>()
+                        : info.Env().Undefined();
+          }));
+  ops.Set("readFile", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
+            std::shared_ptr<OpenFile> file = OpenVettedFile(info.Env(), *s, id, Arg(info, 0));
+            std::string all;
+            for (std::string chunk; !(chunk = file->Read(kReadChunk)).empty();) all += chunk;
+            return ToBuffer(info.Env(), all);
+          }));
+  ops.Set("createReadStream", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
+            return ChunkIterable(info.Env(), OpenVettedFile(info.Env(), *s, id, Arg(info, 0)));
+          }));
+  return ops;
+}
+
+// exists(): false for a path that is not there, the refusal for a path behind the wall.
+Napi::Function ExistsOperation(Napi::Env env, SharedPtr s, std::string id) {
+  return Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
+    Result<VettedObject> vetted = s->setup.wall->Vet(Arg(info, 0), Arg(info, 0), WallWant::kAny);
+    if (!vetted.ok() && vetted.status().code() != kPathNotFound) {
+      Refuse(info.Env(), *s, id, vetted.status());
+    }
+    return Napi::Boolean::New(info.Env(), vetted.ok());
+  });
+}
+
+Napi::Object LsOperations(Napi::Env env, SharedPtr s, std::string id) {
+  Napi::Object ops = Napi::Object::New(env);
+  ops.Set("exists", ExistsOperation(env, s, id));
+  // Entries that lead behind the wall (a symlink out) fail here, and Pi's ls leaves them out.
+  ops.Set("stat", Napi::Function::New(env, [s](const Napi::CallbackInfo& info) {
+            Result<VettedObject> vetted =
+                s->setup.wall->Vet(Arg(info, 0), Arg(info, 0), WallWant::kAny);
+            if (!vetted.ok()) throw Napi::Error::New(info.Env(), vetted.status().message());
+            const bool directory = vetted->directory();
+            Napi::Object stat = Napi::Object::New(info.Env());
+            stat.Set("isDirectory",
+                     Napi::Function::New(info.Env(), [directory](const Napi::CallbackInfo& i) {
+                       return Napi::Boolean::New(i.Env(), directory);
+                     }));
+            stat.Set("isFile",
+                     Napi::Function::New(info.Env(), [directory](const Napi::CallbackInfo& i) {
+                       return Napi::Boolean::New(i.Env(), !directory);
+                     }));
+            return stat;
+          }));
+  ops.Set("readdir", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
+            VettedObject dir = VetOrThrow(info.Env(), *s, id, Arg(info, 0), WallWant::kDirectory);
+            Result<std::vector<std::string>> names = s->setup.wall->List(dir);
+            if (!names.ok()) throw Napi::Error::New(info.Env(), names.status().message());
+            Napi::Array out = Napi::Array::New(info.Env(), names->size());
+            for (uint32_t i = 0; i < names->size(); ++i) out.Set(i, (*names)[i]);
+            return out;
+          }));
+  return ops;
+}
+
+// One walk (rg or fd) run in the vetted directory on a worker thread; `finish` gets its outcome
+// on the JS thread.
+using WalkFinish = std::function<void(Napi::Env, const Result<process::ChildOutcome>&)>;
+
+struct WalkJob {
+  std::shared_ptr<VettedObject> start;
+  process::ChildSpec spec;
+  WalkFinish finish;
+  Result<process::ChildOutcome> outcome = Status::Error("child_cancelled", "not run");
+};
+
+void RunWalk(Napi::Env env, const Shared& s, Napi::Value signal, std::unique_ptr<WalkJob> job) {
+  Result<process::CancelToken> cancel = process::CancelToken::Create();
+  if (!cancel.ok()) throw Napi::Error::New(env, cancel.status().message());
+  FollowAbortSignal(env, signal, *cancel);
+  Napi::ThreadSafeFunction tsfn =
+      Napi::ThreadSafeFunction::New(env, Napi::Function(), "fusion_file_walk", 0, 1);
+  WalkJob* raw = job.release();
+  s.threads->Start(*cancel, [raw, token = *cancel, tsfn]() mutable {
+    raw->outcome = process::RunChild(raw->spec, token);
+    napi_status queued = tsfn.BlockingCall(raw, [](Napi::Env env, Napi::Function, WalkJob* j) {
+      std::unique_ptr<WalkJob> owned(j);
+      if (env != nullptr) owned->finish(env, owned->outcome);
+    });
+    if (queued != napi_ok) delete raw;  // the environment is going away
+    tsfn.Release();
+  });
+}
+
+process::ChildSpec WalkSpec(std::string executable, std::vector<std::string> args,
+                            const VettedObject& start) {
+  process::ChildSpec spec;
+  spec.argv = {std::move(executable)};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  // The walk starts in the vetted directory itself, reached through our open descriptor; its
+  // environment is empty, so no ripgrep or fd configuration of the user's applies.
+  if (start.directory()) spec.cwd = start.ProcPath();
+  spec.limits.stdout_cap = kWalkOutputCap;
+  spec.limits.stderr_cap = 64 * 1024;
+  spec.limits.wall = kWalkTime;
+  spec.limits.idle = kWalkTime;
+  spec.limits.term_grace = std::chrono::milliseconds(500);
+  return spec;
+}
+
+std::string ToolBinary(const Shared& s, const std::vector<std::string>& names) {
+  const char* path = std::getenv("PATH");
+  return FindExecutable(names, s.setup.agent_dir + "/bin", path ? path : "");
+}
+
+// Why a walk failed, or nullopt when its output can be used (a stop at the output cap is a use).
+std::optional<std::string> WalkFailure(const Result<process::ChildOutcome>& outcome,
+                                       const char* tool, bool exit_one_ok) {
+  if (!outcome.ok())
+    return std::string("Failed to run ") + tool + ": " + outcome.status().message();
+  if (outcome->stop_reason == process::StopReason::kStdoutCap) return std::nullopt;
+  if (outcome->stop_reason == process::StopReason::kCancelled) return "Operation aborted";
+  if (!outcome->status.ok()) return outcome->status.message();
+  const int code = outcome->exit_code.value_or(-1);
+  if (code == 0 || (exit_one_ok && code == 1)) return std::nullopt;
+  std::string err = outcome->stderr_bytes;
+  while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+  return err.empty() ? std::string(tool) + " exited with code " + std::to_string(code) : err;
+}
+
+Napi::Function GlobOperation(Napi::Env env, SharedPtr s, std::string id) {
+  return Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) -> Napi::Value {
+    Napi::Env env = info.Env();
+    const std::string pattern = Arg(info, 0);
+    const std::string search_path = Arg(info, 1);
+    int64_t limit = 1000;
+    if (info.Length() > 2 && info[2].IsObject()) {
+      Napi::Value l = info[2].As<Napi::Object>().Get("limit");
+      if (l.IsNumber()) limit = std::max<int64_t>(1, l.As<Napi::Number>().Int64Value());
+    }
+    auto start =
+        std::make_shared<VettedObject>(VetOrThrow(env, *s, id, search_path, WallWant::kDirectory));
+    const std::string fd_bin = ToolBinary(*s, {"fd", "fdfind"});
+    if (fd_bin.empty()) throw Napi::Error::New(env, "fd is not available");
+    Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+    auto job = std::make_unique<WalkJob>();
+    job->start = start;
+    job->spec = WalkSpec(fd_bin, FdArgs(pattern, start->real_path()), *start);
+    job->finish = [s, start, search_path, limit, deferred](
+                      Napi::Env env, const Result<process::ChildOutcome>& outcome) {
+      if (std::optional<std::string> failure = WalkFailure(outcome, "fd", false)) {
+        deferred.Reject(Napi::Error::New(env, *failure).Value());
+        return;
+      }
+      Napi::Array results = Napi::Array::New(env);
+      for (const std::string& line : FdLines(outcome->stdout_bytes)) {
+        if (static_cast<int64_t>(results.Length()) >= limit) break;
+        if (s->setup.wall->HiddenInWalk(*start, line)) continue;
+        results.Set(results.Length(), search_path + "/" + line);
+      }
+      deferred.Resolve(results);
+    };
+    RunWalk(env, *s, info.Env().Undefined(), std::move(job));
+    return deferred.Promise();
+  });
+}
+
+Napi::Object FindOperations(Napi::Env env, SharedPtr s, std::string id) {
+  Napi::Object ops = Napi::Object::New(env);
+  ops.Set("exists", ExistsOperation(env, s, id));
+  ops.Set("glob", GlobOperation(env, s, id));
+  return ops;
+}
+
+// A copy of Pi's definition whose execute builds the definition again per call, with operations
+// that know the call (for the journal) and go through the wall.
+using OpsFactory = Napi::Object (*)(Napi::Env, SharedPtr, std::string);
+
+Napi::Object CopyObject(Napi::Env env, Napi::Object source) {
+  Napi::Object copy = Napi::Object::New(env);
+  Napi::Array keys = source.GetPropertyNames();
+  for (uint32_t i = 0; i < keys.Length(); ++i) copy.Set(keys.Get(i), source.Get(keys.Get(i)));
+  return copy;
+}
+
+Napi::Object WalledDefinition(Napi::Env env, SharedPtr s, const char* factory, OpsFactory ops) {
+  const std::string root = s->setup.wall->root();
+  Napi::Object base =
+      PiFunction(*s, factory).Call({Napi::String::New(env, root)}).As<Napi::Object>();
+  Napi::Object definition = CopyObject(env, base);
+  definition.Set("execute",
+                 Napi::Function::New(env, [s, factory, ops, root](const Napi::CallbackInfo& info) {
+                   Napi::Env env = info.Env();
+                   Napi::Object options = Napi::Object::New(env);
+                   options.Set("operations", ops(env, s, Arg(info, 0)));
+                   Napi::Object inner = PiFunction(*s, factory)
+                                            .Call({Napi::String::New(env, root), options})
+                                            .As<Napi::Object>();
+                   std::vector<napi_value> args;
+                   for (size_t i = 0; i < info.Length(); ++i) args.push_back(info[i]);
+                   return Method(inner, "execute").Call(inner, args);
+                 }));
+  return definition;
+}
+
+// ---- grep: ripgrep's lines, formatted as Pi's grep formats them ----
+
+struct GrepParams {
+  std::string id;
+  std::string path;
+  GrepRequest request;
+  int64_t limit = kGrepDefaultLimit;
+};
+
+GrepParams ReadGrepParams(const Napi::CallbackInfo& info) {
+  GrepParams p;
+  p.id = Arg(info, 0);
+  Napi::Object params = info.Length() > 1 && info[1].IsObject() ? info[1].As<Napi::Object>()
+                                                                : Napi::Object::New(info.Env());
+  p.request.pattern = StringField(params, "pattern").value_or("");
+  p.path = StringField(params, "path").value_or("");
+  if (p.path.empty()) p.path = ".";
+  p.request.glob = StringField(params, "glob");
+  if (p.request.glob && p.request.glob->empty()) p.request.glob.reset();
+  p.request.ignore_case = params.Get("ignoreCase").ToBoolean().Value();
+  p.request.literal = params.Get("literal").ToBoolean().Value();
+  Napi::Value context = params.Get("context");
+  if (context.IsNumber() && context.As<Napi::Number>().DoubleValue() > 0) {
+    p.request.context = static_cast<int64_t>(
+        std::floor(std::min(context.As<Napi::Number>().DoubleValue(), 9007199254740991.0)));
+  }
+  Napi::Value limit = params.Get("limit");
+  if (limit.IsNumber()) {
+    p.limit = std::max<int64_t>(
+        1, static_cast<int64_t>(
+               std::floor(std::min(limit.As<Napi::Number>().DoubleValue(), 9007199254740991.0))));
+  }
+  return p;
+}
+
+// Pi's grep loop over rg's events: the limit, the last match's trailing context, the byte cap.
+class GrepFormatter {
+ public:
+  GrepFormatter(const Shared& s, Napi::Env env, const GrepParams& p, std::string single_name)
+      : env_(env),
+        p_(p),
+        single_name_(std::move(single_name)),
+        truncate_line_(PiFunction(s, "truncateLine")),
+        max_bytes_(s.pi_tools.Value().Get("DEFAULT_MAX_BYTES").ToNumber().Int64Value()) {}
+
+  // Returns false once the output is complete.
+  bool Add(const RipgrepLine& line) {
+    if (!limit_hit_) {
+      Push(line, line.match);
+      if (!line.match) return true;
+      if (++matches_ >= p_.limit) {
+        limit_hit_ = true;
+        trailing_end_ = line.line_number + p_.request.context;
+      }
+      return true;
+    }
+    const bool in_window = line.path == last_file_ && line.line_number <= trailing_end_;
+    if (in_window) Push(line, false);
+    if (line.match) limit_reached_ = true;
+    return !(limit_reached_ && !(in_window && line.line_number < trailing_end_));
+  }
+
+  Napi::Object Result(const Shared& s, bool capped) {
+    if (matches_ == 0) return Text("No matches found", env_.Undefined());
+    std::string raw;
+    for (const std::string& l : lines_) raw += (raw.empty() ? "" : "\n") + l;
+    Napi::Object max_lines = Napi::Object::New(env_);
+    max_lines.Set("maxLines", Napi::Number::New(env_, 9007199254740991.0));
+    Napi::Object truncation = PiFunction(s, "truncateHead")
+                                  .Call({Napi::String::New(env_, raw), max_lines})
+                                  .As<Napi::Object>();
+    truncation.Set("totalLines", Napi::Number::New(env_, static_cast<double>(line_count_)));
+    truncation.Set("totalBytes", Napi::Number::New(env_, static_cast<double>(bytes_ - 1)));
+    std::string output = truncation.Get("content").ToString().Utf8Value();
+    Napi::Object details = Napi::Object::New(env_);
+    std::vector<std::string> notices;
+    if (limit_reached_) {
+      notices.push_back(std::to_string(p_.limit) + " matches limit reached. Use limit=" +
+                        std::to_string(p_.limit * 2) + " for more, or refine pattern");
+      details.Set("matchLimitReached", Napi::Number::New(env_, static_cast<double>(p_.limit)));
+    }
+    if (truncation.Get("truncated").ToBoolean().Value()) {
+      Napi::Value size = PiFunction(s, "formatSize").Call({Napi::Number::New(env_, max_bytes_)});
+      notices.push_back(size.ToString().Utf8Value() + " limit reached");
+      details.Set("truncation", truncation);
+    }
+    if (lines_truncated_) {
+      notices.push_back("Some lines truncated to " + std::to_string(kGrepMaxLineLength) +
+                        " chars. Use read tool to see full lines");
+      details.Set("linesTruncated", true);
+    }
+    if (capped && !limit_reached_) {
+      notices.push_back("ripgrep's output passed 32 MiB and was cut; refine the pattern");
+    }
+    std::string joined;
+    for (const std::string& n : notices) joined += (joined.empty() ? "" : ". ") + n;
+    if (!joined.empty()) output += "\n\n[" + joined + "]";
+    return Text(output, details.GetPropertyNames().Length() > 0 ? details.As<Napi::Value>()
+                                                                : env_.Undefined());
+  }
+
+ private:
+  Napi::Object Text(const std::string& text, Napi::Value details) {
+    Napi::Object block = Napi::Object::New(env_);
+    block.Set("type", "text");
+    block.Set("text", text);
+    Napi::Array content = Napi::Array::New(env_, 1);
+    content.Set(0u, block);
+    Napi::Object result = Napi::Object::New(env_);
+    result.Set("content", content);
+    result.Set("details", details);
+    return result;
+  }
+
+  void Push(const RipgrepLine& line, bool match) {
+    last_file_ = line.path;
+    std::string path = single_name_;
+    if (path.empty()) {
+      path = line.path;
+      while (path.compare(0, 2, "./") == 0) path.erase(0, 2);
+    }
+    std::string text = line.text;
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    Napi::Object cut = truncate_line_.Call({Napi::String::New(env_, text)}).As<Napi::Object>();
+    if (cut.Get("wasTruncated").ToBoolean().Value()) lines_truncated_ = true;
+    const std::string shown = path + (match ? ":" : "-") + std::to_string(line.line_number) +
+                              (match ? ": " : "- ") + cut.Get("text").ToString().Utf8Value();
+    if (bytes_ - 1 <= max_bytes_) lines_.push_back(shown);
+    bytes_ += static_cast<int64_t>(shown.size()) + 1;
+    ++line_count_;
+  }
+
+  Napi::Env env_;
+  const GrepParams& p_;
+  const std::string single_name_;  // a file search shows the file's name; else rg's path
+  Napi::Function truncate_line_;
+  const int64_t max_bytes_;
+  std::vector<std::string> lines_;
+  std::string last_file_;
+  int64_t matches_ = 0, trailing_end_ = 0, bytes_ = 0, line_count_ = 0;
+  bool limit_hit_ = false, limit_reached_ = false, lines_truncated_ = false;
+};
+
+std::string BaseName(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const size_t slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+Napi::Value GrepExecute(const Napi::CallbackInfo& info, SharedPtr s) {
+  Napi::Env env = info.Env();
+  Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
+  try {
+    auto params = std::make_shared<GrepParams>(ReadGrepParams(info));
+    std::optional<std::string> resolved =
+        ResolveLikePi(params->path, s->setup.wall->root(), s->setup.home);
+    if (!resolved) {
+      Refuse(env, *s, params->id,
+             Status::Error(kPathOutsideProject,
+                           "Refused: \"" + params->path + "\" is not a plain file path."));
+    }
+    auto start =
+        std::make_shared<VettedObject>(VetOrThrow(env, *s, params->id, *resolved, WallWant::kAny));
+    const std::string rg = ToolBinary(*s, {"rg"});
+    if (rg.empty()) throw Napi::Error::New(env, "ripgrep (rg) is not available");
+    auto job = std::make_unique<WalkJob>();
+    job->start = start;
+    job->spec = WalkSpec(
+        rg, RipgrepArgs(params->request, start->directory() ? "." : start->ProcPath()), *start);
+    const std::string single = start->directory() ? "" : BaseName(*resolved);
+    job->finish = [s, start, params, single, deferred](
+                      Napi::Env env, const Result<process::ChildOutcome>& outcome) {
+      if (std::optional<std::string> failure = WalkFailure(outcome, "ripgrep", true)) {
+        deferred.Reject(Napi::Error::New(env, *failure).Value());
+        return;
+      }
+      try {
+        GrepFormatter formatter(*s, env, *params, single);
+        for (const RipgrepLine& line : ParseRipgrepJson(outcome->stdout_bytes)) {
+          if (start->directory() && s->setup.wall->HiddenInWalk(*start, line.path)) continue;
+          if (!formatter.Add(line)) break;
+        }
+        const bool capped = outcome->stop_reason == process::StopReason::kStdoutCap;
+        deferred.Resolve(formatter.Result(*s, capped));
+      } catch (const Napi::Error& e) {
+        deferred.Reject(e.Value());
+      }
+    };
+    RunWalk(env, *s, info.Length() > 2 ? info[2] : env.Undefined(), std::move(job));
+  } catch (const Napi::Error& e) {
+    deferred.Reject(e.Value());
+  }
+  return deferred.Promise();
+}
+
+}  // namespace
+
+void RegisterFileTools(Napi::Env env, Napi::Object pi, Napi::Object pi_tools,
+                       FileToolsSetup setup) {
+  auto s = std::make_shared<Shared>();
+  s->setup = std::move(setup);
+  s->pi_tools = Napi::Persistent(pi_tools);
+  s->pi_tools.SuppressDestruct();  // lives as long as the process: its tools may run to the end
+  for (const char* name :
+       {"createReadToolDefinition", "createLsToolDefinition", "createFindToolDefinition",
+        "createGrepToolDefinition", "truncateHead", "truncateLine", "formatSize"}) {
+    PiFunction(*s, name);  // all present, or the child fails to load
+  }
+  Napi::Function register_tool = Method(pi, "registerTool");
+  for (const std::string& tool : s->setup.tools) {
+    Napi::Object definition;
+    if (tool == "read") {
+      definition = WalledDefinition(env, s, "createReadToolDefinition", ReadOperations);
+    } else if (tool == "ls") {
+      definition = WalledDefinition(env, s, "createLsToolDefinition", LsOperations);
+    } else if (tool == "find") {
+      definition = WalledDefinition(env, s, "createFindToolDefinition", FindOperations);
+    } else if (tool == "grep") {
+      Napi::Object base = PiFunction(*s, "createGrepToolDefinition")
+                              .Call({Napi::String::New(env, s->setup.wall->root())})
+                              .As<Napi::Object>();
+      definition = CopyObject(env, base);
+      definition.Set("execute", Napi::Function::New(env, [s](const Napi::CallbackInfo& info) {
+                       return GrepExecute(info, s);
+                     }));
+    } else {
+      continue;
+    }
+    register_tool.Call(pi, {definition});
+  }
+}
+
+}  // namespace pi_fusion::child
