@@ -48,9 +48,11 @@ async function investigate(env, calls, extra = {}) {
 }
 
 describe("walls around the candidates", () => {
-  test("the run store does not exist for candidates: an earlier run's conversation is never found, named or walked", async () => {
+  for (const git of [true, false]) {
+  test(`the run store does not exist for candidates: an earlier run's conversation is never found, named or walked (${git ? "in" : "outside"} a git repository)`, async () => {
     const CODEWORD = "CODEWORD-PLUM-7731";
-    const env = await createPiEnv({ script: { rules: fusionRules() }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
+    const files = git ? FIXTURE_FILES : Object.fromEntries(Object.entries(FIXTURE_FILES).filter(([k]) => !k.startsWith(".git/")));
+    const env = await createPiEnv({ script: { rules: fusionRules() }, files, timeoutMs: RUN_TIMEOUT_MS });
     try {
       const first = await env.print(`/fusion What does ${CODEWORD} mean?`, { extensions: [PLUGIN] });
       assert.equal(first.code, 0, first.stderr);
@@ -101,6 +103,7 @@ describe("walls around the candidates", () => {
       await env.cleanup();
     }
   });
+  }
 
   test("a candidate that lands late finds none of its siblings' answers in the run directory", async () => {
     const MARK = "SIBLING-MARK-5521";
