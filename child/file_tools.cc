@@ -235,9 +235,11 @@ process::ChildSpec WalkSpec(std::string executable, std::vector<std::string> arg
   process::ChildSpec spec;
   spec.argv = {std::move(executable)};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  // The walk starts in the vetted directory itself, reached through our open descriptor; its
-  // environment is empty, so no ripgrep or fd configuration of the user's applies.
+  // The walk starts in the vetted directory itself, reached through our open descriptor. It gets
+  // the child's environment, as Pi's own tools do (ripgrep runs with --no-config; what fd or git
+  // ignore files add can only hide more).
   if (start.directory()) spec.cwd = start.ProcPath();
+  for (char** entry = environ; *entry != nullptr; ++entry) spec.env.emplace_back(*entry);
   spec.limits.stdout_cap = kWalkOutputCap;
   spec.limits.stderr_cap = 64 * 1024;
   spec.limits.wall = kWalkTime;

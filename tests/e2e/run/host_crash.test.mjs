@@ -5,7 +5,6 @@
  * what finished is kept, and it is never "running" and never an answer.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -131,11 +130,12 @@ describe("the host Pi is killed mid-run", () => {
   }
 
   test("while investigate candidates run ripgrep: the grandchildren die too", async () => {
-    // ripgrep blocks reading a FIFO nobody writes: the grep tool call lasts until it is killed.
+    // ripgrep reads a 1 TiB sparse file (a FIFO would be refused by the candidates' walls): the
+    // grep tool call lasts until it is killed.
     const candidates = [
       { name: "candidate-answer", match: { text: "Answer the request", last_role: "tool" }, responses: [{ text: "found" }] },
       { name: "candidate-grep", match: { text: "Answer the request", last_role: "user" },
-        responses: [{ tool_calls: [{ name: "grep", arguments: { pattern: "FORTY", path: "held.fifo" } }] }] },
+        responses: [{ tool_calls: [{ name: "grep", arguments: { pattern: "FORTY", path: "huge.bin" } }] }] },
     ];
     const stages = [...fusionRules().filter((r) => r.name !== "candidate"), ...candidates];
     const args = { objective: "Find what answer the app gives", background: ["src"], deliverable: "One sentence" };
@@ -145,7 +145,8 @@ describe("the host Pi is killed mid-run", () => {
       timeoutMs: RUN_TIMEOUT_MS,
     });
     try {
-      execFileSync("mkfifo", [path.join(env.cwd, "held.fifo")]);
+      fs.closeSync(fs.openSync(path.join(env.cwd, "huge.bin"), "w"));
+      fs.truncateSync(path.join(env.cwd, "huge.bin"), 2 ** 40);
       const ripgreps = () => [...envProcesses(env).keys()].filter((pid) => describePids([pid]).endsWith(": rg"));
       const dir = await killHostWhile(env, async () => {
         await waitForRule(env, "candidate-grep", 3);
@@ -153,7 +154,7 @@ describe("the host Pi is killed mid-run", () => {
         while (ripgreps().length < 3 && Date.now() < deadline) await sleep(50);
         // Under load a candidate's grep may not have reached ripgrep yet; one held ripgrep is
         // enough to show that grandchildren die with the host.
-        assert.ok(ripgreps().length >= 1, "a candidate runs ripgrep on the FIFO");
+        assert.ok(ripgreps().length >= 1, "a candidate runs ripgrep on the sparse file");
       }, { expectTool: /: rg\b/ });
       const seen = await askNewPi(env, path.basename(dir));
       assertTruth(dir, seen, { stage: "candidate", finished: [] });
