@@ -1,7 +1,9 @@
 /**
- * @file Reading a run directory safely in the real pinned Pi: every artifact read is bounded and
- * of a regular file only. A FIFO planted under the name manifest.json once made bg_result open it
- * and wait for a writer forever; now bg_result answers at once, naming the file and what it is.
+ * @file The run directory, safely, in the real pinned Pi. Reading: every artifact read is bounded
+ * and of a regular file only (a FIFO planted under the name manifest.json once made bg_result
+ * wait for a writer forever; now bg_result answers at once, naming the file and what it is).
+ * Creating: a repository that ships `.pi` or `.pi/fusion` as a symlink gets its run refused
+ * before anything exists at the link's target.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -45,4 +47,24 @@ describe("reading the run directory", () => {
       await env.cleanup();
     }
   });
+
+  for (const link of [".pi", ".pi/fusion"]) {
+    test(`a symlinked ${link}: the run is refused and nothing is created at the link's target`, async () => {
+      const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+      try {
+        const target = path.join(env.tmp, "elsewhere");
+        fs.mkdirSync(target);
+        fs.mkdirSync(path.join(env.cwd, path.dirname(link)), { recursive: true });
+        fs.symlinkSync(target, path.join(env.cwd, link));
+        const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+        assert.deepEqual(fs.readdirSync(target), [], "nothing at the link's target");
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /artifact_error/);
+        assert.ok(r.stderr.includes(`${path.join(env.cwd, link)} is a symbolic link`), r.stderr);
+        assert.equal(env.requests().length, 0, "no child ran");
+      } finally {
+        await env.cleanup();
+      }
+    });
+  }
 });
