@@ -6,9 +6,9 @@
 // previous state (Fail() is the exception, see there).
 //
 // Lifecycle:
-//   Create()            directories (0700; run_root.h: never through a symlink), owner.lock
-//                       (held while the store lives, see owner_lock.h), manifest.json in
-//                       `initializing`
+//   Create()            directories (0700; run_root.h: never through a symlink, and the root
+//                       ignored by git), owner.lock (held while the store lives, see
+//                       owner_lock.h), manifest.json in `initializing`
 //   WriteArtifact()     evidence files (0600), each ref recorded in the manifest
 //   RecordAttempt()     one row per child attempt; run usage is the attempts' sum
 //   Transition()        along the state machine of run_state.h

@@ -3,7 +3,7 @@
  * and of a regular file only (a FIFO planted under the name manifest.json once made bg_result
  * wait for a writer forever; now bg_result answers at once, naming the file and what it is).
  * Creating: a repository that ships `.pi` or `.pi/fusion` as a symlink gets its run refused
- * before anything exists at the link's target.
+ * before anything exists at the link's target; and the store never shows up in `git status`.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -67,4 +67,22 @@ describe("reading the run directory", () => {
       }
     });
   }
+
+  test("in a git repository, nothing of the run store shows up in git status", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const git = (...args) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
+      git("init", "-q");
+      env.writeFile("README.md", "a project\n");
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(runDirs(env).length, 1);
+      const status = git("status", "--porcelain", "--untracked-files=all");
+      assert.equal(status, "?? README.md\n", "only the project's own file is untracked");
+      assert.equal(git("add", "-A", "--dry-run"), "add 'README.md'\n");
+      assert.equal(fs.readFileSync(path.join(env.cwd, ".pi", "fusion", ".gitignore"), "utf8"), "*\n");
+    } finally {
+      await env.cleanup();
+    }
+  });
 });

@@ -63,6 +63,22 @@ TEST_CASE("RunStore: an existing .pi keeps its mode", "[store]") {
   CHECK(ModeOf(dir.path() + "/.pi/fusion") == 0700);
 }
 
+TEST_CASE("RunStore: the store root is ignored by git; a user's own ignore file stays", "[store]") {
+  StoreFixture f;
+  const std::string ignore = f.dir.path() + "/.pi/fusion/.gitignore";
+  CHECK(ReadAll(ignore) == "*\n");
+  CHECK(ModeOf(ignore) == 0600);
+
+  TempDir dir;
+  FixedClock clock;
+  auto& fs = pi_fusion::PosixFileSystem();
+  REQUIRE(fs.CreateDir(dir.path() + "/.pi", 0700).ok());
+  REQUIRE(fs.CreateDir(dir.path() + "/.pi/fusion", 0700).ok());
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir.path() + "/.pi/fusion/.gitignore", "mine\n").ok());
+  REQUIRE(RunStore::Create(fs, clock, SampleSpec(dir.path())).ok());
+  CHECK(ReadAll(dir.path() + "/.pi/fusion/.gitignore") == "mine\n");
+}
+
 TEST_CASE("RunStore: a symlinked .pi, .pi/fusion or session directory creates nothing", "[store]") {
   FixedClock clock;
   auto& fs = pi_fusion::PosixFileSystem();
