@@ -32,6 +32,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createPiEnv, PI_CLI, PINNED_NODE } from "../../tests/support/pi_harness.mjs";
 import { fusionRules, MERGED_TEXT } from "../../tests/support/fusion_script.mjs";
+import { sessionDirs } from "../../tests/support/fusion_runs.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "..", "..");
@@ -140,7 +141,7 @@ function delayed(script, latencyMs) {
 /** The newest run directory under the env's project. */
 function newestRunDir(env) {
   const root = path.join(env.cwd, ".pi", "fusion");
-  const dirs = fs.readdirSync(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
+  const dirs = sessionDirs(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
   return dirs.map((d) => ({ d, t: fs.statSync(d).mtimeMs })).sort((x, y) => y.t - x.t)[0].d;
 }
 

@@ -12,6 +12,7 @@
 #include "addon/run_launcher.h"
 #include "core/fd_write.h"
 #include "core/file_system.h"
+#include "core/terminal_text.h"
 #include "schema/normalize.h"
 #include "schema/schema_walker.h"
 #include "tasks/host_events.h"
@@ -20,13 +21,14 @@
 namespace pi_fusion::addon {
 namespace {
 
+constexpr char kRawAnswerVariable[] = "PI_FUSION_RAW_ANSWER";
+
 bool HasUI(Napi::Object ctx) { return ctx.Get("hasUI").ToBoolean().Value(); }
 
 // Tells the person at the keyboard: a toast in the TUI, a stderr line in print mode.
 void Tell(Napi::Env env, Napi::Object ctx, const std::string& message, const char* level) {
   if (HasUI(ctx)) {
-    Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-    Method(ui, "notify").Call(ui, {Napi::String::New(env, message), Napi::String::New(env, level)});
+    Notify(env, ctx.Get("ui").As<Napi::Object>(), message, level);
   } else {
     WriteStderrLine(env, message);
   }
@@ -49,12 +51,25 @@ Napi::Value Then(Napi::Env env, Napi::Value promise,
                                 })});
 }
 
+// PI_FUSION_RAW_ANSWER=1 in Pi's environment: print mode writes the verified answer's exact bytes.
+bool RawAnswerAsked(Napi::Env env) {
+  Napi::Value value =
+      env.Global().Get("process").As<Napi::Object>().Get("env").As<Napi::Object>().Get(
+          kRawAnswerVariable);
+  return value.IsString() && value.As<Napi::String>().Utf8Value() == "1";
+}
+
 // Print mode has nobody to notify later: the command waits for the run and writes the verified
-// answer straight to stdout (Pi routes extension writes to process.stdout into stderr).
+// answer straight to stdout (Pi routes extension writes to process.stdout into stderr). The answer
+// is a model's text and stdout is often a terminal, so its controls are neutralized unless the
+// person asked for the raw bytes (to pipe them into a file, say).
 void PrintOutcome(Napi::Env env, const Terminal& terminal) {
   const tasks::PrintedOutcome printed = tasks::PrintModeOutcome(PosixFileSystem(), terminal);
-  if (!printed.stdout_text.empty())
-    (void)WriteAllToFd(STDOUT_FILENO, printed.stdout_text, "write to stdout");
+  if (!printed.stdout_text.empty()) {
+    const std::string text =
+        RawAnswerAsked(env) ? printed.stdout_text : NeutralizeControls(printed.stdout_text);
+    (void)WriteAllToFd(STDOUT_FILENO, text, "write to stdout");
+  }
   for (const std::string& line : printed.stderr_lines) WriteStderrLine(env, line);
   if (printed.failed) env.Global().Get("process").As<Napi::Object>().Set("exitCode", 1);
 }

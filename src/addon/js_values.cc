@@ -1,6 +1,7 @@
 #include "addon/js_values.h"
 
 #include "core/json_text.h"
+#include "core/terminal_text.h"
 #include "tasks/host_texts.h"
 
 namespace pi_fusion::addon {
@@ -55,7 +56,15 @@ Napi::Function Method(Napi::Object obj, const char* name) {
 void WriteStderrLine(Napi::Env env, const std::string& line) {
   Napi::Object stderr_stream =
       env.Global().Get("process").As<Napi::Object>().Get("stderr").As<Napi::Object>();
-  Method(stderr_stream, "write").Call(stderr_stream, {Napi::String::New(env, line + "\n")});
+  Method(stderr_stream, "write")
+      .Call(stderr_stream, {Napi::String::New(env, NeutralizeControls(line) + "\n")});
+}
+
+void Notify(Napi::Env env, Napi::Object ui, const std::string& text, const std::string& level) {
+  Napi::Function notify = Method(ui, "notify");
+  if (notify.IsEmpty()) return;
+  notify.Call(ui,
+              {Napi::String::New(env, NeutralizeControls(text)), Napi::String::New(env, level)});
 }
 
 }  // namespace pi_fusion::addon

@@ -28,7 +28,14 @@ Napi::Object ErrorResult(Napi::Env env, const Status& status);
 // obj[name] as a function bound to obj, or an empty Function when absent.
 Napi::Function Method(Napi::Object obj, const char* name);
 
+// What the plugin shows a person leaves through these (and the render calls of renderers.cc), so
+// that model, page and run-directory text has its terminal controls neutralized on the way out
+// (core/terminal_text.h); the texts the agent receives are never changed here.
+
 // Writes one line to the host's stderr (Pi routes extension output there in print mode).
 void WriteStderrLine(Napi::Env env, const std::string& line);
+
+// ui.notify(text, level): a toast in the TUI (RPC forwards it to the client).
+void Notify(Napi::Env env, Napi::Object ui, const std::string& text, const std::string& level);
 
 }  // namespace pi_fusion::addon

@@ -64,9 +64,7 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
   AddonState& state = State(env);
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
   if (state.show_models_selector.IsEmpty() || state.pi.IsEmpty()) {
-    Method(ui, "notify")
-        .Call(ui, {Napi::String::New(env, tasks::kModelsSelectorMissingText),
-                   Napi::String::New(env, "error")});
+    Notify(env, ui, tasks::kModelsSelectorMissingText, "error");
     return env.Undefined();
   }
   workflow::HostSnapshot host =
@@ -81,10 +79,7 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
       .Call(promise, {Napi::Function::New(env, [session, ui_ref](const Napi::CallbackInfo& info) {
               if (session->selector.outcome() == config::SelectorOutcome::kSaved) {
                 Napi::Object ui = ui_ref->Value();
-                Method(ui, "notify")
-                    .Call(ui, {Napi::String::New(info.Env(),
-                                                 tasks::ModelsSavedText(session->store.path())),
-                               Napi::String::New(info.Env(), "info")});
+                Notify(info.Env(), ui, tasks::ModelsSavedText(session->store.path()), "info");
               }
               return info.Env().Undefined();
             })});

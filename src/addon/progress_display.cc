@@ -5,6 +5,7 @@
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
 #include "core/clock.h"
+#include "core/terminal_text.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::addon {
@@ -70,8 +71,11 @@ void RefreshRunProgress(Napi::Env env) {
   std::vector<std::pair<std::string, std::string>> lines;  // status key, text
   for (const tasks::TaskInfo& task : state.tasks->List()) {
     if (task.state != tasks::TaskState::kRunning) continue;
-    lines.emplace_back("pi-fusion:" + task.id,
-                       tasks::StatusLine(task.progress, task.label, task.id, now));
+    // One line each; a model's name or a slot note must not move the cursor or clear the screen.
+    lines.emplace_back(
+        "pi-fusion:" + task.id,
+        NeutralizeControls(tasks::StatusLine(task.progress, task.label, task.id, now),
+                           TextShape::kSingleLine));
   }
   Napi::Function set_widget = Method(ui, "setWidget");
   if (!set_widget.IsEmpty()) {

@@ -66,8 +66,7 @@ void ShowCarriedNotices(Napi::Env env) {
     if (ui.IsEmpty()) {
       WriteStderrLine(env, notice);
     } else {
-      Method(ui, "notify")
-          .Call(ui, {Napi::String::New(env, notice), Napi::String::New(env, "warning")});
+      Notify(env, ui, notice, "warning");
     }
   }
 }

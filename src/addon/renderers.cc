@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
+#include "core/terminal_text.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 
@@ -25,6 +26,16 @@ Napi::Function RenderFunction(Napi::Env env, const char* name) {
   AddonState& state = State(env);
   if (state.render.IsEmpty()) return Napi::Function();
   return Method(state.render.Value(), name);
+}
+
+// Calls the render module's `name` with a view: the one way a view reaches the screen. Its texts
+// come from models (answers, evaluator summaries, error messages quoting them), from the tool
+// call's arguments and from run directories, so their terminal controls are neutralized here.
+Napi::Value Render(Napi::Env env, const char* name, json view, Napi::Value options,
+                   Napi::Value theme) {
+  NeutralizeStrings(view);
+  if (options.IsEmpty()) return RenderFunction(env, name).Call({FromJson(env, view), theme});
+  return RenderFunction(env, name).Call({FromJson(env, view), options, theme});
 }
 
 // {expanded, expandHint}: the hint comes from Pi's own keybinding formatter when it has one.
@@ -102,8 +113,7 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
   tool.Set("renderCall", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
              Napi::Env env = info.Env();
              const json args = info[0].IsObject() ? JsonOf(env, info[0]) : json();
-             return RenderFunction(env, "renderCall")
-                 .Call({FromJson(env, tasks::CallView(name, args)), info[1]});
+             return Render(env, "renderCall", tasks::CallView(name, args), Napi::Value(), info[1]);
            }));
   tool.Set("renderResult", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
              Napi::Env env = info.Env();
@@ -118,8 +128,8 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
              json view = tasks::ToolResultView(name, details, FirstText(result),
                                                Flag(context, "isError"), NowMs());
              if (expanded && name == "bg_result") view = WithExpansion(std::move(view));
-             return RenderFunction(env, "renderView")
-                 .Call({FromJson(env, view), RenderOptions(env, expanded, context), info[2]});
+             return Render(env, "renderView", std::move(view),
+                           RenderOptions(env, expanded, context), info[2]);
            }));
 }
 
@@ -139,8 +149,8 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
                const bool expanded = Flag(info[1], "expanded");
                json view = JsonOf(env, entry.As<Napi::Object>().Get("data"));
                if (expanded) view = WithExpansion(std::move(view));
-               return RenderFunction(env, "renderMessage")
-                   .Call({FromJson(env, view), RenderOptions(env, expanded, info[1]), info[2]});
+               return Render(env, "renderMessage", std::move(view),
+                             RenderOptions(env, expanded, info[1]), info[2]);
              })});
   }
   Napi::Function message_renderer = Method(pi, "registerMessageRenderer");
@@ -159,8 +169,8 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
                const bool expanded = Flag(info[1], "expanded");
                json view = JsonOf(env, details.As<Napi::Object>().Get("view"));
                if (expanded) view = WithExpansion(std::move(view));
-               return RenderFunction(env, "renderMessage")
-                   .Call({FromJson(env, view), RenderOptions(env, expanded, info[1]), info[2]});
+               return Render(env, "renderMessage", std::move(view),
+                             RenderOptions(env, expanded, info[1]), info[2]);
              })});
   }
 }

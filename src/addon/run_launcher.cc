@@ -8,6 +8,7 @@
 #include "addon/js_values.h"
 #include "addon/progress_display.h"
 #include "addon/renderers.h"
+#include "core/terminal_text.h"
 #include "tasks/host_events.h"
 #include "tasks/run_lifecycle.h"
 
@@ -98,7 +99,7 @@ void ResolveSettleWaiters(Napi::Env env) {
       Napi::Object entry = Napi::Object::New(env);
       entry.Set("type", "custom_message");
       entry.Set("customType", kTaskMessageType);
-      entry.Set("content", text);
+      entry.Set("content", NeutralizeControls(text));  // Pi draws it as it is (below)
       entry.Set("display", true);
       entries.Set(entries.Length(), entry);
     }
@@ -145,9 +146,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
       (route.notify == tasks::Notify::kUnlessEntryShown && !shown)) {
     Napi::Object ui = UiOf(env);
     if (!ui.IsEmpty()) {
-      Method(ui, "notify")
-          .Call(ui, {Napi::String::New(env, terminal.text),
-                     Napi::String::New(env, route.notify_level)});
+      Notify(env, ui, terminal.text, route.notify_level);
     }
   }
   switch (route.wake) {
@@ -167,7 +166,10 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   view.erase("answer");  // the agent fetches it with bg_result, whose result shows it
   Napi::Object message = Napi::Object::New(env);
   message.Set("customType", kTaskMessageType);
-  message.Set("content", terminal.text);
+  // Pi itself draws this content wherever no renderer of ours does (a Pi without the rendering API,
+  // a resumed session), so its notice is neutralized like every other; the agent reads the same
+  // notice, and the exact bytes of the run stay in its artifacts and bg_result.
+  message.Set("content", NeutralizeControls(terminal.text));
   message.Set("display", true);
   const bool completed = terminal.outcome.end == workflow::RunEnd::kCompleted;
   message.Set("details", FromJson(env, {{"run_id", terminal.run_id},

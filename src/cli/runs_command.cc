@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
+#include "core/terminal_text.h"
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
@@ -100,7 +101,17 @@ nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
   return out;
 }
 
-void PrintTable(const std::vector<std::vector<std::string>>& rows) {
+// Every line these commands print passes through here. A run directory is whatever is on disk, and
+// a repository can ship a planted .pi/fusion whose prompts, ids and messages hold escape
+// sequences: they are shown as visible characters, never sent to the terminal to execute.
+void PrintLine(FILE* stream, const std::string& line) {
+  std::fprintf(stream, "%s\n", NeutralizeControls(line).c_str());
+}
+
+void PrintTable(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows) {
+    for (std::string& cell : row) cell = NeutralizeControls(cell, TextShape::kSingleLine);
+  }
   std::vector<size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()), 0);
@@ -112,7 +123,7 @@ void PrintTable(const std::vector<std::vector<std::string>>& rows) {
       line += row[i];
       if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
     }
-    std::printf("%s\n", line.c_str());
+    PrintLine(stdout, line);
   }
 }
 
@@ -143,11 +154,16 @@ int RunRuns(const RunsArgs& args) {
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const tasks::RunListing& run : runs) out.push_back(RunJson(run, now));
-    std::printf("%s\n", out.dump(2).c_str());
+    // JSON's own escapes keep every string exact and every control out of the terminal: C0 is
+    // always escaped, and ensure_ascii escapes DEL, C1 and bidi controls (\u009b, \u202e) too.
+    // A path that is not UTF-8 (a directory name on disk) gets U+FFFD rather than an exception.
+    std::printf(
+        "%s\n",
+        out.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
   if (runs.empty()) {
-    std::printf("No Fusion runs under %s/.pi/fusion\n", project.c_str());
+    PrintLine(stdout, "No Fusion runs under " + project + "/.pi/fusion");
     return 0;
   }
   std::vector<std::vector<std::string>> rows = {kHeader};
@@ -169,8 +185,8 @@ int RunVerify(const VerifyArgs& args) {
       if (run.run_id == args.run) run_dir = run.run_dir;
     }
     if (run_dir.empty()) {
-      std::fprintf(stderr, "error: no run %s under %s/.pi/fusion\n", args.run.c_str(),
-                   ProjectDir(args.cwd).c_str());
+      PrintLine(stderr,
+                "error: no run " + args.run + " under " + ProjectDir(args.cwd) + "/.pi/fusion");
       return 2;
     }
   } else {
@@ -185,14 +201,14 @@ int RunVerify(const VerifyArgs& args) {
   const std::string id =
       check.manifest ? check.manifest->run_id : run_dir.substr(run_dir.find_last_of('/') + 1);
   if (check.problems.empty()) {
-    std::printf("%s: intact (%s, %zu artifacts verified)\n", id.c_str(),
-                std::string(store::RunStateName(check.manifest->state)).c_str(),
-                check.manifest->artifacts.size());
+    PrintLine(stdout, id + ": intact (" + std::string(store::RunStateName(check.manifest->state)) +
+                          ", " + std::to_string(check.manifest->artifacts.size()) +
+                          " artifacts verified)");
     return 0;
   }
-  std::printf("%s: %zu problem%s in %s\n", id.c_str(), check.problems.size(),
-              check.problems.size() == 1 ? "" : "s", run_dir.c_str());
-  for (const std::string& problem : check.problems) std::printf("  %s\n", problem.c_str());
+  PrintLine(stdout, id + ": " + std::to_string(check.problems.size()) + " problem" +
+                        (check.problems.size() == 1 ? "" : "s") + " in " + run_dir);
+  for (const std::string& problem : check.problems) PrintLine(stdout, "  " + problem);
   return 1;
 }
 
@@ -221,8 +237,7 @@ int RunPrune(const PruneArgs& args) {
   if (!args.older_than.empty()) {
     Result<std::chrono::milliseconds> age = tasks::ParseAge(args.older_than);
     if (!age.ok()) {
-      std::fprintf(stderr, "error: %s: %s\n", age.status().code().c_str(),
-                   age.status().message().c_str());
+      PrintLine(stderr, "error: " + age.status().code() + ": " + age.status().message());
       return 2;
     }
     filter.older_than = *age;
@@ -232,7 +247,7 @@ int RunPrune(const PruneArgs& args) {
   const std::vector<tasks::RunListing> selected =
       tasks::SelectForPrune(tasks::ListRuns(PosixFileSystem(), project), filter, now);
   if (selected.empty()) {
-    std::printf("Nothing to prune under %s/.pi/fusion\n", project.c_str());
+    PrintLine(stdout, "Nothing to prune under " + project + "/.pi/fusion");
     return 0;
   }
   std::vector<std::vector<std::string>> rows = {kHeader};
@@ -246,7 +261,7 @@ int RunPrune(const PruneArgs& args) {
   int failures = 0;
   for (const tasks::RunListing& run : selected) {
     if (Status s = DeleteRun(run); !s.ok()) {
-      std::fprintf(stderr, "error: %s not deleted: %s\n", run.run_id.c_str(), s.message().c_str());
+      PrintLine(stderr, "error: " + run.run_id + " not deleted: " + s.message());
       ++failures;
     }
   }

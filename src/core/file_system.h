@@ -49,6 +49,8 @@ inline constexpr const char* kFsIoError = kIoError;           // any other errno
 inline constexpr char kFsNotRegular[] = "not_regular";
 // ReadFile() of a file longer than the caller's cap.
 inline constexpr char kFsTooLarge[] = "too_large";
+// CreateDirsBeneath() met a step that is a symlink or not a directory.
+inline constexpr char kFsNotDirectory[] = "not_directory";
 
 // "Read-only file system (errno 30)": thread-safe, unlike strerror().
 std::string ErrnoText(int err);
@@ -118,6 +120,15 @@ class FileSystem {
   // make an owner's LockExclusive fail nor need write access. kFsNotFound when `path` does not
   // exist; kFsIoError when it is not a regular file. Never blocks (a FIFO is not opened to wait).
   virtual Result<bool> IsLocked(const std::string& path) = 0;
+  // Makes `names` exist one inside the other beneath the directory `base` (base/names[0]/...),
+  // walking from a descriptor of `base` with mkdirat(2) and openat(2), no step ever followed
+  // through a symlink (O_NOFOLLOW|O_DIRECTORY). A directory this call creates gets exactly `mode`
+  // and its parent is fsynced; an existing one is kept as it is. kFsNotDirectory, naming the
+  // step, when a step is a symlink or not a directory: nothing is created through or beyond it.
+  // `base` itself may be reached through symlinks (a symlinked home or project is the user's).
+  // REQUIRES: each name is one path component, not "." or "..".
+  virtual Status CreateDirsBeneath(const std::string& base, const std::vector<std::string>& names,
+                                   mode_t mode) = 0;
 };
 
 // The POSIX implementation. Stateless; never null; lives for the whole program.
@@ -154,6 +165,10 @@ class FileSystemWrapper : public FileSystem {
     return target_.LockExclusive(path, mode);
   }
   Result<bool> IsLocked(const std::string& path) override { return target_.IsLocked(path); }
+  Status CreateDirsBeneath(const std::string& base, const std::vector<std::string>& names,
+                           mode_t mode) override {
+    return target_.CreateDirsBeneath(base, names, mode);
+  }
 
  private:
   FileSystem& target_;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <system_error>
 
+#include "core/dir_walk_posix.h"
 #include "core/file_system.h"
 
 namespace pi_fusion {
@@ -127,6 +128,11 @@ FileType TypeOf(mode_t mode) {
 
 class PosixFileSystemImpl : public FileSystem {
  public:
+  Status CreateDirsBeneath(const std::string& base, const std::vector<std::string>& names,
+                           mode_t mode) override {
+    return CreateDirsBeneathPosix(base, names, mode);
+  }
+
   Status CreateDir(const std::string& path, mode_t mode) override {
     if (::mkdir(path.c_str(), mode) != 0) return FsError("mkdir", path, errno);
     // mkdir applies the umask; the directory is ours, so set the exact mode we promised.

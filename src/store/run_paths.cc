@@ -28,10 +28,25 @@ std::string SanitizeSessionId(std::string_view session_id) {
   return out;
 }
 
+std::string SessionDirName(std::string_view session_id, long pid) {
+  return SanitizeSessionId(session_id) + "-" + std::to_string(pid);
+}
+
+std::vector<std::string> SessionDirSteps(std::string_view session_id, long pid) {
+  std::vector<std::string> steps;
+  std::string_view root = kRunsRoot;
+  for (size_t slash; (slash = root.find('/')) != std::string_view::npos;
+       root.remove_prefix(slash + 1)) {
+    steps.emplace_back(root.substr(0, slash));
+  }
+  steps.emplace_back(root);
+  steps.push_back(SessionDirName(session_id, pid));
+  return steps;
+}
+
 std::string RunDirectory(const std::string& cwd, std::string_view session_id, long pid,
                          std::string_view run_id) {
-  const std::string session_dir = SanitizeSessionId(session_id) + "-" + std::to_string(pid);
-  return JoinPath(JoinPath(JoinPath(cwd, kRunsRoot), session_dir), run_id);
+  return JoinPath(JoinPath(JoinPath(cwd, kRunsRoot), SessionDirName(session_id, pid)), run_id);
 }
 
 Status ValidateArtifactName(std::string_view name) {

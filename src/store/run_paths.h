@@ -16,12 +16,20 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::store {
 
 std::string SanitizeSessionId(std::string_view session_id);
+
+// "<sanitized-session-id>-<pid>": the session directory's name.
+std::string SessionDirName(std::string_view session_id, long pid);
+
+// The directories from the project down to the session directory, one name each:
+// {".pi", "fusion", SessionDirName(session_id, pid)}.
+std::vector<std::string> SessionDirSteps(std::string_view session_id, long pid);
 
 // The run directory for one run.
 // REQUIRES: `cwd` is absolute; IsValidRunId(run_id).

@@ -11,6 +11,7 @@
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/run_paths.h"
+#include "store/run_root.h"
 
 namespace pi_fusion::store {
 namespace {
@@ -89,8 +90,10 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const Clock& 
   Status s = CheckSpec(spec);
   if (!s.ok()) return s;
   const std::string run_dir = RunDirectory(spec.cwd, spec.session_id, spec.pid, spec.run_id);
-  s = CreateDirectories(fs, DirName(run_dir));
+  s = CreateDirectories(fs, spec.cwd);  // the project: normally there already
   if (!s.ok()) return s;
+  Result<std::string> session_dir = CreateSessionDir(fs, spec.cwd, spec.session_id, spec.pid);
+  if (!session_dir.ok()) return session_dir.status();
   // The run directory itself is always new: a random id that already exists means a bug.
   s = fs.CreateDir(run_dir, kPrivateDirMode);
   if (s.ok()) s = fs.SyncDir(DirName(run_dir));

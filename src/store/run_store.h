@@ -6,7 +6,8 @@
 // previous state (Fail() is the exception, see there).
 //
 // Lifecycle:
-//   Create()            directories (0700), owner.lock (held while the store lives, see
+//   Create()            directories (0700; run_root.h: never through a symlink, and the root
+//                       ignored by git), owner.lock (held while the store lives, see
 //                       owner_lock.h), manifest.json in `initializing`
 //   WriteArtifact()     evidence files (0600), each ref recorded in the manifest
 //   RecordAttempt()     one row per child attempt; run usage is the attempts' sum

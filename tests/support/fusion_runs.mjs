@@ -6,11 +6,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { envProcesses } from "./processes.mjs";
 
+/** The session directories under a project's `.pi/fusion` (`root`): the .gitignore there is not one. */
+export function sessionDirs(root) {
+  return fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+}
+
 /** Every run directory of `env`'s project, across sessions. */
 export function runDirs(env) {
   const root = path.join(env.cwd, ".pi", "fusion");
   if (!fs.existsSync(root)) return [];
-  return fs.readdirSync(root).flatMap((session) =>
+  return sessionDirs(root).flatMap((session) =>
     fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
 }
 

@@ -10,6 +10,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { fusionRules } from "../../support/fusion_script.mjs";
+import { sessionDirs } from "../../support/fusion_runs.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
@@ -31,7 +32,7 @@ function runs(env) {
 function runDirs(env) {
   const root = path.join(env.cwd, ".pi", "fusion");
   if (!fs.existsSync(root)) return [];
-  return fs.readdirSync(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
+  return sessionDirs(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
 }
 
 /** Every name, mode, size and byte under `dir`: equal snapshots mean nothing was written. */
@@ -171,7 +172,7 @@ describe("pi-fusion runs, verify, prune", () => {
       r = cli(env, "prune", "--cwd", env.cwd, "--older-than", "1s", "--yes");
       assert.match(r.stdout, /Deleted 3 runs\./);
       assert.deepEqual(runDirs(env), []);
-      assert.deepEqual(fs.readdirSync(path.join(env.cwd, ".pi", "fusion")), []);
+      assert.deepEqual(fs.readdirSync(path.join(env.cwd, ".pi", "fusion")), [".gitignore"]);
 
       // A directory with a broken manifest: listed as unreadable, found by id, never pruned.
       const brokenId = "reason-0123456789abcdef0123456789abcdef";

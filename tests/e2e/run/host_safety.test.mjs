@@ -9,6 +9,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
+import { sessionDirs } from "../../support/fusion_runs.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 120000;
@@ -17,7 +18,7 @@ const REPLACEMENT = "\ufffd";
 
 function onlyRunDir(env) {
   const root = path.join(env.cwd, ".pi", "fusion");
-  const dirs = fs.readdirSync(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
+  const dirs = sessionDirs(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
   assert.equal(dirs.length, 1);
   return dirs[0];
 }

@@ -1,7 +1,9 @@
 /**
- * @file Reading a run directory safely in the real pinned Pi: every artifact read is bounded and
- * of a regular file only. A FIFO planted under the name manifest.json once made bg_result open it
- * and wait for a writer forever; now bg_result answers at once, naming the file and what it is.
+ * @file The run directory, safely, in the real pinned Pi. Reading: every artifact read is bounded
+ * and of a regular file only (a FIFO planted under the name manifest.json once made bg_result
+ * wait for a writer forever; now bg_result answers at once, naming the file and what it is).
+ * Creating: a repository that ships `.pi` or `.pi/fusion` as a symlink gets its run refused
+ * before anything exists at the link's target; and the store never shows up in `git status`.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -41,6 +43,44 @@ describe("reading the run directory", () => {
       assert.match(again.stdout, /not a regular file \(a FIFO\)/);
       assert.doesNotMatch(again.stdout, /Unknown background task ID/);
       assert.ok(fs.statSync(manifest).isFIFO(), "the FIFO is left as it was");
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  for (const link of [".pi", ".pi/fusion"]) {
+    test(`a symlinked ${link}: the run is refused and nothing is created at the link's target`, async () => {
+      const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+      try {
+        const target = path.join(env.tmp, "elsewhere");
+        fs.mkdirSync(target);
+        fs.mkdirSync(path.join(env.cwd, path.dirname(link)), { recursive: true });
+        fs.symlinkSync(target, path.join(env.cwd, link));
+        const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+        assert.deepEqual(fs.readdirSync(target), [], "nothing at the link's target");
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /artifact_error/);
+        assert.ok(r.stderr.includes(`${path.join(env.cwd, link)} is a symbolic link`), r.stderr);
+        assert.equal(env.requests().length, 0, "no child ran");
+      } finally {
+        await env.cleanup();
+      }
+    });
+  }
+
+  test("in a git repository, nothing of the run store shows up in git status", async () => {
+    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
+    try {
+      const git = (...args) => execFileSync("git", args, { cwd: env.cwd, encoding: "utf8" });
+      git("init", "-q");
+      env.writeFile("README.md", "a project\n");
+      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(runDirs(env).length, 1);
+      const status = git("status", "--porcelain", "--untracked-files=all");
+      assert.equal(status, "?? README.md\n", "only the project's own file is untracked");
+      assert.equal(git("add", "-A", "--dry-run"), "add 'README.md'\n");
+      assert.equal(fs.readFileSync(path.join(env.cwd, ".pi", "fusion", ".gitignore"), "utf8"), "*\n");
     } finally {
       await env.cleanup();
     }

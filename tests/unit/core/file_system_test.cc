@@ -270,3 +270,60 @@ TEST_CASE("RandomHex: lowercase hex of the requested size from the kernel", "[co
   // Larger than one getrandom(2) chunk guarantee.
   CHECK(pi_fusion::RandomHex(pi_fusion::SystemRandom(), 1000).value().size() == 2000);
 }
+
+namespace {
+
+bool IsEmptyDir(const std::string& path) {
+  return std::filesystem::is_empty(std::filesystem::path(path));
+}
+
+TEST_CASE("CreateDirsBeneath: makes each step with the exact mode, keeps existing ones",
+          "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(fs.CreateDir(dir / "a", 0755).ok());
+  const mode_t old_mask = ::umask(077);
+  REQUIRE(fs.CreateDirsBeneath(dir.path(), {"a", "b", "c"}, 0700).ok());
+  ::umask(old_mask);
+  CHECK(ModeOf(dir / "a") == 0755);
+  CHECK(ModeOf(dir / "a/b") == 0700);
+  CHECK(ModeOf(dir / "a/b/c") == 0700);
+  CHECK(fs.CreateDirsBeneath(dir.path(), {"a", "b", "c"}, 0700).ok());  // all there: fine
+}
+
+TEST_CASE("CreateDirsBeneath: a symlinked step is refused before anything exists at its target",
+          "[core][fs]") {
+  TempDir dir;
+  TempDir target;
+  FileSystem& fs = PosixFileSystem();
+  // The first step, a middle step, and a dangling link (mkdir would create its target).
+  REQUIRE(::symlink(target.path().c_str(), (dir / "first").c_str()) == 0);
+  REQUIRE(fs.CreateDir(dir / "mid", 0700).ok());
+  REQUIRE(::symlink(target.path().c_str(), (dir / "mid/link").c_str()) == 0);
+  REQUIRE(::symlink((target / "made").c_str(), (dir / "dangling").c_str()) == 0);
+  const struct {
+    std::vector<std::string> names;
+    std::string refused;
+  } cases[] = {{{"first", "fusion", "s"}, dir / "first"},
+               {{"mid", "link", "s"}, dir / "mid/link"},
+               {{"dangling", "s"}, dir / "dangling"}};
+  for (const auto& c : cases) {
+    INFO(c.refused);
+    const pi_fusion::Status s = fs.CreateDirsBeneath(dir.path(), c.names, 0700);
+    CHECK(s.code() == pi_fusion::kFsNotDirectory);
+    CHECK(s.message() == c.refused + " is a symbolic link");
+    CHECK(IsEmptyDir(target.path()));
+  }
+}
+
+TEST_CASE("CreateDirsBeneath: a file in the way is refused", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "file", "x").ok());
+  const pi_fusion::Status s = fs.CreateDirsBeneath(dir.path(), {"file", "sub"}, 0700);
+  CHECK(s.code() == pi_fusion::kFsNotDirectory);
+  CHECK(s.message() == dir / "file" + " is not a directory");
+  CHECK(fs.CreateDirsBeneath(dir / "missing", {"a"}, 0700).code() == pi_fusion::kFsNotFound);
+}
+
+}  // namespace

@@ -197,4 +197,14 @@ Result<bool> FaultFileSystem::IsLocked(const std::string& path) {
   return target().IsLocked(path);
 }
 
+Status FaultFileSystem::CreateDirsBeneath(const std::string& base,
+                                          const std::vector<std::string>& names, mode_t mode) {
+  std::string path = base;
+  for (const std::string& name : names) path += "/" + name;
+  if (Status s = Check(FsOp::kCreateDir, path); !s.ok()) return s;
+  Status s = target().CreateDirsBeneath(base, names, mode);
+  if (s.ok()) Record(FsOp::kCreateDir, path);
+  return s;
+}
+
 }  // namespace pi_fusion::store::testing

@@ -65,6 +65,9 @@ class FaultFileSystem : public FileSystemWrapper {
   Result<FileInfo> Stat(const std::string& path) override;
   Result<std::unique_ptr<FileLock>> LockExclusive(const std::string& path, mode_t mode) override;
   Result<bool> IsLocked(const std::string& path) override;
+  // Counted as one kCreateDir of the deepest path ("base/a/b/c").
+  Status CreateDirsBeneath(const std::string& base, const std::vector<std::string>& names,
+                           mode_t mode) override;
 
  private:
   struct Rule {

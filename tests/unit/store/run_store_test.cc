@@ -1,6 +1,7 @@
 // RunStore: directory creation and modes, durable manifest updates, artifacts, attempts, usage,
 // transitions, and concurrent attempts.
 #include <cerrno>
+#include <filesystem>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -60,6 +61,42 @@ TEST_CASE("RunStore: an existing .pi keeps its mode", "[store]") {
   REQUIRE(store.ok());
   CHECK(ModeOf(dir.path() + "/.pi") == 0755);
   CHECK(ModeOf(dir.path() + "/.pi/fusion") == 0700);
+}
+
+TEST_CASE("RunStore: the store root is ignored by git; a user's own ignore file stays", "[store]") {
+  StoreFixture f;
+  const std::string ignore = f.dir.path() + "/.pi/fusion/.gitignore";
+  CHECK(ReadAll(ignore) == "*\n");
+  CHECK(ModeOf(ignore) == 0600);
+
+  TempDir dir;
+  FixedClock clock;
+  auto& fs = pi_fusion::PosixFileSystem();
+  REQUIRE(fs.CreateDir(dir.path() + "/.pi", 0700).ok());
+  REQUIRE(fs.CreateDir(dir.path() + "/.pi/fusion", 0700).ok());
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir.path() + "/.pi/fusion/.gitignore", "mine\n").ok());
+  REQUIRE(RunStore::Create(fs, clock, SampleSpec(dir.path())).ok());
+  CHECK(ReadAll(dir.path() + "/.pi/fusion/.gitignore") == "mine\n");
+}
+
+TEST_CASE("RunStore: a symlinked .pi, .pi/fusion or session directory creates nothing", "[store]") {
+  FixedClock clock;
+  auto& fs = pi_fusion::PosixFileSystem();
+  const std::string session = "fusion/session___n__code_id-4242";
+  for (const std::string& link :
+       {std::string(".pi"), std::string(".pi/fusion"), ".pi/" + session}) {
+    INFO(link);
+    TempDir project;
+    TempDir target;
+    REQUIRE(fs.CreateDirsBeneath(project.path(), {".pi", "fusion"}, 0700).ok());
+    std::filesystem::remove_all(project.path() + "/" + link);
+    std::filesystem::create_directory_symlink(target.path(), project.path() + "/" + link);
+    auto store = RunStore::Create(fs, clock, SampleSpec(project.path()));
+    CHECK(store.status().code() == pi_fusion::kArtifactError);
+    CHECK_THAT(store.status().message(),
+               Catch::Contains(project.path() + "/" + link + " is a symbolic link"));
+    CHECK(std::filesystem::is_empty(target.path()));
+  }
 }
 
 TEST_CASE("RunStore: Create refuses bad specs and an existing run directory", "[store]") {
