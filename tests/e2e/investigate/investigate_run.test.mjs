@@ -11,7 +11,7 @@ import { describe, test } from "node:test";
 import { createPiEnv } from "../../support/pi_harness.mjs";
 import { MERGED_TEXT } from "../../support/fusion_script.mjs";
 import {
-  agentFlowRules, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
+  agentFlowRules, assertAuditLogSchemas, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
   INSPECT_TOOLS, INVESTIGATE_ARGS, PLUGIN, readJson, RUN_TIMEOUT_MS, runDirs, sha256, WRAPPER,
 } from "./investigate_support.mjs";
 
@@ -89,6 +89,7 @@ describe("fusion_investigate end to end", () => {
         const refs = manifest.artifacts;
         assert.equal(refs[`candidate-${slot}.attempt-1.tool-calls.jsonl`].sha256, sha256(journal));
         assert.ok(refs[`candidate-${slot}.attempt-1.seal.json`]);
+        assertAuditLogSchemas(dir, slot);
       }
       assert.ok(!fs.existsSync(path.join(dir, "evaluation.attempt-1.tool-calls.jsonl")), "the evaluator has no log");
     } finally {
@@ -137,6 +138,7 @@ describe("fusion_investigate end to end", () => {
         assert.equal(seal.status, "complete");
         assert.deepEqual(records.map((x) => [x.tool_name, x.status]),
           [["read", "error"], ["read", "error"], ["read", "error"], ["grep", "error"], ["write", "error"], ["bash", "error"]]);
+        assertAuditLogSchemas(dir, slot);  // refused calls' records too
       }
     } finally {
       await env.cleanup();
