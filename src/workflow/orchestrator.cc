@@ -8,6 +8,7 @@
 #include "budget/calibration.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "core/limits.h"
 #include "store/failure_summary.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_stage.h"
@@ -139,7 +140,14 @@ class Run {
     render.reports = std::move(reports);
     render.accounting = AccountingFromJson(evaluation->at("validation_accounting"));
     render.host_limitations = std::move(host_limitations);
-    return Commit(RenderValidationReport(render), *map);
+    // The host-rendered report holds to the final report's cap like a merger's answer; a cut
+    // report keeps its whole text in a run artifact the manifest binds.
+    const CappedValidationReport report = CapValidationReport(render, kMergerOutputMaxBytes);
+    if (report.cut) {
+      auto ref = run_.store->WriteArtifact(std::string(kFullValidationReportArtifact), report.full);
+      if (!ref.ok()) return FailOutcome(ref.status(), Stage::kMerge);
+    }
+    return Commit(report.text, *map);
   }
 
   bool IsValidate() const { return run_.request.request.workflow == "validate"; }
