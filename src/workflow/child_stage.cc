@@ -13,6 +13,7 @@
 #include "store/artifact_ref.h"
 #include "store/usage.h"
 #include "url/source_policy_file.h"
+#include "workflow/tool_refusals.h"
 #include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
@@ -272,6 +273,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   std::optional<std::string> journal, seal;
   std::optional<protocol::ToolAuditReport> audit;
   Status sources = Status::Ok();
+  std::map<std::string, int64_t> refusals;
   if (!child.tools.empty()) {
     journal = ReadIfPresent(*run.seams.fs, files.journal);
     seal = ReadIfPresent(*run.seams.fs, files.seal);
@@ -282,6 +284,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
     if (declared.ok()) input.declared_urls = *declared;
     if (!declared.ok()) sources = declared.status();
     audit = protocol::VerifyToolAudit(input);
+    if (audit->ok()) refusals = CountPathRefusals(audit->records);
   }
 
   std::optional<store::Usage> usage;
@@ -318,7 +321,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   if (!written.ok()) verdict = written;
   Status ended = attempt.End(verdict, usage);
-  return {ended, ended.ok() ? report.answer : "", under_forecast};
+  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals)};
 }
 
 }  // namespace pi_fusion::workflow

@@ -16,6 +16,7 @@
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
+#include "workflow/tool_refusals.h"
 #include "workflow/validation_findings.h"
 #include "workflow/validation_prompts.h"
 #include "workflow/validation_render.h"
@@ -103,7 +104,10 @@ class Run {
     ArmWarmStages();
     ReviewerPhase phase = RunReviewers(
         run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_,
-        [this](const StageResult& result) { NoteCalibration(result, budget::Stage::kCandidate); });
+        [this](int slot, const StageResult& result) {
+          NoteCalibration(result, budget::Stage::kCandidate);
+          NoteRefusals(slot, result);
+        });
     warm_.CandidatesEnded();
     if (phase.failure) {
       Fail(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
@@ -116,8 +120,13 @@ class Run {
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
     std::vector<AnonymousReport> reports;
     std::vector<std::string> host_limitations;
+    dropped_reviewers_.emplace();
     for (const DroppedReviewer& d : phase.dropped) {
       host_limitations.push_back(DroppedReviewerLimitation(d.slot, d.why.code(), d.why.message()));
+      // In the run's own record too, not only in the report's prose.
+      Status s = run_.store->RecordDroppedReviewer(d.slot, d.why.code(), d.why.message());
+      if (!s.ok()) return FailOutcome(s, Stage::kCandidate);
+      dropped_reviewers_->push_back({d.slot, d.why.code(), d.why.message()});
     }
     for (const UsableReviewer& u : phase.usable) {
       const std::string& id = map->candidate_for_slot[u.slot - 1];
@@ -186,6 +195,13 @@ class Run {
     warnings_.push_back({"calibration", std::string(budget::StageName(stage)), line});
   }
 
+  // A candidate's file-tool calls the walls refused, for the result details. Called from
+  // candidate threads.
+  void NoteRefusals(int slot, const StageResult& result) {
+    std::lock_guard lock(warnings_mu_);
+    AddRefusals(slot, result.tool_refusals, &refusals_);
+  }
+
   bool Advance(RunState state) {
     Status s = run_.store->Transition(state);
     if (!s.ok()) Fail(s, std::nullopt, std::nullopt, std::nullopt);
@@ -215,6 +231,7 @@ class Run {
                             "candidate " + std::to_string(slot) + " starting"});
         StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
         NoteCalibration(result, budget::Stage::kCandidate);
+        NoteRefusals(slot, result);
         // A failed candidate is reported as failed, never counted among the complete ones; the
         // first real failure stops its siblings.
         if (result.status.ok()) {
@@ -409,7 +426,9 @@ class Run {
     {
       std::lock_guard lock(warnings_mu_);
       details.warnings.insert(details.warnings.end(), warnings_.begin(), warnings_.end());
+      details.tool_refusals = refusals_;
     }
+    details.dropped_reviewers = dropped_reviewers_;
     Result<nlohmann::json> built = BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
     Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);
@@ -457,7 +476,10 @@ class Run {
   RunObserver& observer_;
   RunOutcome outcome_;
   std::mutex warnings_mu_;
-  std::vector<ResultWarning> warnings_;  // guarded by warnings_mu_
+  std::vector<ResultWarning> warnings_;   // guarded by warnings_mu_
+  std::vector<ToolRefusalRow> refusals_;  // guarded by warnings_mu_
+  // validate: the reviewers dropped under the minority rule (set once the reviewers ended).
+  std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers_;
   WarmStages warm_;
 };
 
