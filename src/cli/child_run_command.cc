@@ -315,9 +315,13 @@ int RunChildRun(const ChildRunArgs& args) {
     const AuditPaths paths = AuditPathsIn(*dir);
     Result<std::string> journal = ReadChildFile(paths.journal);
     Result<std::string> seal = ReadChildFile(paths.seal);
-    const protocol::ToolAuditReport audit = protocol::VerifyToolAudit(
-        {journal.ok() ? std::optional<std::string_view>(*journal) : std::nullopt,
-         seal.ok() ? std::optional<std::string_view>(*seal) : std::nullopt, tools});
+    protocol::ToolAuditInput input{
+        journal.ok() ? std::optional<std::string_view>(*journal) : std::nullopt,
+        seal.ok() ? std::optional<std::string_view>(*seal) : std::nullopt, tools};
+    // As the orchestrator does: the child's own count must match its log. (No declared sources
+    // here: a research child run alone has no run to declare them.)
+    if (report.settlement) input.settled_tool_calls = report.settlement->tool_calls;
+    const protocol::ToolAuditReport audit = protocol::VerifyToolAudit(input);
     out["audit"] = {{"reason", audit.ok() ? json(nullptr) : json(audit.reason)},
                     {"records", audit.records.size()},
                     {"result_bytes", audit.result_bytes},

@@ -1,5 +1,11 @@
 #include "core/json_text.h"
 
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "core/utf8.h"
+
 namespace pi_fusion {
 namespace {
 
@@ -76,6 +82,44 @@ Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& c
   return Status::Error(code, "the value is not valid JSON text (parse error at byte " +
                                  std::to_string(position) + " of " +
                                  std::to_string(repaired.size()) + ")");
+}
+
+Result<nlohmann::json> ParseUniqueKeyJson(std::string_view text, std::string_view file,
+                                          const std::string& code) {
+  using nlohmann::json;
+  std::vector<std::set<std::string>> keys;  // one set per object being read
+  std::optional<std::string> repeated;
+  const json::parser_callback_t track = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() && !repeated &&
+        !keys.back().insert(parsed.get<std::string>()).second) {
+      repeated = parsed.get<std::string>();
+    }
+    return true;
+  };
+  json value;
+  try {
+    value = json::parse(text, track, /*allow_exceptions=*/false);
+  } catch (const json::exception&) {  // never expected without exceptions; kept total anyway
+    value = json::value_t::discarded;
+  }
+  if (value.is_discarded()) {
+    size_t position = 0;
+    try {
+      (void)json::parse(text);
+    } catch (const json::parse_error& e) {
+      position = e.byte;
+    } catch (const std::exception&) {
+    }
+    return Status::Error(code, std::string(file) + " is not valid JSON (parse error at byte " +
+                                   std::to_string(position) + ")");
+  }
+  if (repeated) {
+    return Status::Error(code, std::string(file) + " repeats the key \"" +
+                                   TruncateUtf8(RepairUtf8(*repeated), 64) + "\" in one object");
+  }
+  return value;
 }
 
 std::string JsonErrorText(const nlohmann::json::exception& e) {

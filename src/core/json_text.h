@@ -25,6 +25,16 @@ std::string ReplaceLoneSurrogateEscapes(std::string_view text);
 // `code` and a message giving only the byte position, never the text itself.
 Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& code);
 
+// Parses one JSON value written to or read from disk (an artifact), refusing an object that
+// repeats a key. nlohmann::json keeps the last of two equal keys without a word, so a file edited
+// to carry `"state":"failed"` and then `"state":"completed"` would read as completed while another
+// reader (or a person) sees the first. Never throws. Errors carry `code` and name `file`:
+//   "<file> is not valid JSON (parse error at byte N)"
+//   "<file> repeats the key \"<key>\" in one object" (the key cut to 64 bytes, invalid UTF-8
+//   replaced)
+Result<nlohmann::json> ParseUniqueKeyJson(std::string_view text, std::string_view file,
+                                          const std::string& code);
+
 // What went wrong in a JSON exception, without the input: nlohmann's message minus its
 // "[json.exception.…] " prefix and minus the "; last read: '…'" excerpt, which quotes the text
 // being parsed (a model's output, a conversation). Kept: the position and the kind of error, e.g.

@@ -17,6 +17,7 @@ using nlohmann::json;
 struct Finding {
   std::string reason;
   std::string detail;
+  bool limit = false;  // an execution limit crossed, not a damaged log
 };
 
 // Parses `text` as one JSON value whose canonical form is exactly `text`.
@@ -104,18 +105,47 @@ std::optional<Finding> CheckBinding(std::string_view journal, const ToolCallSeal
   return std::nullopt;
 }
 
-std::optional<Finding> CheckPolicy(const ToolAuditReport& report,
-                                   const std::vector<std::string>& allowed) {
+// The settlement's count is the governor's tally of every call Pi started; each of them ends in a
+// journal record before the seal, so the two must agree.
+std::optional<Finding> CheckSettlement(const ToolAuditInput& input, const ToolCallSeal& seal) {
+  if (!input.settled_tool_calls || *input.settled_tool_calls == seal.record_count) {
+    return std::nullopt;
+  }
+  return Finding{"settlement_mismatch", "the settlement frame counts " +
+                                            std::to_string(*input.settled_tool_calls) +
+                                            " tool calls, the sealed journal holds " +
+                                            std::to_string(seal.record_count) + " records"};
+}
+
+// Which call took the aggregate over the limit, and how many finished after it (calls of one
+// assistant message run concurrently, so some may have started before the crossing).
+Finding ResultBytesCrossed(const ToolAuditReport& report) {
+  uint64_t sum = 0;
+  size_t crossing = 0;
+  while (crossing < report.records.size()) {
+    sum += report.records[crossing].result_bytes;
+    if (sum > kMaxToolResultBytes) break;
+    ++crossing;
+  }
+  const size_t after = report.records.size() - crossing - 1;
+  return Finding{
+      "result_bytes_cap_exceeded",
+      "tool results total " + std::to_string(report.result_bytes) + " bytes, over the limit of " +
+          std::to_string(kMaxToolResultBytes) + " bytes per child; call " +
+          std::to_string(crossing + 1) + " of " + std::to_string(report.records.size()) +
+          " crossed it" +
+          (after == 0 ? " and was the last, so no later call was refused"
+                      : " and " + std::to_string(after) + " already running finished after it"),
+      /*limit=*/true};
+}
+
+std::optional<Finding> CheckPolicy(const ToolAuditReport& report, const ToolAuditInput& input) {
   if (static_cast<int64_t>(report.records.size()) > kMaxToolCalls) {
     return Finding{"call_cap_exceeded", std::to_string(report.records.size()) +
                                             " tool calls exceed the limit of " +
                                             std::to_string(kMaxToolCalls)};
   }
-  if (report.result_bytes > kMaxToolResultBytes) {
-    return Finding{"result_bytes_cap_exceeded", std::to_string(report.result_bytes) +
-                                                    " result bytes exceed the limit of " +
-                                                    std::to_string(kMaxToolResultBytes)};
-  }
+  const std::vector<std::string>& allowed = input.allowed_tools;
   for (const ToolCallRecord& record : report.records) {
     const bool listed =
         std::find(allowed.begin(), allowed.end(), record.tool_name) != allowed.end();
@@ -124,7 +154,17 @@ std::optional<Finding> CheckPolicy(const ToolAuditReport& report,
                                              " executed tool \"" + record.tool_name +
                                              "\", which this workflow does not allow"};
     }
+    const std::optional<std::string>& url = record.provenance.url;
+    if (url && input.declared_urls &&
+        std::find(input.declared_urls->begin(), input.declared_urls->end(), *url) ==
+            input.declared_urls->end()) {
+      return Finding{"source_not_declared", "call " + std::to_string(record.ordinal) +
+                                                " records a fetch of " + TruncateUtf8(*url, 200) +
+                                                ", which is not a declared source of this run"};
+    }
   }
+  // Last: a log that is otherwise sound and only went over the byte limit is a limit crossing.
+  if (report.result_bytes > kMaxToolResultBytes) return ResultBytesCrossed(report);
   return std::nullopt;
 }
 
@@ -139,7 +179,8 @@ std::optional<Finding> Check(const ToolAuditInput& input, ToolAuditReport* repor
   if (auto f = ReadRecords(*input.journal, report)) return f;
   if (auto f = CheckOrdinals(report->records)) return f;
   if (auto f = CheckBinding(*input.journal, *report->seal, *report)) return f;
-  return CheckPolicy(*report, input.allowed_tools);
+  if (auto f = CheckSettlement(input, *report->seal)) return f;
+  return CheckPolicy(*report, input);
 }
 
 }  // namespace
@@ -148,9 +189,13 @@ ToolAuditReport VerifyToolAudit(const ToolAuditInput& input) {
   ToolAuditReport report;
   if (std::optional<Finding> finding = Check(input, &report)) {
     report.reason = finding->reason;
-    report.status = Status::Error(std::string(kToolAuditInvalid),
-                                  "tool-call audit log invalid (reason " + finding->reason +
-                                      "): " + TruncateUtf8(finding->detail, kMaxFrameMessageBytes));
+    const std::string detail = TruncateUtf8(finding->detail, kMaxFrameMessageBytes);
+    report.status =
+        finding->limit
+            ? Status::Error(std::string(kChildRuntimeLimitExceeded),
+                            "the candidate's tool results passed their limit: " + detail)
+            : Status::Error(std::string(kToolAuditInvalid), "tool-call audit log invalid (reason " +
+                                                                finding->reason + "): " + detail);
   }
   return report;
 }

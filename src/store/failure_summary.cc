@@ -45,12 +45,19 @@ const std::vector<CodeRule>& CodeRules() {
       {kChildRuntimePayloadInvalid, "child_protocol", {"inspect_child_protocol_evidence"}},
       {kChildCachePolicyInvalid, "child_protocol", {"check_pi_cache_retention"}},
       {kChildRuntimeLimitExceeded, "child_limit", {"inspect_tool_call_seal", "split_task"}},
-      {kToolAuditInvalid, "child_protocol", {"inspect_tool_call_seal"}},
+      {kToolAuditInvalid, "tool_audit", {"inspect_tool_call_audit_log"}},
       {kChildOutputCap, "child_limit", {"inspect_oversized_response", "split_task"}},
       {kEvaluationInvalid, "evaluation", {"inspect_evaluation_responses", "retry_run"}},
       {kArtifactError, "artifact", {"check_run_directory"}},
       {kStateTransitionInvalid, "artifact", {"check_run_directory"}},
       {kOrchestrationFailed, "orchestration", {"inspect_error_json"}},
+      // The codes this project adds: each its own class, so a person (or a tool reading the
+      // summary) can tell them from the generic orchestration failure an unknown code gets.
+      {kValidationReportsInvalid, "validation_reports", {"inspect_reviewer_reports", "retry_run"}},
+      {kHostEnded, "host", {"check_host_exit", "retry_run"}},
+      {kRandomUnavailable, "system", {"check_os_randomness"}},
+      {kInvalidArguments, "arguments", {"fix_tool_arguments"}},
+      {kSourcePolicyInvalid, "source_policy", {"inspect_source_policy", "retry_run"}},
   };
   return kRules;
 }

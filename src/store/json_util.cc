@@ -1,6 +1,7 @@
 #include "store/json_util.h"
 
 #include "core/durable_file.h"
+#include "core/json_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 
@@ -18,11 +19,7 @@ Result<std::string> CanonicalBytes(const json& value, std::string_view what) {
 }
 
 Result<json> ParseJson(std::string_view bytes, std::string_view what) {
-  json value = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) {
-    return Status::Error(kArtifactError, std::string(what) + " is not valid JSON");
-  }
-  return value;
+  return ParseUniqueKeyJson(bytes, what, kArtifactError);
 }
 
 namespace {

@@ -23,7 +23,9 @@ namespace pi_fusion::store {
 // CanonicalJson(value), or kArtifactError naming `what` (for example a string that is not UTF-8).
 Result<std::string> CanonicalBytes(const nlohmann::json& value, std::string_view what);
 
-// Parses `bytes` as one JSON value, or kArtifactError naming `what`.
+// Parses `bytes` as one JSON value, or kArtifactError naming `what`; an object that repeats a
+// key is refused (core/json_text.h, ParseUniqueKeyJson), so every store reader sees the bytes as
+// any other reader would.
 Result<nlohmann::json> ParseJson(std::string_view bytes, std::string_view what);
 
 class FieldReader {

@@ -151,6 +151,30 @@ json WarmChildToJson(const WarmChildRecord& w) {
           {"note", w.note}};
 }
 
+json DroppedReviewerToJson(const DroppedReviewerRecord& d) {
+  return {{"slot", d.slot}, {"code", d.code}, {"message", d.message}};
+}
+
+Status ReadDroppedReviewers(const json& array, Manifest& m) {
+  if (!array.is_array() || array.empty()) {
+    return Status::Error(kArtifactError,
+                         "manifest.json dropped_reviewers is not a non-empty array");
+  }
+  for (size_t i = 0; i < array.size(); ++i) {
+    FieldReader r(array[i], "manifest.json dropped_reviewers[" + std::to_string(i) + "]");
+    DroppedReviewerRecord d;
+    const uint64_t slot = r.Count("slot");
+    if (slot < 1 || slot > 3) r.Fail("has a slot that is not 1, 2 or 3");
+    d.slot = static_cast<int>(slot);
+    d.code = r.String("code");
+    if (d.code.empty()) r.Fail("has an empty code");
+    d.message = r.String("message");
+    if (Status s = r.Finish(); !s.ok()) return s;
+    m.dropped_reviewers.push_back(std::move(d));
+  }
+  return Status::Ok();
+}
+
 Status ReadWarmChildren(const json& array, Manifest& m) {
   if (!array.is_array())
     return Status::Error(kArtifactError, "manifest.json warm_children is not an array");
@@ -292,6 +316,11 @@ json ManifestToJson(const Manifest& m) {
     for (const auto& w : m.warm_children) warm.push_back(WarmChildToJson(w));
     out["warm_children"] = std::move(warm);
   }
+  if (!m.dropped_reviewers.empty()) {
+    json dropped = json::array();
+    for (const auto& d : m.dropped_reviewers) dropped.push_back(DroppedReviewerToJson(d));
+    out["dropped_reviewers"] = std::move(dropped);
+  }
   return out;
 }
 
@@ -305,6 +334,7 @@ Result<Manifest> ManifestFromJson(const json& value) {
   const json& artifacts = r.Object("artifacts");
   const json& error = r.Value("error");
   const json* warm = r.Has("warm_children") ? &r.Value("warm_children") : nullptr;
+  const json* dropped = r.Has("dropped_reviewers") ? &r.Value("dropped_reviewers") : nullptr;
   Status s = r.Finish();
   if (!s.ok()) return s;
   auto parsed_models = ModelsFromJson(models);
@@ -317,6 +347,9 @@ Result<Manifest> ManifestFromJson(const json& value) {
   if (s = ReadArtifacts(artifacts, m); !s.ok()) return s;
   if (warm != nullptr) {
     if (s = ReadWarmChildren(*warm, m); !s.ok()) return s;
+  }
+  if (dropped != nullptr) {
+    if (s = ReadDroppedReviewers(*dropped, m); !s.ok()) return s;
   }
   if (!error.is_null()) {
     auto e = RunErrorFromJson(error, "manifest.json error");

@@ -97,6 +97,16 @@ struct WarmChildRecord {
 
 const char* WarmChildOutcomeName(WarmChildOutcome outcome);
 
+// A validate reviewer left out under the minority rule: the run went on with the other two.
+// Recorded in the manifest so the run says so in its own record, not only in the report's prose.
+struct DroppedReviewerRecord {
+  int slot = 0;         // 1..3
+  std::string code;     // why: the child's failure code, or validation_reports_invalid
+  std::string message;  // a host-written diagnostic (UTF-8 repaired), never response text
+
+  bool operator==(const DroppedReviewerRecord&) const = default;
+};
+
 // The terminal error of a failed or cancelled run (also error.json's `error`).
 struct RunError {
   std::string code;
@@ -125,6 +135,8 @@ struct Manifest {
   std::vector<AttemptRecord> attempts;
   // Optional in the JSON form: the key is written only when a warm child was unused or replaced.
   std::vector<WarmChildRecord> warm_children;
+  // Optional in the JSON form: the key is written only when a reviewer was dropped.
+  std::vector<DroppedReviewerRecord> dropped_reviewers;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;

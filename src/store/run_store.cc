@@ -221,6 +221,18 @@ Status RunStore::RecordWarmChild(Stage stage, WarmChildOutcome outcome, std::str
   return PersistLocked(std::move(next));
 }
 
+Status RunStore::RecordDroppedReviewer(int slot, std::string code, std::string message) {
+  if (slot < 1 || slot > 3 || code.empty()) {
+    return Invalid("a dropped reviewer record needs a slot 1-3 and a code");
+  }
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  Manifest next = manifest_;
+  next.dropped_reviewers.push_back({slot, std::move(code), RepairUtf8(message)});
+  return PersistLocked(std::move(next));
+}
+
 Status RunStore::SetAnonymousMap(const json& map) {
   if (!map.is_object()) return Status::Error(kArtifactError, "anonymous map is not an object");
   std::lock_guard lock(mu_);

@@ -114,6 +114,9 @@ class RunStore {
   // stamped now. REQUIRES: started_at is an RFC 3339 time; stage is evaluation or merge.
   Status RecordWarmChild(Stage stage, WarmChildOutcome outcome, std::string started_at,
                          std::string note);
+  // Lists a validate reviewer dropped under the minority rule (manifest.h, DroppedReviewerRecord).
+  // REQUIRES: slot in 1..3, a non-empty code.
+  Status RecordDroppedReviewer(int slot, std::string code, std::string message);
   // Records the A/B/C map once. REQUIRES: an object.
   Status SetAnonymousMap(const nlohmann::json& map);
 

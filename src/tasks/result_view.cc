@@ -11,6 +11,7 @@
 #include "store/usage_claim.h"
 #include "store/verify.h"
 #include "tasks/lifecycle_texts.h"
+#include "workflow/tool_refusals.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -64,10 +65,14 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
                                               : Attachment::kAlready;
   const std::string why = claimed.ok() ? "" : claimed.status().message();
   ResultView view;
+  // A candidate that tried to read past the walls is said here, not only in the details.
+  const std::string refusals =
+      workflow::RefusalsText(verified->details.value("tool_refusals", json()));
   view.text = "Fusion " + task.id + " completed (" + task.workflow +
               ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
               verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
-              UsageLine(verified->usage, attachment, why) + "\n\n" +
+              UsageLine(verified->usage, attachment, why) +
+              (refusals.empty() ? "" : "\n" + refusals) + "\n\n" +
               (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
   view.details["answer"] = {{"present", true},
@@ -100,6 +105,16 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
     }
     for (const auto& [key, value] : failure->items()) view.details[key] = value;
     store::FitFailureView(view.details, store::kFailureViewMaxBytes);
+    // Refused file-tool calls, counted from the audit logs the manifest binds (at most three
+    // short rows, outside the fitted failure view).
+    if (Result<store::Manifest> manifest = store::ReadManifest(fs, task.artifact_dir);
+        manifest.ok()) {
+      const json refusals = workflow::ReadRunRefusals(fs, task.artifact_dir, *manifest);
+      view.details["tool_refusals"] = refusals;
+      if (const std::string text = workflow::RefusalsText(refusals); !text.empty()) {
+        summary += "\n" + text;
+      }
+    }
   } else {
     view.details["summary_status"] = "unavailable";
     summary += (summary.empty() ? "" : "\n") + std::string("Failure summary unavailable: ") +

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error_codes.h"
+#include "core/json_text.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/owner_lock.h"
@@ -35,7 +36,10 @@ std::string Question(FileSystem& fs, const std::string& run_dir) {
   Result<std::string> bytes =
       fs.ReadFile(run_dir + "/" + kCanonicalInput, store::ArtifactReadCap(kCanonicalInput));
   if (!bytes.ok()) return "";
-  const nlohmann::json input = nlohmann::json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+  // A file with a key twice reads as no question rather than as one of its two values.
+  Result<nlohmann::json> parsed = ParseUniqueKeyJson(*bytes, kCanonicalInput, kArtifactError);
+  if (!parsed.ok()) return "";
+  const nlohmann::json& input = *parsed;
   if (!input.is_object() || !input.contains("request") || !input["request"].is_object()) return "";
   const nlohmann::json& request = input["request"];
   for (const char* key : {"prompt", "objective"}) {

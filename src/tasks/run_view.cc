@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/error_codes.h"
+#include "core/json_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "store/artifact_ref.h"
@@ -341,8 +342,10 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   if (evaluation_ref != manifest->artifacts.end()) {
     Result<std::string> bytes = fs.ReadFile(run_dir + "/" + evaluation_ref->second.path,
                                             store::ArtifactReadCap(evaluation_ref->second.path));
-    const json evaluation =
-        bytes.ok() ? json::parse(*bytes, nullptr, /*allow_exceptions=*/false) : json();
+    // A file with a key twice shows no evaluation rather than one of its two values.
+    Result<json> parsed = bytes.ok() ? ParseUniqueKeyJson(*bytes, "evaluation.json", kArtifactError)
+                                     : Result<json>(bytes.status());
+    const json evaluation = parsed.ok() ? *parsed : json();
     if (evaluation.is_object()) {
       json agreements = json::array();
       for (const json& a : evaluation.value("agreements", json::array())) {

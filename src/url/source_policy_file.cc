@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error_codes.h"
+#include "core/json_text.h"
 #include "pi_fusion/canonical_json.h"
 #include "url/source_policy.h"
 
@@ -44,7 +45,10 @@ Result<std::string> SourcePolicyJson(const SourcePolicy& policy) {
 }
 
 Result<SourcePolicy> ParseSourcePolicy(std::string_view bytes) {
-  nlohmann::json doc = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  Result<nlohmann::json> parsed =
+      ParseUniqueKeyJson(bytes, kSourcePolicyFile, kSourcePolicyInvalid);
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& doc = *parsed;
   if (!doc.is_object()) return Invalid("is not a JSON object");
   for (const auto& [key, value] : doc.items()) {
     if (key != "schema_version" && key != "run_id" && key != "declared_urls") {

@@ -6,11 +6,14 @@
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "pi_fusion/canonical_json.h"
+#include "pi_fusion/sha256.h"
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
 #include "store/artifact_ref.h"
 #include "store/usage.h"
+#include "url/source_policy_file.h"
+#include "workflow/tool_refusals.h"
 #include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
@@ -28,6 +31,30 @@ std::string WrapperOf(const std::vector<std::string>& environment) {
     if (entry.compare(0, kName.size(), kName) == 0) return entry.substr(kName.size());
   }
   return "";
+}
+
+// The URLs a tool-enabled child's fetch provenance may name. Research reads its declared sources
+// back from source-policy.private.json, whose bytes must still be those written at preflight (the
+// same check the child's fusion_web_fetch makes); every other workflow declares none.
+Result<std::vector<std::string>> DeclaredUrls(const PreparedRun& run) {
+  if (!run.source_policy) return std::vector<std::string>{};
+  const std::string name(url::kSourcePolicyFile);
+  Result<std::string> bytes = run.seams.fs->ReadFile(
+      run.store->run_dir() + "/" + run.source_policy->path, store::ArtifactReadCap(name));
+  if (!bytes.ok()) {
+    return Status::Error(
+        kSourcePolicyInvalid,
+        name + " cannot be read to check the candidates' fetches: " + bytes.status().message());
+  }
+  if (Sha256Ref(*bytes) != run.source_policy->sha256) {
+    return Status::Error(kSourcePolicyInvalid,
+                         name +
+                             " changed after preflight: its SHA-256 is not the one recorded "
+                             "(something other than Fusion wrote in the run directory)");
+  }
+  Result<url::SourcePolicy> policy = url::ParseSourcePolicy(*bytes);
+  if (!policy.ok()) return policy.status();
+  return policy->declared_urls;
 }
 
 std::string JoinTools(const std::vector<std::string>& tools) {
@@ -194,10 +221,12 @@ class AttemptRecorder {
 // runtime guard reports its own code, not the incomplete seal it caused), then the tool-call audit
 // log, then the stage's output contract.
 Status Judge(const process::ChildOutcome& outcome, const protocol::ChildReport& report,
-             const std::optional<protocol::ToolAuditReport>& audit, const StageChild& child) {
+             const std::optional<protocol::ToolAuditReport>& audit, const Status& sources,
+             const StageChild& child) {
   if (!outcome.status.ok()) return outcome.status;
   if (!report.ok()) return report.status;
   if (audit && !audit->ok()) return audit->status;
+  if (!sources.ok()) return sources;
   if (!outcome.cleanup_errors.empty()) return process::OutcomeStatus(outcome);
   return CheckOutputContract(child.output, report.answer);
 }
@@ -243,10 +272,19 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   protocol::ChildReport report = protocol::VerifyChildRun(verify);
   std::optional<std::string> journal, seal;
   std::optional<protocol::ToolAuditReport> audit;
+  Status sources = Status::Ok();
+  std::map<std::string, int64_t> refusals;
   if (!child.tools.empty()) {
     journal = ReadIfPresent(*run.seams.fs, files.journal);
     seal = ReadIfPresent(*run.seams.fs, files.seal);
-    audit = protocol::VerifyToolAudit({journal, seal, child.tools});
+    protocol::ToolAuditInput input{journal, seal, child.tools};
+    // Recounted against the child's own tally and the run's sources (docs/protocol.md).
+    if (report.settlement) input.settled_tool_calls = report.settlement->tool_calls;
+    Result<std::vector<std::string>> declared = DeclaredUrls(run);
+    if (declared.ok()) input.declared_urls = *declared;
+    if (!declared.ok()) sources = declared.status();
+    audit = protocol::VerifyToolAudit(input);
+    if (audit->ok()) refusals = CountPathRefusals(audit->records);
   }
 
   std::optional<store::Usage> usage;
@@ -254,7 +292,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
     Result<store::Usage> parsed = store::UsageFromJson(report.usage, attempt.prefix());
     if (parsed.ok()) usage = *parsed;
   }
-  Status verdict = Judge(*outcome, report, audit, child);
+  Status verdict = Judge(*outcome, report, audit, sources, child);
   Status written = attempt.Write(".stderr.txt", outcome->stderr_bytes);
   if (written.ok()) written = attempt.Write(".events.jsonl", EventsJsonl(outcome->stderr_bytes));
   std::optional<int64_t> under_forecast;
@@ -283,7 +321,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   if (!written.ok()) verdict = written;
   Status ended = attempt.End(verdict, usage);
-  return {ended, ended.ok() ? report.answer : "", under_forecast};
+  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals)};
 }
 
 }  // namespace pi_fusion::workflow

@@ -7,6 +7,7 @@
 // Thread-safe: the three candidates run concurrently on their own threads.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ struct StageResult {
   // Set when the child's first provider request used more prompt tokens than the stage's
   // one-request forecast (`<prefix>.calibration-violation.json` is written then).
   std::optional<int64_t> under_forecast_tokens;
+  // A tool-enabled child's file-tool calls the walls refused, by error_code, counted from its
+  // audit log once that verified (tool_refusals.h); empty otherwise.
+  std::map<std::string, int64_t> tool_refusals;
 };
 
 // REQUIRES: `run.store` is open; `cancel` outlives the call. With `warm`, a warm child started

@@ -8,6 +8,7 @@
 #include "budget/calibration.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "core/limits.h"
 #include "store/failure_summary.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_stage.h"
@@ -15,6 +16,7 @@
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
+#include "workflow/tool_refusals.h"
 #include "workflow/validation_findings.h"
 #include "workflow/validation_prompts.h"
 #include "workflow/validation_render.h"
@@ -102,7 +104,10 @@ class Run {
     ArmWarmStages();
     ReviewerPhase phase = RunReviewers(
         run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_,
-        [this](const StageResult& result) { NoteCalibration(result, budget::Stage::kCandidate); });
+        [this](int slot, const StageResult& result) {
+          NoteCalibration(result, budget::Stage::kCandidate);
+          NoteRefusals(slot, result);
+        });
     warm_.CandidatesEnded();
     if (phase.failure) {
       Fail(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
@@ -115,8 +120,13 @@ class Run {
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
     std::vector<AnonymousReport> reports;
     std::vector<std::string> host_limitations;
+    dropped_reviewers_.emplace();
     for (const DroppedReviewer& d : phase.dropped) {
       host_limitations.push_back(DroppedReviewerLimitation(d.slot, d.why.code(), d.why.message()));
+      // In the run's own record too, not only in the report's prose.
+      Status s = run_.store->RecordDroppedReviewer(d.slot, d.why.code(), d.why.message());
+      if (!s.ok()) return FailOutcome(s, Stage::kCandidate);
+      dropped_reviewers_->push_back({d.slot, d.why.code(), d.why.message()});
     }
     for (const UsableReviewer& u : phase.usable) {
       const std::string& id = map->candidate_for_slot[u.slot - 1];
@@ -139,7 +149,14 @@ class Run {
     render.reports = std::move(reports);
     render.accounting = AccountingFromJson(evaluation->at("validation_accounting"));
     render.host_limitations = std::move(host_limitations);
-    return Commit(RenderValidationReport(render), *map);
+    // The host-rendered report holds to the final report's cap like a merger's answer; a cut
+    // report keeps its whole text in a run artifact the manifest binds.
+    const CappedValidationReport report = CapValidationReport(render, kMergerOutputMaxBytes);
+    if (report.cut) {
+      auto ref = run_.store->WriteArtifact(std::string(kFullValidationReportArtifact), report.full);
+      if (!ref.ok()) return FailOutcome(ref.status(), Stage::kMerge);
+    }
+    return Commit(report.text, *map);
   }
 
   bool IsValidate() const { return run_.request.request.workflow == "validate"; }
@@ -178,6 +195,13 @@ class Run {
     warnings_.push_back({"calibration", std::string(budget::StageName(stage)), line});
   }
 
+  // A candidate's file-tool calls the walls refused, for the result details. Called from
+  // candidate threads.
+  void NoteRefusals(int slot, const StageResult& result) {
+    std::lock_guard lock(warnings_mu_);
+    AddRefusals(slot, result.tool_refusals, &refusals_);
+  }
+
   bool Advance(RunState state) {
     Status s = run_.store->Transition(state);
     if (!s.ok()) Fail(s, std::nullopt, std::nullopt, std::nullopt);
@@ -207,6 +231,7 @@ class Run {
                             "candidate " + std::to_string(slot) + " starting"});
         StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
         NoteCalibration(result, budget::Stage::kCandidate);
+        NoteRefusals(slot, result);
         // A failed candidate is reported as failed, never counted among the complete ones; the
         // first real failure stops its siblings.
         if (result.status.ok()) {
@@ -401,7 +426,9 @@ class Run {
     {
       std::lock_guard lock(warnings_mu_);
       details.warnings.insert(details.warnings.end(), warnings_.begin(), warnings_.end());
+      details.tool_refusals = refusals_;
     }
+    details.dropped_reviewers = dropped_reviewers_;
     Result<nlohmann::json> built = BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
     Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);
@@ -449,7 +476,10 @@ class Run {
   RunObserver& observer_;
   RunOutcome outcome_;
   std::mutex warnings_mu_;
-  std::vector<ResultWarning> warnings_;  // guarded by warnings_mu_
+  std::vector<ResultWarning> warnings_;   // guarded by warnings_mu_
+  std::vector<ToolRefusalRow> refusals_;  // guarded by warnings_mu_
+  // validate: the reviewers dropped under the minority rule (set once the reviewers ended).
+  std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers_;
   WarmStages warm_;
 };
 

@@ -98,6 +98,31 @@ Result<json> Warnings(const std::vector<ResultWarning>& warnings) {
   return out;
 }
 
+Result<json> ToolRefusals(const std::vector<ToolRefusalRow>& rows) {
+  int previous = 0;
+  for (const ToolRefusalRow& row : rows) {
+    if (row.slot <= previous || row.slot > 3) return Invalid("tool_refusals slots out of order");
+    previous = row.slot;
+    if (row.by_code.empty()) return Invalid("tool_refusals lists a candidate with no refusal");
+    for (const auto& [code, n] : row.by_code) {
+      if (code.empty() || n < 1) return Invalid("tool_refusals has an empty code or count");
+    }
+  }
+  return ToolRefusalsJson(rows);
+}
+
+Result<json> DroppedReviewers(const std::vector<DroppedReviewerRow>& rows) {
+  json out = json::array();
+  for (const DroppedReviewerRow& row : rows) {
+    if (row.slot < 1 || row.slot > 3 || row.code.empty()) {
+      return Invalid("a dropped reviewer has no slot or code");
+    }
+    out.push_back({{"slot", row.slot}, {"code", row.code}, {"message", row.message}});
+  }
+  if (out.size() > 1) return Invalid("more than one dropped reviewer");
+  return out;
+}
+
 json Attempts(const AttemptCounts& a) {
   return {{"candidate", a.candidate},
           {"evaluation", a.evaluation},
@@ -107,6 +132,16 @@ json Attempts(const AttemptCounts& a) {
 }
 
 }  // namespace
+
+json ToolRefusalsJson(const std::vector<ToolRefusalRow>& rows) {
+  json out = json::array();
+  for (const ToolRefusalRow& row : rows) {
+    int64_t count = 0;
+    for (const auto& [code, n] : row.by_code) count += n;
+    out.push_back({{"slot", row.slot}, {"count", count}, {"by_code", row.by_code}});
+  }
+  return out;
+}
 
 Result<json> BuildResultDetails(const ResultDetailsInput& in) {
   if (Status s = CheckIdentity(in); !s.ok()) return s;
@@ -120,19 +155,28 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
   if (!artifacts.ok()) return artifacts.status();
   Result<json> warnings = Warnings(in.warnings);
   if (!warnings.ok()) return warnings.status();
-  return json{{"schema_version", kResultSchema},
-              {"run_id", in.run_id},
-              {"workflow", in.workflow},
-              {"models",
-               {{"candidates", in.models.candidates},
-                {"evaluator", in.models.evaluator},
-                {"merger", in.models.merger},
-                {"thinking_level", in.models.thinking_level}}},
-              {"anonymous_map", in.anonymous_map.ToJson()},
-              {"usage", in.usage},
-              {"attempts", Attempts(a)},
-              {"artifacts", std::move(artifacts).value()},
-              {"warnings", std::move(warnings).value()}};
+  Result<json> refusals = ToolRefusals(in.tool_refusals);
+  if (!refusals.ok()) return refusals.status();
+  json details{{"schema_version", kResultSchema},
+               {"run_id", in.run_id},
+               {"workflow", in.workflow},
+               {"models",
+                {{"candidates", in.models.candidates},
+                 {"evaluator", in.models.evaluator},
+                 {"merger", in.models.merger},
+                 {"thinking_level", in.models.thinking_level}}},
+               {"anonymous_map", in.anonymous_map.ToJson()},
+               {"usage", in.usage},
+               {"attempts", Attempts(a)},
+               {"artifacts", std::move(artifacts).value()},
+               {"warnings", std::move(warnings).value()},
+               {"tool_refusals", std::move(refusals).value()}};
+  if (in.dropped_reviewers) {
+    Result<json> dropped = DroppedReviewers(*in.dropped_reviewers);
+    if (!dropped.ok()) return dropped.status();
+    details["dropped_reviewers"] = std::move(dropped).value();
+  }
+  return details;
 }
 
 }  // namespace pi_fusion::workflow

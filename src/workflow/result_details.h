@@ -9,13 +9,18 @@
 //              "thinking_level":"high"},
 //    "run_id":"reason-<32 hex>","schema_version":"pi-background-tasks.fusion-result.v5",
 //    "usage":{…Pi Usage totals…},"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
+//    "tool_refusals":[{"by_code":{"path_outside_project":2},"count":2,"slot":2}],
 //    "workflow":"reason"}
+//
+// validate runs add "dropped_reviewers":[{"code":…,"message":…,"slot":2}] (the reviewer left out
+// under the minority rule; [] when none).
 //
 // Pure; thread-safe.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +62,20 @@ struct ResultWarning {
   std::string message;               // non-empty, e.g. the progress line's text
 };
 
+// A candidate whose file-tool calls the child's walls refused (audit records with status "error"
+// and a path_* error_code), counted over its verified audit logs.
+struct ToolRefusalRow {
+  int slot = 0;                            // 1..3
+  std::map<std::string, int64_t> by_code;  // error_code -> calls, every count >= 1
+};
+
+// A validate reviewer dropped under the minority rule: its slot and why.
+struct DroppedReviewerRow {
+  int slot = 0;  // 1..3
+  std::string code;
+  std::string message;
+};
+
 struct ResultDetailsInput {
   std::string run_id;    // ^(reason|investigate|research|validate)-[0-9a-f]{32}$
   std::string workflow;  // must match the run id's prefix
@@ -67,9 +86,15 @@ struct ResultDetailsInput {
   // cacheWrite1h and reasoning. Copied verbatim; no other keys allowed.
   nlohmann::json usage;
   AttemptCounts attempts;
-  std::vector<ResultArtifact> artifacts;  // names unique
-  std::vector<ResultWarning> warnings;    // in the order they were raised
+  std::vector<ResultArtifact> artifacts;      // names unique
+  std::vector<ResultWarning> warnings;        // in the order they were raised
+  std::vector<ToolRefusalRow> tool_refusals;  // candidates with a refusal, by slot
+  // validate only: written as `dropped_reviewers` (at most one row); absent for other workflows.
+  std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers;
 };
+
+// The `tool_refusals` JSON of `rows`: [{slot, count (the sum of by_code), by_code}].
+nlohmann::json ToolRefusalsJson(const std::vector<ToolRefusalRow>& rows);
 
 // Builds the details object; orchestration_failed names the first field that breaks the shape.
 Result<nlohmann::json> BuildResultDetails(const ResultDetailsInput& input);

@@ -1,11 +1,14 @@
 #include "workflow/validation_render.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <tuple>
 
+#include "core/limits.h"
 #include "core/utf8.h"
+#include "pi_fusion/canonical_json.h"
 #include "workflow/markdown_sanitize.h"
 #include "workflow/validation_report.h"
 
@@ -55,29 +58,61 @@ void AppendDistinct(const std::vector<std::string>& items, std::set<std::string>
   }
 }
 
-std::string BulletList(const std::vector<std::string>& lines) {
-  if (lines.empty()) return "None.\n";
+// One section of the report: its entries (a bullet, a finding block, a line of the summary), and
+// how many of them a cut left out. An entry ends in "\n".
+struct Section {
+  std::string heading;     // "Findings"
+  std::string separator;   // between entries: "\n" for finding blocks, "" otherwise
+  std::string empty_text;  // "None.\n" when there is no entry at all
+  std::string noun;        // "findings", in the omission line
+  std::vector<std::string> entries;
+  size_t protected_tail = 0;  // entries at the end a cut never removes (the host's limitations)
+  size_t omitted = 0;
+};
+
+std::string OmissionLine(const Section& section) {
+  return "_" + std::to_string(section.omitted) + " more " + section.noun +
+         " omitted to keep this report within its " + std::to_string(kMergerOutputMaxBytes) +
+         "-byte limit; the whole report is in " + std::string(kFullValidationReportArtifact) +
+         "._\n";
+}
+
+std::string Body(const Section& section) {
   std::string out;
-  for (const std::string& line : lines) out += "- " + line + "\n";
+  for (const std::string& entry : section.entries) {
+    if (!out.empty()) out += section.separator;
+    out += entry;
+  }
+  if (section.omitted > 0) return out + (out.empty() ? "" : "\n") + OmissionLine(section);
+  return out.empty() ? section.empty_text : out;
+}
+
+std::string Compose(const std::vector<Section>& sections) {
+  std::string out = "# Validation report\n";
+  for (const Section& section : sections) out += "\n## " + section.heading + "\n\n" + Body(section);
   return out;
 }
 
-std::string Findings(const ValidationAccounting& accounting) {
-  if (accounting.groups.empty()) return "No findings.\n";
-  std::string out;
+std::vector<std::string> Bullets(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  for (const std::string& line : lines) out.push_back("- " + line + "\n");
+  return out;
+}
+
+std::vector<std::string> Findings(const ValidationAccounting& accounting) {
+  std::vector<std::string> out;
   for (const AccountingGroup* g : OrderedGroups(accounting)) {
-    if (!out.empty()) out += "\n";
-    out += "### " + g->severity + ": " + SanitizeInlineMarkdown(g->summary) + "\n\n";
-    out += "- Location: " + SanitizeInlineMarkdown(g->location) + "\n";
-    out += "- Evidence: " + SanitizeInlineMarkdown(g->evidence) + "\n";
-    out += "- Impact: " + SanitizeInlineMarkdown(g->impact) + "\n";
-    out += "- Inclusion rationale: " + SanitizeInlineMarkdown(g->rationale) + "\n";
+    out.push_back("### " + g->severity + ": " + SanitizeInlineMarkdown(g->summary) + "\n\n" +
+                  "- Location: " + SanitizeInlineMarkdown(g->location) + "\n" +
+                  "- Evidence: " + SanitizeInlineMarkdown(g->evidence) + "\n" +
+                  "- Impact: " + SanitizeInlineMarkdown(g->impact) + "\n" +
+                  "- Inclusion rationale: " + SanitizeInlineMarkdown(g->rationale) + "\n");
   }
   return out;
 }
 
-std::string Excluded(const std::vector<SourceFinding>& sources,
-                     const ValidationAccounting& accounting) {
+std::vector<std::string> Excluded(const std::vector<SourceFinding>& sources,
+                                  const ValidationAccounting& accounting) {
   std::map<std::string, const AccountingDecision*> excluded;
   for (const AccountingDecision& d : accounting.decisions) {
     if (!d.include) excluded[d.source_id] = &d;
@@ -91,7 +126,46 @@ std::string Excluded(const std::vector<SourceFinding>& sources,
                     "): " + SanitizeInlineMarkdown(f.summary) + " — " +
                     SanitizeInlineMarkdown(it->second->rationale));
   }
-  return BulletList(lines);
+  return Bullets(lines);
+}
+
+// The summary line by line, so a cut keeps its beginning.
+std::vector<std::string> SummaryLines(const std::string& summary) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= summary.size()) {
+    const size_t end = std::min(summary.find('\n', start), summary.size());
+    lines.push_back(summary.substr(start, end - start) + "\n");
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::vector<Section> Sections(const ValidationRenderInput& input) {
+  std::vector<AnonymousReport> reports = input.reports;
+  std::sort(reports.begin(), reports.end(),
+            [](const auto& a, const auto& b) { return a.candidate_id < b.candidate_id; });
+  std::set<std::string> seen_verified, seen_limitations;
+  std::vector<std::string> verified, limitations;
+  for (const AnonymousReport& r : reports) {
+    AppendDistinct(r.report.verified, &seen_verified, &verified);
+    AppendDistinct(r.report.limitations, &seen_limitations, &limitations);
+  }
+  const size_t reviewer_limitations = limitations.size();
+  AppendDistinct(input.host_limitations, &seen_limitations, &limitations);
+
+  std::string summary = SanitizeBlockMarkdown(input.summary);
+  if (summary.empty()) summary = "No summary.";
+  std::vector<Section> sections = {
+      {"Summary", "", "", "summary lines", SummaryLines(summary)},
+      {"Findings", "\n", "No findings.\n", "findings", Findings(input.accounting)},
+      {"Excluded source findings", "", "None.\n", "excluded source findings",
+       Excluded(input.sources, input.accounting)},
+      {"Verified", "", "None.\n", "verified items", Bullets(verified)},
+      {"Limitations", "", "None.\n", "limitations", Bullets(limitations)}};
+  // The host's own limitations (a dropped reviewer, a recovered fence) survive any cut.
+  sections.back().protected_tail = limitations.size() - reviewer_limitations;
+  return sections;
 }
 
 std::string Cut(const std::string& text, size_t max) {
@@ -102,23 +176,33 @@ std::string Cut(const std::string& text, size_t max) {
 }  // namespace
 
 std::string RenderValidationReport(const ValidationRenderInput& input) {
-  std::vector<AnonymousReport> reports = input.reports;
-  std::sort(reports.begin(), reports.end(),
-            [](const auto& a, const auto& b) { return a.candidate_id < b.candidate_id; });
-  std::set<std::string> seen_verified, seen_limitations;
-  std::vector<std::string> verified, limitations;
-  for (const AnonymousReport& r : reports) {
-    AppendDistinct(r.report.verified, &seen_verified, &verified);
-    AppendDistinct(r.report.limitations, &seen_limitations, &limitations);
-  }
-  AppendDistinct(input.host_limitations, &seen_limitations, &limitations);
+  return Compose(Sections(input));
+}
 
-  std::string summary = SanitizeBlockMarkdown(input.summary);
-  if (summary.empty()) summary = "No summary.";
-  return "# Validation report\n\n## Summary\n\n" + summary + "\n\n## Findings\n\n" +
-         Findings(input.accounting) + "\n## Excluded source findings\n\n" +
-         Excluded(input.sources, input.accounting) + "\n## Verified\n\n" + BulletList(verified) +
-         "\n## Limitations\n\n" + BulletList(limitations);
+CappedValidationReport CapValidationReport(const ValidationRenderInput& input,
+                                           size_t max_json_bytes) {
+  std::vector<Section> sections = Sections(input);
+  CappedValidationReport out;
+  out.full = Compose(sections);
+  out.text = out.full;
+  // Cut whole entries from the end of the largest section until the report fits. The skeleton
+  // (headings and omission lines) is far below any cap this is called with, so this ends.
+  while (JsonRenderedBytes(out.text) > max_json_bytes) {
+    Section* largest = nullptr;
+    size_t largest_bytes = 0;
+    for (Section& section : sections) {
+      if (section.entries.size() <= section.protected_tail) continue;
+      const size_t bytes = Body(section).size();
+      if (largest == nullptr || bytes > largest_bytes) largest = &section, largest_bytes = bytes;
+    }
+    if (largest == nullptr) break;
+    largest->entries.erase(largest->entries.end() - 1 -
+                           static_cast<std::ptrdiff_t>(largest->protected_tail));
+    ++largest->omitted;
+    out.text = Compose(sections);
+  }
+  out.cut = out.text != out.full;
+  return out;
 }
 
 std::string DroppedReviewerLimitation(int slot, const std::string& code,

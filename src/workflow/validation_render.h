@@ -13,6 +13,9 @@
 //   ## Limitations                 the reviewers' items, de-duplicated, then the host's own
 //                                  (dropped reviewers, recovered fences); "None." if none
 //
+// The committed report holds to the final report's 64 KiB cap (CapValidationReport); when it is
+// cut, the whole text is kept in the run artifact validation-report.full.md.
+//
 // Every model-written value passes SanitizeInlineMarkdown (one line) and the summary
 // SanitizeBlockMarkdown, so no model text can open a heading or a section of its own.
 //
@@ -20,6 +23,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workflow/validation_accounting.h"
@@ -37,6 +41,24 @@ struct ValidationRenderInput {
 
 // REQUIRES: `accounting` passed CheckValidationAccounting against SourceFindingIds(sources).
 std::string RenderValidationReport(const ValidationRenderInput& input);
+
+// The run artifact that keeps the whole report when the committed one had to be cut.
+inline constexpr std::string_view kFullValidationReportArtifact = "validation-report.full.md";
+
+struct CappedValidationReport {
+  std::string text;  // at most the cap in JSON-rendered bytes: what merged.md holds
+  std::string full;  // RenderValidationReport(input)
+  bool cut = false;  // text != full
+};
+
+// The report within `max_json_bytes` JSON-rendered bytes (the final report's 64 KiB cap, the
+// merger's output contract): while it is over, the last entry (a finding block, a bullet, a line of
+// the summary) of the largest section is left out, and each cut section ends with one line
+// "_N more <findings|…> omitted to keep this report within its 65536-byte limit; the whole
+// report is in validation-report.full.md._". The host's own limitations are never cut.
+// REQUIRES: as RenderValidationReport.
+CappedValidationReport CapValidationReport(const ValidationRenderInput& input,
+                                           size_t max_json_bytes);
 
 // The host's limitation for a reviewer dropped under the minority rule, e.g. "The reviewer in
 // candidate slot 2 produced no usable report and was dropped; … (child_timeout: …)."

@@ -39,7 +39,7 @@ Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& 
 
 ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
                            const process::CancelToken& cancel, RunObserver& observer,
-                           const std::function<void(const StageResult&)>& on_result) {
+                           const std::function<void(int, const StageResult&)>& on_result) {
   ReviewerPhase phase;
   std::array<process::CancelToken, 3> tokens;
   for (process::CancelToken& token : tokens) {
@@ -67,7 +67,7 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
                          "candidate " + std::to_string(slot) + " starting"});
       const StageChild child = child_for(slot);
       StageResult result = RunStageChild(run, child, tokens[slot - 1]);
-      if (on_result) on_result(result);
+      if (on_result) on_result(slot, result);
       UsableReviewer reviewer{slot, {}, false};
       Status end = result.status;
       if (end.ok()) end = ReadReport(run, child, result.answer, &reviewer);

@@ -23,6 +23,7 @@ const TAMPERS = [
   ["seal-count", "count_mismatch"],
   ["missing-seal", "seal_missing"],
   ["executed-bash", "tool_not_allowed"],
+  ["drop-last-resealed", "settlement_mismatch"],
 ];
 
 describe("tool-call audit log verification", () => {

@@ -11,7 +11,7 @@ import { describe, test } from "node:test";
 import { createPiEnv } from "../../support/pi_harness.mjs";
 import { MERGED_TEXT } from "../../support/fusion_script.mjs";
 import {
-  agentFlowRules, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
+  agentFlowRules, assertAuditLogSchemas, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
   INSPECT_TOOLS, INVESTIGATE_ARGS, PLUGIN, readJson, RUN_TIMEOUT_MS, runDirs, sha256, WRAPPER,
 } from "./investigate_support.mjs";
 
@@ -89,6 +89,7 @@ describe("fusion_investigate end to end", () => {
         const refs = manifest.artifacts;
         assert.equal(refs[`candidate-${slot}.attempt-1.tool-calls.jsonl`].sha256, sha256(journal));
         assert.ok(refs[`candidate-${slot}.attempt-1.seal.json`]);
+        assertAuditLogSchemas(dir, slot);
       }
       assert.ok(!fs.existsSync(path.join(dir, "evaluation.attempt-1.tool-calls.jsonl")), "the evaluator has no log");
     } finally {
@@ -140,6 +141,7 @@ describe("fusion_investigate end to end", () => {
         // The file-tool refusals say why; the tools that do not exist are not the walls' doing.
         assert.deepEqual(records.map((x) => x.error_code ?? null),
           ["path_outside_project", "path_outside_project", "path_outside_project", "path_outside_project", null, null]);
+        assertAuditLogSchemas(dir, slot);  // refused calls' records too
       }
     } finally {
       await env.cleanup();

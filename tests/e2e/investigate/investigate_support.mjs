@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fusionRules, STAGE } from "../../support/fusion_script.mjs";
 import { REPO_ROOT } from "../../support/pi_harness.mjs";
+import { assertConforms } from "../../support/schema_check.mjs";
 
 export { runDirs } from "../../support/fusion_runs.mjs";
 
@@ -84,6 +85,16 @@ export function auditLog(dir, slot) {
   const seal = readJson(`${prefix}.seal.json`);
   const records = journal.split("\n").filter(Boolean).map((l) => JSON.parse(l));
   return { journal, seal, records };
+}
+
+/**
+ * Holds a candidate's real journal (every line) and seal to their published schemas
+ * (schemas/artifacts/fusion-tool-call.v1.json, fusion-tool-call-seal.v1.json).
+ */
+export function assertAuditLogSchemas(dir, slot) {
+  const prefix = path.join(dir, `candidate-${slot}.attempt-1`);
+  assertConforms("fusion-tool-call.v1.json", `${prefix}.tool-calls.jsonl`, { jsonl: true });
+  assertConforms("fusion-tool-call-seal.v1.json", `${prefix}.seal.json`);
 }
 
 /** Requests the candidates sent (their stdin line is the last user text). */

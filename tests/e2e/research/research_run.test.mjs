@@ -20,7 +20,7 @@ import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fi
 import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
 import { createPiEnv } from "../../support/pi_harness.mjs";
 import {
-  auditLog, candidateRequests, candidateRules, FIXTURE_FILES, INSPECT_TOOLS, PLUGIN, readJson,
+  assertAuditLogSchemas, auditLog, candidateRequests, candidateRules, FIXTURE_FILES, INSPECT_TOOLS, PLUGIN, readJson,
   RUN_TIMEOUT_MS, runDirs, sha256, stageRules,
 } from "../investigate/investigate_support.mjs";
 
@@ -140,6 +140,7 @@ test("research: candidates fetch the declared page and quote it; refusals cost n
         { url: TO_METADATA, final_url: TO_METADATA, http_status: 302 });
       assert.ok(!journal.includes("Caf") && !journal.includes(UNDECLARED), journal);
       assert.ok(manifest.artifacts[`candidate-${slot}.attempt-1.seal.json`]);
+      assertAuditLogSchemas(dir, slot);  // fetched, failed and refused URLs' provenance
     }
   } finally {
     await env.cleanup();

@@ -13,6 +13,7 @@ import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { EVALUATION, MERGED_TEXT, STAGE, fusionRules } from "../../support/fusion_script.mjs";
 import { FIXTURE_FILES, agentFlowRules } from "../investigate/investigate_support.mjs";
 import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
+import { assertConforms } from "../../support/schema_check.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 120000;
@@ -39,6 +40,7 @@ describe("post-run calibration", () => {
       assert.equal(violation.attempt, 1);
       assert.equal(violation.observed_input_tokens, HUGE);
       assert.equal(violation.under_forecast_tokens, HUGE - violation.forecast_input_tokens);
+      assertConforms("fusion-calibration-violation.v2.json", path.join(dir, name));
       assert.ok(manifest.attempts.find((a) => a.stage === "evaluation").artifacts.includes(name));
       // Only the evaluator was under: no other stage has a violation.
       assert.deepEqual(Object.keys(manifest.artifacts).filter((n) => n.includes("calibration")), [name]);

@@ -80,6 +80,11 @@ describe("fusion validate end to end", () => {
       assert.equal(manifest.attempts.length, 5);
       assert.equal(read(dir, "merged.md"), EXPECTED_REPORT);
       assert.ok(r.stdout.includes(EXPECTED_REPORT), r.stdout);
+      assert.ok(!("dropped_reviewers" in manifest));
+      const { details } = readJson(dir, "result.json");
+      assert.deepEqual(details.dropped_reviewers, []);
+      assert.deepEqual(details.tool_refusals, []);
+      assert.ok(!manifest.artifacts["validation-report.full.md"], "a report within the cap is whole");
       assert.match(r.stdout, /^FINAL: Fusion validate-[0-9a-f]{32} completed \(validate\)\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)/);
       const blind = readJson(dir, "blind-candidates.json");
       assert.deepEqual(blind.candidates.map((c) => c.candidate_id), ["A", "B", "C"]);
@@ -145,6 +150,11 @@ describe("fusion validate end to end", () => {
       assert.match(merged, /\n- The reviewer in candidate slot 2 produced no usable report and was dropped; this report rests on the other two reviewers \(child_exit_failed: /);
       assert.match(merged, /## Excluded source findings\n\nNone\.\n/);
       assert.ok(r.stdout.includes(merged));
+      // Recorded as dropped in the run's own record and its result, not only in the prose.
+      assert.equal(manifest.dropped_reviewers.length, 1);
+      assert.equal(manifest.dropped_reviewers[0].slot, 2);
+      assert.equal(manifest.dropped_reviewers[0].code, "child_exit_failed");
+      assert.deepEqual(readJson(dir, "result.json").details.dropped_reviewers, manifest.dropped_reviewers);
     } finally {
       await env.cleanup();
     }

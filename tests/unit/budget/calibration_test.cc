@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "budget/calibration.h"
+#include "json_schema_check.h"
 #include "plan_fixture.h"
 
 namespace pi_fusion::budget {
@@ -23,6 +24,10 @@ TEST_CASE("Calibration: only a first request above the forecast is a violation")
   CHECK((*v)["attempt"] == 2);
   CHECK((*v)["role"] == "candidate-1");
   CHECK(CalibrationWarningText(8) == "calibration warning (8 tokens under forecast)");
+  // The published shape (an evaluator's, slot null, is checked on a real run in e2e_run).
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-calibration-violation.v2.json"), *v)
+            .empty());
 }
 
 }  // namespace

@@ -76,3 +76,40 @@ TEST_CASE("JsonErrorText: keeps position and kind, never the text being parsed",
   const std::runtime_error plain(std::string(300, 'x'));
   CHECK(pi_fusion::ExceptionText(plain) == std::string(200, 'x'));
 }
+
+// Regression: nlohmann keeps the last of two equal keys, so a manifest.json carrying "state" twice
+// was read as its second value while other readers and people saw the first.
+TEST_CASE("ParseUniqueKeyJson: an object that repeats a key is refused, naming key and file",
+          "[core][json]") {
+  using pi_fusion::ParseUniqueKeyJson;
+  auto ok = ParseUniqueKeyJson(R"({"a":{"k":1},"b":{"k":2},"c":[{"k":1},{"k":2}]})", "x.json",
+                               "artifact_error");
+  REQUIRE(ok.ok());  // the same key in sibling and nested objects is fine
+  CHECK((*ok)["c"][1]["k"] == 2);
+  struct Case {
+    const char* text;
+    const char* message;
+  };
+  const Case cases[] = {
+      {R"({"state":"failed","state":"completed"})",
+       "manifest.json repeats the key \"state\" in one object"},
+      {R"({"a":[{"b":{"x":1,"y":2,"x":3}}]})", "manifest.json repeats the key \"x\" in one object"},
+      {R"({"a":1})"
+       "\n"
+       R"({"a":1})",
+       "manifest.json is not valid JSON (parse error at byte "},
+      {"[1e99999]", "manifest.json is not valid JSON"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    auto parsed = ParseUniqueKeyJson(c.text, "manifest.json", "artifact_error");
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.status().code() == "artifact_error");
+    CHECK_THAT(parsed.status().message(), Catch::StartsWith(c.message));
+  }
+  const std::string long_key(100, 'k');
+  auto cut = ParseUniqueKeyJson("{\"" + long_key + "\":1,\"" + long_key + "\":2}", "f", "c");
+  REQUIRE_FALSE(cut.ok());
+  CHECK(cut.status().message() ==
+        "f repeats the key \"" + std::string(64, 'k') + "\" in one object");
+}

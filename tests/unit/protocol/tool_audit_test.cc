@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "child/core/governor.h"
+#include "json_schema_check.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
 #include "protocol/constants.h"
@@ -77,7 +78,17 @@ ToolAuditReport Verify(const std::string& journal, const std::string& seal) {
 // A real child's log: four file-tool calls (one refused outside the project) and a refused bash.
 struct RealLog {
   std::string journal, seal;
+  int64_t settled_tool_calls = -1;  // the settlement frame's count
 };
+
+// The settlement frame's tool_calls from the child's stderr.
+int64_t SettledToolCalls(const std::string& stderr_bytes) {
+  for (const std::string& line : Lines(stderr_bytes)) {
+    if (line.find("fusion-child-settlement") == std::string::npos) continue;
+    return json::parse(line.substr(protocol::kFramePrefix.size())).at("tool_calls").get<int64_t>();
+  }
+  return -1;
+}
 RealLog MakeLog() {
   ScriptedChild child(ChildRole::kCandidate);
   testing::EnableTools(child);
@@ -89,7 +100,8 @@ RealLog MakeLog() {
   CHECK(child.Tool("bash", {{"command", "rm -rf /"}}).block);
   child.Turn("stop", {"done"}, testing::Usage(6, 1));
   CHECK_FALSE(child.Settle());
-  return {child.env.files.at(kJournalPath), child.env.files.at(kSealPath)};
+  return {child.env.files.at(kJournalPath), child.env.files.at(kSealPath),
+          SettledToolCalls(child.env.stderr_bytes)};
 }
 
 TEST_CASE("ToolJournal: one durable record per execution, sealed at agent_settled, and verified") {
@@ -311,13 +323,119 @@ TEST_CASE("VerifyToolAudit: every tamper fails as tool_audit_invalid with its re
     std::string many;
     for (int i = 1; i <= protocol::kMaxToolCalls + 1; ++i) many += Line(i, "ls", "ok");
     CHECK(reason(Verify(many, SealFor(many))) == "call_cap_exceeded");
-    std::string heavy =
-        Line(1, "read", "ok", protocol::kMaxToolResultBytes) + Line(2, "read", "ok", 1);
-    CHECK(reason(Verify(heavy, SealFor(heavy))) == "result_bytes_cap_exceeded");
     std::string at_cap = Line(1, "read", "ok", protocol::kMaxToolResultBytes);
     CHECK(Verify(at_cap, SealFor(at_cap)).ok());
   }
+  // Regression: the child refuses only a call that starts once the results passed 32 MiB, so a
+  // last call that crosses it leaves a complete, honest log. The parent called that log invalid
+  // (tool_audit_invalid, "something changed the log"); the docs name the limit's own code.
+  SECTION("results crossing 32 MiB on the last call: the limit's code, not a damaged log") {
+    const std::string heavy =
+        Line(1, "read", "ok", protocol::kMaxToolResultBytes) + Line(2, "read", "ok", 1);
+    const ToolAuditReport crossed = Verify(heavy, SealFor(heavy));
+    CHECK(crossed.reason == "result_bytes_cap_exceeded");
+    CHECK(crossed.status.code() == "child_runtime_limit_exceeded");
+    CHECK(crossed.status.message() ==
+          "the candidate's tool results passed their limit: tool results total 33554433 bytes, "
+          "over the limit of 33554432 bytes per child; call 2 of 2 crossed it and was the last, "
+          "so no later call was refused");
+    // Calls already running when it crossed (one assistant message's calls run concurrently).
+    const std::string concurrent = Line(1, "read", "ok", protocol::kMaxToolResultBytes) +
+                                   Line(2, "read", "ok", 1) + Line(3, "grep", "ok", 5);
+    CHECK_THAT(Verify(concurrent, SealFor(concurrent)).status.message(),
+               Catch::EndsWith("call 2 of 3 crossed it and 1 already running finished after it"));
+    // A damaged log stays a damaged log, whatever its size.
+    const std::string bad =
+        Line(1, "read", "ok", protocol::kMaxToolResultBytes) + Line(2, "bash", "ok", 1);
+    CHECK(Verify(bad, SealFor(bad)).status.code() == "tool_audit_invalid");
+  }
   SECTION("an empty log verifies") { CHECK(Verify("", SealFor("")).ok()); }
+}
+
+TEST_CASE(
+    "ToolAudit: the real governor's journal and seal, and fetch provenance, conform to "
+    "their published schemas") {
+  using pi_fusion::testing::CheckAgainstSchema;
+  using pi_fusion::testing::LoadArtifactSchema;
+  const RealLog log = MakeLog();
+  const json record_schema = LoadArtifactSchema("fusion-tool-call.v1.json");
+  std::vector<std::string> lines = Lines(log.journal);
+  lines.push_back(Line(6, "fusion_web_fetch", "error"));
+  protocol::ToolCallRecord refused =
+      protocol::ParseToolCallRecord(json::parse(lines.back())).value();
+  refused.provenance.error_code = "path_outside_project";  // a wall's refusal
+  lines.push_back(protocol::EncodeJournalLine(refused));
+  for (const std::string& line : lines) {
+    INFO(line);
+    CHECK(CheckAgainstSchema(record_schema, json::parse(line)).empty());
+  }
+  const json seal_schema = LoadArtifactSchema("fusion-tool-call-seal.v1.json");
+  CHECK(CheckAgainstSchema(seal_schema, json::parse(log.seal)).empty());
+  json failed = json::parse(log.seal);
+  failed["status"] = "failed";
+  CHECK_FALSE(CheckAgainstSchema(seal_schema, failed).empty());  // failed needs its code
+  failed["failure_code"] = "child_output_cap";
+  CHECK(CheckAgainstSchema(seal_schema, failed).empty());
+  json extra = json::parse(lines[0]);
+  extra["arguments"] = "raw";  // never recorded, so never allowed
+  CHECK_FALSE(CheckAgainstSchema(record_schema, extra).empty());
+}
+
+// Regression: the parent never compared the settlement's tool-call count with the sealed
+// journal, so a child whose journal silently lost calls (both files rewritten consistently) passed.
+TEST_CASE("ToolAudit: the settlement's tool_calls must equal the sealed record count") {
+  const RealLog log = MakeLog();
+  REQUIRE(log.settled_tool_calls == 5);  // the real governor's count of the real log
+  ToolAuditInput input{log.journal, log.seal, kInspectTools, log.settled_tool_calls};
+  CHECK(VerifyToolAudit(input).ok());
+  for (int64_t claimed : {4, 6, 0}) {
+    INFO(claimed);
+    input.settled_tool_calls = claimed;
+    const ToolAuditReport report = VerifyToolAudit(input);
+    CHECK(report.reason == "settlement_mismatch");
+    CHECK(report.status.code() == "tool_audit_invalid");
+    CHECK(report.status.message() ==
+          "tool-call audit log invalid (reason settlement_mismatch): the settlement frame counts " +
+              std::to_string(claimed) + " tool calls, the sealed journal holds 5 records");
+  }
+}
+
+std::string FetchLine(int64_t ordinal, const std::string& url) {
+  protocol::ToolCallRecord r;
+  r.ordinal = ordinal;
+  r.tool_name = "fusion_web_fetch";
+  r.arguments_sha256 = Sha256Ref("{}");
+  r.arguments_bytes = 2;
+  r.result_sha256 = Sha256Ref("[]");
+  r.result_bytes = 10;
+  r.status = "ok";
+  r.duration_ms = 1;
+  r.provenance.url = url;
+  r.provenance.final_url = url;
+  r.provenance.http_status = 200;
+  return protocol::EncodeJournalLine(r);
+}
+
+// Regression: a fetch-provenance URL was never compared with the run's declared sources, so a log
+// claiming pages the caller never declared passed verification.
+TEST_CASE("ToolAudit: every fetch-provenance url must be a declared source") {
+  const std::vector<std::string> research = {"read", "grep", "find", "ls", "fusion_web_fetch"};
+  const std::vector<std::string> declared = {"https://a.example/", "https://b.example/x"};
+  const std::string journal =
+      FetchLine(1, "https://a.example/") + FetchLine(2, "https://b.example/x");
+  CHECK(VerifyToolAudit({journal, SealFor(journal), research, std::nullopt, declared}).ok());
+  const std::string stray = journal + FetchLine(3, "https://evil.example/");
+  const ToolAuditReport report =
+      VerifyToolAudit({stray, SealFor(stray), research, std::nullopt, declared});
+  CHECK(report.reason == "source_not_declared");
+  CHECK(report.status.code() == "tool_audit_invalid");
+  CHECK_THAT(report.status.message(),
+             Catch::EndsWith("call 3 records a fetch of https://evil.example/, which is not a "
+                             "declared source of this run"));
+  // A workflow without sources declares none: any provenance url is foreign.
+  CHECK(VerifyToolAudit(
+            {journal, SealFor(journal), research, std::nullopt, std::vector<std::string>{}})
+            .reason == "source_not_declared");
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ void RecordVariedAttempts(StoreFixture& f) {
               ->RecordWarmChild(Stage::kMerge, WarmChildOutcome::kUnused,
                                 "2026-01-02T03:04:05.006Z", "stopped before its input")
               .ok());
+  REQUIRE(f.store->RecordDroppedReviewer(3, "validation_reports_invalid", "not a report").ok());
 }
 
 }  // namespace
@@ -154,6 +155,11 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
                            "state_transition_invalid",
                            "orchestration_failed",
                            "tool_audit_invalid",
+                           "validation_reports_invalid",
+                           "host_ended",
+                           "random_unavailable",
+                           "invalid_arguments",
+                           "source_policy_invalid",
                            "unheard_of"}) {
     INFO(code);
     CHECK(std::find(classes.begin(), classes.end(), FailureClass(code)) != classes.end());

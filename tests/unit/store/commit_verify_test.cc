@@ -222,6 +222,14 @@ TEST_CASE("VerifyCompletedRun: every tampering is an artifact_error naming what 
        "manifest.json cannot be read"},
       {"manifest not JSON", [](const CompletedRun& r) { WriteAll(r.Path("manifest.json"), "{"); },
        "manifest.json is not valid JSON"},
+      // nlohmann keeps the last of two equal keys: before the strict reader this manifest read
+      // as completed, while its first "state" says failed.
+      {"manifest with a key twice",
+       [](const CompletedRun& r) {
+         const std::string bytes = ReadAll(r.Path("manifest.json"));
+         WriteAll(r.Path("manifest.json"), "{\"state\":\"failed\"," + bytes.substr(1));
+       },
+       "manifest.json repeats the key \"state\" in one object"},
       {"evidence artifact altered",
        [](const CompletedRun& r) { WriteAll(r.Path("evaluation.json"), "{\"ok\":false}"); },
        "evaluation.json: byte_length"},

@@ -1,6 +1,7 @@
 // RunStore::Fail: error.json, then the terminal manifest, then one failure-summary attempt bound
 // by the manifest; what each injected fault leaves behind; and the summary's content rules.
 #include <cerrno>
+#include <set>
 
 #include <catch2/catch.hpp>
 
@@ -242,4 +243,35 @@ TEST_CASE("RemediationIds: cancelled runs point at retrying, unknown codes at er
   CHECK(RemediationIds("child_output_cap", false) ==
         std::vector<std::string>{"inspect_oversized_response", "split_task"});
   CHECK(FailureClass("something_new") == "orchestration");
+}
+
+// Regression: the codes this project added (CONTRACTS.md) fell through to the unknown-code rule,
+// so a host that died, a bad reviewer pair or a broken audit log all read as "orchestration,
+// inspect error.json", and tool_audit_invalid shared its class with frame errors.
+TEST_CASE("FailureClass: each code this project adds has its own class and remediation",
+          "[store][fail]") {
+  struct Case {
+    const char* code;
+    const char* failure_class;
+    std::vector<std::string> remediation;
+  };
+  const std::vector<Case> cases = {
+      {"tool_audit_invalid", "tool_audit", {"inspect_tool_call_audit_log"}},
+      {"validation_reports_invalid",
+       "validation_reports",
+       {"inspect_reviewer_reports", "retry_run"}},
+      {"host_ended", "host", {"check_host_exit", "retry_run"}},
+      {"random_unavailable", "system", {"check_os_randomness"}},
+      {"invalid_arguments", "arguments", {"fix_tool_arguments"}},
+      {"source_policy_invalid", "source_policy", {"inspect_source_policy", "retry_run"}},
+  };
+  std::set<std::string> classes = {
+      "configuration", "context",      "budget",     "child_process", "child_protocol",
+      "child_limit",   "cancellation", "evaluation", "artifact",      "orchestration"};
+  for (const Case& c : cases) {
+    INFO(c.code);
+    CHECK(FailureClass(c.code) == c.failure_class);
+    CHECK(RemediationIds(c.code, false) == c.remediation);
+    CHECK(classes.insert(std::string(FailureClass(c.code))).second);  // shared with no other code
+  }
 }

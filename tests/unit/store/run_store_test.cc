@@ -254,6 +254,31 @@ TEST_CASE("RunStore: warm children that never became attempts are listed, and on
   CHECK_FALSE(ManifestFromJson(bad).ok());
 }
 
+// Regression: a validate reviewer dropped under the minority rule was named only in the report's
+// Limitations prose; the run's own record did not say that one of three reviewers was left out.
+TEST_CASE("RunStore: a dropped reviewer is recorded in the manifest, and only then", "[store]") {
+  StoreFixture f;
+  CHECK_FALSE(ManifestToJson(DiskManifest(f)).contains("dropped_reviewers"));
+  REQUIRE(f.store->RecordDroppedReviewer(2, "child_timeout", "no output for 35 min").ok());
+  const Manifest m = DiskManifest(f);
+  REQUIRE(m.dropped_reviewers.size() == 1);
+  CHECK(m.dropped_reviewers[0] ==
+        DroppedReviewerRecord{2, "child_timeout", "no output for 35 min"});
+  CheckDiskMatchesMemory(f);
+  CHECK(ManifestToJson(m)["dropped_reviewers"] ==
+        json::parse(R"([{"code":"child_timeout","message":"no output for 35 min","slot":2}])"));
+  CHECK_FALSE(f.store->RecordDroppedReviewer(4, "child_timeout", "x").ok());
+  CHECK_FALSE(f.store->RecordDroppedReviewer(1, "", "x").ok());
+  // The strict reader refuses a malformed entry.
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, json>>{{"slot", 0}, {"code", ""}, {"extra", 1}}) {
+    INFO(key);
+    json bad = ManifestToJson(m);
+    bad["dropped_reviewers"][0][key] = value;
+    CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+  }
+}
+
 TEST_CASE("RunStore: Transition follows the machine; failed/cancelled only through Fail",
           "[store]") {
   StoreFixture f;

@@ -57,7 +57,13 @@ TEST_CASE("SourcePolicy: the reader refuses anything but the written shape", "[u
       "\"run_id\":\"" + kRunId +
       "\",\"schema_version\":\"pi-background-tasks.fusion-source-policy.v1\"}";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"not json", "not a JSON object"},
+      {"not json", "source-policy.private.json is not valid JSON"},
+      // Last value wins in nlohmann: the evil URL would have been silently dropped for the
+      // parent while a reader of the first key sees it.
+      {"{\"declared_urls\":[\"https://evil.example/\"],\"declared_urls\":[\"https://a.example/"
+       "\"]," +
+           ok_tail,
+       "source-policy.private.json repeats the key \"declared_urls\" in one object"},
       {"[]", "not a JSON object"},
       {"{\"declared_urls\":[\"https://a.example/\"]," + ok_tail.substr(0, ok_tail.size() - 1) +
            ",\"extra\":1}",

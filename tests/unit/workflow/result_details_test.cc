@@ -95,4 +95,30 @@ TEST_CASE("ResultDetails: refuses malformed fields", "[workflow][result]") {
   }
 }
 
+TEST_CASE("ResultDetails: tool refusals per candidate and a dropped reviewer",
+          "[workflow][result]") {
+  ResultDetailsInput in = Good();
+  auto none = BuildResultDetails(in);
+  REQUIRE(none.ok());
+  CHECK((*none)["tool_refusals"] == json::array());  // always there, so "none" is said
+  CHECK_FALSE(none->contains("dropped_reviewers"));  // only validate runs have reviewers
+  in.tool_refusals = {{1, {{"path_in_run_store", 1}}},
+                      {3, {{"path_outside_project", 2}, {"path_protected", 1}}}};
+  in.dropped_reviewers = std::vector<DroppedReviewerRow>{{2, "child_timeout", "35 min idle"}};
+  auto details = BuildResultDetails(in);
+  REQUIRE(details.ok());
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            .empty());
+  CHECK((*details)["tool_refusals"] ==
+        json::parse(R"([{"by_code":{"path_in_run_store":1},"count":1,"slot":1},
+          {"by_code":{"path_outside_project":2,"path_protected":1},"count":3,"slot":3}])"));
+  CHECK((*details)["dropped_reviewers"] ==
+        json::parse(R"([{"code":"child_timeout","message":"35 min idle","slot":2}])"));
+  in.tool_refusals = {{2, {}}};
+  CHECK_FALSE(BuildResultDetails(in).ok());  // a row says a candidate was refused something
+  in.tool_refusals = {{3, {{"path_protected", 1}}}, {1, {{"path_protected", 1}}}};
+  CHECK_FALSE(BuildResultDetails(in).ok());  // by slot
+}
+
 }  // namespace pi_fusion::workflow

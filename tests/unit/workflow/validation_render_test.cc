@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "core/limits.h"
+#include "pi_fusion/canonical_json.h"
 #include "workflow/markdown_sanitize.h"
 
 namespace pi_fusion::workflow {
@@ -163,6 +165,60 @@ TEST_CASE("ValidationRender: model text cannot forge headings or sections",
   CHECK(report.find("- \\## Limitations") != std::string::npos);
   CHECK(report.find("- 1\\. numbered") != std::string::npos);
   CHECK(report.find('\x1b') == std::string::npos);
+}
+
+// Regression: the host renders validate's report from every accounted finding, so three
+// reviewers' worth of findings (each report up to 48 KiB) gave a merged.md far over the 64 KiB
+// final-report cap that every other workflow's merger is held to.
+TEST_CASE(
+    "ValidationRender: a report over the 64 KiB cap is cut by whole entries, the host's "
+    "limitations kept",
+    "[workflow][validation]") {
+  ValidationRenderInput in = Sample();
+  const std::string full_before = RenderValidationReport(in);
+  const CappedValidationReport fits = CapValidationReport(in, kMergerOutputMaxBytes);
+  CHECK_FALSE(fits.cut);
+  CHECK(fits.text == full_before);  // a report within the cap is unchanged
+  CHECK(fits.full == full_before);
+
+  // 300 included findings of ~400 bytes each: about 120 KiB.
+  const std::string filler(300, 'x');
+  for (int i = 0; i < 300; ++i) {
+    const std::string n = std::to_string(i);
+    in.accounting.groups.push_back(
+        G("g-big-" + n, {"C-F" + n}, "minor", "big.cc:" + n, filler + n));
+  }
+  in.host_limitations.push_back(DroppedReviewerLimitation(2, "child_timeout", "idle"));
+  const CappedValidationReport capped = CapValidationReport(in, kMergerOutputMaxBytes);
+  REQUIRE(capped.cut);
+  CHECK(capped.full == RenderValidationReport(in));
+  CHECK(JsonRenderedBytes(capped.full) > kMergerOutputMaxBytes);
+  CHECK(JsonRenderedBytes(capped.text) <= kMergerOutputMaxBytes);
+  CHECK(JsonRenderedBytes(capped.text) > kMergerOutputMaxBytes - 2048);  // cut by entries, no more
+  // Every section is still there, in order; the cut one says how much went and where it is.
+  size_t at = 0;
+  for (const char* heading : {"## Summary", "## Findings", "## Excluded source findings",
+                              "## Verified", "## Limitations"}) {
+    const size_t next = capped.text.find(heading, at);
+    REQUIRE(next != std::string::npos);
+    at = next;
+  }
+  // (std::regex recurses per character: a find, not Catch::Matches, on 64 KiB of text.)
+  const size_t omitted = capped.text.find(
+      " more findings omitted to keep this report within its "
+      "65536-byte limit; the whole report is in "
+      "validation-report.full.md._\n\n## Excluded");
+  REQUIRE(omitted != std::string::npos);
+  CHECK(capped.text.rfind("\n\n_", omitted) != std::string::npos);
+  // The findings kept are the first ones in report order (critical first); the last ones go
+  // whole: "c.cc:3" sorts after every "big.cc:…".
+  CHECK(capped.text.find("### critical: overflow") != std::string::npos);
+  CHECK(capped.text.find("### minor: naming") == std::string::npos);
+  CHECK(capped.full.find("### minor: naming") != std::string::npos);
+  // The host's own limitations survive the cut.
+  CHECK(capped.text.find("The reviewer in candidate slot 2 produced no usable report") !=
+        std::string::npos);
+  CHECK(capped.text.find("wrapped its report in a ```json fence") != std::string::npos);
 }
 
 TEST_CASE("MarkdownSanitize: inline and block rules", "[workflow][validation]") {

@@ -1,0 +1,98 @@
+#include "workflow/tool_refusals.h"
+
+#include <algorithm>
+
+#include "store/artifact_ref.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using nlohmann::json;
+
+bool IsPathRefusal(const protocol::ToolCallRecord& record) {
+  const std::optional<std::string>& code = record.provenance.error_code;
+  return record.status == "error" && code &&
+         std::find(kPathRefusalCodes.begin(), kPathRefusalCodes.end(), *code) !=
+             kPathRefusalCodes.end();
+}
+
+// The candidate slot of a journal artifact "candidate-<slot>.attempt-<n>.tool-calls.jsonl", or 0.
+int JournalSlot(const std::string& name) {
+  constexpr std::string_view kPrefix = "candidate-", kSuffix = ".tool-calls.jsonl";
+  if (name.size() < kPrefix.size() + 1 + kSuffix.size() || name.rfind(kPrefix, 0) != 0 ||
+      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+    return 0;
+  }
+  const char slot = name[kPrefix.size()];
+  return slot >= '1' && slot <= '3' && name[kPrefix.size() + 1] == '.' ? slot - '0' : 0;
+}
+
+std::vector<protocol::ToolCallRecord> ParseJournal(std::string_view journal) {
+  std::vector<protocol::ToolCallRecord> records;
+  while (!journal.empty()) {
+    const size_t end = journal.find('\n');
+    const std::string_view line = journal.substr(0, end);
+    journal.remove_prefix(end == std::string_view::npos ? journal.size() : end + 1);
+    const json value = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) continue;
+    Result<protocol::ToolCallRecord> record = protocol::ParseToolCallRecord(value);
+    if (record.ok()) records.push_back(std::move(record).value());
+  }
+  return records;
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> CountPathRefusals(
+    const std::vector<protocol::ToolCallRecord>& records) {
+  std::map<std::string, int64_t> by_code;
+  for (const protocol::ToolCallRecord& record : records) {
+    if (IsPathRefusal(record)) ++by_code[*record.provenance.error_code];
+  }
+  return by_code;
+}
+
+void AddRefusals(int slot, const std::map<std::string, int64_t>& by_code,
+                 std::vector<ToolRefusalRow>* rows) {
+  if (by_code.empty()) return;
+  auto it = std::find_if(rows->begin(), rows->end(),
+                         [slot](const ToolRefusalRow& row) { return row.slot >= slot; });
+  if (it == rows->end() || it->slot != slot) it = rows->insert(it, ToolRefusalRow{slot, {}});
+  for (const auto& [code, n] : by_code) it->by_code[code] += n;
+}
+
+std::string RefusalsText(const json& tool_refusals) {
+  if (!tool_refusals.is_array()) return "";
+  std::string out;
+  for (const json& row : tool_refusals) {
+    if (!row.is_object() || !row.value("slot", json()).is_number_integer() ||
+        !row.value("count", json()).is_number_integer() ||
+        !row.value("by_code", json()).is_object()) {
+      continue;
+    }
+    const int64_t count = row["count"].get<int64_t>();
+    std::string codes;
+    for (const auto& [code, n] : row["by_code"].items()) {
+      if (!n.is_number_integer()) continue;
+      codes += (codes.empty() ? "" : ", ") + code + " " + std::to_string(n.get<int64_t>());
+    }
+    out += (out.empty() ? "" : " ") + std::string("Candidate ") +
+           std::to_string(row["slot"].get<int64_t>()) + " had " + std::to_string(count) +
+           (count == 1 ? " tool call" : " tool calls") + " refused (" + codes + ").";
+  }
+  return out;
+}
+
+json ReadRunRefusals(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest) {
+  std::vector<ToolRefusalRow> rows;
+  for (const auto& [name, ref] : manifest.artifacts) {
+    const int slot = JournalSlot(name);
+    if (slot == 0) continue;
+    Result<std::string> bytes = store::VerifyArtifact(fs, run_dir, ref);
+    if (!bytes.ok()) continue;
+    AddRefusals(slot, CountPathRefusals(ParseJournal(*bytes)), &rows);
+  }
+  return ToolRefusalsJson(rows);
+}
+
+}  // namespace pi_fusion::workflow
