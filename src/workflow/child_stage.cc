@@ -11,6 +11,7 @@
 #include "protocol/verify.h"
 #include "store/artifact_ref.h"
 #include "store/usage.h"
+#include "workflow/request_signal.h"
 #include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
@@ -78,8 +79,11 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
     spec.env.push_back("PI_FUSION_TOOL_JOURNAL=" + files.journal);
     spec.env.push_back("PI_FUSION_TOOL_SEAL=" + files.seal);
   }
-  if (!child.request_signal.empty()) {
-    spec.env.push_back("PI_FUSION_REQUEST_SIGNAL=" + child.request_signal);
+  if (child.request_signal_fd >= 0) {
+    // An inherited descriptor, not a path: nothing in the project, nothing left behind.
+    spec.inherit_fds = {child.request_signal_fd};
+    spec.env.push_back("PI_FUSION_REQUEST_SIGNAL_FD=" +
+                       std::to_string(FirstRequestSignal::kChildFd));
   }
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;

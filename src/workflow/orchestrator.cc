@@ -269,7 +269,7 @@ class Run {
             ? ValidationReviewerSystemPrompt()
             : CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
     child.stdin_text = CandidateStdin(run_.canonical_input);
-    child.request_signal = warm_.signal_path();
+    child.request_signal_fd = warm_.signal_fd();
     return child;
   }
 
