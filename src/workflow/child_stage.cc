@@ -21,16 +21,6 @@ const budget::RouteCapacity& CapacityOf(const PreparedRun& run, config::Slot slo
   return run.plan.routes[static_cast<size_t>(slot)];
 }
 
-// PI_FUSION_CHILD_WRAPPER of the host: an executable every child command runs through
-// (`<wrapper> <node> <pi-cli> <args…>`), for tracing children; empty when unset.
-std::string WrapperOf(const std::vector<std::string>& environment) {
-  constexpr std::string_view kName = "PI_FUSION_CHILD_WRAPPER=";
-  for (const std::string& entry : environment) {
-    if (entry.compare(0, kName.size(), kName) == 0) return entry.substr(kName.size());
-  }
-  return "";
-}
-
 std::string JoinTools(const std::vector<std::string>& tools) {
   std::string out;
   for (const std::string& tool : tools) out += (out.empty() ? "" : ",") + tool;
@@ -47,9 +37,10 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   command.node_path = request.host.node_path;
   command.pi_cli_path = request.host.pi_cli_path;
   command.command_override = request.child_command_override;
-  const std::string wrapper = WrapperOf(request.host.environment);
-  if (command.command_override.empty() && !wrapper.empty()) {
-    command.command_override = {wrapper, request.host.node_path, request.host.pi_cli_path};
+  // PI_FUSION_CHILD_WRAPPER (child_wrapper.h), absolute: checked at preflight.
+  if (command.command_override.empty() && !run.child_wrapper.empty()) {
+    command.command_override = {run.child_wrapper, request.host.node_path,
+                                request.host.pi_cli_path};
   }
   command.capability = child.capability;
   command.extensions = {request.host.package_root + "/extensions/fusion-child.ts"};

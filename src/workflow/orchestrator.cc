@@ -11,6 +11,7 @@
 #include "store/failure_summary.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_stage.h"
+#include "workflow/child_wrapper.h"
 #include "workflow/evaluation_contract.h"
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
@@ -47,6 +48,7 @@ class Run {
       : run_(run), cancel_(cancel), observer_(observer), warm_(run) {}
 
   RunOutcome Execute() {
+    ReportChildWrapper();
     ReportBudgetWarnings();
     if (IsValidate()) return ExecuteValidate();
     std::array<std::string, 3> answers;
@@ -156,6 +158,11 @@ class Run {
   // command is final now (the system prompts do not depend on the candidates' answers).
   void ArmWarmStages() {
     warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_);
+  }
+
+  void ReportChildWrapper() {
+    if (run_.child_wrapper.empty()) return;
+    observer_.Progress({ProgressEvent::kNote, 0, ChildWrapperNotice(run_.child_wrapper)});
   }
 
   void ReportBudgetWarnings() {
@@ -401,6 +408,11 @@ class Run {
     {
       std::lock_guard lock(warnings_mu_);
       details.warnings.insert(details.warnings.end(), warnings_.begin(), warnings_.end());
+    }
+    if (!run_.child_wrapper.empty()) {
+      details.child_wrapper = run_.child_wrapper;
+      details.warnings.push_back(
+          {"child_wrapper", std::nullopt, ChildWrapperNotice(run_.child_wrapper)});
     }
     Result<nlohmann::json> built = BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);

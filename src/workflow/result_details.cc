@@ -88,7 +88,9 @@ Result<json> Artifacts(const std::vector<ResultArtifact>& artifacts) {
 Result<json> Warnings(const std::vector<ResultWarning>& warnings) {
   json out = json::array();
   for (const ResultWarning& w : warnings) {
-    if (w.kind != "budget" && w.kind != "calibration") return Invalid("warning kind " + w.kind);
+    if (w.kind != "budget" && w.kind != "calibration" && w.kind != "child_wrapper") {
+      return Invalid("warning kind " + w.kind);
+    }
     if (w.stage && !IsStage(*w.stage)) return Invalid("warning stage " + *w.stage);
     if (w.message.empty()) return Invalid("a warning has no message");
     json row = {{"kind", w.kind}, {"message", w.message}};
@@ -120,7 +122,10 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
   if (!artifacts.ok()) return artifacts.status();
   Result<json> warnings = Warnings(in.warnings);
   if (!warnings.ok()) return warnings.status();
-  return json{{"schema_version", kResultSchema},
+  if (!in.child_wrapper.empty() && in.child_wrapper.front() != '/') {
+    return Invalid("child_wrapper " + in.child_wrapper + " is not an absolute path");
+  }
+  json details{{"schema_version", kResultSchema},
               {"run_id", in.run_id},
               {"workflow", in.workflow},
               {"models",
@@ -133,6 +138,8 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
               {"attempts", Attempts(a)},
               {"artifacts", std::move(artifacts).value()},
               {"warnings", std::move(warnings).value()}};
+  if (!in.child_wrapper.empty()) details["child_wrapper"] = in.child_wrapper;
+  return details;
 }
 
 }  // namespace pi_fusion::workflow

@@ -10,6 +10,8 @@
 //    "run_id":"reason-<32 hex>","schema_version":"pi-background-tasks.fusion-result.v5",
 //    "usage":{…Pi Usage totals…},"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
 //    "workflow":"reason"}
+// plus "child_wrapper":"<absolute path>" (and a warning of kind child_wrapper) for a run whose
+// children ran through PI_FUSION_CHILD_WRAPPER (workflow/child_wrapper.h).
 //
 // Pure; thread-safe.
 #pragma once
@@ -52,7 +54,7 @@ struct ResultArtifact {
 };
 
 struct ResultWarning {
-  std::string kind;                  // "budget" | "calibration"
+  std::string kind;                  // "budget" | "calibration" | "child_wrapper"
   std::optional<std::string> stage;  // "candidate" | "evaluation" | "evaluation_repair" | "merge"
   std::string message;               // non-empty, e.g. the progress line's text
 };
@@ -69,6 +71,8 @@ struct ResultDetailsInput {
   AttemptCounts attempts;
   std::vector<ResultArtifact> artifacts;  // names unique
   std::vector<ResultWarning> warnings;    // in the order they were raised
+  // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.
+  std::string child_wrapper;
 };
 
 // Builds the details object; orchestration_failed names the first field that breaks the shape.
