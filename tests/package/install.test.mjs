@@ -25,7 +25,9 @@ test("the npm package installs without a compiler and runs a Fusion run end to e
     const linked = path.join(folder, "node_modules", ".bin", "pi-fusion");
     assert.equal(fs.realpathSync(linked), path.join(pkg, "prebuilds", "linux-x64", "pi-fusion"));
     assert.match(execFileSync(linked, ["--help"], { encoding: "utf8" }), /pi-fusion: Fusion's helper tool/);
-    assert.match(execFileSync("npx", ["--offline", "pi-fusion", "--help"], { cwd: folder, env: npmEnv, encoding: "utf8" }),
+    // npx runs a bin through sh, which the node-and-npm-only PATH of the install lacks.
+    const npxEnv = { ...npmEnv, PATH: `${npmEnv.PATH}:/usr/bin:/bin` };
+    assert.match(execFileSync("npx", ["--offline", "pi-fusion", "--help"], { cwd: folder, env: npxEnv, encoding: "utf8" }),
       /pi-fusion: Fusion's helper tool/);
 
     // No override variables: the loaders must find the package's own prebuilt libraries.
