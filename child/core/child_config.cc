@@ -42,9 +42,8 @@ Status ReadTools(const EnvLookup& lookup, ChildConfig* config) {
 // A descriptor number above stdio, in plain decimal ("3"); the parent names the one it passed.
 Result<int> SignalDescriptor(const std::string& text) {
   int fd = 0;
-  const bool digits = text.size() <= 4 && std::all_of(text.begin(), text.end(), [](char c) {
-                        return c >= '0' && c <= '9';
-                      });
+  const bool digits = text.size() <= 4 && std::all_of(text.begin(), text.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
   if (digits) fd = std::stoi(text);
   if (!digits || fd < 3) {
     return Invalid("PI_FUSION_REQUEST_SIGNAL_FD must be a descriptor number of 3 or more, not '" +

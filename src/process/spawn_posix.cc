@@ -59,8 +59,8 @@ Status Validate(const SpawnRequest& request) {
   }
   if (request.cwd.find('\0') != std::string::npos) return SpawnError(request, "NUL byte in cwd");
   if (request.inherit_fds.size() > kMaxInheritedFds) {
-    return SpawnError(request, "more than " + std::to_string(kMaxInheritedFds) +
-                                   " inherited descriptors");
+    return SpawnError(request,
+                      "more than " + std::to_string(kMaxInheritedFds) + " inherited descriptors");
   }
   for (int fd : request.inherit_fds) {
     if (fd < 0) return SpawnError(request, "a negative inherited descriptor");

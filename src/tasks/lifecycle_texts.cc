@@ -62,7 +62,8 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
   launch.artifact_dir = task.artifact_dir;
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
-                        WrapperLine(run) + "\nWait for the terminal notification, then call bg_result({taskId:\"" +
+                        WrapperLine(run) +
+                        "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
                     {"task",

@@ -126,18 +126,18 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     return Invalid("child_wrapper " + in.child_wrapper + " is not an absolute path");
   }
   json details{{"schema_version", kResultSchema},
-              {"run_id", in.run_id},
-              {"workflow", in.workflow},
-              {"models",
-               {{"candidates", in.models.candidates},
-                {"evaluator", in.models.evaluator},
-                {"merger", in.models.merger},
-                {"thinking_level", in.models.thinking_level}}},
-              {"anonymous_map", in.anonymous_map.ToJson()},
-              {"usage", in.usage},
-              {"attempts", Attempts(a)},
-              {"artifacts", std::move(artifacts).value()},
-              {"warnings", std::move(warnings).value()}};
+               {"run_id", in.run_id},
+               {"workflow", in.workflow},
+               {"models",
+                {{"candidates", in.models.candidates},
+                 {"evaluator", in.models.evaluator},
+                 {"merger", in.models.merger},
+                 {"thinking_level", in.models.thinking_level}}},
+               {"anonymous_map", in.anonymous_map.ToJson()},
+               {"usage", in.usage},
+               {"attempts", Attempts(a)},
+               {"artifacts", std::move(artifacts).value()},
+               {"warnings", std::move(warnings).value()}};
   if (!in.child_wrapper.empty()) details["child_wrapper"] = in.child_wrapper;
   return details;
 }

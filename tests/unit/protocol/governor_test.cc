@@ -122,7 +122,8 @@ TEST_CASE("ChildGovernor: the first provider request signals the parent once, la
   CHECK(child.env.signals.size() == 1);
 }
 
-TEST_CASE("ChildGovernor: without PI_FUSION_REQUEST_SIGNAL_FD, and for a refused request, no signal") {
+TEST_CASE(
+    "ChildGovernor: without PI_FUSION_REQUEST_SIGNAL_FD, and for a refused request, no signal") {
   ScriptedChild plain;
   REQUIRE_FALSE(plain.Request().abort);
   CHECK(plain.env.signals.empty());

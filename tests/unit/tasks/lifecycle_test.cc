@@ -205,8 +205,8 @@ TEST_CASE("RunLifecycle: a run under PI_FUSION_CHILD_WRAPPER says so in receipt,
   plain.Run();
   REQUIRE(plain.sink.terminal.has_value());
   CHECK_THAT(plain.sink.launch.receipt_text, !Catch::Contains("PI_FUSION_CHILD_WRAPPER"));
-  auto verified_plain = store::VerifyCompletedRun(
-      PosixFileSystem(), plain.sink.launch.artifact_dir, plain.sink.launch.run_id);
+  auto verified_plain = store::VerifyCompletedRun(PosixFileSystem(), plain.sink.launch.artifact_dir,
+                                                  plain.sink.launch.run_id);
   REQUIRE(verified_plain.ok());
   CHECK_FALSE(verified_plain->details.contains("child_wrapper"));
 }

@@ -284,8 +284,8 @@ TEST_CASE("LocatePiFusion: beside the library (package), then ../bin (build tree
   };
   const std::string package = "/p/node_modules/@pi-fusion/pi-fusion/prebuilds/linux-x64";
   SECTION("the npm package: all three prebuilt files in one folder") {
-    auto found = child::LocatePiFusion(package + "/pi_fusion_child.node",
-                                       only({package + "/pi-fusion"}));
+    auto found =
+        child::LocatePiFusion(package + "/pi_fusion_child.node", only({package + "/pi-fusion"}));
     REQUIRE(found.ok());
     CHECK(*found == package + "/pi-fusion");
   }
@@ -294,8 +294,8 @@ TEST_CASE("LocatePiFusion: beside the library (package), then ../bin (build tree
                                        only({"/x/build/dev/bin/pi-fusion"}));
     REQUIRE(found.ok());
     CHECK(*found == "/x/build/dev/bin/pi-fusion");
-    CHECK(probed == std::vector<std::string>{"/x/build/dev/lib/pi-fusion",
-                                             "/x/build/dev/bin/pi-fusion"});
+    CHECK(probed ==
+          std::vector<std::string>{"/x/build/dev/lib/pi-fusion", "/x/build/dev/bin/pi-fusion"});
   }
   SECTION("beside wins when both exist") {
     auto found = child::LocatePiFusion("/x/lib/pi_fusion_child.node",
@@ -315,7 +315,8 @@ TEST_CASE("LocatePiFusion: beside the library (package), then ../bin (build tree
     CHECK(probed == std::vector<std::string>{"/x/lib/pi-fusion", "/x/bin/pi-fusion"});
   }
   SECTION("a relative library path is refused: it would resolve against the project") {
-    auto found = child::LocatePiFusion("pi_fusion_child.node", only({"pi-fusion", "../bin/pi-fusion"}));
+    auto found =
+        child::LocatePiFusion("pi_fusion_child.node", only({"pi-fusion", "../bin/pi-fusion"}));
     REQUIRE_FALSE(found.ok());
     CHECK(found.status().code() == "config_invalid");
     CHECK(probed.empty());

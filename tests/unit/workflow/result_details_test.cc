@@ -91,8 +91,7 @@ TEST_CASE("ChildWrapperOf: unset or empty is none; only an absolute path is take
   CHECK(ChildWrapperOf({"PI_FUSION_CHILD_WRAPPER=/a", "PI_FUSION_CHILD_WRAPPER=b"}).value() ==
         "/a");
   for (const char* relative : {"wrap.sh", "./wrap.sh", "bin/wrap.sh", "~/wrap.sh"}) {
-    Result<std::string> got =
-        ChildWrapperOf({std::string("PI_FUSION_CHILD_WRAPPER=") + relative});
+    Result<std::string> got = ChildWrapperOf({std::string("PI_FUSION_CHILD_WRAPPER=") + relative});
     REQUIRE_FALSE(got.ok());
     CHECK(got.status().code() == "config_invalid");
     CHECK_THAT(got.status().message(),
