@@ -18,6 +18,9 @@ struct ChildState {
   uint64_t generation = 0;
   std::unique_ptr<ChildEnv> env;
   std::unique_ptr<ChildGovernor> governor;
+  // The inherited first-request descriptor belongs to the first registration only: a later one
+  // (a reload) must not write to or close whatever now has that number.
+  bool request_signal_taken = false;
 };
 
 // REQUIRES: called on the JS thread of `env` after module init.

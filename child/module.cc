@@ -80,6 +80,8 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     error.Set("code", fetch_tool.status().code());
     throw error;
   }
+  if (state.request_signal_taken) config->request_signal_fd = -1;
+  state.request_signal_taken = true;
   state.env = NewPosixChildEnv();
   auto governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
   if (Status opened = governor->OpenJournal(); !opened.ok()) {

@@ -28,7 +28,7 @@ Status ConfigInvalid(const std::string& message) {
   return Status::Error(kConfigInvalid, "pi-fusion child: " + message);
 }
 
-// This library's own path, to find pi-fusion beside it.
+// This library's own path: the fetcher is found relative to it (LocatePiFusion).
 std::string LibraryPath() {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&LoadWebFetchTool), &info) == 0 || !info.dli_fname) return "";
@@ -78,7 +78,9 @@ Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(const EnvLookup& lookup,
   }
   Result<url::SourcePolicy> policy = url::ParseSourcePolicy(text);
   if (!policy.ok()) return ConfigInvalid(policy.status().message());
-  return std::make_shared<WebFetchTool>(std::move(policy).value(), LocatePiFusion(LibraryPath()),
+  Result<std::string> fetcher = LocatePiFusion(LibraryPath());
+  if (!fetcher.ok()) return fetcher.status();
+  return std::make_shared<WebFetchTool>(std::move(policy).value(), std::move(fetcher).value(),
                                         NewFetchProcessRunner(cwd));
 }
 

@@ -3,6 +3,7 @@
 #include "child/core/file_wall.h"
 #include "core/error_codes.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace pi_fusion::child {
@@ -39,6 +40,19 @@ Status ReadTools(const EnvLookup& lookup, ChildConfig* config) {
   return Status::Ok();
 }
 
+// A descriptor number above stdio, in plain decimal ("3"); the parent names the one it passed.
+Result<int> SignalDescriptor(const std::string& text) {
+  int fd = 0;
+  const bool digits = text.size() <= 4 && std::all_of(text.begin(), text.end(),
+                                                      [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) fd = std::stoi(text);
+  if (!digits || fd < 3) {
+    return Invalid("PI_FUSION_REQUEST_SIGNAL_FD must be a descriptor number of 3 or more, not '" +
+                   text + "'");
+  }
+  return fd;
+}
+
 }  // namespace
 
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
@@ -64,10 +78,11 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
     config.oversize_path = *path;
   }
   if (Status s = ReadTools(lookup, &config); !s.ok()) return s;
-  if (std::optional<std::string> signal = lookup("PI_FUSION_REQUEST_SIGNAL");
+  if (std::optional<std::string> signal = lookup("PI_FUSION_REQUEST_SIGNAL_FD");
       signal && !signal->empty()) {
-    if (signal->front() != '/') return Invalid("PI_FUSION_REQUEST_SIGNAL must be an absolute path");
-    config.request_signal_path = *signal;
+    Result<int> fd = SignalDescriptor(*signal);
+    if (!fd.ok()) return fd.status();
+    config.request_signal_fd = *fd;
   }
   std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
   if (retention && !retention->empty()) config.cache_retention = std::move(retention);

@@ -12,10 +12,10 @@
 //                            every tool call is journaled; when unset the child runs no tool.
 //   PI_FUSION_TOOL_JOURNAL   absolute path of the tool-call journal (created empty at load)
 //   PI_FUSION_TOOL_SEAL      absolute path of the seal written at the terminal agent_settled
-//   PI_FUSION_REQUEST_SIGNAL absolute path of a FIFO that gets one byte at the child's first
-//                            provider request (optional; candidates of a run that warms its
-//                            evaluator and merger, which start once every candidate is past its
-//                            own start-up)
+//   PI_FUSION_REQUEST_SIGNAL_FD  the number of an inherited pipe descriptor that gets one byte
+//                            at the child's first provider request and is then closed (optional;
+//                            candidates of a run that warms its evaluator and merger, which start
+//                            once every candidate is past its own start-up)
 //
 // The execution limits are fixed (kMaxProviderRequests, kMaxToolCalls); nothing overrides them.
 // Pure code; thread-safe.
@@ -45,7 +45,7 @@ struct ChildConfig {
   std::vector<std::string> tools;
   std::string tool_journal_path;  // set exactly when `tools` is not empty
   std::string tool_seal_path;
-  std::string request_signal_path;  // empty: no first-request signal
+  int request_signal_fd = -1;  // -1: no first-request signal
   // Pi's agent directory (PI_CODING_AGENT_DIR, else ~/.pi/agent), which file tools never read.
   std::string pi_agent_dir;
   int64_t max_provider_requests = protocol::kMaxProviderRequests;
@@ -57,7 +57,8 @@ struct ChildConfig {
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
 // Error code "config_invalid" for a missing or unknown role, a candidate without an absolute
-// oversize path, or a tool list without absolute journal and seal paths (or with an empty name).
+// oversize path, a tool list without absolute journal and seal paths (or with an empty name), or
+// a PI_FUSION_REQUEST_SIGNAL_FD that is not a descriptor number above stdio.
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup);
 
 // The process environment (getenv).

@@ -41,10 +41,15 @@ class ChildEnv {
 
   // The home directory Pi expands "~" to (os.homedir(): $HOME, else the password entry).
   virtual std::string HomeDir() = 0;
-  // Writes one byte to the FIFO at `path` without blocking and closes it again: the parent's
-  // signal that this child is past its start-up. Best effort by design: no reader, a full pipe or
-  // any other error changes nothing for the child (the parent then simply does not warm).
-  virtual void SignalFifo(const std::string& path) = 0;
+  // The inherited first-request descriptor `fd` (PI_FUSION_REQUEST_SIGNAL_FD), at load: made
+  // close-on-exec, so the processes Pi starts for tools (ripgrep, fd, the fetcher) never inherit
+  // it. Nothing happens when `fd` is not a pipe.
+  virtual void KeepSignalPrivate(int fd) = 0;
+  // Writes one byte to the pipe `fd` without blocking and closes it: the parent's signal that
+  // this child is past its start-up. Best effort by design: no reader, a full pipe, a descriptor
+  // that is not a pipe (nothing is written then) or any other error changes nothing for the child
+  // (the parent then simply does not warm).
+  virtual void SignalAndClose(int fd) = 0;
   // The time seam (core/clock.h); its Now() times tool calls.
   virtual const Clock& clock() = 0;
 };

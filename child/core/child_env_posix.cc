@@ -20,6 +20,11 @@ Status Errno(const std::string& what, int err) {
   return Status::Error(kArtifactError, what + ": " + ErrnoText(err));
 }
 
+bool IsPipe(int fd) {
+  struct stat st {};
+  return fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 class PosixChildEnv : public ChildEnv {
  public:
   Status WriteStderrLine(std::string_view line) override {
@@ -64,12 +69,15 @@ class PosixChildEnv : public ChildEnv {
     return "";
   }
 
-  void SignalFifo(const std::string& path) override {
-    // O_NONBLOCK: opening a FIFO without a reader fails with ENXIO instead of waiting for one.
-    const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) (void)!write(fd, "r", 1);
+  void KeepSignalPrivate(int fd) override {
+    if (IsPipe(fd)) (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+
+  void SignalAndClose(int fd) override {
+    // Only the pipe the parent passed: a descriptor number the parent did not fill is never
+    // written to (it could be anything Pi opened). The parent made the pipe non-blocking.
+    if (!IsPipe(fd)) return;
+    (void)!write(fd, "r", 1);
     close(fd);
   }
 

@@ -29,7 +29,9 @@ std::string CompressionPrompt(uint64_t answer_json_bytes) {
 }
 
 ChildGovernor::ChildGovernor(ChildConfig config, ChildEnv* env)
-    : config_(std::move(config)), env_(env) {}
+    : config_(std::move(config)), env_(env) {
+  if (config_.request_signal_fd >= 0) env_->KeepSignalPrivate(config_.request_signal_fd);
+}
 
 void ChildGovernor::Emit(const std::string& line) {
   if (!env_->WriteStderrLine(line).ok()) io_failed_ = true;
@@ -107,8 +109,8 @@ ChildGovernor::ProviderDecision ChildGovernor::OnProviderRequest(ProviderRequest
                              std::to_string(config_.max_provider_requests) + " per child");
   }
   pending_observation_ = *observation;
-  if (requests_ == 1 && !config_.request_signal_path.empty()) {
-    env_->SignalFifo(config_.request_signal_path);  // past start-up: the parent may warm now
+  if (requests_ == 1 && config_.request_signal_fd >= 0) {
+    env_->SignalAndClose(config_.request_signal_fd);  // past start-up: the parent may warm now
   }
   return {.abort = false, .fail_process = false, .payload = std::move(payload)};
 }

@@ -1,9 +1,12 @@
 #include "child/core/web_fetch_runner.h"
 
-#include <cstdlib>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <utility>
 
+#include "core/error_codes.h"
 #include "process/supervisor.h"
 
 namespace pi_fusion::child {
@@ -30,12 +33,32 @@ FetchProcessRunner NewFetchProcessRunner(std::string cwd) {
   };
 }
 
-std::string LocatePiFusion(const std::string& library_path) {
-  if (const char* bin = std::getenv("PI_FUSION_FETCH_BIN"); bin != nullptr && *bin != '\0') {
-    return bin;
+bool IsExecutableFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+Result<std::string> LocatePiFusion(const std::string& library_path,
+                                   const ExecutableProbe& is_executable) {
+  const std::filesystem::path library(library_path);
+  // A relative path would be resolved against the working directory: the user's project.
+  if (!library.is_absolute()) {
+    return Status::Error(kConfigInvalid,
+                         "pi-fusion child: cannot find the pi-fusion executable: the child "
+                         "library's own path is not absolute ('" +
+                             library_path + "')");
   }
-  std::filesystem::path lib(library_path);
-  return (lib.parent_path().parent_path() / "bin" / "pi-fusion").string();
+  const std::filesystem::path dir = library.parent_path();
+  const std::string beside = (dir / "pi-fusion").string();
+  const std::string in_bin = (dir.parent_path() / "bin" / "pi-fusion").string();
+  for (const std::string& candidate : {beside, in_bin}) {
+    if (is_executable(candidate)) return candidate;
+  }
+  return Status::Error(kConfigInvalid,
+                       "pi-fusion child: fusion_web_fetch needs the pi-fusion executable of this "
+                       "build, which is neither at " +
+                           beside + " (the npm package) nor at " + in_bin +
+                           " (a build tree); reinstall the package or rebuild (scripts/setup)");
 }
 
 }  // namespace pi_fusion::child

@@ -151,7 +151,7 @@ bool IsPerChildVariable(std::string_view name) {
   static constexpr std::array<std::string_view, 9> kPerChild = {
       "PI_FUSION_CHILD_ROLE",           "PI_FUSION_OVERSIZE_PATH", "PI_FUSION_TOOLS",
       "PI_FUSION_TOOL_JOURNAL",         "PI_FUSION_TOOL_SEAL",     "PI_FUSION_SOURCE_POLICY",
-      "PI_FUSION_SOURCE_POLICY_SHA256", "PI_FUSION_PROVIDER_API",  "PI_FUSION_REQUEST_SIGNAL"};
+      "PI_FUSION_SOURCE_POLICY_SHA256", "PI_FUSION_PROVIDER_API",  "PI_FUSION_REQUEST_SIGNAL_FD"};
   return std::find(kPerChild.begin(), kPerChild.end(), name) != kPerChild.end();
 }
 

@@ -45,7 +45,15 @@ struct SpawnRequest {
   // exists for tests of the posix_spawn path. The child's own children are not covered: a child
   // that starts processes must watch for its parent's death itself (the child library does).
   bool die_with_parent = true;
+  // Descriptors of ours the child inherits: inherit_fds[i] becomes the child's descriptor 3 + i,
+  // without close-on-exec; every other descriptor but stdio is still closed. The caller keeps
+  // ownership (they must stay open until Spawn returns). At most kMaxInheritedFds, each >= 0.
+  // How a parent hands a child one end of a private pipe (the first-request signal) without a
+  // name in any file system.
+  std::vector<int> inherit_fds;
 };
+
+inline constexpr size_t kMaxInheritedFds = 4;
 
 // A started child. The process is the leader of a new process group (pgid == pid). The three
 // descriptors are the parent's pipe ends, close-on-exec and non-blocking.
@@ -74,7 +82,8 @@ class ProcessEnv {
  public:
   virtual ~ProcessEnv() = default;
 
-  // Starts a child in a new process group with three fresh pipes as its stdin/stdout/stderr, all
+  // Starts a child in a new process group with three fresh pipes as its stdin/stdout/stderr (and
+  // request.inherit_fds as its descriptors 3..; no other descriptor of ours), all
   // signal dispositions at their defaults and an empty signal mask. Errors (code
   // "child_spawn_failed") include exec failures such as ENOENT; no descriptor is leaked on error.
   virtual Result<SpawnedProcess> Spawn(const SpawnRequest& request) = 0;

@@ -58,6 +58,13 @@ Status Validate(const SpawnRequest& request) {
     }
   }
   if (request.cwd.find('\0') != std::string::npos) return SpawnError(request, "NUL byte in cwd");
+  if (request.inherit_fds.size() > kMaxInheritedFds) {
+    return SpawnError(request,
+                      "more than " + std::to_string(kMaxInheritedFds) + " inherited descriptors");
+  }
+  for (int fd : request.inherit_fds) {
+    if (fd < 0) return SpawnError(request, "a negative inherited descriptor");
+  }
   return Status::Ok();
 }
 
@@ -90,6 +97,29 @@ struct StdioPipes {
   }
 };
 
+// Close-on-exec copies of SpawnRequest::inherit_fds, all >= first_free() (3 + their count), so
+// that no dup2 onto 0..2 or onto the inherited targets 3.. can clobber one before it is used,
+// and no copy is its own target (dup2(fd, fd) would keep close-on-exec).
+struct InheritedCopies {
+  std::vector<int> fds;
+
+  int first_free() const { return 3 + static_cast<int>(fds.size()); }
+  // 0 or an errno value; on error the copies made so far stay in `fds` for CloseAll.
+  int Make(const std::vector<int>& sources) {
+    const int min = 3 + static_cast<int>(sources.size());
+    for (int source : sources) {
+      const int copy = fcntl(source, F_DUPFD_CLOEXEC, min);
+      if (copy < 0) return errno;
+      fds.push_back(copy);
+    }
+    return 0;
+  }
+  void CloseAll() {
+    for (int fd : fds) close(fd);
+    fds.clear();
+  }
+};
+
 // Moves a child end to a descriptor >= 3. If the host runs with a stdio descriptor closed, a new
 // pipe can land on 0..2 and the dup2 sequence would clobber one end with another.
 int LiftAboveStdio(int fd) {
@@ -119,7 +149,8 @@ int MakeStdioPipes(StdioPipes* pipes) {
   return 0;
 }
 
-int SpawnWithPosixSpawn(const SpawnRequest& request, const StdioPipes& pipes, pid_t* pid) {
+int SpawnWithPosixSpawn(const SpawnRequest& request, const StdioPipes& pipes,
+                        const InheritedCopies& inherited, pid_t* pid) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   int rc = posix_spawn_file_actions_init(&actions);
@@ -132,10 +163,14 @@ int SpawnWithPosixSpawn(const SpawnRequest& request, const StdioPipes& pipes, pi
   for (int i = 0; i < 3 && rc == 0; ++i) {
     rc = posix_spawn_file_actions_adddup2(&actions, pipes.child[i], i);
   }
+  for (size_t i = 0; i < inherited.fds.size() && rc == 0; ++i) {
+    rc = posix_spawn_file_actions_adddup2(&actions, inherited.fds[i], 3 + static_cast<int>(i));
+  }
 #if defined(PI_FUSION_HAVE_ADDCLOSEFROM_NP)
   // Our own descriptors are close-on-exec, but the host may hold inherited ones that are not
-  // (a test runner's, a parent shell's); the child gets stdio and nothing else.
-  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  // (a test runner's, a parent shell's); the child gets stdio, the descriptors it is meant to
+  // inherit, and nothing else.
+  if (rc == 0) rc = posix_spawn_file_actions_addclosefrom_np(&actions, inherited.first_free());
 #endif
 #if defined(PI_FUSION_HAVE_ADDCHDIR_NP)
   if (rc == 0 && !request.cwd.empty()) {
@@ -197,7 +232,8 @@ void CloseSpan(unsigned low, unsigned high, unsigned max_fd) {
 // `parent` > 0: the child gets SIGKILL when the forking thread (the spawner thread, which lives as
 // long as its process) ends; if the parent is already gone, the child ends at once.
 [[noreturn]] void ExecInChild(const char* path, char* const* argv, char* const* envp,
-                              const char* cwd, const StdioPipes& pipes, int err_fd, unsigned max_fd,
+                              const char* cwd, const StdioPipes& pipes,
+                              const InheritedCopies& inherited, int err_fd, unsigned max_fd,
                               pid_t parent) {
 #if defined(__linux__)
   if (parent > 0) {
@@ -217,10 +253,15 @@ void CloseSpan(unsigned low, unsigned high, unsigned max_fd) {
   for (int i = 0; i < 3 && err == 0; ++i) {
     if (dup2(pipes.child[i], i) < 0) err = errno;
   }
+  // After stdio, so a stdio child end sitting on 3.. has been copied before it is replaced.
+  const int first_free = 3 + static_cast<int>(inherited.fds.size());
+  for (int i = 3; i < first_free && err == 0; ++i) {
+    if (dup2(inherited.fds[static_cast<size_t>(i - 3)], i) < 0) err = errno;
+  }
   if (err == 0 && cwd != nullptr && chdir(cwd) != 0) err = errno;
-  // Like addclosefrom_np on the posix_spawn path: stdio only, except the error pipe (which is
-  // close-on-exec and so vanishes with a successful exec).
-  CloseSpan(3, static_cast<unsigned>(err_fd) - 1, max_fd);
+  // Like addclosefrom_np on the posix_spawn path: stdio and the inherited descriptors only,
+  // except the error pipe (which is close-on-exec and so vanishes with a successful exec).
+  CloseSpan(static_cast<unsigned>(first_free), static_cast<unsigned>(err_fd) - 1, max_fd);
   CloseSpan(static_cast<unsigned>(err_fd) + 1, ~0u, max_fd);
   if (err == 0) {
     sigset_t empty;
@@ -233,7 +274,8 @@ void CloseSpan(unsigned low, unsigned high, unsigned max_fd) {
   _exit(127);
 }
 
-int SpawnWithFork(const SpawnRequest& request, const StdioPipes& pipes, pid_t* pid) {
+int SpawnWithFork(const SpawnRequest& request, const StdioPipes& pipes,
+                  const InheritedCopies& inherited, pid_t* pid) {
   std::string path = request.search_path ? ResolveInPath(request.argv[0]) : request.argv[0];
   std::vector<char*> argv = CArray(request.argv);
   std::vector<char*> envp = CArray(request.env);
@@ -243,8 +285,14 @@ int SpawnWithFork(const SpawnRequest& request, const StdioPipes& pipes, pid_t* p
       open_max > 0 && open_max < 65536 ? static_cast<unsigned>(open_max) : 65536;
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) return errno;
-  // Above stdio, so the child's dup2 onto 0..2 cannot clobber it.
-  err_pipe[1] = LiftAboveStdio(err_pipe[1]);
+  // Above stdio and the inherited descriptors, so the child's dup2s cannot clobber it.
+  if (err_pipe[1] < inherited.first_free()) {
+    const int lifted = fcntl(err_pipe[1], F_DUPFD_CLOEXEC, inherited.first_free());
+    const int saved = errno;
+    close(err_pipe[1]);
+    errno = saved;
+    err_pipe[1] = lifted;
+  }
   if (err_pipe[1] < 0) {
     int saved = errno;
     close(err_pipe[0]);
@@ -258,7 +306,8 @@ int SpawnWithFork(const SpawnRequest& request, const StdioPipes& pipes, pid_t* p
   const pid_t parent = request.die_with_parent ? getpid() : 0;
   pid_t child = fork();
   if (child == 0) {
-    ExecInChild(path.c_str(), argv.data(), envp.data(), cwd, pipes, err_pipe[1], max_fd, parent);
+    ExecInChild(path.c_str(), argv.data(), envp.data(), cwd, pipes, inherited, err_pipe[1], max_fd,
+                parent);
   }
   int fork_err = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -292,6 +341,12 @@ Result<SpawnedProcess> SpawnChild(const SpawnRequest& request, bool use_fork) {
     pipes.CloseAll();
     return SpawnError(request, "creating stdio pipes: " + ErrnoText(err));
   }
+  InheritedCopies inherited;
+  if (int err = inherited.Make(request.inherit_fds); err != 0) {
+    pipes.CloseAll();
+    inherited.CloseAll();
+    return SpawnError(request, "copying an inherited descriptor: " + ErrnoText(err));
+  }
   // posix_spawn has no way to arm the parent-death signal, so children that must die with us are
   // forked by hand.
   const bool fork_path = use_fork || !kHaveAddClosefrom ||
@@ -300,10 +355,11 @@ Result<SpawnedProcess> SpawnChild(const SpawnRequest& request, bool use_fork) {
   pid_t pid = -1;
   int err = 0;
   Status ran = RunOnSpawnerThread([&] {
-    err =
-        fork_path ? SpawnWithFork(request, pipes, &pid) : SpawnWithPosixSpawn(request, pipes, &pid);
+    err = fork_path ? SpawnWithFork(request, pipes, inherited, &pid)
+                    : SpawnWithPosixSpawn(request, pipes, inherited, &pid);
   });
   pipes.CloseChildEnds();
+  inherited.CloseAll();
   if (!ran.ok()) {
     pipes.CloseAll();
     return SpawnError(request, ran.message());

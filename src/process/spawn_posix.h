@@ -9,7 +9,8 @@
 
 namespace pi_fusion::process {
 
-// Starts request.argv in a new process group with fresh stdio pipes and no other descriptor.
+// Starts request.argv in a new process group with fresh stdio pipes, request.inherit_fds as its
+// descriptors 3.., and no other descriptor.
 // Every spawn runs on the process's spawner thread (spawner_thread.h). With
 // request.die_with_parent (Linux), the child is forked with PR_SET_PDEATHSIG = SIGKILL, so it dies
 // with this process however that ends (SIGKILL, crash, OOM).

@@ -62,6 +62,7 @@ Result<ChildOutcome> Supervisor::Run(const ChildSpec& spec, const CancelToken& c
   request.cwd = spec.cwd;
   request.search_path = spec.search_path;
   request.die_with_parent = spec.die_with_parent;
+  request.inherit_fds = spec.inherit_fds;
   const auto started_wall = env_->clock().WallNow();
   const auto started = env_->clock().Now();
   Result<SpawnedProcess> child = env_->Spawn(request);

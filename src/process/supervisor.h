@@ -52,6 +52,7 @@ struct ChildSpec {
   std::string cwd;                // empty = the parent's working directory
   bool search_path = false;       // resolve argv[0] through the parent's PATH
   bool die_with_parent = true;    // see SpawnRequest::die_with_parent
+  std::vector<int> inherit_fds;   // see SpawnRequest::inherit_fds (not owned)
   std::string stdin_data;         // written fully, then stdin is closed
   ChildLimits limits;
 };

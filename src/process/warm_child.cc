@@ -31,6 +31,7 @@ Result<std::unique_ptr<WarmChild>> WarmChild::Start(ProcessEnv* env, const Child
   request.cwd = spec.cwd;
   request.search_path = spec.search_path;
   request.die_with_parent = spec.die_with_parent;  // through the same spawner thread as cold ones
+  request.inherit_fds = spec.inherit_fds;
   const auto started_wall = env->clock().WallNow();
   Result<SpawnedProcess> child = env->Spawn(request);
   if (!child.ok()) return child.status();

@@ -4,6 +4,7 @@
 
 #include "config/route_admission.h"
 #include "tasks/run_view.h"
+#include "workflow/child_wrapper.h"
 
 namespace pi_fusion::tasks {
 
@@ -46,6 +47,12 @@ std::string PreflightLine(const workflow::PreparedRun& run) {
          (warnings ? " with " + std::to_string(warnings) + " warning(s)" : ", no warnings") + ".";
 }
 
+// A run under PI_FUSION_CHILD_WRAPPER says so before anything else happens.
+std::string WrapperLine(const workflow::PreparedRun& run) {
+  if (run.child_wrapper.empty()) return "";
+  return "\nWarning: " + workflow::ChildWrapperNotice(run.child_wrapper) + ".";
+}
+
 }  // namespace
 
 LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
@@ -55,6 +62,7 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
   launch.artifact_dir = task.artifact_dir;
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
+                        WrapperLine(run) +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},

@@ -14,6 +14,7 @@
 #include "store/usage.h"
 #include "url/source_policy_file.h"
 #include "workflow/tool_refusals.h"
+#include "workflow/request_signal.h"
 #include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
@@ -21,16 +22,6 @@ namespace {
 
 const budget::RouteCapacity& CapacityOf(const PreparedRun& run, config::Slot slot) {
   return run.plan.routes[static_cast<size_t>(slot)];
-}
-
-// PI_FUSION_CHILD_WRAPPER of the host: an executable every child command runs through
-// (`<wrapper> <node> <pi-cli> <args…>`), for tracing children; empty when unset.
-std::string WrapperOf(const std::vector<std::string>& environment) {
-  constexpr std::string_view kName = "PI_FUSION_CHILD_WRAPPER=";
-  for (const std::string& entry : environment) {
-    if (entry.compare(0, kName.size(), kName) == 0) return entry.substr(kName.size());
-  }
-  return "";
 }
 
 // The URLs a tool-enabled child's fetch provenance may name. Research reads its declared sources
@@ -73,9 +64,10 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   command.node_path = request.host.node_path;
   command.pi_cli_path = request.host.pi_cli_path;
   command.command_override = request.child_command_override;
-  const std::string wrapper = WrapperOf(request.host.environment);
-  if (command.command_override.empty() && !wrapper.empty()) {
-    command.command_override = {wrapper, request.host.node_path, request.host.pi_cli_path};
+  // PI_FUSION_CHILD_WRAPPER (child_wrapper.h), absolute: checked at preflight.
+  if (command.command_override.empty() && !run.child_wrapper.empty()) {
+    command.command_override = {run.child_wrapper, request.host.node_path,
+                                request.host.pi_cli_path};
   }
   command.capability = child.capability;
   command.extensions = {request.host.package_root + "/extensions/fusion-child.ts"};
@@ -105,8 +97,11 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
     spec.env.push_back("PI_FUSION_TOOL_JOURNAL=" + files.journal);
     spec.env.push_back("PI_FUSION_TOOL_SEAL=" + files.seal);
   }
-  if (!child.request_signal.empty()) {
-    spec.env.push_back("PI_FUSION_REQUEST_SIGNAL=" + child.request_signal);
+  if (child.request_signal_fd >= 0) {
+    // An inherited descriptor, not a path: nothing in the project, nothing left behind.
+    spec.inherit_fds = {child.request_signal_fd};
+    spec.env.push_back("PI_FUSION_REQUEST_SIGNAL_FD=" +
+                       std::to_string(FirstRequestSignal::kChildFd));
   }
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;

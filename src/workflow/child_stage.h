@@ -35,9 +35,10 @@ struct StageChild {
   std::vector<std::string> tools;
   std::string system_prompt;
   std::string stdin_text;
-  // Candidates of a run that warms its later stages: the FIFO their first provider request
-  // signals (request_signal.h). Empty otherwise.
-  std::string request_signal;
+  // Candidates of a run that warms its later stages: the parent's write end of the pipe their
+  // first provider request signals (request_signal.h); the child inherits it as descriptor
+  // FirstRequestSignal::kChildFd. -1 otherwise.
+  int request_signal_fd = -1;
 };
 
 // Where a child writes the files the parent reads after it ended.

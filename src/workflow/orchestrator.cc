@@ -12,6 +12,7 @@
 #include "store/failure_summary.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_stage.h"
+#include "workflow/child_wrapper.h"
 #include "workflow/evaluation_contract.h"
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
@@ -49,6 +50,7 @@ class Run {
       : run_(run), cancel_(cancel), observer_(observer), warm_(run) {}
 
   RunOutcome Execute() {
+    ReportChildWrapper();
     ReportBudgetWarnings();
     if (IsValidate()) return ExecuteValidate();
     std::array<std::string, 3> answers;
@@ -175,6 +177,11 @@ class Run {
     warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_);
   }
 
+  void ReportChildWrapper() {
+    if (run_.child_wrapper.empty()) return;
+    observer_.Progress({ProgressEvent::kNote, 0, ChildWrapperNotice(run_.child_wrapper)});
+  }
+
   void ReportBudgetWarnings() {
     // The plan's warnings only: worst-case reservation pressure is a note (budget/planner.h).
     const size_t high = run_.plan.warnings.size();
@@ -294,7 +301,7 @@ class Run {
             ? ValidationReviewerSystemPrompt()
             : CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
     child.stdin_text = CandidateStdin(run_.canonical_input);
-    child.request_signal = warm_.signal_path();
+    child.request_signal_fd = warm_.signal_fd();
     return child;
   }
 
@@ -429,6 +436,11 @@ class Run {
       details.tool_refusals = refusals_;
     }
     details.dropped_reviewers = dropped_reviewers_;
+    if (!run_.child_wrapper.empty()) {
+      details.child_wrapper = run_.child_wrapper;
+      details.warnings.push_back(
+          {"child_wrapper", std::nullopt, ChildWrapperNotice(run_.child_wrapper)});
+    }
     Result<nlohmann::json> built = BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
     Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);

@@ -9,6 +9,7 @@
 #include "process/child_command.h"
 #include "store/run_id.h"
 #include "url/source_policy_file.h"
+#include "workflow/child_wrapper.h"
 #include "workflow/clean_task.h"
 #include "workflow/context_projection.h"
 #include "workflow/stage_inputs.h"
@@ -156,6 +157,10 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                                   " workflow is not built yet. Nothing was started."));
   }
 
+  // Before anything is read or created: a bad debugging wrapper stops the run at once.
+  Result<std::string> wrapper = ChildWrapperOf(request.host.environment);
+  if (!wrapper.ok()) return fail(wrapper.status());
+
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());
   Result<config::ResolvedModels> models =
@@ -171,6 +176,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   run.seams = seams;
   run.models = std::move(models).value();
   run.canonical_input = std::move(input).value();
+  run.child_wrapper = std::move(wrapper).value();
   Result<budget::BudgetPlan> plan = PlanRun(run, *capability);
   if (!plan.ok()) return fail(plan.status());
   run.plan = std::move(plan).value();

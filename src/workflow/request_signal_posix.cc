@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,33 +11,20 @@
 
 namespace pi_fusion::workflow {
 
-Result<std::unique_ptr<FirstRequestSignal>> FirstRequestSignal::Create(const std::string& path) {
-  auto failed = [&](const char* what, int err) {
+Result<std::unique_ptr<FirstRequestSignal>> FirstRequestSignal::Create() {
+  int fds[2];
+  // O_NONBLOCK is on the open file description, which the children's copies share: a child's
+  // one-byte write never waits, whatever the parent does.
+  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
     return Status::Error(std::string(kOrchestrationFailed),
-                         std::string(what) + " " + path + ": " + ErrnoText(err));
-  };
-  if (mkfifo(path.c_str(), 0600) != 0) return failed("creating the FIFO", errno);
-  // The read end first and non-blocking, so opening our own write end cannot block.
-  const int read_fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (read_fd < 0) {
-    const int err = errno;
-    unlink(path.c_str());
-    return failed("opening the FIFO", err);
+                         "creating the first-request pipe: " + ErrnoText(errno));
   }
-  const int write_fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  if (write_fd < 0) {
-    const int err = errno;
-    close(read_fd);
-    unlink(path.c_str());
-    return failed("opening the FIFO", err);
-  }
-  return std::unique_ptr<FirstRequestSignal>(new FirstRequestSignal(path, read_fd, write_fd));
+  return std::unique_ptr<FirstRequestSignal>(new FirstRequestSignal(fds[0], fds[1]));
 }
 
 FirstRequestSignal::~FirstRequestSignal() {
   close(read_fd_);
   close(write_fd_);
-  unlink(path_.c_str());
 }
 
 bool FirstRequestSignal::WaitFor(int count, const process::CancelToken& stop) {

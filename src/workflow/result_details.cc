@@ -88,7 +88,9 @@ Result<json> Artifacts(const std::vector<ResultArtifact>& artifacts) {
 Result<json> Warnings(const std::vector<ResultWarning>& warnings) {
   json out = json::array();
   for (const ResultWarning& w : warnings) {
-    if (w.kind != "budget" && w.kind != "calibration") return Invalid("warning kind " + w.kind);
+    if (w.kind != "budget" && w.kind != "calibration" && w.kind != "child_wrapper") {
+      return Invalid("warning kind " + w.kind);
+    }
     if (w.stage && !IsStage(*w.stage)) return Invalid("warning stage " + *w.stage);
     if (w.message.empty()) return Invalid("a warning has no message");
     json row = {{"kind", w.kind}, {"message", w.message}};
@@ -157,6 +159,9 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
   if (!warnings.ok()) return warnings.status();
   Result<json> refusals = ToolRefusals(in.tool_refusals);
   if (!refusals.ok()) return refusals.status();
+  if (!in.child_wrapper.empty() && in.child_wrapper.front() != '/') {
+    return Invalid("child_wrapper " + in.child_wrapper + " is not an absolute path");
+  }
   json details{{"schema_version", kResultSchema},
                {"run_id", in.run_id},
                {"workflow", in.workflow},
@@ -176,6 +181,7 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     if (!dropped.ok()) return dropped.status();
     details["dropped_reviewers"] = std::move(dropped).value();
   }
+  if (!in.child_wrapper.empty()) details["child_wrapper"] = in.child_wrapper;
   return details;
 }
 

@@ -11,6 +11,8 @@
 //    "usage":{…Pi Usage totals…},"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
 //    "tool_refusals":[{"by_code":{"path_outside_project":2},"count":2,"slot":2}],
 //    "workflow":"reason"}
+// plus "child_wrapper":"<absolute path>" (and a warning of kind child_wrapper) for a run whose
+// children ran through PI_FUSION_CHILD_WRAPPER (workflow/child_wrapper.h).
 //
 // validate runs add "dropped_reviewers":[{"code":…,"message":…,"slot":2}] (the reviewer left out
 // under the minority rule; [] when none).
@@ -57,7 +59,7 @@ struct ResultArtifact {
 };
 
 struct ResultWarning {
-  std::string kind;                  // "budget" | "calibration"
+  std::string kind;                  // "budget" | "calibration" | "child_wrapper"
   std::optional<std::string> stage;  // "candidate" | "evaluation" | "evaluation_repair" | "merge"
   std::string message;               // non-empty, e.g. the progress line's text
 };
@@ -91,6 +93,8 @@ struct ResultDetailsInput {
   std::vector<ToolRefusalRow> tool_refusals;  // candidates with a refusal, by slot
   // validate only: written as `dropped_reviewers` (at most one row); absent for other workflows.
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers;
+  // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.
+  std::string child_wrapper;
 };
 
 // The `tool_refusals` JSON of `rows`: [{slot, count (the sum of by_code), by_code}].

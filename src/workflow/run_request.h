@@ -85,6 +85,8 @@ struct PreparedRun {
   // research: source-policy.private.json as written at preflight; its path and hash go to the
   // candidates, whose fusion_web_fetch enforces it.
   std::optional<store::ArtifactRef> source_policy;
+  // PI_FUSION_CHILD_WRAPPER of the host, checked at preflight (child_wrapper.h); empty when unset.
+  std::string child_wrapper;
 };
 
 enum class RunEnd { kCompleted, kFailed, kCancelled };

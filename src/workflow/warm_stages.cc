@@ -9,14 +9,13 @@ namespace {
 
 // One byte per candidate (FirstRequestSignal).
 constexpr int kCandidates = 3;
-constexpr char kSignalName[] = ".first-requests.fifo";
 
 using WarmChildPtr = std::unique_ptr<process::WarmChild>;
 using WarmResult = Result<WarmChildPtr>;
 
 bool SameCommand(const process::ChildSpec& a, const process::ChildSpec& b) {
   return a.argv == b.argv && a.env == b.env && a.cwd == b.cwd && a.search_path == b.search_path &&
-         a.die_with_parent == b.die_with_parent;
+         a.die_with_parent == b.die_with_parent && a.inherit_fds == b.inherit_fds;
 }
 
 }  // namespace
@@ -30,14 +29,13 @@ bool WarmingEnabled(const std::vector<std::string>& environment) {
 
 WarmStages::WarmStages(PreparedRun& run) : run_(run) {
   if (!WarmingEnabled(run.request.host.environment)) return;
-  Result<std::unique_ptr<FirstRequestSignal>> signal =
-      FirstRequestSignal::Create(run.store->run_dir() + "/" + kSignalName);
+  Result<std::unique_ptr<FirstRequestSignal>> signal = FirstRequestSignal::Create();
   if (signal.ok()) signal_ = std::move(signal).value();  // otherwise every stage starts cold
 }
 
 WarmStages::~WarmStages() { StopWatching(); }
 
-std::string WarmStages::signal_path() const { return signal_ ? signal_->path() : ""; }
+int WarmStages::signal_fd() const { return signal_ ? signal_->write_fd() : -1; }
 
 void WarmStages::Arm(const StageChild& evaluator, const StageChild& merger,
                      const process::CancelToken& run_cancel) {
@@ -77,7 +75,7 @@ void WarmStages::StopWatching() {
     stop_.Cancel();
     watcher_.join();
   }
-  signal_.reset();  // closes and unlinks the FIFO
+  signal_.reset();  // closes the pipe
 }
 
 void WarmStages::CandidatesEnded() { StopWatching(); }

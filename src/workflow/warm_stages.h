@@ -13,7 +13,7 @@
 // its input and was replaced by a cold start, is listed under `warm_children`.
 //
 // Off when the host sets PI_FUSION_WARM=0, when the launcher cannot start children ahead of their
-// input, or when the signal FIFO cannot be made; the run then starts every child cold.
+// input, or when the signal pipe cannot be made; the run then starts every child cold.
 //
 // Thread-safety: Arm(), CandidatesEnded(), Take() and EndUnused() are called from the run's own
 // thread; the watcher thread shares only the slots, under a mutex.
@@ -43,8 +43,9 @@ class WarmStages {
   WarmStages(const WarmStages&) = delete;
   WarmStages& operator=(const WarmStages&) = delete;
 
-  // The FIFO the candidates signal (StageChild::request_signal); empty when warming is off.
-  std::string signal_path() const;
+  // The write end of the pipe the candidates signal (StageChild::request_signal_fd); -1 when
+  // warming is off. Open until the candidate stage is over (CandidatesEnded).
+  int signal_fd() const;
 
   // Watches for the three candidates' first provider requests, then starts `evaluator` and
   // `merger` (their stdin_text is ignored). No-op when off. REQUIRES: called once, before the

@@ -19,6 +19,20 @@ export function runDirs(env) {
     fs.readdirSync(path.join(root, session)).map((run) => path.join(root, session, run)));
 }
 
+/**
+ * Everything under `dir` (recursively) that is neither a regular file nor a directory — a FIFO,
+ * a socket, a symlink, a device — as paths relative to `dir`. A run directory holds none: a
+ * candidate's `read` or `grep` of a FIFO there would block.
+ */
+export function specialFiles(dir) {
+  const found = [];
+  for (const entry of fs.readdirSync(dir, { recursive: true })) {
+    const st = fs.lstatSync(path.join(dir, entry), { throwIfNoEntry: false });
+    if (st && !st.isFile() && !st.isDirectory()) found.push(String(entry));
+  }
+  return found;
+}
+
 export function manifestOf(dir) {
   return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
 }

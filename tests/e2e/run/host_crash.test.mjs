@@ -11,7 +11,7 @@ import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
+import { manifestOf, runDirs, specialFiles } from "../../support/fusion_runs.mjs";
 import { describePids, envProcesses, processTree, waitAllGone } from "../../support/processes.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
@@ -69,6 +69,8 @@ async function killHostWhile(env, held, { expectTool } = {}) {
   assert.equal(env.requests().length, requestsAtKill, "no model request after the host died");
   const dirs = runDirs(env);
   assert.equal(dirs.length, 1);
+  // Nothing the dead host could not clean up is left in the project: no FIFO, no socket.
+  assert.deepEqual(specialFiles(dirs[0]), [], "only regular files and directories");
   return dirs[0];
 }
 

@@ -12,14 +12,17 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { MERGED_TEXT, STAGE, fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
+import { manifestOf, runDirs, specialFiles } from "../../support/fusion_runs.mjs";
 
 const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 120000;
 // The candidates answer after this long, so the warm children start well before the stage ends.
 const CANDIDATE_DELAY_MS = 3000;
 
-/** Live Fusion child processes of `env`, as [{pid, role}], found by /proc/<pid>/environ. */
+/**
+ * Live Fusion child processes of `env`, as [{pid, role, vars}], found by /proc/<pid>/environ
+ * (vars: its "NAME=value" entries).
+ */
 function fusionChildren(env) {
   const found = [];
   for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
@@ -32,7 +35,7 @@ function fusionChildren(env) {
       continue;  // ended while we looked, or not ours to read
     }
     const role = vars.find((v) => v.startsWith("PI_FUSION_CHILD_ROLE="));
-    if (role && vars.includes(`HOME=${env.home}`)) found.push({ pid: Number(pid), role: role.split("=")[1] });
+    if (role && vars.includes(`HOME=${env.home}`)) found.push({ pid: Number(pid), role: role.split("=")[1], vars });
   }
   return found;
 }
@@ -115,7 +118,7 @@ describe("warm evaluator and merger children", () => {
       // other cases see a warm child's request when there is one.
       assert.deepEqual(childRequests(env).map((q) => q.rule_name).sort(), ["candidate", "candidate", "candidate", "evaluator", "merger"]);
       assert.deepEqual(fusionChildren(env), []);
-      assert.deepEqual(fs.readdirSync(runDirs(env)[0]).filter((f) => f.endsWith(".fifo")), [], "the signal FIFO is gone");
+      assert.deepEqual(specialFiles(runDirs(env)[0]), [], "only regular files and directories");
     } finally {
       await env.cleanup();
     }
@@ -211,8 +214,16 @@ describe("warm evaluator and merger children", () => {
         return roles.includes("evaluator") && roles.includes("merger") ? roles : null;
       }, "the warm evaluator and merger");
       assert.deepEqual(waiting, ["candidate", "candidate", "candidate", "evaluator", "merger"]);
-      await rpc.prompt("stop it");
+      // The rendezvous that let them start is an inherited pipe (descriptor 3 of each
+      // candidate), not a file: the run directory, inside the project the candidates may read,
+      // holds nothing a reader could block on, even while the run is live.
       const dir = runDirs(env)[0];
+      assert.deepEqual(specialFiles(dir), [], "only regular files and directories in the live run");
+      for (const child of fusionChildren(env)) {
+        const signal = child.vars.filter((v) => v.startsWith("PI_FUSION_REQUEST_SIGNAL"));
+        assert.deepEqual(signal, child.role === "candidate" ? ["PI_FUSION_REQUEST_SIGNAL_FD=3"] : [], child.role);
+      }
+      await rpc.prompt("stop it");
       await waitUntil(() => manifestOf(dir).state === "cancelled", "the cancelled manifest");
       const manifest = manifestOf(dir);
       assert.deepEqual(manifest.warm_children.map((w) => [w.stage, w.outcome]), [["evaluation", "unused"], ["merge", "unused"]]);

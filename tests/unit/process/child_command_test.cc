@@ -207,7 +207,7 @@ TEST_CASE("ChildEnvironment: the parent's per-child PI_FUSION_* values never rea
                                            "PI_FUSION_SOURCE_POLICY=/tmp/p",
                                            "PI_FUSION_SOURCE_POLICY_SHA256=sha256:00",
                                            "PI_FUSION_PROVIDER_API=anthropic-messages",
-                                           "PI_FUSION_REQUEST_SIGNAL=/tmp/run/fifo",
+                                           "PI_FUSION_REQUEST_SIGNAL_FD=3",
                                            "PI_FUSION_CHILD_WRAPPER=/usr/bin/env",
                                            "PATH=/usr/bin"};
   // Host-wide settings (a wrapper, a trace flag) still pass; the per-child ones are the parent's

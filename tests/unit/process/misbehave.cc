@@ -19,6 +19,7 @@
 //   misbehave pwd-env <NAME>...     print the cwd, then NAME=value (or NAME unset) per name
 //   misbehave env-count             print the number of environment entries
 //   misbehave fds                   print the descriptors above 2 it inherited ("fds: 3 7")
+//   misbehave write-fd <fd> <text>  write <text> to descriptor <fd>, then print "fds: …" as fds
 //   misbehave sigstate              print SIGPIPE's disposition and whether the mask is empty
 //   misbehave sleep <ms>            sleep, print "slept", exit 0
 #include <dirent.h>
@@ -191,6 +192,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "fds") {
+    Fds();
+    return 0;
+  }
+  if (mode == "write-fd" && argc > 3) {
+    const std::string text = argv[3];
+    if (write(atoi(argv[2]), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      return 95;
+    }
     Fds();
     return 0;
   }

@@ -313,6 +313,52 @@ void CheckSpawnPath(ProcessEnv* env, bool die_with_parent) {
   CHECK_CHILD_CLEAN(out, fds);
 }
 
+// A pipe whose write end the child inherits as descriptor 3 (the first-request signal's way).
+void CheckInheritedPipe(ProcessEnv* env, bool die_with_parent) {
+  const auto fds = OpenFds();
+  // In a test binary with few descriptors open, our ends are likely 3 and 4 themselves: the
+  // write end may be its own target, and the read end sits where a careless dup2 would land.
+  int ends[2];
+  REQUIRE(pipe2(ends, O_CLOEXEC | O_NONBLOCK) == 0);
+  ChildSpec spec = Misbehave({"write-fd", "3", "signal"});
+  spec.die_with_parent = die_with_parent;
+  spec.inherit_fds = {ends[1]};
+  ChildOutcome out = MustRun(env, spec);
+  // Exactly descriptor 3 beyond stdio, and it is our pipe.
+  CHECK(out.stdout_bytes == "fds: 3\n");
+  char bytes[16] = {};
+  CHECK(read(ends[0], bytes, sizeof(bytes)) == 6);
+  CHECK(std::string(bytes) == "signal");
+  // Without it the same child has nothing on 3 (its write fails, exit 95).
+  ChildSpec plain = Misbehave({"write-fd", "3", "x"});
+  plain.die_with_parent = die_with_parent;
+  ChildOutcome none = MustRun(env, plain);
+  CHECK(none.exit_code == 95);
+  close(ends[0]);
+  close(ends[1]);
+  CHECK_CHILD_CLEAN(out, fds);
+}
+
+TEST_CASE("Supervisor: inherited descriptors become 3.. in the child on every spawn path") {
+  std::unique_ptr<ProcessEnv> posix = NewPosixProcessEnv();
+  std::unique_ptr<ProcessEnv> forked = NewPosixProcessEnv({.force_fork_spawn = true});
+  SECTION("posix_spawn") { CheckInheritedPipe(posix.get(), /*die_with_parent=*/false); }
+  SECTION("fork, forced") { CheckInheritedPipe(forked.get(), /*die_with_parent=*/false); }
+  SECTION("fork, dying with the parent") { CheckInheritedPipe(posix.get(), true); }
+  SECTION("a bad list is child_spawn_failed and spawns nothing") {
+    ChildSpec negative = Misbehave({"fds"});
+    negative.inherit_fds = {-1};
+    Result<ChildOutcome> r = Supervisor(posix.get()).Run(negative);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == "child_spawn_failed");
+    ChildSpec many = Misbehave({"fds"});
+    many.inherit_fds = {0, 0, 0, 0, 0};
+    r = Supervisor(posix.get()).Run(many);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == "child_spawn_failed");
+  }
+}
+
 TEST_CASE("Supervisor fallback: fork + exec spawning behaves like posix_spawn") {
   std::unique_ptr<ProcessEnv> posix = NewPosixProcessEnv();
   std::unique_ptr<ProcessEnv> forked = NewPosixProcessEnv({.force_fork_spawn = true});

@@ -28,14 +28,22 @@ TEST_CASE("ReadChildConfig: reads the role, the oversize path and the cache rete
   CHECK(config->max_tool_calls == 600);
 }
 
-TEST_CASE("ReadChildConfig: PI_FUSION_REQUEST_SIGNAL is optional and must be absolute") {
+TEST_CASE("ReadChildConfig: PI_FUSION_REQUEST_SIGNAL_FD is optional and a descriptor above stdio") {
   const std::map<std::string, std::string> base = {{"PI_FUSION_CHILD_ROLE", "evaluator"}};
-  CHECK(ReadChildConfig(Env(base))->request_signal_path.empty());
+  CHECK(ReadChildConfig(Env(base))->request_signal_fd == -1);
   auto with = base;
-  with["PI_FUSION_REQUEST_SIGNAL"] = "/run/.first-requests.fifo";
-  CHECK(ReadChildConfig(Env(with))->request_signal_path == "/run/.first-requests.fifo");
-  with["PI_FUSION_REQUEST_SIGNAL"] = "relative.fifo";
-  CHECK(ReadChildConfig(Env(with)).status().code() == "config_invalid");
+  with["PI_FUSION_REQUEST_SIGNAL_FD"] = "";
+  CHECK(ReadChildConfig(Env(with))->request_signal_fd == -1);
+  with["PI_FUSION_REQUEST_SIGNAL_FD"] = "3";
+  CHECK(ReadChildConfig(Env(with))->request_signal_fd == 3);
+  // A path (the retired FIFO), stdio, a sign, trailing text, a huge number: refused, named.
+  for (const char* bad : {"/run/.first-requests.fifo", "2", "0", "-3", "+3", "3x", " 3", "99999"}) {
+    with["PI_FUSION_REQUEST_SIGNAL_FD"] = bad;
+    Result<ChildConfig> config = ReadChildConfig(Env(with));
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().code() == "config_invalid");
+    CHECK_THAT(config.status().message(), Catch::Contains("PI_FUSION_REQUEST_SIGNAL_FD"));
+  }
 }
 
 TEST_CASE("ReadChildConfig: an empty PI_CACHE_RETENTION means unset; a bad one is kept") {

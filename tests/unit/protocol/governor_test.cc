@@ -110,22 +110,26 @@ TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") 
 
 TEST_CASE("ChildGovernor: the first provider request signals the parent once, later ones never") {
   ScriptedChild child(ChildRole::kCandidate);
-  child.config.request_signal_path = "/run/.first-requests.fifo";
+  child.config.request_signal_fd = 3;
   child.governor = std::make_unique<ChildGovernor>(child.config, &child.env);
-  CHECK(child.env.signals.empty());  // nothing at load
+  // At load the descriptor is only kept from the processes Pi starts for tools.
+  CHECK(child.env.kept_private == std::vector<int>{3});
+  CHECK(child.env.signals.empty());
   REQUIRE_FALSE(child.Request().abort);
-  CHECK(child.env.signals == std::vector<std::string>{"/run/.first-requests.fifo"});
+  CHECK(child.env.signals == std::vector<int>{3});
   child.Message("toolUse", {}, Usage(10, 1), 1);
   REQUIRE_FALSE(child.Request().abort);
   CHECK(child.env.signals.size() == 1);
 }
 
-TEST_CASE("ChildGovernor: without PI_FUSION_REQUEST_SIGNAL, and for a refused request, no signal") {
+TEST_CASE(
+    "ChildGovernor: without PI_FUSION_REQUEST_SIGNAL_FD, and for a refused request, no signal") {
   ScriptedChild plain;
   REQUIRE_FALSE(plain.Request().abort);
   CHECK(plain.env.signals.empty());
+  CHECK(plain.env.kept_private.empty());
   ScriptedChild refused;
-  refused.config.request_signal_path = "/run/.first-requests.fifo";
+  refused.config.request_signal_fd = 3;
   refused.config.cache_retention = "forever";
   refused.governor = std::make_unique<ChildGovernor>(refused.config, &refused.env);
   CHECK(refused.Request().abort);

@@ -27,7 +27,8 @@ class MemoryChildEnv : public child::ChildEnv {
   Status AppendDurably(const std::string& path, std::string_view bytes) override;
   // The real realpath(3): confinement tests build real trees with symlinks in a temp directory.
   std::string HomeDir() override { return home; }
-  void SignalFifo(const std::string& path) override { signals.push_back(path); }
+  void KeepSignalPrivate(int fd) override { kept_private.push_back(fd); }
+  void SignalAndClose(int fd) override { signals.push_back(fd); }
   const Clock& clock() override { return clock_; }
 
   std::string stderr_bytes;
@@ -37,7 +38,8 @@ class MemoryChildEnv : public child::ChildEnv {
   bool fail_appends = false;
   std::string home = "/home/user";
   int64_t now_ms = 1000;
-  std::vector<std::string> signals;  // SignalFifo paths, in call order
+  std::vector<int> kept_private;  // KeepSignalPrivate descriptors, in call order
+  std::vector<int> signals;       // SignalAndClose descriptors, in call order
 
  private:
   // Reads now_ms (milliseconds since an arbitrary start): tests move time by changing it.

@@ -1,4 +1,5 @@
 // RunLifecycle through fake seams (lifecycle_harness.h): the paths of one launch.
+#include <algorithm>
 #include <cerrno>
 
 #include "lifecycle_harness.h"
@@ -173,4 +174,53 @@ TEST_CASE("RunLifecycle: a failure summary that cannot be written is named in th
   CHECK(m.state == store::RunState::kFailed);
   CHECK(m.artifacts.count(store::kErrorFile) == 1);
   CHECK(m.artifacts.count(store::kFailureSummaryFile) == 0);
+}
+
+TEST_CASE("RunLifecycle: a run under PI_FUSION_CHILD_WRAPPER says so in receipt, progress, details",
+          "[tasks][lifecycle]") {
+  Harness h;
+  h.host_env = {"PI_FUSION_CHILD_WRAPPER=/opt/trace/wrap.sh"};
+  h.Run();
+  REQUIRE(h.sink.launch.ok);
+  const std::string notice =
+      "every child of this run runs through PI_FUSION_CHILD_WRAPPER=/opt/trace/wrap.sh (a "
+      "debugging aid): its answers and tool-call audit logs are not trustworthy";
+  CHECK_THAT(h.sink.launch.receipt_text, Catch::Contains("\nWarning: " + notice + ".\n"));
+  {
+    std::lock_guard lock(h.sink.mu);
+    CHECK(std::find(h.sink.lines.begin(), h.sink.lines.end(), "fusion reason: " + notice) !=
+          h.sink.lines.end());
+  }
+  REQUIRE(h.sink.terminal.has_value());
+  REQUIRE(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  auto verified = store::VerifyCompletedRun(PosixFileSystem(), h.sink.launch.artifact_dir,
+                                            h.sink.launch.run_id);
+  REQUIRE(verified.ok());
+  CHECK(verified->details["child_wrapper"] == "/opt/trace/wrap.sh");
+  const nlohmann::json warning = verified->details["warnings"].back();
+  CHECK(warning == nlohmann::json{{"kind", "child_wrapper"}, {"message", notice}});
+
+  // Without one, none of it.
+  Harness plain;
+  plain.Run();
+  REQUIRE(plain.sink.terminal.has_value());
+  CHECK_THAT(plain.sink.launch.receipt_text, !Catch::Contains("PI_FUSION_CHILD_WRAPPER"));
+  auto verified_plain = store::VerifyCompletedRun(PosixFileSystem(), plain.sink.launch.artifact_dir,
+                                                  plain.sink.launch.run_id);
+  REQUIRE(verified_plain.ok());
+  CHECK_FALSE(verified_plain->details.contains("child_wrapper"));
+}
+
+TEST_CASE("RunLifecycle: a relative PI_FUSION_CHILD_WRAPPER is refused before anything exists",
+          "[tasks][lifecycle]") {
+  Harness h;
+  h.host_env = {"PI_FUSION_CHILD_WRAPPER=scripts/wrap.sh"};
+  h.Run();
+  CHECK_FALSE(h.sink.launch.ok);
+  CHECK(h.sink.launch.error.code() == "config_invalid");
+  CHECK_THAT(h.sink.launch.receipt_text,
+             Catch::Contains("PI_FUSION_CHILD_WRAPPER='scripts/wrap.sh' is not an absolute path"));
+  CHECK(h.sink.launch.artifact_dir.empty());
+  CHECK_FALSE(store::testing::Exists(h.dir.path() + "/.pi"));
+  CHECK(h.launcher.started().empty());
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -272,11 +273,60 @@ TEST_CASE("WebFetchRunner: a cancelled call stops its fetcher", "[web_fetch]") {
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
 }
 
-TEST_CASE("WebFetchRunner: finds pi-fusion beside the library", "[web_fetch]") {
-  unsetenv("PI_FUSION_FETCH_BIN");
-  CHECK(child::LocatePiFusion("/x/build/dev/lib/pi_fusion_child.node") ==
-        "/x/build/dev/bin/pi-fusion");
-  setenv("PI_FUSION_FETCH_BIN", "/elsewhere/pi-fusion", 1);
-  CHECK(child::LocatePiFusion("/x/build/dev/lib/pi_fusion_child.node") == "/elsewhere/pi-fusion");
-  unsetenv("PI_FUSION_FETCH_BIN");
+TEST_CASE("LocatePiFusion: beside the library (package), then ../bin (build tree), nowhere else",
+          "[web_fetch]") {
+  std::vector<std::string> probed;
+  auto only = [&probed](std::set<std::string> present) {
+    return [&probed, present](const std::string& path) {
+      probed.push_back(path);
+      return present.count(path) > 0;
+    };
+  };
+  const std::string package = "/p/node_modules/@pi-fusion/pi-fusion/prebuilds/linux-x64";
+  SECTION("the npm package: all three prebuilt files in one folder") {
+    auto found =
+        child::LocatePiFusion(package + "/pi_fusion_child.node", only({package + "/pi-fusion"}));
+    REQUIRE(found.ok());
+    CHECK(*found == package + "/pi-fusion");
+  }
+  SECTION("a build tree: lib/ and bin/ side by side") {
+    auto found = child::LocatePiFusion("/x/build/dev/lib/pi_fusion_child.node",
+                                       only({"/x/build/dev/bin/pi-fusion"}));
+    REQUIRE(found.ok());
+    CHECK(*found == "/x/build/dev/bin/pi-fusion");
+    CHECK(probed ==
+          std::vector<std::string>{"/x/build/dev/lib/pi-fusion", "/x/build/dev/bin/pi-fusion"});
+  }
+  SECTION("beside wins when both exist") {
+    auto found = child::LocatePiFusion("/x/lib/pi_fusion_child.node",
+                                       only({"/x/lib/pi-fusion", "/x/bin/pi-fusion"}));
+    REQUIRE(found.ok());
+    CHECK(*found == "/x/lib/pi-fusion");
+  }
+  SECTION("neither: a typed error naming both places; nothing else is tried") {
+    setenv("PI_FUSION_FETCH_BIN", "/elsewhere/pi-fusion", 1);  // the retired test door
+    auto found = child::LocatePiFusion("/x/lib/pi_fusion_child.node",
+                                       only({"/elsewhere/pi-fusion", "pi-fusion"}));
+    unsetenv("PI_FUSION_FETCH_BIN");
+    REQUIRE_FALSE(found.ok());
+    CHECK(found.status().code() == "config_invalid");
+    CHECK_THAT(found.status().message(),
+               Catch::Contains("/x/lib/pi-fusion") && Catch::Contains("/x/bin/pi-fusion"));
+    CHECK(probed == std::vector<std::string>{"/x/lib/pi-fusion", "/x/bin/pi-fusion"});
+  }
+  SECTION("a relative library path is refused: it would resolve against the project") {
+    auto found =
+        child::LocatePiFusion("pi_fusion_child.node", only({"pi-fusion", "../bin/pi-fusion"}));
+    REQUIRE_FALSE(found.ok());
+    CHECK(found.status().code() == "config_invalid");
+    CHECK(probed.empty());
+  }
+}
+
+TEST_CASE("IsExecutableFile: a regular executable file, not a directory or a plain file",
+          "[web_fetch]") {
+  CHECK(child::IsExecutableFile("/bin/sh"));
+  CHECK_FALSE(child::IsExecutableFile("/bin"));
+  CHECK_FALSE(child::IsExecutableFile("/etc/passwd"));
+  CHECK_FALSE(child::IsExecutableFile("/nonexistent/pi-fusion"));
 }

@@ -7,6 +7,7 @@
 
 #include "json_schema_check.h"
 #include "pi_fusion/canonical_json.h"
+#include "workflow/child_wrapper.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -57,6 +58,46 @@ TEST_CASE("ResultDetails: builds the closed v5 object", "[workflow][result]") {
         json{{"kind", "calibration"}, {"message", "candidate 2 used 900 tokens over forecast"}});
   CHECK((*details)["artifacts"]["merged.md"] ==
         json{{"path", "merged.md"}, {"byte_length", 1200}, {"sha256", kHash}});
+}
+
+TEST_CASE("ResultDetails: a run under a child wrapper names it and warns; others have no key",
+          "[workflow][result]") {
+  auto plain = BuildResultDetails(Good());
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->contains("child_wrapper"));
+  ResultDetailsInput in = Good();
+  in.child_wrapper = "/opt/trace/wrap.sh";
+  in.warnings.push_back({"child_wrapper", std::nullopt, ChildWrapperNotice(in.child_wrapper)});
+  auto details = BuildResultDetails(in);
+  REQUIRE(details.ok());
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            .empty());
+  CHECK((*details)["child_wrapper"] == "/opt/trace/wrap.sh");
+  CHECK((*details)["warnings"][2]["kind"] == "child_wrapper");
+  CHECK_THAT((*details)["warnings"][2]["message"].get<std::string>(),
+             Catch::Contains("PI_FUSION_CHILD_WRAPPER=/opt/trace/wrap.sh") &&
+                 Catch::Contains("not trustworthy"));
+  in.child_wrapper = "wrap.sh";
+  CHECK_FALSE(BuildResultDetails(in).ok());
+}
+
+TEST_CASE("ChildWrapperOf: unset or empty is none; only an absolute path is taken",
+          "[workflow][result]") {
+  CHECK(ChildWrapperOf({"PATH=/usr/bin"}).value().empty());
+  CHECK(ChildWrapperOf({"PI_FUSION_CHILD_WRAPPER="}).value().empty());
+  CHECK(ChildWrapperOf({"PI_FUSION_CHILD_WRAPPER=/usr/bin/env"}).value() == "/usr/bin/env");
+  // The first entry of a name wins, as getenv() sees it.
+  CHECK(ChildWrapperOf({"PI_FUSION_CHILD_WRAPPER=/a", "PI_FUSION_CHILD_WRAPPER=b"}).value() ==
+        "/a");
+  for (const char* relative : {"wrap.sh", "./wrap.sh", "bin/wrap.sh", "~/wrap.sh"}) {
+    Result<std::string> got = ChildWrapperOf({std::string("PI_FUSION_CHILD_WRAPPER=") + relative});
+    REQUIRE_FALSE(got.ok());
+    CHECK(got.status().code() == "config_invalid");
+    CHECK_THAT(got.status().message(),
+               Catch::Contains(std::string("PI_FUSION_CHILD_WRAPPER='") + relative + "'") &&
+                   Catch::Contains("absolute path"));
+  }
 }
 
 TEST_CASE("ResultDetails: refuses malformed fields", "[workflow][result]") {

@@ -1,0 +1,29 @@
+#include "workflow/child_wrapper.h"
+
+#include "core/error_codes.h"
+
+namespace pi_fusion::workflow {
+
+Result<std::string> ChildWrapperOf(const std::vector<std::string>& environment) {
+  const std::string prefix = std::string(kChildWrapperVariable) + "=";
+  for (const std::string& entry : environment) {
+    if (entry.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string value = entry.substr(prefix.size());
+    if (!value.empty() && value.front() != '/') {
+      return Status::Error(kConfigInvalid,
+                           std::string(kChildWrapperVariable) + "='" + value +
+                               "' is not an absolute path; a debugging wrapper is never looked "
+                               "up relative to the project. Give its absolute path, or unset it. "
+                               "Nothing was started.");
+    }
+    return value;
+  }
+  return std::string();
+}
+
+std::string ChildWrapperNotice(const std::string& wrapper) {
+  return "every child of this run runs through " + std::string(kChildWrapperVariable) + "=" +
+         wrapper + " (a debugging aid): its answers and tool-call audit logs are not trustworthy";
+}
+
+}  // namespace pi_fusion::workflow
