@@ -72,6 +72,23 @@ std::optional<Protection> ProtectedReason(std::string_view relative,
   return std::nullopt;
 }
 
+std::string LexicalPath(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (std::string_view part : Components(path)) {
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (part != ".") {
+      parts.push_back(part);
+    }
+  }
+  std::string out;
+  for (std::string_view part : parts) {
+    if (!out.empty()) out += '/';
+    out += part;
+  }
+  return out;
+}
+
 std::string PiAgentDir(const std::optional<std::string>& configured, const std::string& home) {
   if (configured && !configured->empty()) {
     if (*configured == "~") return home;

@@ -52,6 +52,10 @@ struct Protection {
 std::optional<Protection> ProtectedReason(std::string_view relative,
                                           std::string_view agent_dir_relative);
 
+// `path` with "." and empty parts dropped and ".." popping a part (never above the start), parts
+// joined by "/", no leading or trailing slash: "/a/./b/../c/" and "a//c" both give "a/c". Pure.
+std::string LexicalPath(std::string_view path);
+
 // Pi's agent directory as Pi computes it: PI_CODING_AGENT_DIR (a leading "~" expanded) or
 // ~/.pi/agent. Pure.
 std::string PiAgentDir(const std::optional<std::string>& configured, const std::string& home);

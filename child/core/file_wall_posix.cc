@@ -56,28 +56,8 @@ std::optional<std::string> RelativeTo(const std::string& root, const std::string
   return std::nullopt;
 }
 
-// "." and ".." collapse, empty parts drop: the lexical form of a relative path.
-std::string Normalize(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t end = path.find('/', i);
-    if (end == std::string_view::npos) end = path.size();
-    std::string_view part = path.substr(i, end - i);
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    i = end + 1;
-  }
-  std::string out;
-  for (std::string_view part : parts) out += (out.empty() ? "" : "/") + std::string(part);
-  return out;
-}
-
 std::string Join(const std::string& dir, std::string_view rest) {
-  const std::string tail = Normalize(rest);
+  const std::string tail = LexicalPath(rest);
   if (dir.empty()) return tail;
   return tail.empty() ? dir : dir + "/" + tail;
 }
@@ -144,7 +124,7 @@ std::optional<Protection> FileWall::Protected(std::string_view relative) const {
 Result<VettedObject> FileWall::Vet(const std::string& path, std::string_view shown,
                                    WallWant want) const {
   const std::string refused = "Refused: \"" + std::string(shown) + "\" ";
-  std::optional<std::string> lexical = RelativeTo(root_, Normalize(path).insert(0, "/"));
+  std::optional<std::string> lexical = RelativeTo(root_, "/" + LexicalPath(path));
   if (!lexical) {
     return Status::Error(kPathOutsideProject, refused + "is outside the project directory " +
                                                   root_ +
@@ -204,7 +184,7 @@ Result<VettedObject> FileWall::Vet(const std::string& path, std::string_view sho
 }
 
 bool FileWall::HiddenInWalk(const VettedObject& dir, std::string_view relative_to_dir) const {
-  const std::string inside = Normalize(relative_to_dir);
+  const std::string inside = LexicalPath(relative_to_dir);
   if (Protected(Join(dir.relative(), inside))) return true;
   if (inside.empty()) return false;
   // No symlink on the way (a walk never follows one); the last component may be one itself.

@@ -4,7 +4,6 @@
 
 #include <array>
 #include <memory>
-#include <vector>
 
 namespace pi_fusion::child {
 namespace {
@@ -36,29 +35,6 @@ std::string NormalizeUnicodeSpaces(std::string_view in) {
   return out;
 }
 
-// node's path.resolve for an absolute input: empty and "." segments dropped, ".." pops (never
-// above the root), no trailing slash.
-std::string Collapse(std::string_view absolute) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i <= absolute.size()) {
-    size_t end = absolute.find('/', i);
-    if (end == std::string_view::npos) end = absolute.size();
-    const std::string_view part = absolute.substr(i, end - i);
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    i = end + 1;
-  }
-  std::string out;
-  for (std::string_view part : parts) {
-    out += '/';
-    out += part;
-  }
-  return out.empty() ? "/" : out;
-}
 
 }  // namespace
 
@@ -75,7 +51,8 @@ std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string
   if (p.compare(0, 7, "file://") == 0) return std::nullopt;
   if (p.empty() || p.front() != '/') p = cwd + "/" + p;
   if (p.front() != '/') return std::nullopt;  // no absolute home or cwd to anchor it
-  return Collapse(p);
+  // node's path.resolve for an absolute input: never above the root, no trailing slash.
+  return "/" + LexicalPath(p);
 }
 
 std::optional<Status> RefuseToolPath(ChildEnv& env, const std::string& agent_dir,

@@ -74,6 +74,13 @@ TEST_CASE("ProtectedReason: the run store, Pi's data and the credential set") {
   CHECK(std::string(ProtectedReason(".ssh", "")->code) == kPathProtected);
 }
 
+TEST_CASE("LexicalPath: dots and empty parts collapse, never above the start") {
+  CHECK(LexicalPath("/a/./b/../c/") == "a/c");
+  CHECK(LexicalPath("a//c") == "a/c");
+  CHECK(LexicalPath("../../x") == "x");
+  CHECK(LexicalPath("./") == "");
+}
+
 TEST_CASE("PiAgentDir: PI_CODING_AGENT_DIR with ~, else ~/.pi/agent") {
   CHECK(PiAgentDir(std::nullopt, "/h") == "/h/.pi/agent");
   CHECK(PiAgentDir(std::string(""), "/h") == "/h/.pi/agent");
