@@ -100,6 +100,9 @@ describe("walls around the candidates", () => {
       for (const slot of [1, 2, 3]) {
         assert.deepEqual(refusalCodes(dir, slot), Array(5).fill("path_in_run_store"));
       }
+      // Counted in the run's result, so a person sees that the candidates tried.
+      const details = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8")).details;
+      assert.deepEqual(details.tool_refusals, [1, 2, 3].map((slot) => ({ slot, count: 5, by_code: { path_in_run_store: 5 } })));
     } finally {
       await env.cleanup();
     }
