@@ -18,6 +18,8 @@ struct ChildState {
   uint64_t generation = 0;
   std::unique_ptr<ChildEnv> env;
   std::unique_ptr<ChildGovernor> governor;
+  // Pi's tool factories and helpers for the walled file tools (file_tools.h).
+  Napi::ObjectReference pi_tools;
   // The inherited first-request descriptor belongs to the first registration only: a later one
   // (a reload) must not write to or close whatever now has that number.
   bool request_signal_taken = false;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "child/child_state.h"
 #include "child/core/path_confinement.h"
 #include "child/core/walk_tools.h"
 #include "child/js_convert.h"
@@ -26,7 +27,7 @@ constexpr int64_t kGrepDefaultLimit = 100;
 // What every tool of one registration shares. Pi's functions are kept for the process's life.
 struct Shared {
   FileToolsSetup setup;
-  Napi::ObjectReference pi_tools;
+  const Napi::ObjectReference* pi_tools = nullptr;  // owned by ChildState (per environment)
   std::shared_ptr<WorkerThreads> threads = std::make_shared<WorkerThreads>();
 };
 using SharedPtr = std::shared_ptr<Shared>;
@@ -37,10 +38,10 @@ bool IsWallCode(const std::string& code) {
 }
 
 Napi::Function PiFunction(const Shared& s, const char* name) {
-  Napi::Function fn = Method(s.pi_tools.Value(), name);
+  Napi::Function fn = Method(s.pi_tools->Value(), name);
   if (fn.IsEmpty()) {
-    throw Napi::Error::New(s.pi_tools.Env(), std::string("pi-fusion child: this Pi has no ") +
-                                                 name + "; the confined file tools need it");
+    throw Napi::Error::New(s.pi_tools->Env(), std::string("pi-fusion child: this Pi has no ") +
+                                                  name + "; the confined file tools need it");
   }
   return fn;
 }
@@ -386,7 +387,7 @@ class GrepFormatter {
         p_(p),
         single_name_(std::move(single_name)),
         truncate_line_(PiFunction(s, "truncateLine")),
-        max_bytes_(s.pi_tools.Value().Get("DEFAULT_MAX_BYTES").ToNumber().Int64Value()) {}
+        max_bytes_(s.pi_tools->Value().Get("DEFAULT_MAX_BYTES").ToNumber().Int64Value()) {}
 
   // Returns false once the output is complete.
   bool Add(const RipgrepLine& line) {
@@ -546,8 +547,10 @@ void RegisterFileTools(Napi::Env env, Napi::Object pi, Napi::Object pi_tools,
                        FileToolsSetup setup) {
   auto s = std::make_shared<Shared>();
   s->setup = std::move(setup);
-  s->pi_tools = Napi::Persistent(pi_tools);
-  s->pi_tools.SuppressDestruct();  // lives as long as the process: its tools may run to the end
+  // Kept in the environment's state, released with it: the tools may run until the process ends.
+  ChildState& state = State(env);
+  state.pi_tools = Napi::Persistent(pi_tools);
+  s->pi_tools = &state.pi_tools;
   for (const char* name :
        {"createReadToolDefinition", "createLsToolDefinition", "createFindToolDefinition",
         "createGrepToolDefinition", "truncateHead", "truncateLine", "formatSize"}) {
