@@ -15,6 +15,7 @@
 #include "core/terminal_text.h"
 #include "schema/normalize.h"
 #include "schema/schema_walker.h"
+#include "schema/tool_catalog.h"
 #include "tasks/host_events.h"
 #include "tasks/host_texts.h"
 
@@ -78,7 +79,7 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) return Resolved(env);
   Result<schema::NormalizedRequest> request =
-      schema::NormalizeFusionCall("fusion_reason", {{"prompt", prompt}});
+      schema::NormalizeFusionCall(schema::FusionTool(Workflow::kReason).name, {{"prompt", prompt}});
   if (!request.ok()) {
     Tell(env, ctx, request.status().message(), "error");
     return Resolved(env);

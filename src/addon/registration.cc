@@ -20,8 +20,6 @@ constexpr char kRetiredTool[] = "fusion_brainstorm";
 void RegisterTools(Napi::Env env, Napi::Object pi) {
   Napi::Function register_tool = Method(pi, "registerTool");
   for (const schema::ToolSpec& spec : schema::RegisteredTools()) {
-    // A workflow that does not run yet is never offered to the model.
-    if (!spec.workflow.empty() && !workflow::WorkflowRuns(spec.workflow)) continue;
     Napi::Object tool = Napi::Object::New(env);
     tool.Set("name", spec.name);
     tool.Set("label", spec.label);

@@ -14,12 +14,13 @@
 #include "tasks/result_view.h"
 #include "tasks/session_runs.h"
 #include "tasks/status_view.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::addon {
 namespace {
 
 Result<nlohmann::json> Normalize(const schema::ToolSpec& spec, const nlohmann::json& args) {
-  if (spec.workflow.empty()) return schema::NormalizeToolArguments(spec.name, args);
+  if (!spec.workflow) return schema::NormalizeToolArguments(spec.name, args);
   Result<schema::NormalizedRequest> request = schema::NormalizeFusionCall(spec.name, args);
   if (!request.ok()) return request.status();
   return std::move(request).value().request;
@@ -46,14 +47,15 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   }
   state.ui_ctx = Napi::Persistent(ctx);
   workflow::RunRequest run;
-  run.host = SnapshotHost(env, state.pi.Value(), ctx, state.package_root, tool_call_id,
-                          request->workflow == "reason");
+  run.host = SnapshotHost(
+      env, state.pi.Value(), ctx, state.package_root, tool_call_id,
+      workflow::SpecOf(request->workflow).context == workflow::ContextPolicy::kSessionProjection);
   run.request = std::move(request).value();
   run.source = store::RunSource::kTool;
   if (on_update.IsFunction()) {
     // A tool update while preflight works; later progress goes to the status line.
     on_update.As<Napi::Function>().Call({TextResult(
-        env, tasks::PreflightUpdateText(run.request.workflow), nlohmann::json::object())});
+        env, tasks::PreflightUpdateText(Name(run.request.workflow)), nlohmann::json::object())});
   }
   auto deferred = Napi::Promise::Deferred::New(env);
   LaunchRun(
@@ -219,9 +221,8 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
                                                                    : Napi::Object::New(env);
         Napi::Value on_update = info.Length() > 3 ? info[3] : env.Undefined();
         try {
-          return tool->workflow.empty()
-                     ? RunTaskTool(env, *tool, params, ctx)
-                     : RunFusionTool(env, *tool, params, ctx, call_id, on_update);
+          return !tool->workflow ? RunTaskTool(env, *tool, params, ctx)
+                                 : RunFusionTool(env, *tool, params, ctx, call_id, on_update);
         } catch (const Napi::Error&) {
           throw;  // a pending JS exception: Pi turns it into a tool error
         } catch (const std::exception&) {

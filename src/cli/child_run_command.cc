@@ -38,6 +38,7 @@
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
 #include "store/artifact_ref.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::cli {
 namespace {
@@ -187,6 +188,7 @@ Result<process::ChildSpec> BuildSpec(const ChildRunArgs& args, const std::string
   command.node_path = args.node;
   command.pi_cli_path = args.pi_cli;
   command.capability = *capability;
+  command.exclude_tools = workflow::ChildDeniedTools();
   command.extensions = args.extensions;
   command.extensions.push_back(args.child_extension);
   command.provider = args.provider;

@@ -111,21 +111,6 @@ std::vector<std::string> CapabilityTools(ChildCapability capability) {
   return tools;
 }
 
-std::vector<std::string> DefaultExcludedTools() {
-  return {"bash",
-          "edit",
-          "write",
-          "powershell",
-          "fusion_reason",
-          "fusion_investigate",
-          "fusion_research",
-          "fusion_validate",
-          "fusion_brainstorm",
-          "bg_result",
-          "bg_status",
-          "bg_kill"};
-}
-
 Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec) {
   if (Status s = CheckSpec(spec); !s.ok()) return s;
   std::vector<std::string> argv = spec.command_override;

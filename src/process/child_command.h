@@ -25,12 +25,6 @@ enum class ChildCapability {
 // find, ls (inspect); those and fusion_web_fetch (research).
 std::vector<std::string> CapabilityTools(ChildCapability capability);
 
-// The tools no child may ever run, whatever its capability: bash, edit, write, powershell, every
-// public fusion_* tool (and the retired fusion_brainstorm), and the bg_* task tools (a child must
-// not launch or manage Fusion runs). Exact names, never patterns: Pi reads --exclude-tools entries
-// as globs, and `fusion_*` would also remove research's own fusion_web_fetch.
-std::vector<std::string> DefaultExcludedTools();
-
 struct ChildCommandSpec {
   std::string node_path;    // the node executable, absolute
   std::string pi_cli_path;  // Pi's CLI entry (`dist/bundle/cli.js`), absolute
@@ -44,9 +38,11 @@ struct ChildCommandSpec {
   std::string model;
   std::string thinking_level;  // off | minimal | low | medium | high | xhigh | max
   std::string system_prompt;   // passed verbatim as one argument
-  // Joined with "," for --exclude-tools (inspect and research only). Default:
-  // DefaultExcludedTools().
-  std::vector<std::string> exclude_tools = DefaultExcludedTools();
+  // Joined with "," for --exclude-tools (inspect and research only; required there): the tools no
+  // child may ever run (workflow::ChildDeniedTools). Exact names, never patterns: Pi reads
+  // --exclude-tools entries as globs, and `fusion_*` would also remove research's own
+  // fusion_web_fetch.
+  std::vector<std::string> exclude_tools;
 };
 
 // Builds exactly:

@@ -1,7 +1,6 @@
 #include "schema/normalize.h"
 
 #include "pi_fusion/canonical_json.h"
-#include "schema/fusion_rules.h"
 #include "schema/schema_walker.h"
 #include "schema/tool_catalog.h"
 
@@ -10,7 +9,7 @@ namespace {
 
 const ToolSpec* FindFusionTool(std::string_view tool) {
   for (const ToolSpec& spec : RegisteredTools()) {
-    if (spec.name == tool && !spec.workflow.empty()) return &spec;
+    if (spec.name == tool && spec.workflow) return &spec;
   }
   return nullptr;
 }
@@ -31,16 +30,15 @@ Result<NormalizedRequest> NormalizeFusionCall(std::string_view tool, const nlohm
     return Status::Error(kInvalidArguments, "not a Fusion tool: " + std::string(tool));
   }
   // The legacy free-form prompt gets a migration message rather than a bare unsupported-key error.
-  if (spec->workflow == "validate" && args.is_object() && args.contains("prompt")) {
-    return Status::Error(kInvalidArguments, kValidatePromptMigration);
+  if (spec->legacy_prompt_message && args.is_object() && args.contains("prompt")) {
+    return Status::Error(kInvalidArguments, spec->legacy_prompt_message);
   }
   Result<nlohmann::json> request = NormalizeToolArguments(tool, args);
   if (!request.ok()) return request.status();
-  Status rules;
-  if (spec->workflow == "validate") rules = ApplyVerificationRules(request.value());
-  if (spec->workflow == "research") rules = ApplySourceRules(request.value());
-  if (!rules.ok()) return rules;
-  NormalizedRequest out{spec->name, spec->workflow, std::move(request).value(), ""};
+  if (spec->extra_rules) {
+    if (Status rules = spec->extra_rules(request.value()); !rules.ok()) return rules;
+  }
+  NormalizedRequest out{spec->name, *spec->workflow, std::move(request).value(), ""};
   out.canonical = CanonicalJson(out.request);
   return out;
 }

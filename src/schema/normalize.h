@@ -11,13 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/workflow_id.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::schema {
 
 struct NormalizedRequest {
-  std::string tool;        // "fusion_research"
-  std::string workflow;    // "research"
+  std::string tool;  // "fusion_research"
+  Workflow workflow = Workflow::kReason;
   nlohmann::json request;  // normalized arguments: trimmed, optional arrays present
   std::string canonical;   // CanonicalJson(request)
 };

@@ -1,6 +1,9 @@
 #include "schema/tool_catalog.h"
 
+#include <cstdlib>
 #include <map>
+
+#include "schema/fusion_rules.h"
 
 namespace pi_fusion::schema {
 namespace {
@@ -24,7 +27,7 @@ std::vector<ToolSpec> BuildTools() {
                    "evaluator compares their anonymized answers, and a merger writes one final "
                    "answer. No tools are used by the candidates.") +
            kBackground,
-       "reason",
+       Workflow::kReason,
        "fusion_reason: three independent candidates, a blind evaluator and a merger answer one "
        "hard "
        "question over the visible conversation (background task)",
@@ -39,7 +42,7 @@ std::vector<ToolSpec> BuildTools() {
                    "blind evaluator compares them and a merger writes the final answer. The "
                    "conversation is not passed along: put every needed fact in background.") +
            kBackground,
-       "investigate",
+       Workflow::kInvestigate,
        "fusion_investigate: three read-only candidates (read, grep, find, ls) investigate this "
        "project from a self-contained task, then are evaluated blind and merged (background task)",
        {"Use fusion_investigate for repository questions that need independent, evidence-backed "
@@ -54,7 +57,7 @@ std::vector<ToolSpec> BuildTools() {
                    "sources, a blind evaluator compares them and a merger writes the final "
                    "answer. Fetched pages are untrusted; never put secrets in URLs.") +
            kBackground,
-       "research",
+       Workflow::kResearch,
        "fusion_research: three candidates read the project and fetch only the declared public "
        "URLs, then are evaluated blind and merged (background task)",
        {"Use fusion_research when an answer needs specific public web pages you can name; it "
@@ -67,7 +70,7 @@ std::vector<ToolSpec> BuildTools() {
                    "evaluator accounts for every finding and a merger writes the validation "
                    "report. Advisory only: it never edits files or runs tests.") +
            kBackground,
-       "validate",
+       Workflow::kValidate,
        "fusion_validate: three read-only reviewers check a change against acceptance criteria; a "
        "blind evaluator accounts for every finding (background task)",
        {"Use fusion_validate for an advisory review of a finished change; it never edits files or "
@@ -79,7 +82,7 @@ std::vector<ToolSpec> BuildTools() {
        "run it re-verifies every artifact byte before returning the answer inline (up to 49,152 "
        "bytes; larger answers fail rather than truncate: use delivery \"artifact\"). For a running "
        "task it returns at once with state running; it never waits.",
-       "",
+       std::nullopt,
        "bg_result: the verified result of a finished background task",
        {"Call bg_result once per task, after its terminal notification; it never waits for a "
         "running task."}},
@@ -87,17 +90,21 @@ std::vector<ToolSpec> BuildTools() {
        "Background Status",
        "List background tasks with their state (running, completed, failed, killed), or show one "
        "task by id. Returns at once.",
-       "",
+       std::nullopt,
        "bg_status: list background tasks and their states",
        {"Do not poll bg_status while a task runs; its terminal notification arrives by itself."}},
       {"bg_kill",
        "Background Kill",
        "Cancel a running background task by id. Fusion runs stop every child process, record the "
        "cancellation durably and report it; waits up to 30 seconds for the run to settle.",
-       "",
+       std::nullopt,
        "bg_kill: cancel a running background task",
        {"Use bg_kill only when the user asks to stop a task or it is clearly no longer needed."}},
   };
+  tools[3].extra_rules = ApplyVerificationRules;
+  tools[3].legacy_prompt_message = kValidatePromptMigration;
+  tools[2].extra_rules = ApplySourceRules;
+  tools[2].open_world = true;
   return tools;
 }
 
@@ -107,13 +114,27 @@ nlohmann::json ToolAnnotations(const ToolSpec& tool) {
   const bool kill = tool.name == "bg_kill";
   return {{"readOnlyHint", !kill},
           {"destructiveHint", false},
-          {"idempotentHint", tool.workflow.empty()},
-          {"openWorldHint", tool.workflow == "research"}};
+          {"idempotentHint", !tool.workflow.has_value()},
+          {"openWorldHint", tool.open_world}};
 }
 
 const std::vector<ToolSpec>& RegisteredTools() {
   static const std::vector<ToolSpec> tools = BuildTools();
   return tools;
+}
+
+const ToolSpec& FusionTool(Workflow workflow) {
+  for (const ToolSpec& tool : RegisteredTools()) {
+    if (tool.workflow == workflow) return tool;
+  }
+  std::abort();  // every workflow has its tool (tool_catalog_test)
+}
+
+std::vector<std::string> PackageToolNames() {
+  std::vector<std::string> names;
+  for (const ToolSpec& tool : RegisteredTools()) names.push_back(tool.name);
+  names.insert(names.begin() + static_cast<long>(kAllWorkflows.size()), "fusion_brainstorm");
+  return names;
 }
 
 const nlohmann::json* ToolParameters(std::string_view tool) {

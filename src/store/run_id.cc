@@ -1,14 +1,11 @@
 #include "store/run_id.h"
 
 #include "core/error_codes.h"
-
-#include <array>
+#include "core/workflow_id.h"
 
 namespace pi_fusion::store {
 namespace {
 
-constexpr std::array<std::string_view, 4> kWorkflows = {"reason", "investigate", "research",
-                                                        "validate"};
 constexpr size_t kRandomBytes = 16;  // 32 hex digits
 
 bool IsLowerHex(std::string_view text) {
@@ -20,12 +17,7 @@ bool IsLowerHex(std::string_view text) {
 
 }  // namespace
 
-bool IsWorkflow(std::string_view workflow) {
-  for (std::string_view w : kWorkflows) {
-    if (w == workflow) return true;
-  }
-  return false;
-}
+bool IsWorkflow(std::string_view workflow) { return ParseWorkflow(workflow).has_value(); }
 
 Result<std::string> NewRunId(std::string_view workflow, RandomSource& random) {
   if (!IsWorkflow(workflow)) {

@@ -81,7 +81,7 @@ workflow::RunOutcome ExecuteGuarded(workflow::PreparedRun& run, const process::C
 
 void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
                   TaskRegistry& tasks, const process::CancelToken& cancel, LifecycleSink& sink) {
-  const std::string workflow_name = request.request.workflow;
+  const std::string workflow_name(Name(request.request.workflow));
   const std::string description = TaskDescription(RequestText(request.request.request));
   const std::string source = TaskSource(request.source);
 

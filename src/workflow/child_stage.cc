@@ -13,8 +13,8 @@
 #include "store/artifact_ref.h"
 #include "store/usage.h"
 #include "url/source_policy_file.h"
-#include "workflow/tool_refusals.h"
 #include "workflow/request_signal.h"
+#include "workflow/tool_refusals.h"
 #include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
@@ -56,6 +56,18 @@ std::string JoinTools(const std::vector<std::string>& tools) {
 
 }  // namespace
 
+process::ChildCapability ChildCapabilityOf(const WorkflowSpec& spec) {
+  switch (spec.candidate_capability) {
+    case Capability::kInspect:
+      return process::ChildCapability::kInspect;
+    case Capability::kResearch:
+      return process::ChildCapability::kResearch;
+    case Capability::kReason:
+      break;
+  }
+  return process::ChildCapability::kReason;
+}
+
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
                                           const ChildFiles& files) {
   const RunRequest& request = run.request;
@@ -70,6 +82,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
                                 request.host.pi_cli_path};
   }
   command.capability = child.capability;
+  command.exclude_tools = ChildDeniedTools();
   command.extensions = {request.host.package_root + "/extensions/fusion-child.ts"};
   command.provider = model.provider;
   command.model = model.id;

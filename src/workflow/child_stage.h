@@ -18,6 +18,7 @@
 #include "store/manifest.h"
 #include "workflow/output_contract.h"
 #include "workflow/run_request.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
 
@@ -49,6 +50,9 @@ struct ChildFiles {
 };
 
 // The child's final argv, environment, working directory, input and limits.
+// The process layer's capability (its tool flags) for the workflow's candidates.
+process::ChildCapability ChildCapabilityOf(const WorkflowSpec& spec);
+
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
                                           const ChildFiles& files);
 

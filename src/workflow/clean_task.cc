@@ -1,21 +1,22 @@
 #include "workflow/clean_task.h"
 
 #include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
 
 Result<CanonicalDocument> BuildCleanTaskInput(const std::string& cwd,
                                               const schema::NormalizedRequest& request) {
-  const std::optional<Capability> capability = CandidateCapability(request.workflow);
-  if (!capability || *capability == Capability::kReason) {
-    return Status::Error(std::string(kContextCaptureFailed),
-                         "no clean-task input for workflow \"" + request.workflow + "\"");
+  if (SpecOf(request.workflow).context != ContextPolicy::kCleanTask) {
+    return Status::Error(
+        std::string(kContextCaptureFailed),
+        "no clean-task input for workflow \"" + std::string(Name(request.workflow)) + "\"");
   }
   if (cwd.empty()) {
     return Status::Error(std::string(kContextCaptureFailed), "the session's cwd is empty");
   }
   nlohmann::json input = {{"schema_version", kInputSchema},
-                          {"workflow", request.workflow},
+                          {"workflow", Name(request.workflow)},
                           {"cwd", cwd},
                           {"request", request.request},
                           {"context", {{"kind", kCleanTaskKind}}}};

@@ -364,7 +364,7 @@ Result<SessionProjection> Project(const SessionProjectionRequest& request) {
   if (!ledger.ok()) return ledger.status();
   omissions["ledger_sha256"] = Sha256Ref(ledger->bytes);
   json input = {{"schema_version", kInputSchema},
-                {"workflow", "reason"},
+                {"workflow", Name(Workflow::kReason)},
                 {"cwd", request.cwd},
                 {"request", request.request.request},
                 {"context",
@@ -381,9 +381,9 @@ Result<SessionProjection> Project(const SessionProjectionRequest& request) {
 }  // namespace
 
 Result<SessionProjection> ProjectSession(const SessionProjectionRequest& request) {
-  if (request.request.workflow != "reason") {
+  if (request.request.workflow != Workflow::kReason) {
     return CaptureError("the session projection is for the reason workflow, not \"" +
-                        request.request.workflow + "\"");
+                        std::string(Name(request.request.workflow)) + "\"");
   }
   if (request.cwd.empty()) return CaptureError("the session's cwd is empty");
   // Hashing a payload serializes host strings; one that is not UTF-8 makes nlohmann throw, and

@@ -16,14 +16,13 @@
 #include "workflow/evaluation_contract.h"
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
-#include "workflow/stage_prompts.h"
 #include "workflow/tool_refusals.h"
 #include "workflow/validation_findings.h"
-#include "workflow/validation_prompts.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_run.h"
 #include "workflow/warm_stages.h"
 #include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -35,13 +34,6 @@ bool IsCancellation(const Status& status) { return status.code() == kChildCancel
 
 Status InternalError(const std::string& what) {
   return Status::Error(std::string(kOrchestrationFailed), "internal error: " + what);
-}
-
-process::ChildCapability ChildCapabilityOf(const std::string& workflow) {
-  const Capability capability = CandidateCapability(workflow).value_or(Capability::kReason);
-  if (capability == Capability::kInspect) return process::ChildCapability::kInspect;
-  if (capability == Capability::kResearch) return process::ChildCapability::kResearch;
-  return process::ChildCapability::kReason;
 }
 
 class Run {
@@ -64,7 +56,7 @@ class Run {
     Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
     Result<nlohmann::json> evaluation =
-        Evaluate(*blind, EvaluationScope{}, EvaluatorPrompt(), EvaluationRepairSystemPrompt());
+        Evaluate(*blind, EvaluationScope{}, EvaluatorPrompt(), RepairSystemPromptOf(Spec()));
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildMergeInput(run_.canonical_input, candidates, *evaluation);
@@ -138,7 +130,7 @@ class Run {
     Result<CanonicalDocument> blind = BuildValidationBlindInput(run_.canonical_input, reports);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
     Result<nlohmann::json> evaluation = Evaluate(*blind, ValidationEvaluationScope(reports),
-                                                 EvaluatorPrompt(), ValidationRepairSystemPrompt());
+                                                 EvaluatorPrompt(), RepairSystemPromptOf(Spec()));
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
@@ -161,15 +153,12 @@ class Run {
     return Commit(report.text, *map);
   }
 
-  bool IsValidate() const { return run_.request.request.workflow == "validate"; }
+  const WorkflowSpec& Spec() const { return SpecOf(run_.request.request.workflow); }
+  bool IsValidate() const { return Spec().shape == StageShape::kValidation; }
 
  private:
-  std::string EvaluatorPrompt() const {
-    return IsValidate() ? ValidationEvaluatorSystemPrompt() : EvaluatorSystemPrompt();
-  }
-  std::string MergerPrompt() const {
-    return IsValidate() ? ValidationMergerSystemPrompt() : MergerSystemPrompt();
-  }
+  std::string EvaluatorPrompt() const { return EvaluatorSystemPromptOf(Spec()); }
+  std::string MergerPrompt() const { return MergerSystemPromptOf(Spec()); }
 
   // The evaluator and the merger start warm once the candidates are past their start-up; their
   // command is final now (the system prompts do not depend on the candidates' answers).
@@ -291,15 +280,12 @@ class Run {
     StageChild child;
     child.key = {Stage::kCandidate, slot, 1};
     child.route = config::kAllSlots[slot - 1];
-    child.capability = ChildCapabilityOf(run_.request.request.workflow);
+    child.capability = ChildCapabilityOf(Spec());
     child.tools = process::CapabilityTools(child.capability);
     child.budget_stage = budget::Stage::kCandidate;
     child.output = OutputKind::kCandidate;
     child.role = "candidate";
-    child.system_prompt =
-        IsValidate()
-            ? ValidationReviewerSystemPrompt()
-            : CandidateSystemPrompt(CandidateCapability(run_.request.request.workflow).value());
+    child.system_prompt = CandidateSystemPromptOf(Spec());
     child.stdin_text = CandidateStdin(run_.canonical_input);
     child.request_signal_fd = warm_.signal_fd();
     return child;

@@ -9,14 +9,14 @@
 #include "process/child_command.h"
 #include "store/run_id.h"
 #include "url/source_policy_file.h"
+#include "workflow/child_stage.h"
 #include "workflow/child_wrapper.h"
 #include "workflow/clean_task.h"
 #include "workflow/context_projection.h"
 #include "workflow/stage_inputs.h"
-#include "workflow/stage_prompts.h"
 #include "workflow/validation_findings.h"
-#include "workflow/validation_prompts.h"
 #include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -34,37 +34,34 @@ struct RenderedStages {
 
 // Validate's stages get their own prompts, and its blind input carries the (empty) source
 // findings, so the plan measures what those children will receive.
-Result<RenderedStages> RenderStages(const std::string& workflow, Capability capability,
-                                    const CanonicalDocument& input) {
-  const bool validate = workflow == "validate";
+Result<RenderedStages> RenderStages(const WorkflowSpec& spec, const CanonicalDocument& input) {
+  const bool validate = spec.shape == StageShape::kValidation;
   RenderedStages out;
-  out.candidate_system =
-      validate ? ValidationReviewerSystemPrompt() : CandidateSystemPrompt(capability);
+  out.candidate_system = CandidateSystemPromptOf(spec);
   out.candidate_user = CandidateStdin(input);
   std::vector<AnonymousCandidate> empty = {{"A", ""}, {"B", ""}, {"C", ""}};
   Result<CanonicalDocument> blind =
       validate ? BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
                : BuildBlindInput(input, empty);
   if (!blind.ok()) return blind.status();
-  out.evaluation_system = validate ? ValidationEvaluatorSystemPrompt() : EvaluatorSystemPrompt();
+  out.evaluation_system = EvaluatorSystemPromptOf(spec);
   out.evaluation_user = blind->bytes;
   Result<CanonicalDocument> repair = BuildRepairInput(*blind, "", {});
   if (!repair.ok()) return repair.status();
-  out.repair_system = validate ? ValidationRepairSystemPrompt() : EvaluationRepairSystemPrompt();
+  out.repair_system = RepairSystemPromptOf(spec);
   out.repair_user = repair->bytes;
   Result<CanonicalDocument> merge = BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
-  out.merge_system = validate ? ValidationMergerSystemPrompt() : MergerSystemPrompt();
+  out.merge_system = MergerSystemPromptOf(spec);
   out.merge_user = merge->bytes;
   return out;
 }
 
-Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, Capability capability) {
-  Result<RenderedStages> stages =
-      RenderStages(run.request.request.workflow, capability, run.canonical_input);
+Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& spec) {
+  Result<RenderedStages> stages = RenderStages(spec, run.canonical_input);
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
-  input.workflow = run.request.request.workflow;
+  input.workflow = std::string(Name(spec.workflow));
   for (size_t i = 0; i < config::kAllSlots.size(); ++i) {
     const config::ModelInfo& model = run.models.routes[i].model;
     input.routes[i] = {budget::kAllRoles[i], model.provider, model.id, model.context_window,
@@ -96,15 +93,11 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
   return out;
 }
 
-json ToolPolicy(Capability capability) {
-  const process::ChildCapability child =
-      capability == Capability::kInspect    ? process::ChildCapability::kInspect
-      : capability == Capability::kResearch ? process::ChildCapability::kResearch
-                                            : process::ChildCapability::kReason;
-  return {{"candidate_tools", process::CapabilityTools(child)},
+json ToolPolicy(const WorkflowSpec& spec) {
+  return {{"candidate_tools", process::CapabilityTools(ChildCapabilityOf(spec))},
           {"evaluator_tools", json::array()},
           {"merger_tools", json::array()},
-          {"excluded_tools", process::DefaultExcludedTools()}};
+          {"excluded_tools", ChildDeniedTools()}};
 }
 
 // source-policy.private.json of a research run: the normalized request's declared URLs (already
@@ -119,7 +112,7 @@ Result<std::string> SourcePolicyBytes(const std::string& run_id,
 }
 
 Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDocument* ledger) {
-  if (request.request.workflow != "reason") {
+  if (SpecOf(request.request.workflow).context == ContextPolicy::kCleanTask) {
     return BuildCleanTaskInput(request.host.cwd, request.request);
   }
   SessionProjectionRequest projection{request.host.cwd, request.host.branch, std::nullopt,
@@ -145,17 +138,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     failure->status = status;
     return status;
   };
-  const std::optional<Capability> capability = CandidateCapability(request.request.workflow);
-  if (!capability) return fail(Status::Error(kOrchestrationFailed, "unknown workflow"));
-  // A workflow not built yet is refused plainly rather than run half-built.
-  if (!WorkflowRuns(request.request.workflow)) {
-    return fail(Status::Error(kOrchestrationFailed,
-                              request.request.tool +
-                                  ": the arguments are valid, but this build runs only the reason, "
-                                  "investigate, research and validate workflows; the " +
-                                  request.request.workflow +
-                                  " workflow is not built yet. Nothing was started."));
-  }
+  const WorkflowSpec& workflow_row = SpecOf(request.request.workflow);
 
   // Before anything is read or created: a bad debugging wrapper stops the run at once.
   Result<std::string> wrapper = ChildWrapperOf(request.host.environment);
@@ -177,11 +160,11 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   run.models = std::move(models).value();
   run.canonical_input = std::move(input).value();
   run.child_wrapper = std::move(wrapper).value();
-  Result<budget::BudgetPlan> plan = PlanRun(run, *capability);
+  Result<budget::BudgetPlan> plan = PlanRun(run, workflow_row);
   if (!plan.ok()) return fail(plan.status());
   run.plan = std::move(plan).value();
 
-  Result<std::string> run_id = store::NewRunId(run.request.request.workflow);
+  Result<std::string> run_id = store::NewRunId(Name(workflow_row.workflow));
   if (!run_id.ok()) return fail(run_id.status());
   store::RunSpec spec;
   spec.run_id = *run_id;
@@ -195,14 +178,11 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                  {"revision", config::RevisionToJson(loaded->revision)},
                  {"routes", config::ResolvedModelsToJson(run.models)}};
   spec.models = RunModelsOf(run.models);
-  const std::string capability_name = run.request.request.workflow == "reason"     ? "reason"
-                                      : run.request.request.workflow == "research" ? "research"
-                                                                                   : "inspect";
-  spec.capabilities = {
-      {"candidate", capability_name}, {"evaluator", "reason"}, {"merger", "reason"}};
-  spec.context = {
-      {"policy", run.request.request.workflow == "reason" ? "session_projection" : "clean_task"}};
-  spec.tool_policy = ToolPolicy(*capability);
+  spec.capabilities = {{"candidate", CapabilityName(workflow_row.candidate_capability)},
+                       {"evaluator", CapabilityName(Capability::kReason)},
+                       {"merger", CapabilityName(Capability::kReason)}};
+  spec.context = {{"policy", ContextPolicyName(workflow_row.context)}};
+  spec.tool_policy = ToolPolicy(workflow_row);
   Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);
   if (!store.ok()) return fail(store.status());
   run.store = std::move(store).value();
@@ -219,7 +199,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
       {"canonical-input.json", run.canonical_input.bytes},
       {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
   if (!ledger.bytes.empty()) artifacts.emplace_back("context-omission-ledger.json", ledger.bytes);
-  if (run.request.request.workflow == "research") {
+  if (workflow_row.declares_sources) {
     Result<std::string> policy = SourcePolicyBytes(run.store->run_id(), run.request.request);
     if (!policy.ok()) return fail_run(policy.status());
     artifacts.emplace_back(std::string(url::kSourcePolicyFile), *policy);

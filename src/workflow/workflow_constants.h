@@ -8,7 +8,6 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
-#include <optional>
 #include <string_view>
 
 #include "core/error_codes.h"
@@ -64,20 +63,5 @@ inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {
 // What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"). The
 // evaluator, its repair and the merger always run as kReason.
 enum class Capability { kReason, kInspect, kResearch };
-
-// The workflows this build runs end to end. The others' tools are not registered with Pi (the model
-// is never offered them) and a launch of them is refused before anything starts.
-constexpr bool WorkflowRuns(std::string_view workflow) {
-  return workflow == "reason" || workflow == "investigate" || workflow == "research" ||
-         workflow == "validate";
-}
-
-// The candidate capability of a public workflow; nullopt for an unknown workflow name.
-constexpr std::optional<Capability> CandidateCapability(std::string_view workflow) {
-  if (workflow == "reason") return Capability::kReason;
-  if (workflow == "investigate" || workflow == "validate") return Capability::kInspect;
-  if (workflow == "research") return Capability::kResearch;
-  return std::nullopt;
-}
 
 }  // namespace pi_fusion::workflow

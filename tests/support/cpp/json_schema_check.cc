@@ -1,6 +1,7 @@
 #include "json_schema_check.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -277,6 +278,21 @@ std::vector<std::string> CheckAgainstSchema(const json& schema, const json& valu
   Checker checker(schema);
   checker.Audit(schema, "#", out);
   checker.Check(schema, value, "", out);
+  return out;
+}
+
+std::vector<std::string> ListSourceFiles(const std::string& relative_dir,
+                                         const std::string& suffix) {
+  const std::filesystem::path root(PI_FUSION_SOURCE_DIR);
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root / relative_dir)) {
+    const std::string path = entry.path().string();
+    if (entry.is_regular_file() && path.size() >= suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(std::filesystem::relative(entry.path(), root).string());
+    }
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

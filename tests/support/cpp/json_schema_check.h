@@ -37,6 +37,11 @@ std::vector<std::string> CheckAgainstSchema(const nlohmann::json& schema,
 // std::runtime_error when it cannot be read.
 std::string ReadSourceFile(const std::string& relative);
 
+// The source tree's files under `relative_dir` ending in `suffix`, as paths relative to the
+// source tree, sorted.
+std::vector<std::string> ListSourceFiles(const std::string& relative_dir,
+                                         const std::string& suffix);
+
 // Reads and parses a JSON file of the source tree; throws on a read or parse error.
 nlohmann::json LoadSourceJson(const std::string& relative);
 

@@ -20,6 +20,18 @@ ChildCommandSpec BaseSpec(ChildCapability capability) {
   spec.model = "claude-x";
   spec.thinking_level = "high";
   spec.system_prompt = "You are candidate A.\nAnswer in Markdown.";
+  spec.exclude_tools = {"bash",
+                        "edit",
+                        "write",
+                        "powershell",
+                        "fusion_reason",
+                        "fusion_investigate",
+                        "fusion_research",
+                        "fusion_validate",
+                        "fusion_brainstorm",
+                        "bg_result",
+                        "bg_status",
+                        "bg_kill"};
   return spec;
 }
 

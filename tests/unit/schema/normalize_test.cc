@@ -173,5 +173,5 @@ TEST_CASE("Normalize: canonical form is independent of argument order", "[schema
   REQUIRE(a.ok());
   REQUIRE(b.ok());
   CHECK(a->canonical == b->canonical);
-  CHECK(a->workflow == "investigate");
+  CHECK(a->workflow == pi_fusion::Workflow::kInvestigate);
 }

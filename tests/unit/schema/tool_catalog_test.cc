@@ -55,7 +55,7 @@ TEST_CASE("ToolCatalog: descriptions tell the model it runs in the background", 
   for (const auto& tool : RegisteredTools()) {
     INFO(tool.name);
     CHECK(!tool.label.empty());
-    if (!tool.workflow.empty()) {
+    if (tool.workflow) {
       CHECK(tool.description.find("background") != std::string::npos);
       CHECK(tool.description.find("bg_result") != std::string::npos);
       CHECK(tool.description.find("49,152") != std::string::npos);
@@ -71,7 +71,7 @@ TEST_CASE(
     CHECK(tool.prompt_snippet.rfind(tool.name + ": ", 0) == 0);
     REQUIRE_FALSE(tool.prompt_guidelines.empty());
     for (const auto& line : tool.prompt_guidelines) CHECK_FALSE(line.empty());
-    if (!tool.workflow.empty()) {
+    if (tool.workflow) {
       CHECK(tool.prompt_guidelines.back().find("do not poll bg_status") != std::string::npos);
     }
   }

@@ -199,8 +199,8 @@ TEST_CASE("ValidationFindings: ids follow anonymization and report order",
 TEST_CASE("ValidationFindings: the blind input carries the reports and their source findings",
           "[workflow][validation]") {
   const json request = {{"objective", "o"}};
-  Result<CanonicalDocument> input =
-      BuildCleanTaskInput("/repo", {"fusion_validate", "validate", request, request.dump()});
+  Result<CanonicalDocument> input = BuildCleanTaskInput(
+      "/repo", {"fusion_validate", Workflow::kValidate, request, request.dump()});
   REQUIRE(input.ok());
   const ValidationReport report = *ReadValidationReport(GoodReport().dump()).report;
   const json blind_schema = LoadArtifactSchema("fusion-blind-candidates.v1.json");

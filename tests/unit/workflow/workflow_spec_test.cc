@@ -1,0 +1,130 @@
+// The WorkflowSpec table: one row per workflow, consistent with the tool catalog, and every
+// schema file's workflow enum and run-id pattern spelled from the same list.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <set>
+
+#include "json_schema_check.h"
+#include "store/run_id.h"
+#include "workflow/workflow_spec.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> WorkflowNames() {
+  std::vector<std::string> names;
+  for (Workflow w : kAllWorkflows) names.emplace_back(Name(w));
+  return names;
+}
+
+std::string RunIdPattern() {
+  std::string alternatives;
+  for (const std::string& name : WorkflowNames()) {
+    alternatives += (alternatives.empty() ? "" : "|") + name;
+  }
+  return "^(" + alternatives + ")-[0-9a-f]{32}$";
+}
+
+TEST_CASE("Workflow: names parse back, and nothing else does") {
+  for (Workflow w : kAllWorkflows) CHECK(ParseWorkflow(Name(w)) == w);
+  CHECK_FALSE(ParseWorkflow("brainstorm"));
+  CHECK_FALSE(ParseWorkflow("Reason"));
+  CHECK_FALSE(ParseWorkflow(""));
+  CHECK(store::IsWorkflow("validate"));
+  CHECK_FALSE(store::IsWorkflow("brainstorm"));
+}
+
+TEST_CASE("WorkflowSpec: every workflow has its row and its tool") {
+  for (Workflow w : kAllWorkflows) {
+    const WorkflowSpec& spec = SpecOf(w);
+    INFO(Name(w));
+    CHECK(spec.workflow == w);
+    REQUIRE(spec.tool != nullptr);
+    CHECK(spec.tool->workflow == w);
+    CHECK(spec.tool->name == "fusion_" + std::string(Name(w)));
+    CHECK(&schema::FusionTool(w) == spec.tool);
+  }
+}
+
+TEST_CASE("WorkflowSpec: the rows say what the seeds say of each workflow") {
+  const WorkflowSpec& reason = SpecOf(Workflow::kReason);
+  CHECK(reason.candidate_capability == Capability::kReason);
+  CHECK(reason.context == ContextPolicy::kSessionProjection);
+  for (Workflow w : {Workflow::kInvestigate, Workflow::kResearch, Workflow::kValidate}) {
+    CHECK(SpecOf(w).context == ContextPolicy::kCleanTask);
+  }
+  CHECK(SpecOf(Workflow::kInvestigate).candidate_capability == Capability::kInspect);
+  CHECK(SpecOf(Workflow::kValidate).candidate_capability == Capability::kInspect);
+  CHECK(SpecOf(Workflow::kResearch).candidate_capability == Capability::kResearch);
+  for (Workflow w : kAllWorkflows) {
+    INFO(Name(w));
+    CHECK(SpecOf(w).declares_sources == (w == Workflow::kResearch));
+    CHECK((SpecOf(w).shape == StageShape::kValidation) == (w == Workflow::kValidate));
+    CHECK((SpecOf(w).candidate_failure == CandidateFailureRule::kMinority) ==
+          (w == Workflow::kValidate));
+  }
+  CHECK(CapabilityName(Capability::kInspect) == "inspect");
+  CHECK(ContextPolicyName(ContextPolicy::kCleanTask) == "clean_task");
+  CHECK(ContextPolicyName(ContextPolicy::kSessionProjection) == "session_projection");
+}
+
+TEST_CASE("ChildDeniedTools: Pi's mutating tools and every tool of this package, exact names") {
+  CHECK(ChildDeniedTools() ==
+        std::vector<std::string>{"bash", "edit", "write", "powershell", "fusion_reason",
+                                 "fusion_investigate", "fusion_research", "fusion_validate",
+                                 "fusion_brainstorm", "bg_result", "bg_status", "bg_kill"});
+}
+
+// Every `enum` that lists a workflow and every `pattern` of a run id, anywhere in `value`.
+void CollectWorkflowSpellings(const json& value, const std::string& where,
+                              std::vector<std::pair<std::string, json>>* enums,
+                              std::vector<std::pair<std::string, std::string>>* patterns) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      const std::string at = where + "/" + key;
+      if (key == "enum" && child.is_array() &&
+          std::find(child.begin(), child.end(), json("investigate")) != child.end()) {
+        enums->emplace_back(at, child);
+      }
+      if (key == "pattern" && child.is_string() &&
+          child.get<std::string>().find("investigate") != std::string::npos) {
+        patterns->emplace_back(at, child.get<std::string>());
+      }
+      CollectWorkflowSpellings(child, at, enums, patterns);
+    }
+  } else if (value.is_array()) {
+    for (size_t i = 0; i < value.size(); ++i) {
+      CollectWorkflowSpellings(value[i], where + "/" + std::to_string(i), enums, patterns);
+    }
+  }
+}
+
+TEST_CASE("Schemas: every workflow enum and run-id pattern is spelled from the table") {
+  std::vector<std::pair<std::string, json>> enums;
+  std::vector<std::pair<std::string, std::string>> patterns;
+  for (const std::string& file : testing::ListSourceFiles("schemas", ".json")) {
+    CollectWorkflowSpellings(testing::LoadSourceJson(file), file, &enums, &patterns);
+  }
+  // The check sees them: the artifact schemas carry both in many places.
+  CHECK(enums.size() >= 5);
+  CHECK(patterns.size() >= 5);
+  // A list names every workflow, or (the clean-task input) exactly the clean-task ones.
+  std::vector<std::string> clean_task;
+  for (Workflow w : kAllWorkflows) {
+    if (SpecOf(w).context == ContextPolicy::kCleanTask) clean_task.emplace_back(Name(w));
+  }
+  for (const auto& [where, list] : enums) {
+    INFO(where);
+    CHECK((list == json(WorkflowNames()) || list == json(clean_task)));
+  }
+  for (const auto& [where, pattern] : patterns) {
+    INFO(where);
+    CHECK(pattern == RunIdPattern());
+  }
+}
+
+}  // namespace
+}  // namespace pi_fusion::workflow
