@@ -39,7 +39,8 @@ test("the npm package installs without a compiler and runs a Fusion run end to e
     assert.equal(r.stdout, `${MERGED_TEXT}\n`);
     assert.equal(env.requests().length, 5, "three candidates, the evaluator and the merger");
     const root = path.join(env.cwd, ".pi", "fusion");
-    const [session] = fs.readdirSync(root);
+    // The store holds the session directories and its .gitignore.
+    const [session] = fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
     const [run] = fs.readdirSync(path.join(root, session));
     const manifest = JSON.parse(fs.readFileSync(path.join(root, session, run, "manifest.json"), "utf8"));
     assert.equal(manifest.state, "completed");
