@@ -56,7 +56,6 @@ class PosixChildEnv : public ChildEnv {
     return s;
   }
 
-
   std::string HomeDir() override {
     if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return home;
     long size = ::sysconf(_SC_GETPW_R_SIZE_MAX);

@@ -35,7 +35,6 @@ std::string NormalizeUnicodeSpaces(std::string_view in) {
   return out;
 }
 
-
 }  // namespace
 
 std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string& cwd,
