@@ -407,7 +407,7 @@ class GrepFormatter {
   }
 
   Napi::Object Result(const Shared& s, bool capped) {
-    if (matches_ == 0) return Text("No matches found", env_.Undefined());
+    if (matches_ == 0) return TextToolResult(env_, "No matches found", env_.Undefined());
     std::string raw;
     for (const std::string& l : lines_) raw += (raw.empty() ? "" : "\n") + l;
     Napi::Object max_lines = Napi::Object::New(env_);
@@ -441,23 +441,12 @@ class GrepFormatter {
     std::string joined;
     for (const std::string& n : notices) joined += (joined.empty() ? "" : ". ") + n;
     if (!joined.empty()) output += "\n\n[" + joined + "]";
-    return Text(output, details.GetPropertyNames().Length() > 0 ? details.As<Napi::Value>()
-                                                                : env_.Undefined());
+    return TextToolResult(
+        env_, output,
+        details.GetPropertyNames().Length() > 0 ? details.As<Napi::Value>() : env_.Undefined());
   }
 
  private:
-  Napi::Object Text(const std::string& text, Napi::Value details) {
-    Napi::Object block = Napi::Object::New(env_);
-    block.Set("type", "text");
-    block.Set("text", text);
-    Napi::Array content = Napi::Array::New(env_, 1);
-    content.Set(0u, block);
-    Napi::Object result = Napi::Object::New(env_);
-    result.Set("content", content);
-    result.Set("details", details);
-    return result;
-  }
-
   void Push(const RipgrepLine& line, bool match) {
     last_file_ = line.path;
     std::string path = single_name_;

@@ -43,14 +43,7 @@ struct Settlement {
 };
 
 Napi::Object ToolResult(Napi::Env env, const WebFetchOutcome& outcome) {
-  Napi::Object text = Napi::Object::New(env);
-  text.Set("type", "text");
-  text.Set("text", outcome.text);
-  Napi::Array content = Napi::Array::New(env, 1);
-  content.Set(0u, text);
-  Napi::Object result = Napi::Object::New(env);
-  result.Set("content", content);
-  result.Set("details", Napi::Object::New(env));
+  Napi::Object result = TextToolResult(env, outcome.text, Napi::Object::New(env));
   result.Set("isError", !outcome.ok);
   return result;
 }

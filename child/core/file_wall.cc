@@ -2,7 +2,7 @@
 // own data. The descriptor work is in file_wall_posix.cc.
 #include "child/core/file_wall.h"
 
-#include <array>
+#include <algorithm>
 
 namespace pi_fusion::child {
 namespace {
@@ -31,10 +31,7 @@ bool IsEnvFile(std::string_view name) {
 }
 
 bool IsCredentialName(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> kNames = {
-      ".ssh",   ".gnupg", ".aws",    ".azure",          ".kube",
-      ".netrc", ".npmrc", ".pypirc", ".git-credentials"};
-  for (std::string_view n : kNames) {
+  for (std::string_view n : kProtectedNames) {
     if (name == n) return true;
   }
   return IsEnvFile(name);
@@ -64,8 +61,10 @@ std::optional<Protection> ProtectedReason(std::string_view relative,
     if (parts[i] == ".pi" && next == "agent") {
       return Protection{kPathProtected, "it is Pi's agent directory (settings and credentials)"};
     }
-    if (IsCredentialName(parts[i]) || (parts[i] == ".config" && next == "gcloud") ||
-        (parts[i] == ".docker" && next == "config.json")) {
+    const std::string pair = std::string(parts[i]) + "/" + std::string(next);
+    const bool protected_pair =
+        std::find(kProtectedPairs.begin(), kProtectedPairs.end(), pair) != kProtectedPairs.end();
+    if (IsCredentialName(parts[i]) || protected_pair) {
       return Protection{kPathProtected, "it holds credentials (" + std::string(parts[i]) + ")"};
     }
   }

@@ -25,6 +25,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,14 @@ inline constexpr char kPathInRunStore[] = "path_in_run_store";
 inline constexpr char kPathProtected[] = "path_protected";
 inline constexpr char kPathNotRegular[] = "path_not_regular";
 inline constexpr char kPathNotFound[] = "path_not_found";
+
+// The protected names, the one list ProtectedReason and the walks' exclusions (walk_tools.h) read:
+// names protected at any depth (plus `.env.*`, see ProtectedReason), and two-component paths.
+inline constexpr std::array<std::string_view, 10> kProtectedNames = {
+    ".ssh",   ".gnupg", ".aws",    ".azure",           ".kube",
+    ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".env"};
+inline constexpr std::array<std::string_view, 4> kProtectedPairs = {
+    ".pi/fusion", ".pi/agent", ".config/gcloud", ".docker/config.json"};
 
 // Why `relative` (a path relative to the project, '/'-separated, no "." or ".." components) is
 // protected, as {code, short reason}; nullopt when it is not. `agent_dir_relative` is Pi's agent

@@ -5,25 +5,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "child/core/file_wall.h"
+
 namespace pi_fusion::child {
 namespace {
 
 // The protected places (file_wall.h) as ripgrep/fd globs: excluded directories are not entered.
 // `.env.*` is left to the filter, since its example files stay searchable.
-constexpr std::string_view kExcluded[] = {"**/.pi/fusion",
-                                          "**/.pi/agent",
-                                          "**/.ssh",
-                                          "**/.gnupg",
-                                          "**/.aws",
-                                          "**/.azure",
-                                          "**/.kube",
-                                          "**/.config/gcloud",
-                                          "**/.docker/config.json",
-                                          "**/.netrc",
-                                          "**/.npmrc",
-                                          "**/.pypirc",
-                                          "**/.git-credentials",
-                                          "**/.env"};
+std::vector<std::string> Excluded() {
+  std::vector<std::string> globs;
+  for (std::string_view pair : kProtectedPairs) globs.push_back("**/" + std::string(pair));
+  for (std::string_view name : kProtectedNames) globs.push_back("**/" + std::string(name));
+  return globs;
+}
 
 // A text field of rg's JSON: `text`, or base64 `bytes` for data that is not UTF-8.
 std::string RgText(const nlohmann::json& field) {
@@ -58,9 +52,8 @@ std::vector<std::string> RipgrepArgs(const GrepRequest& request, const std::stri
     args.insert(args.end(), {"--glob", glob});
   }
   if (request.context > 0) args.insert(args.end(), {"--context", std::to_string(request.context)});
-  for (std::string_view excluded : kExcluded) {
-    args.insert(args.end(), {"--glob", "!" + std::string(excluded)});
-  }
+  for (const std::string& excluded : Excluded())
+    args.insert(args.end(), {"--glob", "!" + excluded});
   args.insert(args.end(), {"--", request.pattern, target});
   return args;
 }
@@ -112,9 +105,7 @@ std::vector<std::string> FdArgs(std::string_view pattern, const std::string& rea
     effective = escaped + "/" + effective;
     if (lower) args.push_back("--ignore-case");
   }
-  for (std::string_view excluded : kExcluded) {
-    args.insert(args.end(), {"--exclude", std::string(excluded)});
-  }
+  for (const std::string& excluded : Excluded()) args.insert(args.end(), {"--exclude", excluded});
   args.insert(args.end(), {"--", effective});
   return args;
 }
