@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "workflow/run_request.h"
+#include "run/run_request.h"
 
 namespace pi_fusion::addon {
 

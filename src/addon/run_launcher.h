@@ -8,9 +8,9 @@
 #include <functional>
 #include <string>
 
+#include "run/run_request.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
-#include "workflow/run_request.h"
 
 namespace pi_fusion::addon {
 

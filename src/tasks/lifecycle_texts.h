@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "pi_fusion/status.h"
+#include "run/preflight.h"
+#include "run/run_request.h"
 #include "tasks/task_registry.h"
-#include "workflow/preflight.h"
-#include "workflow/run_request.h"
 
 namespace pi_fusion::tasks {
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workflow/run_request.h"
+#include "run/run_request.h"
 
 namespace pi_fusion::tasks {
 

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "core/error_codes.h"
+#include "run/tool_refusals.h"
 #include "store/abandoned_run.h"
 #include "store/constants.h"
 #include "store/failure_view.h"
@@ -11,7 +12,6 @@
 #include "store/usage_claim.h"
 #include "store/verify.h"
 #include "tasks/lifecycle_texts.h"
-#include "workflow/tool_refusals.h"
 
 namespace pi_fusion::tasks {
 namespace {

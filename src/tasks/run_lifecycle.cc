@@ -5,8 +5,8 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "run/orchestrator.h"
 #include "tasks/run_view.h"
-#include "workflow/orchestrator.h"
 
 namespace pi_fusion::tasks {
 namespace {

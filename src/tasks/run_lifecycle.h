@@ -23,10 +23,10 @@
 #include <string>
 
 #include "process/cancel_token.h"
+#include "run/run_request.h"
+#include "run/run_seams.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
-#include "workflow/run_request.h"
-#include "workflow/run_seams.h"
 
 namespace pi_fusion::tasks {
 

@@ -1,7 +1,7 @@
-// Refused file-tool calls made visible (src/workflow/tool_refusals.h): counted per candidate from
+// Refused file-tool calls made visible (src/run/tool_refusals.h): counted per candidate from
 // audit records, read back from a run directory's bound journals, and said in bg_result's text.
 // The records are synthetic: the child library's own end-to-end test journals real refusals.
-#include "workflow/tool_refusals.h"
+#include "run/tool_refusals.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "workflow/child_stage.h"
+#include "run/child_stage.h"
 
 #include <utility>
 
@@ -10,12 +10,12 @@
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
+#include "run/request_signal.h"
+#include "run/tool_refusals.h"
+#include "run/warm_stages.h"
 #include "store/artifact_ref.h"
 #include "store/usage.h"
 #include "url/source_policy_file.h"
-#include "workflow/request_signal.h"
-#include "workflow/tool_refusals.h"
-#include "workflow/warm_stages.h"
 
 namespace pi_fusion::workflow {
 namespace {

@@ -15,9 +15,9 @@
 #include "config/route_admission.h"
 #include "process/cancel_token.h"
 #include "process/child_command.h"
+#include "run/run_request.h"
 #include "store/manifest.h"
 #include "workflow/output_contract.h"
-#include "workflow/run_request.h"
 #include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {

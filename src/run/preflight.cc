@@ -1,4 +1,4 @@
-#include "workflow/preflight.h"
+#include "run/preflight.h"
 
 #include <array>
 
@@ -7,9 +7,9 @@
 #include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
+#include "run/child_stage.h"
 #include "store/run_id.h"
 #include "url/source_policy_file.h"
-#include "workflow/child_stage.h"
 #include "workflow/child_wrapper.h"
 #include "workflow/clean_task.h"
 #include "workflow/context_projection.h"

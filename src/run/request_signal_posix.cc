@@ -1,4 +1,4 @@
-#include "workflow/request_signal.h"
+#include "run/request_signal.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -9,8 +9,8 @@
 #pragma once
 
 #include "pi_fusion/status.h"
-#include "workflow/run_request.h"
-#include "workflow/run_seams.h"
+#include "run/run_request.h"
+#include "run/run_seams.h"
 
 namespace pi_fusion::workflow {
 

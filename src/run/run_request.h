@@ -13,10 +13,10 @@
 #include "budget/planner.h"
 #include "config/route_admission.h"
 #include "process/supervisor.h"
+#include "run/run_seams.h"
 #include "schema/normalize.h"
 #include "store/run_store.h"
 #include "workflow/canonical_document.h"
-#include "workflow/run_seams.h"
 
 namespace pi_fusion::workflow {
 

@@ -1,4 +1,4 @@
-#include "workflow/tool_refusals.h"
+#include "run/tool_refusals.h"
 
 #include <algorithm>
 

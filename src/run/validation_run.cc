@@ -1,4 +1,4 @@
-#include "workflow/validation_run.h"
+#include "run/validation_run.h"
 
 #include <array>
 #include <atomic>

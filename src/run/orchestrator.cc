@@ -1,4 +1,4 @@
-#include "workflow/orchestrator.h"
+#include "run/orchestrator.h"
 
 #include <array>
 #include <atomic>
@@ -9,18 +9,18 @@
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "core/limits.h"
+#include "run/child_stage.h"
+#include "run/tool_refusals.h"
+#include "run/validation_run.h"
+#include "run/warm_stages.h"
 #include "store/failure_summary.h"
 #include "workflow/anonymize.h"
-#include "workflow/child_stage.h"
 #include "workflow/child_wrapper.h"
 #include "workflow/evaluation_contract.h"
 #include "workflow/result_details.h"
 #include "workflow/stage_inputs.h"
-#include "workflow/tool_refusals.h"
 #include "workflow/validation_findings.h"
 #include "workflow/validation_render.h"
-#include "workflow/validation_run.h"
-#include "workflow/warm_stages.h"
 #include "workflow/workflow_constants.h"
 #include "workflow/workflow_spec.h"
 

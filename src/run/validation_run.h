@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "process/cancel_token.h"
-#include "workflow/child_stage.h"
-#include "workflow/run_request.h"
+#include "run/child_stage.h"
+#include "run/run_request.h"
 #include "workflow/validation_report.h"
 #include "workflow/validation_reviewers.h"
 

@@ -1,4 +1,4 @@
-#include "workflow/warm_stages.h"
+#include "run/warm_stages.h"
 
 #include <utility>
 

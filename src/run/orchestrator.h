@@ -8,7 +8,7 @@
 #pragma once
 
 #include "process/cancel_token.h"
-#include "workflow/run_request.h"
+#include "run/run_request.h"
 
 namespace pi_fusion::workflow {
 

@@ -27,9 +27,9 @@
 
 #include "process/cancel_token.h"
 #include "process/warm_child.h"
-#include "workflow/child_stage.h"
-#include "workflow/request_signal.h"
-#include "workflow/run_request.h"
+#include "run/child_stage.h"
+#include "run/request_signal.h"
+#include "run/run_request.h"
 
 namespace pi_fusion::workflow {
 

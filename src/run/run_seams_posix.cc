@@ -1,4 +1,4 @@
-#include "workflow/run_seams.h"
+#include "run/run_seams.h"
 
 namespace pi_fusion::workflow {
 namespace {
