@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "core/clock.h"
-#include "core/error_codes.h"
 #include "store/abandoned_run.h"
 #include "store/run_paths.h"
 #include "store/verify.h"
@@ -76,23 +75,18 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
   return out;
 }
 
-Result<TaskInfo> ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix) {
-  if (id_or_prefix.empty()) return Status::Error(kInvalidArguments, kTaskIdRequired);
+TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix) {
+  if (id_or_prefix.empty()) return TaskLookup::Missed(LookupMiss::kIdRequired, id_or_prefix);
   std::vector<const TaskInfo*> matches;
   for (const TaskInfo& run : runs) {
     if (run.id == id_or_prefix) return run;
     if (run.id.rfind(id_or_prefix, 0) == 0) matches.push_back(&run);
   }
-  if (matches.empty()) {
-    return Status::Error(kInvalidArguments,
-                         "Unknown background task ID: " + std::string(id_or_prefix));
-  }
+  if (matches.empty()) return TaskLookup::Missed(LookupMiss::kUnknownId, id_or_prefix);
   if (matches.size() > 1) {
-    std::string names;
-    for (const TaskInfo* t : matches) names += (names.empty() ? "" : ", ") + t->id;
-    return Status::Error(kInvalidArguments,
-                         "Ambiguous background task ID prefix: " + std::string(id_or_prefix) +
-                             " (matches " + names + ")");
+    std::vector<std::string> ids;
+    for (const TaskInfo* t : matches) ids.push_back(t->id);
+    return TaskLookup::Missed(LookupMiss::kAmbiguousPrefix, id_or_prefix, ids);
   }
   return *matches.front();
 }

@@ -24,7 +24,7 @@ namespace pi_fusion::tasks {
 std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
                                         std::string_view session_id, long own_pid);
 
-// Exact id or unambiguous prefix among `runs`, with the registry's error texts.
-Result<TaskInfo> ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix);
+// Exact id or unambiguous prefix among `runs`, with the registry's errors.
+TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix);
 
 }  // namespace pi_fusion::tasks

@@ -5,24 +5,18 @@
 #include "tasks/session_runs.h"
 
 namespace pi_fusion::tasks {
-namespace {
-
-bool IsUnknown(const Status& status) { return status.message().rfind("Unknown", 0) == 0; }
-
-}  // namespace
 
 std::vector<TaskInfo> NotLive(const TaskRegistry& live, std::vector<TaskInfo> earlier) {
   std::erase_if(earlier, [&](const TaskInfo& run) { return live.Resolve(run.id).ok(); });
   return earlier;
 }
 
-Result<TaskInfo> ResolveLiveOrEarlier(const TaskRegistry& live,
-                                      const std::vector<TaskInfo>& earlier,
-                                      std::string_view id_or_prefix) {
-  Result<TaskInfo> task = live.Resolve(id_or_prefix);
-  if (task.ok() || !IsUnknown(task.status())) return task;
-  Result<TaskInfo> found = ResolveAmong(earlier, id_or_prefix);
-  if (found.ok() || !IsUnknown(found.status())) return found;
+TaskLookup ResolveLiveOrEarlier(const TaskRegistry& live, const std::vector<TaskInfo>& earlier,
+                                std::string_view id_or_prefix) {
+  TaskLookup task = live.Resolve(id_or_prefix);
+  if (task.miss() != LookupMiss::kUnknownId) return task;
+  TaskLookup found = ResolveAmong(earlier, id_or_prefix);
+  if (found.miss() != LookupMiss::kUnknownId) return found;
   return task;
 }
 

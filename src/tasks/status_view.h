@@ -22,9 +22,8 @@ std::vector<TaskInfo> NotLive(const TaskRegistry& live, std::vector<TaskInfo> ea
 
 // The registry's task, else one of `earlier` (exact id or unambiguous prefix). An ambiguous
 // prefix among the live tasks is that error; an unknown id in both is the registry's error.
-Result<TaskInfo> ResolveLiveOrEarlier(const TaskRegistry& live,
-                                      const std::vector<TaskInfo>& earlier,
-                                      std::string_view id_or_prefix);
+TaskLookup ResolveLiveOrEarlier(const TaskRegistry& live, const std::vector<TaskInfo>& earlier,
+                                std::string_view id_or_prefix);
 
 struct StatusView {
   std::string text;

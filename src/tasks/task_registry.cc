@@ -26,33 +26,40 @@ void TaskRegistry::Add(TaskInfo task, process::CancelToken cancel) {
   tasks_[id] = Entry{std::move(task), std::move(cancel), ProgressTracker(started_ms)};
 }
 
-Result<const TaskRegistry::Entry*> TaskRegistry::FindLocked(std::string_view id_or_prefix) const {
-  if (id_or_prefix.empty()) return Status::Error(kInvalidArguments, kTaskIdRequired);
-  auto exact = tasks_.find(std::string(id_or_prefix));
-  if (exact != tasks_.end()) return &exact->second;
-  std::vector<const Entry*> matches;
-  for (const std::string& id : order_) {
-    if (id.rfind(id_or_prefix, 0) == 0) matches.push_back(&tasks_.at(id));
-  }
-  if (matches.empty()) {
-    return Status::Error(kInvalidArguments,
-                         "Unknown background task ID: " + std::string(id_or_prefix));
-  }
-  if (matches.size() > 1) {
+TaskLookup TaskLookup::Missed(LookupMiss miss, std::string_view id_or_prefix,
+                              const std::vector<std::string>& matches) {
+  std::string text = kTaskIdRequired;
+  if (miss == LookupMiss::kUnknownId) {
+    text = "Unknown background task ID: " + std::string(id_or_prefix);
+  } else if (miss == LookupMiss::kAmbiguousPrefix) {
     std::string names;
-    for (const Entry* e : matches) names += (names.empty() ? "" : ", ") + e->info.id;
-    return Status::Error(kInvalidArguments,
-                         "Ambiguous background task ID prefix: " + std::string(id_or_prefix) +
-                             " (matches " + names + ")");
+    for (const std::string& id : matches) names += (names.empty() ? "" : ", ") + id;
+    text = "Ambiguous background task ID prefix: " + std::string(id_or_prefix) + " (matches " +
+           names + ")";
+  } else {
+    miss = LookupMiss::kIdRequired;
   }
-  return matches.front();
+  return {Status::Error(kInvalidArguments, std::move(text)), miss};
 }
 
-Result<TaskInfo> TaskRegistry::Resolve(std::string_view id_or_prefix) const {
+TaskLookup TaskRegistry::LookupLocked(std::string_view id_or_prefix) const {
+  if (id_or_prefix.empty()) return TaskLookup::Missed(LookupMiss::kIdRequired, id_or_prefix);
+  auto exact = tasks_.find(std::string(id_or_prefix));
+  if (exact != tasks_.end()) return exact->second.info;
+  std::vector<std::string> matches;
+  for (const std::string& id : order_) {
+    if (id.rfind(id_or_prefix, 0) == 0) matches.push_back(id);
+  }
+  if (matches.empty()) return TaskLookup::Missed(LookupMiss::kUnknownId, id_or_prefix);
+  if (matches.size() > 1) {
+    return TaskLookup::Missed(LookupMiss::kAmbiguousPrefix, id_or_prefix, matches);
+  }
+  return tasks_.at(matches.front()).info;
+}
+
+TaskLookup TaskRegistry::Resolve(std::string_view id_or_prefix) const {
   std::lock_guard<std::mutex> lock(mu_);
-  Result<const Entry*> entry = FindLocked(id_or_prefix);
-  if (!entry.ok()) return entry.status();
-  return (*entry)->info;
+  return LookupLocked(id_or_prefix);
 }
 
 std::vector<TaskInfo> TaskRegistry::List() const {
@@ -83,13 +90,13 @@ void TaskRegistry::Finish(const std::string& id, TaskState state, const std::str
 
 Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix, CancelSource source) {
   std::lock_guard<std::mutex> lock(mu_);
-  Result<const Entry*> entry = FindLocked(id_or_prefix);
-  if (!entry.ok()) return entry.status();
-  if ((*entry)->info.state != TaskState::kRunning) {
+  TaskLookup found = LookupLocked(id_or_prefix);
+  if (!found.ok()) return found.status();
+  Entry& running = tasks_.at(found->id);
+  if (running.info.state != TaskState::kRunning) {
     return Status::Error(kInvalidArguments,
-                         "Background task " + (*entry)->info.id + " is not running");
+                         "Background task " + running.info.id + " is not running");
   }
-  Entry& running = tasks_.at((*entry)->info.id);
   if (running.info.cancelled_by == CancelSource::kUnknown) running.info.cancelled_by = source;
   running.cancel.Cancel();
   return running.info;

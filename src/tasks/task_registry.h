@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pi_fusion/status.h"
@@ -38,13 +39,33 @@ struct TaskInfo {
 // Error texts of the contract.
 inline constexpr char kTaskIdRequired[] = "Task ID is required";
 
+// Why a lookup by id or prefix found no task. Every miss is invalid_arguments with the contract's
+// text; the kind lets a caller look elsewhere when no task matched at all without reading the text.
+enum class LookupMiss { kNone, kIdRequired, kUnknownId, kAmbiguousPrefix };
+
+// A task looked up by exact id or unambiguous prefix: the task, or the contract's error and its
+// kind. Errors (code invalid_arguments): "Task ID is required", "Unknown background task ID: <id>",
+// "Ambiguous background task ID prefix: <p> (matches <a>, <b>)".
+class TaskLookup : public Result<TaskInfo> {
+ public:
+  TaskLookup(TaskInfo task)  // NOLINT(google-explicit-constructor): found, like Result's
+      : Result<TaskInfo>(std::move(task)) {}
+  // The error of `miss` for `id_or_prefix` (kNone reads as kIdRequired); `matches` are the ids
+  // an ambiguous prefix matches, in order.
+  static TaskLookup Missed(LookupMiss miss, std::string_view id_or_prefix,
+                           const std::vector<std::string>& matches = {});
+  LookupMiss miss() const { return miss_; }  // kNone when found
+
+ private:
+  TaskLookup(Status error, LookupMiss miss) : Result<TaskInfo>(std::move(error)), miss_(miss) {}
+  LookupMiss miss_ = LookupMiss::kNone;
+};
+
 class TaskRegistry {
  public:
   void Add(TaskInfo task, process::CancelToken cancel);
-  // Exact id or unambiguous prefix among this session's tasks. Errors (code invalid_arguments):
-  // "Task ID is required", "Unknown background task ID: <id>",
-  // "Ambiguous background task ID prefix: <p> (matches <a>, <b>)".
-  Result<TaskInfo> Resolve(std::string_view id_or_prefix) const;
+  // Exact id or unambiguous prefix among this session's tasks.
+  TaskLookup Resolve(std::string_view id_or_prefix) const;
   std::vector<TaskInfo> List() const;  // in registration order
   // Applies a structured update; last_progress becomes "<label>: <line>".
   void Progress(const std::string& id, const workflow::ProgressUpdate& update, int64_t now_ms);
@@ -60,7 +81,7 @@ class TaskRegistry {
     process::CancelToken cancel;
     ProgressTracker tracker{0};
   };
-  Result<const Entry*> FindLocked(std::string_view id_or_prefix) const;
+  TaskLookup LookupLocked(std::string_view id_or_prefix) const;
 
   mutable std::mutex mu_;
   std::vector<std::string> order_;      // guarded by mu_

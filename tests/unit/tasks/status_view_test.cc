@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tasks/session_runs.h"
+
 using namespace pi_fusion;
 using namespace pi_fusion::tasks;
 
@@ -61,14 +63,45 @@ TEST_CASE("ResolveLiveOrEarlier: live first, then earlier; unknown is the regist
 
   CHECK(ResolveLiveOrEarlier(live, earlier, "reason-0123")->id == kLive);
   CHECK(ResolveLiveOrEarlier(live, earlier, "reason-4567")->id == kEarlier);
-  const Result<TaskInfo> unknown = ResolveLiveOrEarlier(live, earlier, "reason-9");
+  const TaskLookup unknown = ResolveLiveOrEarlier(live, earlier, "reason-9");
   REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.miss() == LookupMiss::kUnknownId);
   CHECK(unknown.status().message() == "Unknown background task ID: reason-9");
   // An ambiguous prefix among the earlier runs is that error, not "unknown".
   const std::vector<TaskInfo> two = {
       Task(kEarlier, TaskState::kCompleted),
       Task("reason-4567aaaaaaaaaaaaaaaaaaaaaaaaaaaa", TaskState::kFailed)};
-  const Result<TaskInfo> ambiguous = ResolveLiveOrEarlier(live, two, "reason-45");
+  const TaskLookup ambiguous = ResolveLiveOrEarlier(live, two, "reason-45");
   REQUIRE_FALSE(ambiguous.ok());
+  CHECK(ambiguous.miss() == LookupMiss::kAmbiguousPrefix);
   CHECK(ambiguous.status().message().rfind("Ambiguous", 0) == 0);
+  CHECK(ambiguous.status().message() == "Ambiguous background task ID prefix: reason-45 (matches " +
+                                            kEarlier +
+                                            ", reason-4567aaaaaaaaaaaaaaaaaaaaaaaaaaaa)");
+}
+
+TEST_CASE("ResolveAmong: the registry's errors and kinds among earlier runs") {
+  const std::vector<TaskInfo> runs = {Task(kEarlier, TaskState::kCompleted),
+                                      Task(kLive, TaskState::kFailed)};
+  CHECK(ResolveAmong(runs, kLive)->id == kLive);
+  CHECK(ResolveAmong(runs, "reason-45")->id == kEarlier);
+  CHECK(ResolveAmong(runs, "reason-45").miss() == LookupMiss::kNone);
+  const TaskLookup blank = ResolveAmong(runs, "");
+  CHECK(blank.miss() == LookupMiss::kIdRequired);
+  CHECK(blank.status().message() == "Task ID is required");
+  const TaskLookup unknown = ResolveAmong(runs, "research-");
+  CHECK(unknown.miss() == LookupMiss::kUnknownId);
+  CHECK(unknown.status().code() == "invalid_arguments");
+  CHECK(unknown.status().message() == "Unknown background task ID: research-");
+  const TaskLookup ambiguous = ResolveAmong(runs, "reason-");
+  CHECK(ambiguous.miss() == LookupMiss::kAmbiguousPrefix);
+  CHECK(ambiguous.status().message() ==
+        "Ambiguous background task ID prefix: reason- (matches " + kEarlier + ", " + kLive + ")");
+}
+
+TEST_CASE("ResolveLiveOrEarlier: a blank id is the registry's error, never looked up on disk") {
+  TaskRegistry live;
+  const TaskLookup blank = ResolveLiveOrEarlier(live, {Task(kEarlier, TaskState::kFailed)}, "");
+  CHECK(blank.miss() == LookupMiss::kIdRequired);
+  CHECK(blank.status().message() == "Task ID is required");
 }

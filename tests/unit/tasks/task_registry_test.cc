@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+using pi_fusion::tasks::LookupMiss;
 using pi_fusion::tasks::TaskDescription;
 using pi_fusion::tasks::TaskInfo;
 using pi_fusion::tasks::TaskRegistry;
@@ -27,27 +28,34 @@ TEST_CASE("TaskRegistry: resolves exact ids and unambiguous prefixes", "[tasks]"
     std::string query;
     std::string id;     // expected id, or empty for an error
     std::string error;  // expected message
+    LookupMiss miss;    // expected kind
   };
   const Case cases[] = {
-      {kA, kA, ""},
+      {kA, kA, "", LookupMiss::kNone},
       {"reason-0123", "",
-       "Ambiguous background task ID prefix: reason-0123 (matches " + kA + ", " + kB + ")"},
-      {"reason-01234567", kA, ""},
-      {"res", kC, ""},
-      {"", "", "Task ID is required"},
-      {"validate-", "", "Unknown background task ID: validate-"},
+       "Ambiguous background task ID prefix: reason-0123 (matches " + kA + ", " + kB + ")",
+       LookupMiss::kAmbiguousPrefix},
+      {"reason-01234567", kA, "", LookupMiss::kNone},
+      {"res", kC, "", LookupMiss::kNone},
+      {"", "", "Task ID is required", LookupMiss::kIdRequired},
+      {"validate-", "", "Unknown background task ID: validate-", LookupMiss::kUnknownId},
   };
   for (const Case& c : cases) {
     INFO(c.query);
     auto found = registry.Resolve(c.query);
+    CHECK(found.miss() == c.miss);
     if (c.id.empty()) {
       REQUIRE_FALSE(found.ok());
+      CHECK(found.status().code() == "invalid_arguments");
       CHECK(found.status().message() == c.error);
     } else {
       REQUIRE(found.ok());
       CHECK(found->id == c.id);
     }
   }
+  // bg_kill's lookup says the same words.
+  CHECK(registry.Kill("validate-").status().message() == "Unknown background task ID: validate-");
+  CHECK(registry.Kill("").status().message() == "Task ID is required");
 }
 
 TEST_CASE("TaskRegistry: kill cancels a running task once", "[tasks]") {
