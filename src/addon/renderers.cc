@@ -10,6 +10,7 @@
 #include "core/terminal_text.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
+#include "tasks/tool_result_view.h"
 
 namespace pi_fusion::addon {
 namespace {

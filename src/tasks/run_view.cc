@@ -15,22 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Str(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string Grouped(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
-
 std::string Title(std::string_view workflow) { return "fusion " + std::string(workflow); }
 
 json Slot(const char* name, SlotState state, const std::string& model = "") {
@@ -50,8 +34,8 @@ json SlotsOf(const ProgressSnapshot& p, const json& models) {
                             : "";
     slots.push_back(Slot(kSlotNames[i], p.candidates[i], model));
   }
-  slots.push_back(Slot("Evaluator", p.evaluator, Str(models, "evaluator")));
-  slots.push_back(Slot("Merger", p.merger, Str(models, "merger")));
+  slots.push_back(Slot("Evaluator", p.evaluator, StringAt(models, "evaluator")));
+  slots.push_back(Slot("Merger", p.merger, StringAt(models, "merger")));
   return slots;
 }
 
@@ -74,15 +58,6 @@ std::string QuestionOf(const std::string& description) {
   return description;
 }
 
-json BaseView(const RunFacts& facts, std::string_view state, const std::string& status) {
-  json view = {
-      {"kind", "run"}, {"title", Title(facts.workflow)}, {"state", state}, {"status", status}};
-  const std::string question = QuestionOf(facts.description);
-  if (!question.empty()) view["question"] = ShortQuestion(question);
-  if (!facts.artifact_dir.empty()) view["artifacts"] = {{"dir", facts.artifact_dir}};
-  return view;
-}
-
 // Per-slot states from a failure view's attempt rows (the latest attempt of each slot wins).
 ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
   ProgressSnapshot p;
@@ -96,13 +71,13 @@ ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
   const json rows = failure.is_object() ? failure.value("attempts", json::array()) : json::array();
   for (const json& row : rows) {
     if (!row.is_object()) continue;
-    const std::string stage = Str(row, "stage");
+    const std::string stage = StringAt(row, "stage");
     const int slot = row.value("slot", json()).is_number_integer() ? row["slot"].get<int>() : 0;
     const int attempt = row.value("attempt", 0);
     int& seen = latest[{stage, slot}];
     if (attempt < seen) continue;
     seen = attempt;
-    const SlotState state = state_of(Str(row, "state"));
+    const SlotState state = state_of(StringAt(row, "state"));
     if (stage == "candidate" && slot >= 1 && slot <= 3) p.candidates[slot - 1] = state;
     if (stage == "evaluation") p.evaluator = state;
     if (stage == "merge") p.merger = state;
@@ -116,7 +91,7 @@ ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
 }
 
 std::string WhereItStopped(const json& failure) {
-  const std::string stage = Str(failure, "stage");
+  const std::string stage = StringAt(failure, "stage");
   if (stage.empty()) return "";
   std::string where = stage == "candidate"    ? "candidate"
                       : stage == "evaluation" ? "evaluation"
@@ -127,6 +102,38 @@ std::string WhereItStopped(const json& failure) {
 }
 
 }  // namespace
+
+std::string StringAt(const json& object, const char* key) {
+  if (!object.is_object()) return "";
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string Grouped(uint64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+json BaseView(const RunFacts& facts, std::string_view state, const std::string& status) {
+  json view = {
+      {"kind", "run"}, {"title", Title(facts.workflow)}, {"state", state}, {"status", status}};
+  const std::string question = QuestionOf(facts.description);
+  if (!question.empty()) view["question"] = ShortQuestion(question);
+  if (!facts.artifact_dir.empty()) view["artifacts"] = {{"dir", facts.artifact_dir}};
+  return view;
+}
+
+json CompletedSlots(const json& models) {
+  ProgressSnapshot done;
+  done.candidates = {SlotState::kDone, SlotState::kDone, SlotState::kDone};
+  done.evaluator = done.merger = SlotState::kDone;
+  return SlotsOf(done, models);
+}
 
 std::string CancelSourceText(CancelSource source) {
   switch (source) {
@@ -218,11 +225,8 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
     status += " in " + FormatElapsed(facts.progress->ElapsedMs(facts.progress->ended_ms));
   }
   json view = BaseView(facts, "completed", status);
-  ProgressSnapshot done;
-  done.candidates = {SlotState::kDone, SlotState::kDone, SlotState::kDone};
-  done.evaluator = done.merger = SlotState::kDone;
   const json& details = verified.details;
-  view["slots"] = SlotsOf(done, details.value("models", json()));
+  view["slots"] = CompletedSlots(details.value("models", json()));
   std::string usage = UsageText(details.value("usage", json()));
   const json attempts = details.value("attempts", json());
   if (attempts.is_object() && attempts.contains("total")) {
@@ -246,8 +250,8 @@ json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
   view["slots"] = SlotsOf(
       have_rows || !facts.progress ? ProgressFromFailure(failure_view, cancelled) : *facts.progress,
       json());
-  const std::string code = Str(failure, "code");
-  const std::string message = Str(failure, "message");
+  const std::string code = StringAt(failure, "code");
+  const std::string message = StringAt(failure, "message");
   if (!cancelled && !code.empty()) view["error"] = code + ": " + message;
   json notes = json::array();
   const std::string who = CancelSourceText(cancelled_by);
@@ -257,7 +261,7 @@ json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
       notes.push_back("Pi cancels active runs when it quits or reloads.");
     }
   }
-  if (Str(failure_view, "summary_status") == "unavailable") {
+  if (StringAt(failure_view, "summary_status") == "unavailable") {
     notes.push_back("The run's failure summary is unavailable: " + message);
   }
   if (!notes.empty()) view["notes"] = notes;
@@ -356,11 +360,11 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
         if (!c.is_object()) continue;
         json positions = json::array();
         for (const json& p : c.value("positions", json::array())) {
-          positions.push_back(Str(p, "candidate_id") + ": " + Str(p, "position"));
+          positions.push_back(StringAt(p, "candidate_id") + ": " + StringAt(p, "position"));
         }
-        conflicts.push_back({{"topic", Str(c, "topic")},
+        conflicts.push_back({{"topic", StringAt(c, "topic")},
                              {"positions", positions},
-                             {"resolution", Str(c, "resolution")}});
+                             {"resolution", StringAt(c, "resolution")}});
       }
       if (!agreements.empty()) out["agreements"] = agreements;
       if (!conflicts.empty()) out["conflicts"] = conflicts;
@@ -381,103 +385,11 @@ json CallView(std::string_view tool, const json& args) {
   json view = {{"title", fusion ? Title(tool.substr(7)) : std::string(tool)}};
   std::string question;
   for (const char* key : {"prompt", "objective", "taskId"}) {
-    question = Str(args, key);
+    question = StringAt(args, key);
     if (!question.empty()) break;
   }
   if (!question.empty()) view["question"] = ShortQuestion(question);
   return view;
-}
-
-json ToolResultView(std::string_view tool, const json& details, const std::string& text,
-                    bool is_error, int64_t now_ms) {
-  const auto note = [](const char* level, const std::string& body) {
-    return json{{"kind", "note"}, {"level", level}, {"text", body}};
-  };
-  if (is_error || (details.is_object() && details.contains("error"))) {
-    // Error texts are already written for people; the code line stays in the content.
-    const size_t cut = text.find("\n(error code:");
-    return note("error", cut == std::string::npos ? text : text.substr(0, cut));
-  }
-  RunFacts facts;
-  facts.run_id = Str(details, "task_id");
-  facts.workflow = Str(details, "workflow");
-  facts.artifact_dir = Str(details, "artifact_dir");
-  if (tool.substr(0, 7) == "fusion_") {
-    if (!details.is_object() || !details.contains("task")) return note("info", text);
-    facts.run_id = Str(details, "run_id");
-    json view = BaseView(facts, "running", "started in the background (" + facts.run_id + ")");
-    view["notes"] =
-        json::array({"You will be notified when it ends. " + std::string(kActiveRunHint)});
-    return view;
-  }
-  if (tool == "bg_kill") {
-    const std::string state = Str(details, "state");
-    return note(state == "running" ? "warning" : "info",
-                state == "running"
-                    ? "Cancellation of " + facts.run_id + " requested; not settled yet."
-                    : "Cancelled " + facts.run_id + " (asked by bg_kill).");
-  }
-  if (tool == "bg_status") {
-    json list = {{"kind", "list"},
-                 {"title", "Fusion runs"},
-                 {"items", json::array()},
-                 {"empty", "No Fusion runs in this session."}};
-    for (const json& row : details.value("tasks", json::array())) {
-      RunFacts r;
-      r.run_id = Str(row, "task_id");
-      r.workflow = Str(row, "workflow");
-      r.description = Str(row, "description");
-      const std::string state = Str(row, "state");
-      const json progress = row.value("progress", json());
-      std::string status = state + " (" + r.run_id + ")";
-      if (progress.is_object() && state == "running") {
-        status = Str(progress, "stage") == "candidates"
-                     ? "candidates " + std::to_string(progress["candidates"].value("done", 0)) +
-                           "/3 done"
-                     : Str(progress, "line");
-        status +=
-            " · " + FormatElapsed(progress.value("elapsed_ms", int64_t{0})) + " (" + r.run_id + ")";
-      }
-      if (!Str(row, "note").empty()) status += " — " + Str(row, "note");
-      json item = BaseView(r, state == "killed" ? "cancelled" : state, status);
-      item.erase("artifacts");
-      list["items"].push_back(item);
-    }
-    return list;
-  }
-  // bg_result
-  const std::string state = Str(details, "state");
-  if (state == "running") {
-    return BaseView(facts, "running", "still running; you will be notified when it ends");
-  }
-  if (state == "completed") {
-    json view = BaseView(facts, "completed", "completed (" + facts.run_id + ")");
-    const json result = details.value("result", json());
-    ProgressSnapshot done;
-    done.candidates = {SlotState::kDone, SlotState::kDone, SlotState::kDone};
-    done.evaluator = done.merger = SlotState::kDone;
-    view["slots"] = SlotsOf(done, result.value("models", json()));
-    const std::string usage = UsageText(details.value("usage", json()));
-    if (!usage.empty()) {
-      view["usage"] =
-          usage + (Str(details, "usage_attached") == "now" ? " (added to this session's usage now)"
-                                                           : " (already in this session's usage)");
-    }
-    const json answer = details.value("answer", json());
-    const std::string bytes =
-        answer.is_object() ? Grouped(answer.value("byte_length", uint64_t{0})) + " bytes, verified"
-                           : "";
-    if (Str(details, "delivery") == "inline") {
-      // The content is the header lines, a blank line, then the answer verbatim.
-      const size_t body = text.find("\n\n");
-      view["answer"] = AnswerView(body == std::string::npos ? "" : text.substr(body + 2), bytes);
-    } else {
-      view["answer"] = AnswerView("Answer file: `" + Str(answer, "path") + "`", bytes);
-    }
-    return view;
-  }
-  const bool cancelled = state == "killed";
-  return FailedView(facts, details, cancelled, CancelSource::kUnknown, now_ms);
 }
 
 }  // namespace pi_fusion::tasks

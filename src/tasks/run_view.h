@@ -7,6 +7,7 @@
 //   list {kind:"list", title, items:[run], empty?}
 //   note {kind:"note", level, text}
 //   call {title, question?}
+// (A tool result's view is built from these in tool_result_view.h.)
 // What the model needs (hashes, "Do not poll.", exact texts) stays in the tool result's content;
 // none of it is copied into a view.
 //
@@ -80,8 +81,15 @@ nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
 // The header of a tool call row, from the tool's (possibly partial) arguments.
 nlohmann::json CallView(std::string_view tool, const nlohmann::json& args);
 
-// The view of a tool result, from the result's details and text.
-nlohmann::json ToolResultView(std::string_view tool, const nlohmann::json& details,
-                              const std::string& text, bool is_error, int64_t now_ms);
+// The pieces the tool-result views (tool_result_view.h) share with the views above.
+// The string at `key` of a JSON object; "" when it is absent or not a string.
+std::string StringAt(const nlohmann::json& object, const char* key);
+// 14210 -> "14,210".
+std::string Grouped(uint64_t n);
+// What every run view starts with: kind, title, state, status, the short question and the
+// artifact directory.
+nlohmann::json BaseView(const RunFacts& facts, std::string_view state, const std::string& status);
+// The five slots of a completed run, all done, with the models of result details' `models`.
+nlohmann::json CompletedSlots(const nlohmann::json& models);
 
 }  // namespace pi_fusion::tasks

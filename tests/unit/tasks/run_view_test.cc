@@ -1,6 +1,6 @@
 // The view data of run_view.h: what the person reads for a completed, running, failed and
-// cancelled run, the candidates of a finished run (and when its artifacts are gone), tool calls
-// and tool results. Nothing the model needs (hashes, "Do not poll.") appears in a view.
+// cancelled run, the candidates of a finished run (and when its artifacts are gone) and tool
+// calls. Nothing the model needs (hashes, "Do not poll.") appears in a view.
 #include "tasks/run_view.h"
 
 #include <unistd.h>
@@ -221,88 +221,4 @@ TEST_CASE("tool call headers: the workflow and a short question, or the tool and
         json{{"title", "bg_result"}, {"question", "reason-01"}});
   CHECK(CallView("bg_status", json::object()) == json{{"title", "bg_status"}});
   CHECK(CallView("fusion_reason", nullptr) == json{{"title", "fusion reason"}});  // partial args
-}
-
-TEST_CASE("tool results: launch, status list, kill, completed and failed bg_result, errors") {
-  const std::string dir = "/w/.pi/fusion/s-1/" + std::string(kRun);
-  const json launch = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
-                       {"task", {{"id", kRun}}},
-                       {"run_id", kRun},
-                       {"workflow", "reason"},
-                       {"artifact_dir", dir}};
-  const json started =
-      ToolResultView("fusion_reason", launch, "Started … Do not poll.", false, kStart);
-  CHECK(started["state"] == "running");
-  CHECK(started["status"] == "started in the background (" + std::string(kRun) + ")");
-  CHECK_FALSE(MentionsModelText(started));
-  CHECK(ToolResultView("fusion_reason", json::object(), "fusion reason: preflight (routes)", false,
-                       kStart) ==
-        json{{"kind", "note"}, {"level", "info"}, {"text", "fusion reason: preflight (routes)"}});
-
-  CHECK(ToolResultView("bg_result", {{"error", {{"code", "invalid_arguments"}}}},
-                       "Unknown background task ID: x\n(error code: invalid_arguments)", true,
-                       kStart) ==
-        json{{"kind", "note"}, {"level", "error"}, {"text", "Unknown background task ID: x"}});
-
-  const json progress = {{"stage", "candidates"},
-                         {"candidates", {{"done", 2}}},
-                         {"elapsed_ms", 42'000},
-                         {"line", "candidates 2/3 complete"}};
-  const json status = ToolResultView("bg_status",
-                                     {{"tasks",
-                                       {{{"task_id", kRun},
-                                         {"state", "running"},
-                                         {"workflow", "reason"},
-                                         {"description", "Why?"},
-                                         {"progress", progress}},
-                                        {{"task_id", "research-01"},
-                                         {"state", "killed"},
-                                         {"workflow", "research"},
-                                         {"description", "Where?"}}}}},
-                                     "…", false, kStart);
-  CHECK(status["kind"] == "list");
-  CHECK(status["items"][0]["status"] == "candidates 2/3 done · 0:42 (" + std::string(kRun) + ")");
-  CHECK(status["items"][0]["question"] == "Why?");
-  CHECK(status["items"][1]["state"] == "cancelled");
-  CHECK(ToolResultView("bg_status", {{"tasks", json::array()}}, "", false, kStart)["items"] ==
-        json::array());
-
-  CHECK(ToolResultView("bg_kill", {{"task_id", kRun}, {"state", "killed"}}, "killed …", false,
-                       kStart)["text"] ==
-        "Cancelled " + std::string(kRun) + " (asked by bg_kill).");
-
-  const std::string text = "Fusion " + std::string(kRun) +
-                           " completed (reason).\nAnswer: 9 bytes, sha256:abc (verified).\n"
-                           "Artifacts: " +
-                           dir + "\nUsage: …\n\n# Answer\n";
-  const json completed = ToolResultView(
-      "bg_result",
-      {{"schema_version", "pi-background-tasks.fusion-result-view.v1"},
-       {"task_id", kRun},
-       {"state", "completed"},
-       {"delivery", "inline"},
-       {"workflow", "reason"},
-       {"artifact_dir", dir},
-       {"answer", {{"byte_length", 9}, {"sha256", "sha256:abc"}}},
-       {"usage", Usage()},
-       {"usage_attached", "now"},
-       {"result",
-        {{"models",
-          {{"candidates", {"a/1", "b/2", "c/3"}}, {"evaluator", "e/4"}, {"merger", "m/5"}}}}}},
-      text, false, kStart);
-  CHECK(completed["answer"]["markdown"] == "# Answer\n");
-  CHECK(completed["answer"]["note"] == "9 bytes, verified");
-  CHECK(completed["usage"] == "14,210 tokens · $0.0123 (added to this session's usage now)");
-  CHECK(completed["slots"][4]["model"] == "m/5");
-  CHECK_FALSE(MentionsModelText(completed));
-
-  const json killed = ToolResultView(
-      "bg_result",
-      {{"task_id", kRun},
-       {"state", "killed"},
-       {"workflow", "reason"},
-       {"artifact_dir", dir},
-       {"failure", {{"code", "child_cancelled"}, {"message", "cancelled by bg_kill"}}}},
-      "…", false, kStart);
-  CHECK(killed["state"] == "cancelled");
 }

@@ -1,0 +1,128 @@
+#include "tasks/tool_result_view.h"
+
+#include "tasks/run_view.h"
+
+namespace pi_fusion::tasks {
+namespace {
+
+using nlohmann::json;
+
+json Note(const char* level, const std::string& text) {
+  return json{{"kind", "note"}, {"level", level}, {"text", text}};
+}
+
+// The run a bg_* result speaks of.
+RunFacts FactsOf(const json& details) {
+  RunFacts facts;
+  facts.run_id = StringAt(details, "task_id");
+  facts.workflow = StringAt(details, "workflow");
+  facts.artifact_dir = StringAt(details, "artifact_dir");
+  return facts;
+}
+
+// A failed call of any tool. Error texts are already written for people; the code line stays in
+// the content.
+json ErrorView(const std::string& text) {
+  const size_t cut = text.find("\n(error code:");
+  return Note("error", cut == std::string::npos ? text : text.substr(0, cut));
+}
+
+// fusion_*: the launch receipt; before it, the preflight update line as it is.
+json LaunchView(const json& details, const std::string& text) {
+  if (!details.is_object() || !details.contains("task")) return Note("info", text);
+  RunFacts facts = FactsOf(details);
+  facts.run_id = StringAt(details, "run_id");
+  json view = BaseView(facts, "running", "started in the background (" + facts.run_id + ")");
+  view["notes"] =
+      json::array({"You will be notified when it ends. " + std::string(kActiveRunHint)});
+  return view;
+}
+
+json KillView(const json& details) {
+  const std::string run_id = StringAt(details, "task_id");
+  const std::string state = StringAt(details, "state");
+  return Note(state == "running" ? "warning" : "info",
+              state == "running" ? "Cancellation of " + run_id + " requested; not settled yet."
+                                 : "Cancelled " + run_id + " (asked by bg_kill).");
+}
+
+// One row of bg_status's `details.tasks`.
+json StatusItem(const json& row) {
+  RunFacts r;
+  r.run_id = StringAt(row, "task_id");
+  r.workflow = StringAt(row, "workflow");
+  r.description = StringAt(row, "description");
+  const std::string state = StringAt(row, "state");
+  const json progress = row.value("progress", json());
+  std::string status = state + " (" + r.run_id + ")";
+  if (progress.is_object() && state == "running") {
+    status =
+        StringAt(progress, "stage") == "candidates"
+            ? "candidates " + std::to_string(progress["candidates"].value("done", 0)) + "/3 done"
+            : StringAt(progress, "line");
+    status +=
+        " · " + FormatElapsed(progress.value("elapsed_ms", int64_t{0})) + " (" + r.run_id + ")";
+  }
+  if (!StringAt(row, "note").empty()) status += " — " + StringAt(row, "note");
+  json item = BaseView(r, state == "killed" ? "cancelled" : state, status);
+  item.erase("artifacts");
+  return item;
+}
+
+json StatusListView(const json& details) {
+  json list = {{"kind", "list"},
+               {"title", "Fusion runs"},
+               {"items", json::array()},
+               {"empty", "No Fusion runs in this session."}};
+  for (const json& row : details.value("tasks", json::array())) {
+    list["items"].push_back(StatusItem(row));
+  }
+  return list;
+}
+
+json CompletedResultView(const json& details, const std::string& text, const RunFacts& facts) {
+  json view = BaseView(facts, "completed", "completed (" + facts.run_id + ")");
+  const json result = details.value("result", json());
+  view["slots"] = CompletedSlots(result.value("models", json()));
+  const std::string usage = UsageText(details.value("usage", json()));
+  if (!usage.empty()) {
+    view["usage"] = usage + (StringAt(details, "usage_attached") == "now"
+                                 ? " (added to this session's usage now)"
+                                 : " (already in this session's usage)");
+  }
+  const json answer = details.value("answer", json());
+  const std::string bytes =
+      answer.is_object() ? Grouped(answer.value("byte_length", uint64_t{0})) + " bytes, verified"
+                         : "";
+  if (StringAt(details, "delivery") == "inline") {
+    // The content is the header lines, a blank line, then the answer verbatim.
+    const size_t body = text.find("\n\n");
+    view["answer"] = AnswerView(body == std::string::npos ? "" : text.substr(body + 2), bytes);
+  } else {
+    view["answer"] = AnswerView("Answer file: `" + StringAt(answer, "path") + "`", bytes);
+  }
+  return view;
+}
+
+json BgResultView(const json& details, const std::string& text, int64_t now_ms) {
+  const RunFacts facts = FactsOf(details);
+  const std::string state = StringAt(details, "state");
+  if (state == "running") {
+    return BaseView(facts, "running", "still running; you will be notified when it ends");
+  }
+  if (state == "completed") return CompletedResultView(details, text, facts);
+  return FailedView(facts, details, state == "killed", CancelSource::kUnknown, now_ms);
+}
+
+}  // namespace
+
+json ToolResultView(std::string_view tool, const json& details, const std::string& text,
+                    bool is_error, int64_t now_ms) {
+  if (is_error || (details.is_object() && details.contains("error"))) return ErrorView(text);
+  if (tool.substr(0, 7) == "fusion_") return LaunchView(details, text);
+  if (tool == "bg_kill") return KillView(details);
+  if (tool == "bg_status") return StatusListView(details);
+  return BgResultView(details, text, now_ms);
+}
+
+}  // namespace pi_fusion::tasks
