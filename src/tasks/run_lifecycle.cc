@@ -92,6 +92,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
 
   TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
                 description,          source,        run->store->run_dir()};
+  task.question = description;  // the description is the request's prompt or objective
   task.progress.started_ms = ToEpochMs(seams.clock->WallNow());
   tasks.Add(task, cancel);
   sink.Launched(Receipt(*run, task));

@@ -39,25 +39,6 @@ json SlotsOf(const ProgressSnapshot& p, const json& models) {
   return slots;
 }
 
-// The person's question: a task's description is its canonical request (JSON, possibly cut at
-// 240 characters); the prompt or objective in it reads better than the JSON.
-std::string QuestionOf(const std::string& description) {
-  for (const char* key : {"\"prompt\":\"", "\"objective\":\""}) {
-    const size_t at = description.find(key);
-    if (at == std::string::npos) continue;
-    const json whole = json::parse(description, nullptr, /*allow_exceptions=*/false);
-    const std::string field = std::string(key).substr(1, std::string(key).size() - 4);
-    if (whole.is_object() && whole.contains(field) && whole[field].is_string()) {
-      return whole[field].get<std::string>();
-    }
-    // Cut: take the string's text up to the cut, unescaping nothing but quotes.
-    std::string text = description.substr(at + std::string(key).size());
-    const size_t end = text.find("\",\"");
-    return end == std::string::npos ? text : text.substr(0, end);
-  }
-  return description;
-}
-
 // Per-slot states from a failure view's attempt rows (the latest attempt of each slot wins).
 ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
   ProgressSnapshot p;
@@ -122,8 +103,7 @@ std::string Grouped(uint64_t n) {
 json BaseView(const RunFacts& facts, std::string_view state, const std::string& status) {
   json view = {
       {"kind", "run"}, {"title", Title(facts.workflow)}, {"state", state}, {"status", status}};
-  const std::string question = QuestionOf(facts.description);
-  if (!question.empty()) view["question"] = ShortQuestion(question);
+  if (!facts.question.empty()) view["question"] = ShortQuestion(facts.question);
   if (!facts.artifact_dir.empty()) view["artifacts"] = {{"dir", facts.artifact_dir}};
   return view;
 }
@@ -272,7 +252,7 @@ json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
 }
 
 json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms) {
-  RunFacts facts{task.id, task.workflow, task.description, task.artifact_dir, task.progress};
+  RunFacts facts{task.id, task.workflow, task.question, task.artifact_dir, task.progress};
   if (task.state == TaskState::kCompleted) {
     Result<store::VerifiedResult> verified =
         store::VerifyCompletedRun(fs, task.artifact_dir, task.id);

@@ -47,7 +47,7 @@ inline constexpr char kActiveRunsHint[] =
 struct RunFacts {
   std::string run_id;
   std::string workflow;
-  std::string description;  // the request, whitespace-collapsed
+  std::string question;  // what the person asked (TaskInfo::question); "" shows none
   std::string artifact_dir;
   std::optional<ProgressSnapshot> progress;  // known while this process saw the run
 };

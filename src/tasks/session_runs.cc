@@ -25,6 +25,7 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   task.artifact_dir = run.run_dir;
   task.source = std::string(store::RunSourceName(run.manifest->source));
   task.description = run.question;
+  task.question = run.question;
   const std::string state = run.State();
   if (state == "completed") {
     task.state = TaskState::kCompleted;

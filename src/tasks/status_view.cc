@@ -45,6 +45,7 @@ StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>
         {"workflow", task.workflow},
         {"label", task.label},
         {"description", task.description},
+        {"question", task.question},
         {"artifact_dir", task.artifact_dir},
         {"progress", is_live ? ProgressJson(task.progress, task.id, task.workflow, now_ms)
                              : nlohmann::json(nullptr)}};

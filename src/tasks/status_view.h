@@ -27,8 +27,8 @@ TaskLookup ResolveLiveOrEarlier(const TaskRegistry& live, const std::vector<Task
 
 struct StatusView {
   std::string text;
-  nlohmann::json details;  // {tasks: [{task_id, state, workflow, label, description, artifact_dir,
-                           //           progress|null[, note]}]}
+  nlohmann::json details;  // {tasks: [{task_id, state, workflow, label, description, question,
+                           //           artifact_dir, progress|null[, note]}]}
 };
 // The rows of `tasks` (a task is live when `live` resolves it) at `now_ms`.
 StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>& tasks,

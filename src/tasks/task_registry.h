@@ -29,6 +29,10 @@ struct TaskInfo {
   std::string description;  // the request, whitespace-collapsed, cut to 240 characters
   std::string source;       // "tool" | "command"
   std::string artifact_dir;
+  // What the person asked, for the views: the request's prompt (reason) or objective (the others)
+  // in the description's words; for a run read from disk, its first line. Never parsed back out of
+  // the description, whose form is the contract's (and was the request's JSON in older versions).
+  std::string question;
   TaskState state = TaskState::kRunning;
   std::string last_progress;  // the newest progress line
   std::string terminal_text;  // set when the task ends

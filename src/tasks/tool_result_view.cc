@@ -46,12 +46,34 @@ json KillView(const json& details) {
                                  : "Cancelled " + run_id + " (asked by bg_kill).");
 }
 
+// The question of a bg_status row from before rows carried `question`: older versions described
+// a task by its canonical request JSON (possibly cut at 240 characters), so the prompt or
+// objective is dug out of that text; a plain description is the question itself.
+std::string QuestionOfOldRow(const std::string& description) {
+  for (const char* key : {"\"prompt\":\"", "\"objective\":\""}) {
+    const size_t at = description.find(key);
+    if (at == std::string::npos) continue;
+    const json whole = json::parse(description, nullptr, /*allow_exceptions=*/false);
+    const std::string field = std::string(key).substr(1, std::string(key).size() - 4);
+    if (whole.is_object() && whole.contains(field) && whole[field].is_string()) {
+      return whole[field].get<std::string>();
+    }
+    // Cut: take the string's text up to the cut, unescaping nothing but quotes.
+    std::string text = description.substr(at + std::string(key).size());
+    const size_t end = text.find("\",\"");
+    return end == std::string::npos ? text : text.substr(0, end);
+  }
+  return description;
+}
+
 // One row of bg_status's `details.tasks`.
 json StatusItem(const json& row) {
   RunFacts r;
   r.run_id = StringAt(row, "task_id");
   r.workflow = StringAt(row, "workflow");
-  r.description = StringAt(row, "description");
+  r.question = row.is_object() && row.contains("question")
+                   ? StringAt(row, "question")
+                   : QuestionOfOldRow(StringAt(row, "description"));
   const std::string state = StringAt(row, "state");
   const json progress = row.value("progress", json());
   std::string status = state + " (" + r.run_id + ")";

@@ -30,6 +30,8 @@ TEST_CASE("RunLifecycle: a clean run commits a verified answer, the receipt comi
   REQUIRE(task.ok());
   CHECK(task->state == tasks::TaskState::kCompleted);
   CHECK(task->description == "What is 2 + 2?");
+  CHECK(task->question == "What is 2 + 2?");
+  CHECK(h.sink.terminal->view["question"] == "What is 2 + 2?");
 }
 
 TEST_CASE("RunLifecycle: a failing candidate cancels its siblings at once (fail fast)",
@@ -136,6 +138,7 @@ TEST_CASE("RunLifecycle: the task description is the request text, whitespace-co
   CHECK(description.size() == 240);
   CHECK(description.find("  ") == std::string::npos);
   CHECK(h.registry.Resolve(h.sink.launch.run_id)->description == description);
+  CHECK(h.registry.Resolve(h.sink.launch.run_id)->question == description);
 }
 
 TEST_CASE("RunLifecycle: a failure notice says what each child did and the usage so far",

@@ -24,8 +24,7 @@ RunFacts Facts() {
   RunFacts f;
   f.run_id = kRun;
   f.workflow = "reason";
-  f.description =
-      "How should we migrate the run store to the new manifest version without downtime?";
+  f.question = "How should we migrate the run store to the new manifest version without downtime?";
   f.artifact_dir = "/w/.pi/fusion/s-1/" + std::string(kRun);
   return f;
 }
@@ -91,15 +90,32 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   CHECK_FALSE(MentionsModelText(view));
 }
 
-TEST_CASE("the question is the request's prompt or objective, not its JSON") {
+TEST_CASE("the question is the task's own field, never dug out of its description") {
+  // The request JSON an older version described a task by, cut at 240 characters in the middle
+  // of the prompt: the view shows the question the task carries, not the description's text.
+  const std::string prompt =
+      "Why is the sky blue at noon but red at dusk, and what does "
+      "Rayleigh scattering have to do with it?";
+  TaskInfo task{kRun,
+                "reason",
+                "fusion reason",
+                TaskDescription(R"({"prompt":")" + prompt + std::string(200, 'x') + R"("})"),
+                "tool",
+                "/nonexistent/.pi/fusion/s-1/" + std::string(kRun)};
+  REQUIRE(task.description.size() == 240);
+  task.question = prompt;
+  task.state = TaskState::kFailed;
+  CHECK(TerminalRunView(PosixFileSystem(), task, kStart)["question"] == ShortQuestion(prompt));
+  CHECK(ShortQuestion(prompt) ==
+        "Why is the sky blue at noon but red at dusk, and what does Rayleigh scat…");
+
+  // A description that merely looks like JSON is not read either.
   RunFacts facts = Facts();
-  facts.description = R"({"prompt":"Why is the sky blue?"})";
-  CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] == "Why is the sky blue?");
-  facts.description = R"({"background":[],"deliverable":"d","objective":"Find the leak"})";
-  CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] == "Find the leak");
-  facts.description = R"({"prompt":"a long prompt cut at 240 charac)";
+  facts.question = R"(Explain {"prompt":"x","y":1} in JSON)";
   CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] ==
-        "a long prompt cut at 240 charac");
+        R"(Explain {"prompt":"x","y":1} in JSON)");
+  facts.question = "";
+  CHECK_FALSE(RunningView(facts, ProgressSnapshot{}, kStart).contains("question"));
 }
 
 TEST_CASE("a short answer's preview is the answer; a single huge line is cut in UTF-8") {

@@ -53,6 +53,17 @@ TEST_CASE("StatusView: a live run shows its stage and elapsed time, an earlier o
   CHECK_FALSE(rows[1].contains("note"));
 }
 
+TEST_CASE("StatusView: each row carries the task's question beside its description") {
+  TaskRegistry live;
+  TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
+  earlier.question = "Why is the sky blue?";
+  TaskInfo unknown = Task(kLive, TaskState::kFailed);  // a run whose request could not be read
+  const nlohmann::json rows = BuildStatusView(live, {earlier, unknown}, kStart).details.at("tasks");
+  CHECK(rows[0].at("question") == "Why is the sky blue?");
+  CHECK(rows[0].at("description") == "d");
+  CHECK(rows[1].at("question") == "");
+}
+
 TEST_CASE("ResolveLiveOrEarlier: live first, then earlier; unknown is the registry's error") {
   TaskRegistry live;
   AddLive(live);

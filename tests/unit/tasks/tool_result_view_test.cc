@@ -111,3 +111,43 @@ TEST_CASE("tool results: launch, status list, kill, completed and failed bg_resu
       "…", false, kStart);
   CHECK(killed["state"] == "cancelled");
 }
+
+TEST_CASE("bg_status rows: the question each row carries, even beside a cut JSON description") {
+  const std::string prompt =
+      "How should we migrate the run store to the new manifest version without downtime?";
+  const json row = {{"task_id", kRun},
+                    {"state", "completed"},
+                    {"workflow", "reason"},
+                    {"description", R"({"prompt":"How should we migrate the run st)"},
+                    {"question", prompt}};
+  const json list = ToolResultView("bg_status", {{"tasks", {row}}}, "…", false, kStart);
+  CHECK(list["items"][0]["question"] ==
+        "How should we migrate the run store to the new manifest version without…");
+  // A row that carries no question (an earlier run whose request could not be read) shows none,
+  // whatever its description says.
+  json bare = row;
+  bare["question"] = "";
+  CHECK_FALSE(
+      ToolResultView("bg_status", {{"tasks", {bare}}}, "…", false, kStart)["items"][0].contains(
+          "question"));
+}
+
+TEST_CASE(
+    "bg_status rows from before rows carried a question: the prompt or objective in the "
+    "description's JSON") {
+  const auto question_of = [](const std::string& description) {
+    const json row = {{"task_id", kRun},
+                      {"state", "completed"},
+                      {"workflow", "reason"},
+                      {"description", description}};
+    return ToolResultView("bg_status", {{"tasks", {row}}}, "…", false, kStart)["items"][0].value(
+        "question", json());
+  };
+  CHECK(question_of(R"({"prompt":"Why is the sky blue?"})") == "Why is the sky blue?");
+  CHECK(question_of(R"({"background":[],"deliverable":"d","objective":"Find the leak"})") ==
+        "Find the leak");
+  CHECK(question_of(R"({"prompt":"a long prompt cut at 240 charac)") ==
+        "a long prompt cut at 240 charac");
+  CHECK(question_of("Why?") == "Why?");  // a description that is the request text itself
+  CHECK(question_of("").is_null());
+}
