@@ -11,7 +11,11 @@ std::string InternalErrorText(std::string_view tool) {
 }
 
 std::string ToolErrorText(const Status& status) {
-  return status.message() + "\n(error code: " + status.code() + ")";
+  return status.message() + ErrorCodeLine(status.code());
+}
+
+std::string ErrorCodeLine(std::string_view code) {
+  return "\n(error code: " + std::string(code) + ")";
 }
 
 }  // namespace pi_fusion::tasks

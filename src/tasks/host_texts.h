@@ -45,6 +45,9 @@ std::string InternalErrorText(std::string_view tool);
 
 // A failed tool call's text for the model: the message, then the code on a line of its own.
 std::string ToolErrorText(const Status& status);
+// That last line, "\n(error code: <code>)", which every error text for the model ends with (a
+// failed launch's too). Views drop it: the code is for the model, the rest for the person.
+std::string ErrorCodeLine(std::string_view code);
 
 // What a collapsed run view's key hint says its key does ("<key> to expand").
 inline constexpr char kExpandHintText[] = "to expand";

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "config/route_admission.h"
+#include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 #include "workflow/child_wrapper.h"
 
@@ -86,7 +87,7 @@ LaunchReport FailedLaunch(const workflow::PreflightFailure& failure) {
   launch.receipt_text =
       "Fusion failed (stage=preflight, slot=none, attempt=none): " + failure.status.message() +
       (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
-      "\n(error code: " + failure.status.code() + ")";
+      ErrorCodeLine(failure.status.code());
   launch.details = {
       {"error", {{"code", failure.status.code()}, {"message", failure.status.message()}}}};
   if (!failure.artifact_dir.empty()) launch.details["artifact_dir"] = failure.artifact_dir;

@@ -68,17 +68,20 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
   // A candidate that tried to read past the walls is said here, not only in the details.
   const std::string refusals =
       workflow::RefusalsText(verified->details.value("tool_refusals", json()));
-  view.text = "Fusion " + task.id + " completed (" + task.workflow +
-              ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
-              verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
-              UsageLine(verified->usage, attachment, why) +
-              (refusals.empty() ? "" : "\n" + refusals) + "\n\n" +
-              (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
+  const std::string head = "Fusion " + task.id + " completed (" + task.workflow +
+                           ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) +
+                           " bytes, " + verified->merged_ref.sha256 +
+                           " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
+                           UsageLine(verified->usage, attachment, why) +
+                           (refusals.empty() ? "" : "\n" + refusals) + "\n\n";
+  view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
   view.details["answer"] = {{"present", true},
                             {"path", verified->merged_path},
                             {"byte_length", verified->merged_ref.byte_length},
                             {"sha256", verified->merged_ref.sha256}};
+  // Where the answer starts in the text (bytes), so a view takes it from there.
+  if (inline_delivery) view.details["answer"]["text_offset"] = head.size();
   view.details["usage"] = store::UsageToJson(verified->usage);
   view.details["usage_attached"] = attachment == Attachment::kNow       ? "now"
                                    : attachment == Attachment::kAlready ? "already"

@@ -26,6 +26,8 @@ inline constexpr char kResultViewSchema[] = "pi-background-tasks.fusion-result-v
 
 struct ResultView {
   std::string text;
+  // fusion-result-view.v1. A completed run's `answer` is {present, path, byte_length, sha256}
+  // and, delivered inline, `text_offset`: the byte in `text` where the answer starts.
   nlohmann::json details;
   // Pi Usage to attach to the tool result: set only on the first successful retrieval.
   std::optional<nlohmann::json> attach_usage;

@@ -1,5 +1,6 @@
 #include "tasks/tool_result_view.h"
 
+#include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::tasks {
@@ -21,8 +22,14 @@ RunFacts FactsOf(const json& details) {
 }
 
 // A failed call of any tool. Error texts are already written for people; the code line stays in
-// the content.
-json ErrorView(const std::string& text) {
+// the content. The details name the code, so that line is known exactly; a result without them
+// (a call Pi failed before the plugin answered it) is cut at its first code line.
+json ErrorView(const json& details, const std::string& text) {
+  const json error = details.is_object() ? details.value("error", json()) : json();
+  const std::string code = StringAt(error, "code");
+  if (const std::string line = ErrorCodeLine(code); !code.empty() && text.ends_with(line)) {
+    return Note("error", text.substr(0, text.size() - line.size()));
+  }
   const size_t cut = text.find("\n(error code:");
   return Note("error", cut == std::string::npos ? text : text.substr(0, cut));
 }
@@ -102,6 +109,18 @@ json StatusListView(const json& details) {
   return list;
 }
 
+// The answer a completed bg_result delivered inline: its text from `answer.text_offset`. Results
+// from before that key are the header lines, a blank line, then the answer verbatim.
+std::string InlineAnswer(const json& answer, const std::string& text) {
+  const json offset = answer.is_object() ? answer.value("text_offset", json()) : json();
+  if (offset.is_number_integer() && offset.get<int64_t>() >= 0 &&
+      offset.get<uint64_t>() <= text.size()) {
+    return text.substr(offset.get<size_t>());
+  }
+  const size_t body = text.find("\n\n");
+  return body == std::string::npos ? "" : text.substr(body + 2);
+}
+
 json CompletedResultView(const json& details, const std::string& text, const RunFacts& facts) {
   json view = BaseView(facts, "completed", "completed (" + facts.run_id + ")");
   const json result = details.value("result", json());
@@ -117,9 +136,7 @@ json CompletedResultView(const json& details, const std::string& text, const Run
       answer.is_object() ? Grouped(answer.value("byte_length", uint64_t{0})) + " bytes, verified"
                          : "";
   if (StringAt(details, "delivery") == "inline") {
-    // The content is the header lines, a blank line, then the answer verbatim.
-    const size_t body = text.find("\n\n");
-    view["answer"] = AnswerView(body == std::string::npos ? "" : text.substr(body + 2), bytes);
+    view["answer"] = AnswerView(InlineAnswer(answer, text), bytes);
   } else {
     view["answer"] = AnswerView("Answer file: `" + StringAt(answer, "path") + "`", bytes);
   }
@@ -140,7 +157,9 @@ json BgResultView(const json& details, const std::string& text, int64_t now_ms) 
 
 json ToolResultView(std::string_view tool, const json& details, const std::string& text,
                     bool is_error, int64_t now_ms) {
-  if (is_error || (details.is_object() && details.contains("error"))) return ErrorView(text);
+  if (is_error || (details.is_object() && details.contains("error"))) {
+    return ErrorView(details, text);
+  }
   if (tool.substr(0, 7) == "fusion_") return LaunchView(details, text);
   if (tool == "bg_kill") return KillView(details);
   if (tool == "bg_status") return StatusListView(details);

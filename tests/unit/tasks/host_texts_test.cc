@@ -27,6 +27,7 @@ TEST_CASE("command texts: descriptions, usage and mode errors", "[texts]") {
 TEST_CASE("tool error texts: message, then the code on its own line", "[texts]") {
   CHECK(ToolErrorText(Status::Error(kInvalidArguments, "prompt must not be blank")) ==
         "prompt must not be blank\n(error code: invalid_arguments)");
+  CHECK(ErrorCodeLine(kInvalidArguments) == "\n(error code: invalid_arguments)");
   CHECK(std::string(kSessionShuttingDownText) == "the Pi session is shutting down");
   CHECK(InternalErrorText("fusion_reason") == "internal error while handling fusion_reason");
 }

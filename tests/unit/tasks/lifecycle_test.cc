@@ -4,6 +4,8 @@
 
 #include "lifecycle_harness.h"
 #include "store/constants.h"
+#include "tasks/result_view.h"
+#include "tasks/tool_result_view.h"
 
 using namespace pi_fusion;
 using namespace std::chrono_literals;
@@ -226,4 +228,33 @@ TEST_CASE("RunLifecycle: a relative PI_FUSION_CHILD_WRAPPER is refused before an
   CHECK(h.sink.launch.artifact_dir.empty());
   CHECK_FALSE(store::testing::Exists(h.dir.path() + "/.pi"));
   CHECK(h.launcher.started().empty());
+}
+
+TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, whatever it holds",
+          "[tasks][lifecycle]") {
+  Script script;
+  script.merger = "# Four\n\nThe answer is four.\n(error code: none) is not an error.";
+  Harness h(script);
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  Result<tasks::TaskInfo> task = h.registry.Resolve(h.sink.launch.run_id);
+  REQUIRE(task.ok());
+  Result<tasks::ResultView> result =
+      tasks::BuildResultView(PosixFileSystem(), *task, tasks::Delivery::kInline);
+  REQUIRE(result.ok());
+  const nlohmann::json& answer = result->details["answer"];
+  REQUIRE(answer.contains("text_offset"));
+  CHECK(result->text.substr(answer["text_offset"].get<size_t>()) == script.merger);
+  const nlohmann::json view =
+      tasks::ToolResultView("bg_result", result->details, result->text, false, 0);
+  CHECK(view["answer"]["markdown"] == script.merger);
+
+  // Delivered as a file, the text holds no answer and the details no offset.
+  Result<tasks::ResultView> file =
+      tasks::BuildResultView(PosixFileSystem(), *task, tasks::Delivery::kArtifact);
+  REQUIRE(file.ok());
+  CHECK_FALSE(file->details["answer"].contains("text_offset"));
+  CHECK(tasks::ToolResultView("bg_result", file->details, file->text, false,
+                              0)["answer"]["markdown"] ==
+        "Answer file: `" + file->details["answer"]["path"].get<std::string>() + "`");
 }

@@ -5,7 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "tasks/host_texts.h"
+#include "tasks/lifecycle_texts.h"
+
 using nlohmann::json;
+using namespace pi_fusion;
 using namespace pi_fusion::tasks;
 
 namespace {
@@ -18,6 +22,27 @@ json Usage() {
       {"input", 12000},       {"output", 2210},
       {"cacheRead", 0},       {"cacheWrite", 0},
       {"totalTokens", 14210}, {"cost", {{"input", 0.01}, {"output", 0.0023}, {"total", 0.0123}}}};
+}
+
+// A completed bg_result's details as BuildResultView writes them, without `answer.text_offset`
+// when `offset` is negative (a result from before that key).
+json CompletedDetails(const std::string& answer, long offset) {
+  json details = {{"schema_version", "pi-background-tasks.fusion-result-view.v1"},
+                  {"task_id", kRun},
+                  {"state", "completed"},
+                  {"delivery", "inline"},
+                  {"workflow", "reason"},
+                  {"artifact_dir", "/w/run"},
+                  {"answer",
+                   {{"present", true},
+                    {"path", "/w/run/merged.md"},
+                    {"byte_length", answer.size()},
+                    {"sha256", "sha256:abc"}}},
+                  {"usage", Usage()},
+                  {"usage_attached", "already"},
+                  {"result", json::object()}};
+  if (offset >= 0) details["answer"]["text_offset"] = offset;
+  return details;
 }
 
 bool MentionsModelText(const json& view) {
@@ -150,4 +175,65 @@ TEST_CASE(
         "a long prompt cut at 240 charac");
   CHECK(question_of("Why?") == "Why?");  // a description that is the request text itself
   CHECK(question_of("").is_null());
+}
+
+TEST_CASE("bg_result inline: the answer from where the details say it starts, whatever it holds") {
+  const std::string answer =
+      "# Answer\n\nFirst paragraph.\n\nThe log said:\n(error code: child_timeout)\nand more.\n";
+  // A header line that itself holds a blank line: only the offset finds the answer.
+  const std::string head = "Fusion " + std::string(kRun) +
+                           " completed (reason).\nArtifacts: /w/run\nUsage: …\n\nCandidate 2 had "
+                           "1 tool call refused.\n\n";
+  const json view = ToolResultView("bg_result", CompletedDetails(answer, long(head.size())),
+                                   head + answer, false, kStart);
+  CHECK(view["answer"]["markdown"] == answer);
+  CHECK(view["answer"]["note"] == std::to_string(answer.size()) + " bytes, verified");
+  CHECK(view["state"] == "completed");
+
+  // An offset past the text (a text Pi did not keep whole) reads as an old result.
+  const std::string text = "Fusion … completed.\nUsage: …\n\n" + answer;
+  CHECK(ToolResultView("bg_result", CompletedDetails(answer, 100'000), text, false,
+                       kStart)["answer"]["markdown"] == answer);
+}
+
+TEST_CASE(
+    "bg_result inline from before answer.text_offset: the answer after the first blank line") {
+  const std::string answer = "# Answer\n\nTwo paragraphs.\n(error code: not_an_error)\n";
+  const std::string text = "Fusion " + std::string(kRun) +
+                           " completed (reason).\nAnswer: 9 bytes, sha256:abc (verified).\n"
+                           "Artifacts: /w/run\nUsage: …\n\n" +
+                           answer;
+  const json view = ToolResultView("bg_result", CompletedDetails(answer, -1), text, false, kStart);
+  CHECK(view["answer"]["markdown"] == answer);
+  CHECK(view["usage"] == "14,210 tokens · $0.0123 (already in this session's usage)");
+}
+
+TEST_CASE("error notes: the text without its code line, known exactly from the details' code") {
+  // A message that quotes an error text of its own keeps it.
+  const Status quoting = Status::Error(
+      "evaluation_invalid", "the evaluator wrote \"x\n(error code: y)\" instead of JSON");
+  CHECK(ToolResultView("bg_result",
+                       {{"error", {{"code", quoting.code()}, {"message", quoting.message()}}}},
+                       ToolErrorText(quoting), true, kStart) ==
+        json{{"kind", "note"}, {"level", "error"}, {"text", quoting.message()}});
+
+  // A failed launch: its text for people is the failure line and the artifacts, not only the
+  // message the details carry.
+  const LaunchReport failed = FailedLaunch({Status::Error("model_unavailable", "no current model"),
+                                            "/w/.pi/fusion/s-1/" + std::string(kRun)});
+  CHECK(failed.receipt_text ==
+        "Fusion failed (stage=preflight, slot=none, attempt=none): no current model\n"
+        "Artifacts: /w/.pi/fusion/s-1/" +
+            std::string(kRun) + "\n(error code: model_unavailable)");
+  CHECK(
+      ToolResultView("fusion_reason", failed.details, failed.receipt_text, false, kStart)["text"] ==
+      "Fusion failed (stage=preflight, slot=none, attempt=none): no current model\n"
+      "Artifacts: /w/.pi/fusion/s-1/" +
+          std::string(kRun));
+
+  // Without details (a call Pi failed itself, or an old result): cut at the first code line.
+  CHECK(ToolResultView("bg_status", json::object(), "bad taskId\n(error code: invalid_arguments)",
+                       true, kStart)["text"] == "bad taskId");
+  CHECK(ToolResultView("bg_status", json::object(), "plain failure", true, kStart)["text"] ==
+        "plain failure");
 }
