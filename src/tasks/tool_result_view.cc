@@ -23,7 +23,7 @@ RunFacts FactsOf(const json& details) {
 
 // A failed call of any tool. Error texts are already written for people; the code line stays in
 // the content. The details name the code, so that line is known exactly; a result without them
-// (a call Pi failed before the plugin answered it) is cut at its first code line.
+// (an argument error thrown to Pi, which builds that result itself) is cut at its first code line.
 json ErrorView(const json& details, const std::string& text) {
   const json error = details.is_object() ? details.value("error", json()) : json();
   const std::string code = StringAt(error, "code");
