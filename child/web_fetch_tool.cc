@@ -10,6 +10,7 @@
 #include "child/core/web_fetch_runner.h"
 #include "child/js_convert.h"
 #include "child/worker_threads.h"
+#include "core/env_vars.h"
 #include "core/error_codes.h"
 #include "pi_fusion/sha256.h"
 
@@ -52,14 +53,14 @@ Napi::Object ToolResult(Napi::Env env, const WebFetchOutcome& outcome) {
 
 Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(const EnvLookup& lookup,
                                                        const std::string& cwd) {
-  std::optional<std::string> path = lookup("PI_FUSION_SOURCE_POLICY");
-  std::optional<std::string> sha = lookup("PI_FUSION_SOURCE_POLICY_SHA256");
+  std::optional<std::string> path = lookup(env_vars::kSourcePolicy);
+  std::optional<std::string> sha = lookup(env_vars::kSourcePolicySha256);
   if (path && path->empty()) path.reset();
   if (sha && sha->empty()) sha.reset();
   if (!path && !sha) return std::shared_ptr<WebFetchTool>();
   if (!path || !sha) {
-    return ConfigInvalid(
-        "PI_FUSION_SOURCE_POLICY and PI_FUSION_SOURCE_POLICY_SHA256 must be set together");
+    return ConfigInvalid(std::string(env_vars::kSourcePolicy) + " and " +
+                         env_vars::kSourcePolicySha256 + " must be set together");
   }
   std::ifstream in(*path, std::ios::binary);
   std::stringstream bytes;

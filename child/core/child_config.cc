@@ -1,6 +1,7 @@
 #include "child/core/child_config.h"
 
 #include "child/core/file_wall.h"
+#include "core/env_vars.h"
 #include "core/error_codes.h"
 
 #include <algorithm>
@@ -18,22 +19,24 @@ bool Absolute(const std::optional<std::string>& path) {
 }
 
 Status ReadTools(const EnvLookup& lookup, ChildConfig* config) {
-  const std::optional<std::string> tools = lookup("PI_FUSION_TOOLS");
+  const std::optional<std::string> tools = lookup(env_vars::kTools);
   if (!tools || tools->empty()) return Status::Ok();
   size_t start = 0;
   while (start <= tools->size()) {
     size_t end = tools->find(',', start);
     if (end == std::string::npos) end = tools->size();
     std::string name = tools->substr(start, end - start);
-    if (name.empty()) return Invalid("PI_FUSION_TOOLS has an empty tool name: '" + *tools + "'");
+    if (name.empty()) {
+      return Invalid(std::string(env_vars::kTools) + " has an empty tool name: '" + *tools + "'");
+    }
     config->tools.push_back(std::move(name));
     start = end + 1;
   }
-  const std::optional<std::string> journal = lookup("PI_FUSION_TOOL_JOURNAL");
-  const std::optional<std::string> seal = lookup("PI_FUSION_TOOL_SEAL");
+  const std::optional<std::string> journal = lookup(env_vars::kToolJournal);
+  const std::optional<std::string> seal = lookup(env_vars::kToolSeal);
   if (!Absolute(journal) || !Absolute(seal)) {
-    return Invalid(
-        "a child with tools needs absolute PI_FUSION_TOOL_JOURNAL and PI_FUSION_TOOL_SEAL paths");
+    return Invalid(std::string("a child with tools needs absolute ") + env_vars::kToolJournal +
+                   " and " + env_vars::kToolSeal + " paths");
   }
   config->tool_journal_path = *journal;
   config->tool_seal_path = *seal;
@@ -47,8 +50,8 @@ Result<int> SignalDescriptor(const std::string& text) {
                                                       [](char c) { return c >= '0' && c <= '9'; });
   if (digits) fd = std::stoi(text);
   if (!digits || fd < 3) {
-    return Invalid("PI_FUSION_REQUEST_SIGNAL_FD must be a descriptor number of 3 or more, not '" +
-                   text + "'");
+    return Invalid(std::string(env_vars::kRequestSignalFd) +
+                   " must be a descriptor number of 3 or more, not '" + text + "'");
   }
   return fd;
 }
@@ -57,9 +60,11 @@ Result<int> SignalDescriptor(const std::string& text) {
 
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
   ChildConfig config;
-  const std::optional<std::string> role = lookup("PI_FUSION_CHILD_ROLE");
-  if (!role)
-    return Invalid("PI_FUSION_CHILD_ROLE is not set (the library runs only as a Fusion child)");
+  const std::optional<std::string> role = lookup(env_vars::kChildRole);
+  if (!role) {
+    return Invalid(std::string(env_vars::kChildRole) +
+                   " is not set (the library runs only as a Fusion child)");
+  }
   if (*role == "candidate") {
     config.role = ChildRole::kCandidate;
   } else if (*role == "evaluator") {
@@ -67,18 +72,18 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
   } else if (*role == "merger") {
     config.role = ChildRole::kMerger;
   } else {
-    return Invalid("PI_FUSION_CHILD_ROLE must be candidate, evaluator or merger, not '" + *role +
-                   "'");
+    return Invalid(std::string(env_vars::kChildRole) +
+                   " must be candidate, evaluator or merger, not '" + *role + "'");
   }
   if (config.role == ChildRole::kCandidate) {
-    const std::optional<std::string> path = lookup("PI_FUSION_OVERSIZE_PATH");
+    const std::optional<std::string> path = lookup(env_vars::kOversizePath);
     if (!path || path->empty() || path->front() != '/') {
-      return Invalid("a candidate needs an absolute PI_FUSION_OVERSIZE_PATH");
+      return Invalid(std::string("a candidate needs an absolute ") + env_vars::kOversizePath);
     }
     config.oversize_path = *path;
   }
   if (Status s = ReadTools(lookup, &config); !s.ok()) return s;
-  if (std::optional<std::string> signal = lookup("PI_FUSION_REQUEST_SIGNAL_FD");
+  if (std::optional<std::string> signal = lookup(env_vars::kRequestSignalFd);
       signal && !signal->empty()) {
     Result<int> fd = SignalDescriptor(*signal);
     if (!fd.ok()) return fd.status();

@@ -1,5 +1,5 @@
 // Configuration of the companion child library, read once from the private environment the
-// parent sets (docs/protocol.md, "Environment"):
+// parent sets (the names: core/env_vars.h; docs/protocol.md, "Environment"):
 //
 //   PI_FUSION_CHILD_ROLE     candidate | evaluator | merger (required). Only candidates get the
 //                            one same-session compression turn for an oversized answer.

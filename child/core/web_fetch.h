@@ -4,7 +4,7 @@
 // declared canonical URLs (source_not_declared, no request) and any fetch past the attempt's 50th
 // (fetch_limit_exceeded); otherwise run `pi-fusion fetch --json` for the declared canonical URL in
 // a process of its own (through the injected runner: the process layer in production), read its
-// one JSON line, and shape
+// one JSON line with the fetch contract's closed reader (url/fetch_contract.h), and shape
 //   - what the model sees: on success the extracted text, at most 32 KiB with a visible marker
 //     when cut, framed as untrusted page content between boundary lines the page cannot forge
 //     (they carry its content hash); on failure `<code>: <message>` as a tool error;
@@ -30,6 +30,7 @@
 #include "core/limits.h"
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
+#include "url/fetch_contract.h"
 #include "url/source_policy_file.h"
 
 namespace pi_fusion::child {
@@ -72,8 +73,7 @@ class WebFetchTool {
   int fetches() const;
 
  private:
-  WebFetchOutcome Fetch(const std::string& declared_url, const std::string& extract,
-                        const process::CancelToken& cancel);
+  WebFetchOutcome Fetch(const url::FetchRequest& request, const process::CancelToken& cancel);
 
   url::SourcePolicy policy_;
   std::string pi_fusion_path_;
@@ -82,9 +82,9 @@ class WebFetchTool {
   int fetches_ = 0;  // guarded by mutex_
 };
 
-// The argv of one fetcher process.
+// The argv of one fetcher process: `request` on the command line,
+//   <pi_fusion_path> fetch --json --extract <request.extract> -- <request.url>
 std::vector<std::string> FetchProcessArgv(const std::string& pi_fusion_path,
-                                          const std::string& declared_url,
-                                          const std::string& extract);
+                                          const url::FetchRequest& request);
 
 }  // namespace pi_fusion::child

@@ -10,6 +10,7 @@
 #include "addon/models_selector.h"
 #include "addon/progress_display.h"
 #include "addon/run_launcher.h"
+#include "core/env_vars.h"
 #include "core/fd_write.h"
 #include "core/file_system.h"
 #include "core/terminal_text.h"
@@ -21,8 +22,6 @@
 
 namespace pi_fusion::addon {
 namespace {
-
-constexpr char kRawAnswerVariable[] = "PI_FUSION_RAW_ANSWER";
 
 bool HasUI(Napi::Object ctx) { return ctx.Get("hasUI").ToBoolean().Value(); }
 
@@ -56,7 +55,7 @@ Napi::Value Then(Napi::Env env, Napi::Value promise,
 bool RawAnswerAsked(Napi::Env env) {
   Napi::Value value =
       env.Global().Get("process").As<Napi::Object>().Get("env").As<Napi::Object>().Get(
-          kRawAnswerVariable);
+          env_vars::kRawAnswer);
   return value.IsString() && value.As<Napi::String>().Utf8Value() == "1";
 }
 

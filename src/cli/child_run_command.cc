@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/child_run_spec.h"
 #include "cli/commands.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
@@ -38,32 +39,11 @@
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
 #include "store/artifact_ref.h"
-#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::cli {
 namespace {
 
 using nlohmann::json;
-
-struct ChildRunArgs {
-  std::string provider;
-  std::string model;
-  std::string prompt_file;
-  std::string system_prompt = "You are a careful assistant. Answer the user's request.";
-  std::string capability = "reason";
-  std::string role = "candidate";
-  std::string thinking = "off";
-  std::string api;  // the route's api; anthropic-messages defaults PI_CACHE_RETENTION to long
-  std::string cwd;
-  std::string artifact_dir;
-  std::vector<std::string> extensions;  // loaded before the child extension (test fixtures)
-  int64_t wall_ms = 50 * 60 * 1000;
-  int64_t idle_ms = 35 * 60 * 1000;
-  std::string node = PI_FUSION_CHILD_RUN_NODE;
-  std::string pi_cli = PI_FUSION_CHILD_RUN_PI_CLI;
-  std::string child_extension = PI_FUSION_CHILD_RUN_EXTENSION;
-  std::string child_addon = PI_FUSION_CHILD_RUN_ADDON;
-};
 
 // Cancels `token` when SIGINT or SIGTERM arrives. The signals are blocked in every thread of
 // this process (the supervisor's children start with an empty mask) and taken with sigtimedwait
@@ -122,13 +102,6 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-Result<process::ChildCapability> ParseCapability(const std::string& name) {
-  if (name == "reason") return process::ChildCapability::kReason;
-  if (name == "inspect") return process::ChildCapability::kInspect;
-  if (name == "research") return process::ChildCapability::kResearch;
-  return Status::Error(kInvalidArguments, "unknown capability " + name);
-}
-
 // The artifact directory: --artifact-dir, or a fresh private one under $TMPDIR.
 Result<std::string> ArtifactDir(const ChildRunArgs& args) {
   if (!args.artifact_dir.empty()) return args.artifact_dir;
@@ -139,73 +112,6 @@ Result<std::string> ArtifactDir(const ChildRunArgs& args) {
     return Status::Error(kIoError, std::string("mkdtemp: ") + std::strerror(errno));
   }
   return pattern;
-}
-
-// The child environment: the parent's, filtered as for every Fusion child, plus the private
-// variables of the child library.
-// A tool-enabled child's audit log, beside the other evidence.
-struct AuditPaths {
-  std::string journal, seal;
-};
-AuditPaths AuditPathsIn(const std::string& dir) {
-  return {dir + "/tool-calls.jsonl", dir + "/seal.json"};
-}
-
-std::vector<std::string> ChildEnvironment(const ChildRunArgs& args, const std::string& oversize,
-                                          const std::vector<std::string>& tools,
-                                          const AuditPaths& audit) {
-  std::vector<std::string> parent;
-  for (char** e = environ; *e != nullptr; ++e) parent.emplace_back(*e);
-  std::vector<std::string> env = process::BuildChildEnvironment(parent, args.api);
-  std::vector<std::string> own = {"PI_FUSION_CHILD_ROLE=" + args.role,
-                                  "PI_FUSION_OVERSIZE_PATH=" + oversize,
-                                  "PI_FUSION_CHILD_ADDON=" + args.child_addon};
-  if (!args.api.empty()) own.push_back("PI_FUSION_PROVIDER_API=" + args.api);
-  // child-run has no flags for a research child's source policy: the caller's own environment
-  // declares it (the per-child variables a parent's environment holds never pass on by themselves).
-  for (const char* name : {"PI_FUSION_SOURCE_POLICY", "PI_FUSION_SOURCE_POLICY_SHA256"}) {
-    if (const char* value = std::getenv(name)) own.push_back(std::string(name) + "=" + value);
-  }
-  if (!tools.empty()) {
-    std::string list;
-    for (const std::string& tool : tools) list += (list.empty() ? "" : ",") + tool;
-    own.insert(own.end(), {"PI_FUSION_TOOLS=" + list, "PI_FUSION_TOOL_JOURNAL=" + audit.journal,
-                           "PI_FUSION_TOOL_SEAL=" + audit.seal});
-  }
-  for (const std::string& entry : own) {
-    const std::string key = entry.substr(0, entry.find('=') + 1);
-    std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
-    env.push_back(entry);
-  }
-  return env;
-}
-
-Result<process::ChildSpec> BuildSpec(const ChildRunArgs& args, const std::string& prompt,
-                                     const std::string& dir, const std::string& oversize) {
-  Result<process::ChildCapability> capability = ParseCapability(args.capability);
-  if (!capability.ok()) return capability.status();
-  process::ChildCommandSpec command;
-  command.node_path = args.node;
-  command.pi_cli_path = args.pi_cli;
-  command.capability = *capability;
-  command.exclude_tools = workflow::ChildDeniedTools();
-  command.extensions = args.extensions;
-  command.extensions.push_back(args.child_extension);
-  command.provider = args.provider;
-  command.model = args.model;
-  command.thinking_level = args.thinking;
-  command.system_prompt = args.system_prompt;
-  Result<std::vector<std::string>> argv = process::BuildChildArgv(command);
-  if (!argv.ok()) return argv.status();
-  process::ChildSpec spec;
-  spec.argv = std::move(argv).value();
-  spec.env =
-      ChildEnvironment(args, oversize, process::CapabilityTools(*capability), AuditPathsIn(dir));
-  spec.cwd = args.cwd;
-  spec.stdin_data = prompt;
-  spec.limits.wall = std::chrono::milliseconds(args.wall_ms);
-  spec.limits.idle = std::chrono::milliseconds(args.idle_ms);
-  return spec;
 }
 
 json ErrorJson(const Status& status) {
@@ -278,7 +184,9 @@ int RunChildRun(const ChildRunArgs& args) {
     return 2;
   }
   const std::string oversize = *dir + "/response.oversized.md";
-  Result<process::ChildSpec> spec = BuildSpec(args, *prompt, *dir, oversize);
+  std::vector<std::string> parent_env;
+  for (char** e = environ; *e != nullptr; ++e) parent_env.emplace_back(*e);
+  Result<process::ChildSpec> spec = BuildChildRunSpec(args, parent_env, *prompt, *dir, oversize);
   Result<process::CancelToken> token = process::CancelToken::Create();
   if (!spec.ok() || !token.ok()) {
     std::fprintf(stderr, "error: %s\n",
@@ -341,6 +249,11 @@ int RunChildRun(const ChildRunArgs& args) {
 
 void AddChildRunCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<ChildRunArgs>();
+  // The defaults: the pinned Node and Pi, this tree's child extension and library.
+  args->node = PI_FUSION_CHILD_RUN_NODE;
+  args->pi_cli = PI_FUSION_CHILD_RUN_PI_CLI;
+  args->child_extension = PI_FUSION_CHILD_RUN_EXTENSION;
+  args->child_addon = PI_FUSION_CHILD_RUN_ADDON;
   CLI::App* cmd = app.add_subcommand(
       "child-run", "Run one Fusion child (pi + the child extension) and print the verified result");
   cmd->add_option("--provider", args->provider, "Pi provider id")->required();

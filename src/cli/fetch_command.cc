@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
 #include "cli/fetch_extractor.h"
 #include "cli/fetch_rlimits.h"
@@ -16,6 +14,7 @@
 #include "net/fetcher.h"
 #include "net/http_transport.h"
 #include "net/resolver.h"
+#include "url/fetch_contract.h"
 
 namespace pi_fusion::cli {
 namespace {
@@ -46,43 +45,20 @@ std::vector<std::string> SplitCsv(const std::string& text) {
   return parts;
 }
 
-// One request line of --stdio: {"url": string, "extract"?: "text"|"markdown"}, closed.
-Result<std::pair<std::string, net::ExtractFormat>> ParseStdioRequest(const std::string& line) {
-  nlohmann::json request = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!request.is_object()) return Status::Error(kInvalidRequest, "request is not a JSON object");
-  for (const auto& [key, value] : request.items()) {
-    if (key != "url" && key != "extract") {
-      return Status::Error(kInvalidRequest, "unknown request field \"" + key + "\"");
-    }
-  }
-  if (!request.contains("url") || !request["url"].is_string()) {
-    return Status::Error(kInvalidRequest, "request needs a string \"url\"");
-  }
-  std::string extract = "markdown";
-  if (request.contains("extract")) {
-    const auto& e = request["extract"];
-    if (!e.is_string() || (e != "text" && e != "markdown")) {
-      return Status::Error(kInvalidRequest, "\"extract\" must be \"text\" or \"markdown\"");
-    }
-    extract = e.get<std::string>();
-  }
-  return std::make_pair(request["url"].get<std::string>(), FormatFromName(extract));
-}
-
-nlohmann::ordered_json FetchToJson(net::Fetcher& fetcher, const std::string& url,
-                                   net::ExtractFormat format) {
-  Result<net::FetchResult> result = fetcher.Fetch(url, format);
-  return net::FetchResultToJson(result, fetcher.trace());
+std::string FetchToLine(net::Fetcher& fetcher, const std::string& target,
+                        net::ExtractFormat format) {
+  Result<net::FetchResult> result = fetcher.Fetch(target, format);
+  return url::FetchAnswerLine(net::FetchAnswerOf(result, fetcher.trace()));
 }
 
 int RunStdio(net::Fetcher& fetcher) {
   for (std::string line; std::getline(std::cin, line);) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto request = ParseStdioRequest(line);
-    nlohmann::ordered_json out = request.ok()
-                                     ? FetchToJson(fetcher, request->first, request->second)
-                                     : net::FetchErrorToJson(request.status());
-    std::cout << net::RenderJsonLine(out) << std::endl;  // flush: the caller reads line by line
+    Result<url::FetchRequest> request = url::ParseFetchRequest(line);
+    const std::string out =
+        request.ok() ? FetchToLine(fetcher, request->url, FormatFromName(request->extract))
+                     : url::FetchAnswerLine(net::FetchFailureOf(request.status()));
+    std::cout << out << std::endl;  // flush: the caller reads line by line
   }
   return kExitOk;
 }
@@ -90,7 +66,7 @@ int RunStdio(net::Fetcher& fetcher) {
 int RunOnce(net::Fetcher& fetcher, const FetchFlags& flags) {
   Result<net::FetchResult> result = fetcher.Fetch(flags.url, FormatFromName(flags.extract));
   if (flags.json) {
-    std::cout << net::RenderJsonLine(net::FetchResultToJson(result, fetcher.trace())) << std::endl;
+    std::cout << url::FetchAnswerLine(net::FetchAnswerOf(result, fetcher.trace())) << std::endl;
   } else if (result.ok()) {
     std::cout << result->text;
     if (!result->text.empty() && result->text.back() != '\n') std::cout << '\n';
@@ -103,7 +79,7 @@ int RunOnce(net::Fetcher& fetcher, const FetchFlags& flags) {
 
 int ReportError(const FetchFlags& flags, const Status& status, int exit_code) {
   if (flags.json) {
-    std::cout << net::RenderJsonLine(net::FetchErrorToJson(status)) << std::endl;
+    std::cout << url::FetchAnswerLine(net::FetchFailureOf(status)) << std::endl;
   } else {
     std::cerr << "error: " << status.code() << ": " << status.message() << "\n";
   }

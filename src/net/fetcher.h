@@ -26,6 +26,7 @@
 #include "net/media_type.h"
 #include "net/resolver.h"
 #include "pi_fusion/status.h"
+#include "url/fetch_contract.h"
 
 namespace pi_fusion::net {
 
@@ -35,17 +36,9 @@ struct FetchOptions {
   int max_redirects = kMaxRedirects;
 };
 
-struct FetchResult {
-  std::string url;        // canonical requested URL
-  std::string final_url;  // canonical URL of the response that was extracted
-  int http_status = 0;
-  std::string content_type;    // lowercase media type, no parameters
-  size_t response_bytes = 0;   // decoded body bytes
-  std::string content_sha256;  // "sha256:<hex>" of the decoded body
-  size_t extracted_bytes = 0;
-  bool truncated = false;
-  std::string text;
-};
+// What a successful fetch gives: the page of `pi-fusion fetch`'s answer (url/fetch_contract.h),
+// so the fetcher, its JSON writer and the answer's readers share one struct.
+using FetchResult = url::FetchedPage;
 
 // What a fetch learned before it ended, kept for failures: the canonical requested URL (empty
 // when the input did not canonicalize), the URL of the last response received and its status

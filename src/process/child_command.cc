@@ -1,5 +1,6 @@
 #include "process/child_command.h"
 
+#include "core/env_vars.h"
 #include "core/error_codes.h"
 
 #include <algorithm>
@@ -132,16 +133,10 @@ Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec) {
   return argv;
 }
 
-bool IsPerChildVariable(std::string_view name) {
-  static constexpr std::array<std::string_view, 9> kPerChild = {
-      "PI_FUSION_CHILD_ROLE",           "PI_FUSION_OVERSIZE_PATH", "PI_FUSION_TOOLS",
-      "PI_FUSION_TOOL_JOURNAL",         "PI_FUSION_TOOL_SEAL",     "PI_FUSION_SOURCE_POLICY",
-      "PI_FUSION_SOURCE_POLICY_SHA256", "PI_FUSION_PROVIDER_API",  "PI_FUSION_REQUEST_SIGNAL_FD"};
-  return std::find(kPerChild.begin(), kPerChild.end(), name) != kPerChild.end();
-}
+bool IsPerChildVariable(std::string_view name) { return env_vars::IsPerChild(name); }
 
 bool IsStrippedChildVariable(std::string_view name) {
-  if (StartsWith(name, "PI_FUSION_")) return false;
+  if (StartsWith(name, env_vars::kPrefix)) return false;
   for (std::string_view prefix : kStrippedPrefixes) {
     if (StartsWith(name, prefix)) return true;
   }
@@ -184,6 +179,28 @@ std::vector<std::string> BuildChildEnvironment(const std::vector<std::string>& p
     env.push_back("PI_CACHE_RETENTION=long");
   }
   return env;
+}
+
+std::vector<std::string> BuildStageChildEnvironment(const std::vector<std::string>& parent_env,
+                                                    const ChildVariables& vars) {
+  std::vector<std::string> out = BuildChildEnvironment(parent_env, vars.provider_api);
+  auto set = [&out](std::string_view name, const std::string& value) {
+    out.push_back(std::string(name) + "=" + value);
+  };
+  set(env_vars::kChildRole, vars.role);
+  // The child starts loading this API's module while it waits for its input (warm children).
+  if (!vars.provider_api.empty()) set(env_vars::kProviderApi, vars.provider_api);
+  if (!vars.oversize_path.empty()) set(env_vars::kOversizePath, vars.oversize_path);
+  if (vars.source_policy) set(env_vars::kSourcePolicy, *vars.source_policy);
+  if (vars.source_policy_sha256) set(env_vars::kSourcePolicySha256, *vars.source_policy_sha256);
+  if (!vars.tools.empty()) {
+    set(env_vars::kTools, Join(vars.tools));
+    set(env_vars::kToolJournal, vars.tool_journal);
+    set(env_vars::kToolSeal, vars.tool_seal);
+  }
+  if (vars.request_signal_fd)
+    set(env_vars::kRequestSignalFd, std::to_string(*vars.request_signal_fd));
+  return out;
 }
 
 }  // namespace pi_fusion::process

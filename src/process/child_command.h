@@ -6,6 +6,7 @@
 // ChildSpec::stdin_data and nothing else is passed as a message.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,10 +64,11 @@ Result<std::vector<std::string>> BuildChildArgv(const ChildCommandSpec& spec);
 // IsPerChildVariable).
 bool IsStrippedChildVariable(std::string_view name);
 
-// The PI_FUSION_* variables the parent sets for each child (its role, its provider API, the
-// oversize path, its tools, audit journal and seal, the source policy, the first-request signal).
-// A parent environment's own values of these never reach a child: getenv() sees the first of
-// duplicate entries, so an inherited one would override the per-child value appended after it.
+// The PI_FUSION_* variables the parent sets for each child (core/env_vars.h, Scope::kPerChild: its
+// role, its provider API, the oversize path, its tools, audit journal and seal, the source policy,
+// the first-request signal). A parent environment's own values of these never reach a child:
+// getenv() sees the first of duplicate entries, so an inherited one would override the per-child
+// value appended after it.
 bool IsPerChildVariable(std::string_view name);
 
 // The child environment from the parent's ("KEY=value" entries, order kept; for duplicate keys
@@ -77,5 +79,27 @@ bool IsPerChildVariable(std::string_view name);
 //     the parent has none or an empty one; an inherited short|none|long stays as it is.
 std::vector<std::string> BuildChildEnvironment(const std::vector<std::string>& parent_env,
                                                std::string_view provider_api);
+
+// The values of one child's per-child variables (core/env_vars.h). An empty string, an empty list
+// or nullopt leaves its variable unset.
+struct ChildVariables {
+  std::string role;           // PI_FUSION_CHILD_ROLE: candidate | evaluator | merger
+  std::string provider_api;   // PI_FUSION_PROVIDER_API; also picks PI_CACHE_RETENTION's default
+  std::string oversize_path;  // PI_FUSION_OVERSIZE_PATH
+  std::optional<std::string> source_policy;         // PI_FUSION_SOURCE_POLICY
+  std::optional<std::string> source_policy_sha256;  // PI_FUSION_SOURCE_POLICY_SHA256
+  // PI_FUSION_TOOLS, comma-joined; when not empty, PI_FUSION_TOOL_JOURNAL and PI_FUSION_TOOL_SEAL
+  // are set with it.
+  std::vector<std::string> tools;
+  std::string tool_journal;
+  std::string tool_seal;
+  std::optional<int> request_signal_fd;  // PI_FUSION_REQUEST_SIGNAL_FD: the inherited number
+};
+
+// The whole environment of one Fusion child, the one builder every child's environment comes
+// from (a run's stage children and `pi-fusion child-run`): BuildChildEnvironment(parent_env,
+// vars.provider_api), then the per-child variables `vars` sets, in core/env_vars.h's order.
+std::vector<std::string> BuildStageChildEnvironment(const std::vector<std::string>& parent_env,
+                                                    const ChildVariables& vars);
 
 }  // namespace pi_fusion::process

@@ -48,12 +48,6 @@ Result<std::vector<std::string>> DeclaredUrls(const PreparedRun& run) {
   return policy->declared_urls;
 }
 
-std::string JoinTools(const std::vector<std::string>& tools) {
-  std::string out;
-  for (const std::string& tool : tools) out += (out.empty() ? "" : ",") + tool;
-  return out;
-}
-
 }  // namespace
 
 process::ChildCapability ChildCapabilityOf(const WorkflowSpec& spec) {
@@ -91,31 +85,27 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   Result<std::vector<std::string>> argv = process::BuildChildArgv(command);
   if (!argv.ok()) return argv.status();
 
-  process::ChildSpec spec;
-  spec.argv = std::move(argv).value();
-  spec.env = process::BuildChildEnvironment(request.host.environment, model.api);
-  spec.env.push_back("PI_FUSION_CHILD_ROLE=" + child.role);
-  // The child starts loading this API's module while it waits for its input (warm children).
-  if (!model.api.empty()) spec.env.push_back("PI_FUSION_PROVIDER_API=" + model.api);
-  if (!files.oversized.empty()) spec.env.push_back("PI_FUSION_OVERSIZE_PATH=" + files.oversized);
+  process::ChildVariables vars;
+  vars.role = child.role;
+  vars.provider_api = model.api;
+  vars.oversize_path = files.oversized;
   if (child.capability == process::ChildCapability::kResearch && child.role == "candidate" &&
       run.source_policy) {
     // fusion_web_fetch enforces the declared URLs; it refuses to load if the file changed.
-    spec.env.push_back("PI_FUSION_SOURCE_POLICY=" + run.store->run_dir() + "/" +
-                       run.source_policy->path);
-    spec.env.push_back("PI_FUSION_SOURCE_POLICY_SHA256=" + run.source_policy->sha256);
+    vars.source_policy = run.store->run_dir() + "/" + run.source_policy->path;
+    vars.source_policy_sha256 = run.source_policy->sha256;
   }
-  if (!child.tools.empty()) {
-    spec.env.push_back("PI_FUSION_TOOLS=" + JoinTools(child.tools));
-    spec.env.push_back("PI_FUSION_TOOL_JOURNAL=" + files.journal);
-    spec.env.push_back("PI_FUSION_TOOL_SEAL=" + files.seal);
-  }
+  vars.tools = child.tools;
+  vars.tool_journal = files.journal;
+  vars.tool_seal = files.seal;
+  process::ChildSpec spec;
   if (child.request_signal_fd >= 0) {
     // An inherited descriptor, not a path: nothing in the project, nothing left behind.
     spec.inherit_fds = {child.request_signal_fd};
-    spec.env.push_back("PI_FUSION_REQUEST_SIGNAL_FD=" +
-                       std::to_string(FirstRequestSignal::kChildFd));
+    vars.request_signal_fd = FirstRequestSignal::kChildFd;
   }
+  spec.argv = std::move(argv).value();
+  spec.env = process::BuildStageChildEnvironment(request.host.environment, vars);
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;
   spec.limits = request.child_limits;

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "core/env_vars.h"
 #include "store/wall_clock.h"
 
 namespace pi_fusion::workflow {
@@ -22,7 +23,7 @@ bool SameCommand(const process::ChildSpec& a, const process::ChildSpec& b) {
 
 bool WarmingEnabled(const std::vector<std::string>& environment) {
   for (const std::string& entry : environment) {
-    if (entry == "PI_FUSION_WARM=0") return false;
+    if (entry == std::string(env_vars::kWarm) + "=0") return false;
   }
   return true;
 }

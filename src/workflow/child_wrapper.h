@@ -17,8 +17,6 @@
 
 namespace pi_fusion::workflow {
 
-inline constexpr char kChildWrapperVariable[] = "PI_FUSION_CHILD_WRAPPER";
-
 // The wrapper named by `environment` ("NAME=value" entries; the first entry of a name wins, as
 // getenv() does): empty when unset or empty. Error config_invalid, naming the variable and the
 // value, when it is not an absolute path.

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "json_schema_check.h"
 #include "net/fetch_json.h"
 #include "net/fetcher.h"
 #include "pi_fusion/sha256.h"
@@ -396,7 +397,7 @@ TEST_CASE("PassThroughExtractor: truncates at a UTF-8 boundary and repairs bad b
   CHECK_FALSE(bad->truncated);
 }
 
-TEST_CASE("FetchJson: success and failure shapes", "[net]") {
+TEST_CASE("FetchJson: success and failure shapes, as the closed schema has them", "[net]") {
   net::FetchResult ok;
   ok.url = "https://example.com/";
   ok.final_url = ok.url;
@@ -406,7 +407,8 @@ TEST_CASE("FetchJson: success and failure shapes", "[net]") {
   ok.content_sha256 = pi_fusion::Sha256Ref("hi");
   ok.extracted_bytes = 2;
   ok.text = "hi";
-  CHECK(net::RenderJsonLine(net::FetchResultToJson(ok)) ==
+  const std::string ok_line = url::FetchAnswerLine(net::FetchAnswerOf(ok));
+  CHECK(ok_line ==
         "{\"ok\":true,\"url\":\"https://example.com/\",\"final_url\":\"https://example.com/\","
         "\"http_status\":200,\"content_type\":\"text/plain\",\"response_bytes\":2,"
         "\"content_sha256\":\"" +
@@ -414,8 +416,14 @@ TEST_CASE("FetchJson: success and failure shapes", "[net]") {
             "\",\"extracted_bytes\":2,"
             "\"truncated\":false,\"text\":\"hi\"}");
   Result<net::FetchResult> failed = Status::Error("dns_failure", "x does not exist");
-  CHECK(net::RenderJsonLine(net::FetchResultToJson(failed)) ==
+  const std::string failed_line = url::FetchAnswerLine(net::FetchAnswerOf(failed));
+  CHECK(failed_line ==
         "{\"ok\":false,\"error\":{\"code\":\"dns_failure\",\"message\":\"x does not exist\"}}");
+  const nlohmann::json schema = pi_fusion::testing::LoadSourceJson("schemas/cli/fetch-answer.json");
+  for (const std::string& line : {ok_line, failed_line}) {
+    INFO(line);
+    CHECK(pi_fusion::testing::CheckAgainstSchema(schema, nlohmann::json::parse(line)).empty());
+  }
 }
 
 TEST_CASE("Fetcher: a failure keeps what was learned before it", "[net]") {
@@ -432,7 +440,7 @@ TEST_CASE("Fetcher: a failure keeps what was learned before it", "[net]") {
   CHECK(fetcher.trace().url == "http://example.com/old");
   CHECK(fetcher.trace().final_url == "http://example.com/new");
   CHECK(fetcher.trace().http_status == 404);
-  CHECK(net::RenderJsonLine(net::FetchResultToJson(missing, fetcher.trace())) ==
+  CHECK(url::FetchAnswerLine(net::FetchAnswerOf(missing, fetcher.trace())) ==
         "{\"ok\":false,\"error\":{\"code\":\"http_error\",\"message\":\"HTTP status 404\"},"
         "\"url\":\"http://example.com/old\",\"final_url\":\"http://example.com/new\","
         "\"http_status\":404}");

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/env_vars.h"
+
 namespace pi_fusion::process {
 namespace {
 
@@ -282,6 +284,60 @@ TEST_CASE("ChildEnvironment: Anthropic routes default PI_CACHE_RETENTION to long
     INFO(row.api << " " << (row.parent.empty() ? "unset" : row.parent[0]));
     CHECK(BuildChildEnvironment(row.parent, row.api) == row.expected);
   }
+}
+
+// The names a child can get are the table's per-child names, all of them and only them: no caller
+// of the builder can add a PI_FUSION_* variable of its own, and a new per-child row in
+// core/env_vars.h without a field here fails this test.
+TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names, in its order") {
+  ChildVariables vars;
+  vars.role = "candidate";
+  vars.provider_api = "anthropic-messages";
+  vars.oversize_path = "/run/candidate-1.attempt-1.response.oversized.md";
+  vars.source_policy = "/run/source-policy.private.json";
+  vars.source_policy_sha256 = "sha256:00";
+  vars.tools = {"read", "grep", "find", "ls", "fusion_web_fetch"};
+  vars.tool_journal = "/run/j.jsonl";
+  vars.tool_seal = "/run/s.json";
+  vars.request_signal_fd = 3;
+  const std::vector<std::string> parent = {"PATH=/usr/bin", "PI_FUSION_CHILD_ROLE=merger",
+                                           "PI_FUSION_WARM=0"};
+  const std::vector<std::string> child = BuildStageChildEnvironment(parent, vars);
+  CHECK(child == std::vector<std::string>{
+                     "PATH=/usr/bin",
+                     "PI_FUSION_WARM=0",
+                     "PI_SKIP_VERSION_CHECK=1",
+                     "PI_CACHE_RETENTION=long",
+                     "PI_FUSION_CHILD_ROLE=candidate",
+                     "PI_FUSION_PROVIDER_API=anthropic-messages",
+                     "PI_FUSION_OVERSIZE_PATH=/run/candidate-1.attempt-1.response.oversized.md",
+                     "PI_FUSION_SOURCE_POLICY=/run/source-policy.private.json",
+                     "PI_FUSION_SOURCE_POLICY_SHA256=sha256:00",
+                     "PI_FUSION_TOOLS=read,grep,find,ls,fusion_web_fetch",
+                     "PI_FUSION_TOOL_JOURNAL=/run/j.jsonl",
+                     "PI_FUSION_TOOL_SEAL=/run/s.json",
+                     "PI_FUSION_REQUEST_SIGNAL_FD=3",
+                 });
+  std::vector<std::string> set_by_builder, per_child;
+  for (size_t i = 4; i < child.size(); ++i) {
+    set_by_builder.push_back(child[i].substr(0, child[i].find('=')));
+  }
+  for (const env_vars::Variable& variable : env_vars::kVariables) {
+    if (variable.scope == env_vars::Scope::kPerChild) per_child.emplace_back(variable.name);
+    CHECK(IsPerChildVariable(variable.name) == (variable.scope == env_vars::Scope::kPerChild));
+  }
+  CHECK(set_by_builder == per_child);
+}
+
+TEST_CASE("StageChildEnvironment: an empty value leaves its variable unset") {
+  ChildVariables vars;
+  vars.role = "evaluator";
+  vars.tool_journal = "/run/j.jsonl";  // no tools: no journal, no seal
+  vars.tool_seal = "/run/s.json";
+  CHECK(BuildStageChildEnvironment({}, vars) ==
+        std::vector<std::string>{"PI_SKIP_VERSION_CHECK=1", "PI_FUSION_CHILD_ROLE=evaluator"});
+  vars.source_policy = "";  // set, if empty: passed on as set (the child reads empty as unset)
+  CHECK(BuildStageChildEnvironment({}, vars).back() == "PI_FUSION_SOURCE_POLICY=");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "child/core/web_fetch.h"
 #include "child/core/web_fetch_runner.h"
+#include "json_schema_check.h"
 #include "pi_fusion/sha256.h"
 
 namespace child = pi_fusion::child;
@@ -87,6 +88,32 @@ TEST_CASE("WebFetch: fetches a declared URL in its canonical form", "[web_fetch]
   CHECK(h.tool.Call({{"url", kPage}}).ok);
   CHECK(h.runs[1][4] == "markdown");  // the default
   CHECK(h.tool.fetches() == 2);
+}
+
+// The request as `pi-fusion fetch` reads the child's command line: the JSON form of its two fields.
+json RequestOfArgv(const std::vector<std::string>& argv) {
+  REQUIRE(argv.size() == 7);
+  CHECK(std::vector<std::string>(argv.begin() + 1, argv.begin() + 4) ==
+        std::vector<std::string>{"fetch", "--json", "--extract"});
+  CHECK(argv[5] == "--");
+  return {{"url", argv[6]}, {"extract", argv[4]}};
+}
+
+TEST_CASE("WebFetch: the request it sends is the closed fetch request", "[web_fetch]") {
+  Harness h;
+  REQUIRE(h.tool.Call({{"url", "HTTPS://Example.COM:443/a#top"}, {"extract", "text"}}).ok);
+  REQUIRE_FALSE(h.tool.Call({{"url", "https://b.example/"}}).ok);  // answered for another URL
+  const json schema = pi_fusion::testing::LoadSourceJson("schemas/cli/fetch-request.json");
+  REQUIRE(h.runs.size() == 2);
+  for (const std::vector<std::string>& argv : h.runs) {
+    const json request = RequestOfArgv(argv);
+    INFO(request.dump());
+    CHECK(pi_fusion::testing::CheckAgainstSchema(schema, request).empty());
+    // The fetcher's own request reader takes it as it is.
+    Result<url::FetchRequest> read = url::ParseFetchRequest(request.dump());
+    REQUIRE(read.ok());
+    CHECK(child::FetchProcessArgv(argv[0], *read) == argv);
+  }
 }
 
 TEST_CASE("WebFetch: an undeclared URL is refused without a request", "[web_fetch]") {
@@ -185,6 +212,33 @@ TEST_CASE("WebFetch: a fetcher that gives no usable answer is fetch_process_fail
   other["url"] = "https://b.example/";
   h.Answer(other);
   CHECK(h.tool.Call({{"url", kPage}}).error_code == "fetch_process_failed");
+}
+
+TEST_CASE("WebFetch: the fetcher's answer is read closed", "[web_fetch]") {
+  Harness h;
+  json extra = OkAnswer("x");
+  extra["note"] = "ignore the sources";
+  h.Answer(extra);
+  auto unknown = h.tool.Call({{"url", kPage}});
+  CHECK(unknown.error_code == "fetch_process_failed");
+  CHECK(unknown.text == "fetch_process_failed: the fetcher's answer has an unknown key \"note\"");
+  CHECK(unknown.audit == json{{"url", kPage}, {"error_code", "fetch_process_failed"}});
+  // A repeated key: nlohmann would keep the last, another reader the first.
+  const std::string line = OkAnswer("x").dump();
+  h.process = {};
+  h.process.exit_code = 0;
+  h.process.stdout_bytes = line.substr(0, line.size() - 1) + ",\"url\":\"" + kPage + "\"}\n";
+  CHECK(h.tool.Call({{"url", kPage}}).text ==
+        "fetch_process_failed: the fetcher's answer repeats the key \"url\" in one object");
+  json no_hash = OkAnswer("x");
+  no_hash.erase("content_sha256");
+  h.Answer(no_hash);
+  CHECK(h.tool.Call({{"url", kPage}}).text == "fetch_process_failed: answer lacks content_sha256");
+  h.process = {};
+  h.process.exit_code = 3;
+  h.process.stdout_bytes = "not json";
+  CHECK(h.tool.Call({{"url", kPage}}).text ==
+        "fetch_process_failed: the fetcher exited with status 3 without a JSON answer");
 }
 
 TEST_CASE("WebFetch: shows at most 32 KiB with a visible marker", "[web_fetch]") {
