@@ -59,6 +59,7 @@ export function artifactJson(dir, name) {
   return JSON.parse(artifactText(dir, name));
 }
 
+/** The manifest of run directory `dir`. */
 export function manifestOf(dir) {
   return artifactJson(dir, "manifest.json");
 }

@@ -113,6 +113,7 @@ export function lookupRules(taskId, { tools = ["bg_result"], ask = "get it", rep
   ];
 }
 
+/** The schema id of Fusion's model config. */
 export const FUSION_MODELS_V1 = "pi-background-tasks.fusion-models.v1";
 
 /** Candidate 2 on scripted-b, every other slot on scripted-a: a rule matching scripted-b scripts candidate 2 alone. */

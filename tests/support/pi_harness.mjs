@@ -38,8 +38,9 @@ export const BUILD_DIR = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT,
 export const PI_FUSION_BIN = process.env.PI_FUSION_CLI ?? path.join(BUILD_DIR, "bin", "pi-fusion");
 /** The child library Fusion's children load: PI_FUSION_CHILD_ADDON (passed through to Pi), else the build's. */
 export const CHILD_ADDON = process.env.PI_FUSION_CHILD_ADDON ?? path.join(BUILD_DIR, "lib", "pi_fusion_child.node");
-/** The plugin as a person loads it (`-e`), and the extension every Fusion child runs. */
+/** The plugin of this checkout, as a person loads it (`-e`). */
 export const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+/** The extension every Fusion child runs. */
 export const CHILD_EXTENSION = path.join(REPO_ROOT, "extensions", "fusion-child.ts");
 
 export const DEFAULT_MODEL = "scripted/scripted-a";
