@@ -6,12 +6,10 @@
  * verified merged answer, the progress lines and the run's artifact directory.
  */
 import fs from "node:fs";
-import path from "node:path";
-import { createPiEnv, REPO_ROOT } from "../tests/support/pi_harness.mjs";
+import { createPiEnv, PLUGIN } from "../tests/support/pi_harness.mjs";
 import { fusionRules } from "../tests/support/fusion_script.mjs";
 
 const question = process.argv.slice(2).join(" ").trim();
-const plugin = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const merged = [
   `# ${question}`,
   "",
@@ -27,7 +25,7 @@ const env = await createPiEnv({
   keepTemp: true,
 });
 try {
-  const run = await env.print(`/fusion ${question}`, { extensions: [plugin] });
+  const run = await env.print(`/fusion ${question}`, { extensions: [PLUGIN] });
   const progress = run.stderr.split("\n").filter((l) => l.startsWith("fusion reason:") || l.startsWith("Started") || l.startsWith("Artifacts:"));
   for (const line of progress) console.error(line);
   process.stdout.write(run.stdout);

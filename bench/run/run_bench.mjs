@@ -29,22 +29,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { createPiEnv, PI_CLI, PINNED_NODE } from "../../tests/support/pi_harness.mjs";
+import {
+  BUILD_DIR, CHILD_EXTENSION, createPiEnv, PI_CLI, PINNED_NODE, PLUGIN, REPO_ROOT,
+} from "../../tests/support/pi_harness.mjs";
 import { fusionRules, MERGED_TEXT } from "../../tests/support/fusion_script.mjs";
-import { sessionDirs } from "../../tests/support/fusion_runs.mjs";
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "..", "..");
-const PLUGIN = path.join(ROOT, "extensions", "fusion.ts");
-const CHILD_EXT = path.join(ROOT, "extensions", "fusion-child.ts");
+import { manifestOf, runDirs } from "../../tests/support/fusion_runs.mjs";
+import { envProcesses } from "../../tests/support/processes.mjs";
 const RUN_TIMEOUT_MS = 180000;
 const CHILD_TIMEOUT_MS = 60000;
 const QUESTION = "Why is the sky blue?";
 const TIME_BIN = "/usr/bin/time";
 
 function parseArgs(argv) {
-  const opts = { runs: 5, out: path.join(ROOT, "bench", "results", "run.md") };
+  const opts = { runs: 5, out: path.join(REPO_ROOT, "bench", "results", "run.md") };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--runs") opts.runs = Number(argv[++i]);
     else if (argv[i] === "--out") opts.out = path.resolve(argv[++i]);
@@ -63,19 +60,6 @@ const fmt = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 const signed = (x, d = 0) => (x >= 0 ? `+${fmt(x, d)}` : fmt(x, d));
 const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : "n/a");
 const log = (...a) => console.error("[run_bench]", ...a);
-
-/** Kills (by pid) every process of ours whose environment names this env's temp root. */
-function sweepStragglers(root) {
-  const me = String(process.pid);
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d) && d !== me)) {
-    try {
-      const environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8");
-      if (environ.includes(`PI_CODING_AGENT_DIR=${root}`)) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // Not ours, or gone.
-    }
-  }
-}
 
 /**
  * Spawns `command args` in the env (own process group, tracked for cleanup). Streams stdout
@@ -140,26 +124,22 @@ function delayed(script, latencyMs) {
 
 /** The newest run directory under the env's project. */
 function newestRunDir(env) {
-  const root = path.join(env.cwd, ".pi", "fusion");
-  const dirs = sessionDirs(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
-  return dirs.map((d) => ({ d, t: fs.statSync(d).mtimeMs })).sort((x, y) => y.t - x.t)[0].d;
+  return runDirs(env).map((d) => ({ d, t: fs.statSync(d).mtimeMs })).sort((x, y) => y.t - x.t)[0].d;
 }
 
 /**
- * Sums VmRSS over every live process whose environment names this env's temp root (the parent
- * Pi and all its Fusion children) every 20 ms; keeps the largest sum.
+ * Sums VmRSS over every live process of the env's Pi environment (the parent Pi and all its
+ * Fusion children) every 20 ms; keeps the largest sum.
  */
-function summedRssPoller(root) {
-  const me = String(process.pid);
+function summedRssPoller(env) {
   const state = { peakKb: 0 };
   const read = () => {
     let sum = 0;
-    for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d) && d !== me)) {
+    for (const pid of envProcesses(env).keys()) {
       try {
-        if (!fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes(`PI_CODING_AGENT_DIR=${root}`)) continue;
         const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
         if (m) sum += Number(m[1]);
-      } catch { /* not ours, or gone */ }
+      } catch { /* gone */ }
     }
     state.peakKb = Math.max(state.peakKb, sum);
   };
@@ -179,14 +159,14 @@ const load1 = () => Number(fs.readFileSync("/proc/loadavg", "utf8").split(" ")[0
 async function oneRun(env, workflow, { warm = true } = {}) {
   const before = env.requests().length;
   const load = load1();
-  const rss = summedRssPoller(env.root);
+  const rss = summedRssPoller(env);
   const opts = { extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS, env: warm ? {} : { PI_FUSION_WARM: "0" } };
   const run = workflow === "reason" ? await env.print(`/fusion ${QUESTION}`, opts) : await env.print("bench-investigate", opts);
   rss.stop();
   must(run, `${workflow} run`);
   if (workflow === "reason" && run.stdout !== `${MERGED_TEXT}\n`) throw new Error(`/fusion printed an unexpected answer:\n${run.stdout}`);
   if (workflow === "investigate" && !run.stdout.includes("FINAL: done")) throw new Error(`investigate run did not finish:\n${run.stdout}`);
-  const manifest = JSON.parse(fs.readFileSync(path.join(newestRunDir(env), "manifest.json"), "utf8"));
+  const manifest = manifestOf(newestRunDir(env));
   if (manifest.state !== "completed") throw new Error(`run ended ${manifest.state}`);
   if (manifest.attempts.length !== 5) throw new Error(`run had ${manifest.attempts.length} attempts`);
   const own = Date.parse(manifest.updated_at) - Date.parse(manifest.created_at);
@@ -275,7 +255,7 @@ async function benchChild(env, runs, build, useTime) {
   const childEnv = { PI_FUSION_CHILD_ROLE: "evaluator", PI_FUSION_CHILD_ADDON: path.join(build, "lib", "pi_fusion_child.node") };
   const variants = [
     { name: "without", args: BARE_ARGS, extraEnv: {} },
-    { name: "with", args: [...BARE_ARGS, "-e", CHILD_EXT], extraEnv: childEnv },
+    { name: "with", args: [...BARE_ARGS, "-e", CHILD_EXTENSION], extraEnv: childEnv },
   ];
   const rows = { without: [], with: [] };
   const rssFile = path.join(env.tmp, "maxrss.txt");
@@ -356,7 +336,7 @@ function machine(build) {
     load: fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
     node: fs.existsSync(PINNED_NODE) ? process.version : "?",
     pi: piPkg.version,
-    build: path.relative(ROOT, build) || build,
+    build: path.relative(REPO_ROOT, build) || build,
     buildType,
   };
 }
@@ -496,7 +476,7 @@ trivial tool, before the agent can continue; the ratio depends on how cheap the 
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const build = path.resolve(process.env.PI_FUSION_BUILD_DIR ?? path.join(ROOT, "build", "dev"));
+  const build = path.resolve(BUILD_DIR);
   for (const f of ["lib/pi_fusion.node", "lib/pi_fusion_child.node", "bin/pi-fusion"]) {
     if (!fs.existsSync(path.join(build, f))) throw new Error(`missing ${path.join(build, f)}: build first`);
   }
@@ -540,8 +520,7 @@ async function main() {
     const c = await benchTool(env, opts.runs);
     result = { runs: opts.runs, m, a, b, c, useTime, started, wallS: (performance.now() - t0) / 1000 };
   } finally {
-    sweepStragglers(env.root);
-    await env.cleanup();
+    await env.cleanup();  // stops every process of the env's Pi environment, Fusion children too
   }
   fs.mkdirSync(path.dirname(opts.out), { recursive: true });
   fs.writeFileSync(opts.out, report(result));

@@ -17,13 +17,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { createPiEnv } from "../../tests/support/pi_harness.mjs";
+import { BUILD_DIR, CHILD_EXTENSION, REPO_ROOT, withPiEnv } from "../../tests/support/pi_harness.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "..", "..");
-const CHILD_EXT = path.join(ROOT, "extensions", "fusion-child.ts");
-const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(ROOT, "build", "dev");
 const TOOLS = "read,grep,find,ls";
 
 const BATCH = [
@@ -37,7 +32,7 @@ const BATCH = [
 ];
 
 function parseArgs(argv) {
-  const opts = { runs: 7, out: path.join(ROOT, "bench", "results", "tools.md") };
+  const opts = { runs: 7, out: path.join(REPO_ROOT, "bench", "results", "tools.md") };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--runs") opts.runs = Number(argv[++i]);
     else if (argv[i] === "--out") opts.out = path.resolve(argv[++i]);
@@ -57,8 +52,8 @@ const median = (xs) => {
 function corpusFiles() {
   const files = { ".git/HEAD": "ref: refs/heads/main\n" };
   for (const top of ["src", "child"]) {
-    for (const rel of fs.readdirSync(path.join(ROOT, top), { recursive: true })) {
-      const abs = path.join(ROOT, top, rel);
+    for (const rel of fs.readdirSync(path.join(REPO_ROOT, top), { recursive: true })) {
+      const abs = path.join(REPO_ROOT, top, rel);
       if (fs.statSync(abs).isFile()) files[path.join(top, rel)] = fs.readFileSync(abs, "utf8");
     }
   }
@@ -69,11 +64,11 @@ function corpusFiles() {
 async function runOnce(env, walled, n) {
   const before = env.requests().length;
   const args = walled
-    ? ["--no-builtin-tools", "--tools", TOOLS, "-e", CHILD_EXT]
+    ? ["--no-builtin-tools", "--tools", TOOLS, "-e", CHILD_EXTENSION]
     : ["--tools", TOOLS];
   const childEnv = walled
     ? {
-        PI_FUSION_CHILD_ADDON: path.join(BUILD, "lib", "pi_fusion_child.node"),
+        PI_FUSION_CHILD_ADDON: path.join(BUILD_DIR, "lib", "pi_fusion_child.node"),
         PI_FUSION_CHILD_ROLE: "candidate",
         PI_FUSION_OVERSIZE_PATH: path.join(env.tmp, `oversize-${n}.md`),
         PI_FUSION_TOOLS: TOOLS,
@@ -98,10 +93,9 @@ async function main() {
       { name: "batch", match: { last_role: "user" }, responses: [{ tool_calls: BATCH }] },
     ],
   };
-  const env = await createPiEnv({ script, files: corpusFiles(), timeoutMs: 120000 });
   const sides = { builtin: [], walled: [] };
   const bytes = { builtin: 0, walled: 0 };
-  try {
+  await withPiEnv({ script, files: corpusFiles(), timeoutMs: 120000 }, async (env) => {
     await runOnce(env, false, -1);  // warm-up: file cache, jiti cache
     await runOnce(env, true, -2);
     for (let i = 0; i < opts.runs; i++) {
@@ -112,9 +106,7 @@ async function main() {
         console.error(`[tools_bench] ${side} run ${i + 1}: ${ms} ms`);
       }
     }
-  } finally {
-    await env.cleanup();
-  }
+  });
   const b = median(sides.builtin);
   const w = median(sides.walled);
   const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

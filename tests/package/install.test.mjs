@@ -14,6 +14,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { createPiEnv } from "../support/pi_harness.mjs";
 import { MERGED_TEXT, fusionRules } from "../support/fusion_script.mjs";
+import { manifestOf, runDirs } from "../support/fusion_runs.mjs";
 import { installTarball } from "./install_support.mjs";
 
 test("the npm package installs without a compiler and runs a Fusion run end to end", async () => {
@@ -38,12 +39,8 @@ test("the npm package installs without a compiler and runs a Fusion run end to e
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${MERGED_TEXT}\n`);
     assert.equal(env.requests().length, 5, "three candidates, the evaluator and the merger");
-    const root = path.join(env.cwd, ".pi", "fusion");
-    // The store holds the session directories and its .gitignore.
-    const [session] = fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
-    const [run] = fs.readdirSync(path.join(root, session));
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, session, run, "manifest.json"), "utf8"));
-    assert.equal(manifest.state, "completed");
+    const [dir] = runDirs(env);
+    assert.equal(manifestOf(dir).state, "completed");
   } finally {
     await env.cleanup();
     fs.rmSync(folder, { recursive: true, force: true });

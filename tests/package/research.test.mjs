@@ -16,11 +16,12 @@ import path from "node:path";
 import { after, test } from "node:test";
 
 import { MERGED_TEXT } from "../support/fusion_script.mjs";
+import { manifestOf, runDirs } from "../support/fusion_runs.mjs";
 import { startHttpFixtures, UTF8_TEXT } from "../support/http_fixtures/http_fixtures.mjs";
 import { enterNetnsOrExit, inNetns, PUBLIC_V4 } from "../support/netns/netns.mjs";
-import { createPiEnv } from "../support/pi_harness.mjs";
+import { withPiEnv } from "../support/pi_harness.mjs";
 import {
-  candidateRequests, candidateRules, FIXTURE_FILES, readJson, RUN_TIMEOUT_MS, runDirs, stageRules,
+  candidateRequests, candidateRules, cleanTaskAgentRules, FIXTURE_FILES, RUN_TIMEOUT_MS,
 } from "../e2e/investigate/investigate_support.mjs";
 import { installTarball } from "./install_support.mjs";
 
@@ -45,24 +46,12 @@ const RESEARCH_ARGS = {
   sources: [{ url: PAGE, purpose: "the documentation" }],
 };
 
-function agentRules(candidates) {
-  return [
-    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: {{tool_results}}" }] },
-    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "research-" } }] }] },
-    { name: "failed", match: { text: "Fusion failed" }, responses: [{ text: "noted" }] },
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion research in the background" }, responses: [{ text: "Launched; waiting." }] },
-    ...stageRules(candidates),
-    { name: "ask", match: { text: "please research" }, responses: [{ tool_calls: [{ name: "fusion_research", arguments: RESEARCH_ARGS }] }] },
-  ];
-}
-
 test("package: research candidates fetch the declared page through the package's own pi-fusion", async () => {
   assert.ok(pkg && fs.existsSync(path.join(pkg, "prebuilds", "linux-x64", "pi-fusion")), pkg);
   const firstTurn = [{ tool_calls: [{ name: "fusion_web_fetch", arguments: { url: PAGE, extract: "text" } }] }];
-  const env = await createPiEnv({
-    script: { rules: agentRules(candidateRules(firstTurn)) }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS,
-  });
-  try {
+  const rules = cleanTaskAgentRules("research", RESEARCH_ARGS, candidateRules(firstTurn));
+  // The env loads no plugin of its own: the run loads the installed package's.
+  await withPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
     // No override variables: the host and every child load the package's prebuilt libraries.
     const r = await env.print("please research", {
       extensions: [path.join(pkg, "extensions", "fusion.ts")],
@@ -72,7 +61,7 @@ test("package: research candidates fetch the declared page through the package's
     assert.match(r.stdout, /^FINAL: Fusion research-[0-9a-f]{32} completed \(research\)\./);
     assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
     const [dir] = runDirs(env);
-    assert.equal(readJson(path.join(dir, "manifest.json")).state, "completed");
+    assert.equal(manifestOf(dir).state, "completed");
 
     // Each candidate's follow-up request carries the fetched page, framed as untrusted content.
     const followUps = candidateRequests(env).filter((q) => q.last_role === "tool");
@@ -83,7 +72,5 @@ test("package: research candidates fetch the declared page through the package's
         q.tool_results[0].text);
     }
     assert.deepEqual(http.requests.map((q) => q.path), ["/utf8", "/utf8", "/utf8"]);
-  } finally {
-    await env.cleanup();
-  }
+  });
 });

@@ -1,10 +1,26 @@
 /**
- * @file What an end-to-end test looks at after a Fusion run: the run directories under the
- * project's `.pi/fusion`, a run's manifest, and any process of the run left alive.
+ * @file A Fusion run in an end-to-end test: the isolated Pi environment with the plugin loaded,
+ * and what the test looks at afterwards: the run directories under the project's `.pi/fusion`,
+ * a run's manifest and artifacts, `pi-fusion runs | verify | prune` over them, and any process
+ * of the run left alive.
  */
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { PI_FUSION_BIN, PLUGIN, withPiEnv } from "./pi_harness.mjs";
 import { envProcesses } from "./processes.mjs";
+
+/** How long one Pi may take for a whole Fusion run (five children and the agent's turns). */
+export const RUN_TIMEOUT_MS = 120000;
+
+/**
+ * withPiEnv() for a Fusion test: every Pi the env starts loads the plugin (a run's `extensions`
+ * replaces that list) and may take RUN_TIMEOUT_MS; `options` overrides either.
+ */
+export function withFusionEnv(options, body) {
+  return withPiEnv({ extensions: [PLUGIN], timeoutMs: RUN_TIMEOUT_MS, ...options }, body);
+}
 
 /** The session directories under a project's `.pi/fusion` (`root`): the .gitignore there is not one. */
 export function sessionDirs(root) {
@@ -33,8 +49,30 @@ export function specialFiles(dir) {
   return found;
 }
 
+/** The text of artifact `name` of run directory `dir`. */
+export function artifactText(dir, name) {
+  return fs.readFileSync(path.join(dir, name), "utf8");
+}
+
+/** Artifact `name` of run directory `dir`, parsed as JSON. */
+export function artifactJson(dir, name) {
+  return JSON.parse(artifactText(dir, name));
+}
+
+/** The manifest of run directory `dir`. */
 export function manifestOf(dir) {
-  return JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+  return artifactJson(dir, "manifest.json");
+}
+
+/** `sha256:<hex>` of `bytes`, as a manifest and a seal record a digest. */
+export function sha256(bytes) {
+  return `sha256:${crypto.createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** `pi-fusion <args>` (runs, verify, prune) in `cwd`; {code, stdout, stderr}. */
+export function piFusion(cwd, ...args) {
+  const r = spawnSync(PI_FUSION_BIN, args, { cwd, encoding: "utf8", timeout: 30000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /**

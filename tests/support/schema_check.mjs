@@ -6,10 +6,9 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { REPO_ROOT } from "./pi_harness.mjs";
+import { BUILD_DIR } from "./pi_harness.mjs";
 
-const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
-const SCHEMA_CHECK = path.join(BUILD, "bin", "schema-check");
+const SCHEMA_CHECK = path.join(BUILD_DIR, "bin", "schema-check");
 
 /**
  * Asserts that `file` conforms to `schemas/artifacts/<schemaFile>`; with `{ jsonl: true }` every

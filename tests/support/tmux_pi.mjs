@@ -1,7 +1,8 @@
 /**
  * @file Pi's interactive TUI inside tmux, for tests that assert on what a person reads. Each
- * session has its own tmux server socket (`tmux -L`), so nothing else is touched; stop() kills
- * that server and with it Pi. The environment is the harness's isolated one (pi_harness.mjs).
+ * session has its own tmux server socket (`tmux -L`) and no configuration file (`-f /dev/null`),
+ * so nothing else is touched or read; stop() kills that server and with it Pi. The environment is
+ * the harness's isolated one (pi_harness.mjs).
  */
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
@@ -18,10 +19,11 @@ function shellQuote(s) {
 export class TmuxPi {
   /**
    * Starts interactive Pi for `env` (a PiEnv). `opts`: {args, extensions, session, width, height,
-   * env} as for PiEnv.argv / PiEnv.env.
+   * env} as for PiEnv.argv / PiEnv.env; `scrollback: false` makes screen() the visible screen only.
    */
   constructor(env, opts = {}) {
     this.env = env;
+    this.scrollback = opts.scrollback ?? true;
     this.socket = `pi-fusion-${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
     const vars = env.env({ TERM: "xterm-256color", ...(opts.env ?? {}) });
     const argv = env.argv([], opts);
@@ -38,16 +40,21 @@ export class TmuxPi {
   }
 
   tmux(...args) {
-    return execFileSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
+    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8" });
   }
 
-  /** The screen as text, with the scrollback (the transcript above the editor). */
+  /** The screen as text, with the scrollback (the transcript above the editor) unless turned off. */
   screen() {
     try {
-      return this.tmux("capture-pane", "-p", "-J", "-S", "-3000", "-t", "ui");
+      return this.scrollback ? this.tmux("capture-pane", "-p", "-J", "-S", "-3000", "-t", "ui") : this.tmux("capture-pane", "-p", "-t", "ui");
     } catch {
       return "";
     }
+  }
+
+  /** Waits until Pi's footer names the default model: the TUI is ready for input. */
+  ready() {
+    return this.waitFor(/scripted-a/, 30000, "Pi's footer");
   }
 
   /** Waits until `test(screen)` holds (a RegExp or a function); returns the screen. */
@@ -64,9 +71,14 @@ export class TmuxPi {
 
   /** Types `text` literally, then Enter. */
   async submit(text) {
-    this.tmux("send-keys", "-t", "ui", "-l", text);
+    this.type(text);
     await sleep(150);
     this.tmux("send-keys", "-t", "ui", "Enter");
+  }
+
+  /** Types `text` literally. */
+  type(text) {
+    this.tmux("send-keys", "-t", "ui", "-l", text);
   }
 
   keys(...keys) {
@@ -92,5 +104,15 @@ export class TmuxPi {
       }
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     }
+  }
+}
+
+/** Runs `body(ui)` with interactive Pi for `env` (`opts` as for TmuxPi) and always stops it. */
+export async function withTmuxPi(env, opts, body) {
+  const ui = new TmuxPi(env, opts);
+  try {
+    return await body(ui);
+  } finally {
+    ui.stop();
   }
 }

@@ -4,7 +4,7 @@
  * validation_accounting (recognized by the source finding ids in its input), its repair and the
  * merger's summary.
  */
-import { STAGE } from "./fusion_script.mjs";
+import { launchRules, resultRule, STAGE, wakeRule } from "./fusion_script.mjs";
 
 export const VALIDATE_ARGS = {
   objective: "Reject duplicate keys in the config parser",
@@ -99,13 +99,13 @@ export function validateRules(overrides = {}) {
   ];
 }
 
-/** The parent agent: ask -> fusion_validate -> receipt -> wake -> bg_result -> echo it. */
+/** The parent agent: ask -> fusion_validate -> receipt -> wake -> bg_result -> echo it (or the
+ * failure bg_result reports). The stage rules follow these. */
 export function validateAgentRules(args = VALIDATE_ARGS) {
   return [
-    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: {{tool_results}}" }] },
+    resultRule(),
     { name: "after-failure", match: { last_role: "tool", tool_result: "Fusion failed" }, responses: [{ text: "FAILED: {{tool_results}}" }] },
-    { name: "wake", match: { text: "Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "validate-" } }] }] },
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion validate in the background" }, responses: [{ text: "Launched; waiting." }] },
-    { name: "ask", match: { text: "please validate" }, responses: [{ tool_calls: [{ name: "fusion_validate", arguments: args }] }] },
+    wakeRule("validate", "Call bg_result"),
+    ...launchRules({ workflow: "validate", args, ask: "please validate", stages: [] }),
   ];
 }

@@ -6,70 +6,20 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { createPiEnv, largeText, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { childRun } from "../../support/child_run.mjs";
+import { CHILD_ADDON, CHILD_EXTENSION, largeText, withPiEnv } from "../../support/pi_harness.mjs";
 
-const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
-const PI_FUSION = path.join(BUILD, "bin", "pi-fusion");
-const CHILD_ADDON = path.join(BUILD, "lib", "pi_fusion_child.node");
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures");
 const OVERSIZED = 60000; // > 49,152 JSON-rendered bytes (largeText is plain ASCII plus "\n")
-
-/**
- * Runs `pi-fusion child-run` in `env`. Resolves {code, out (parsed JSON), stderr, pid}.
- * `onSpawn(child)` sees the pi-fusion process as soon as it starts.
- */
-function childRun(env, { prompt = "Please answer.", provider = "scripted", model = "scripted-a",
-  api, capability = "reason", role = "candidate", extensions = [], extraEnv = {}, onSpawn,
-  timeoutMs = 120000 } = {}) {
-  const dir = fs.mkdtempSync(path.join(env.tmp, "child-run-"));
-  const promptFile = path.join(dir, "prompt.txt");
-  fs.writeFileSync(promptFile, prompt);
-  const args = ["child-run", "--provider", provider, "--model", model, "--prompt-file", promptFile,
-    "--capability", capability, "--role", role, "--artifact-dir", dir, "--cwd", env.cwd,
-    "--child-addon", CHILD_ADDON, ...(api ? ["--api", api] : []),
-    ...extensions.flatMap((e) => ["--extension", e])];
-  return new Promise((resolve, reject) => {
-    const child = spawn(PI_FUSION, args, { env: env.env(extraEnv), detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    env.track(child);
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    const timer = setTimeout(() => process.kill(-child.pid, "SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const stdout = Buffer.concat(out).toString("utf8");
-      const stderr = Buffer.concat(err).toString("utf8");
-      try {
-        resolve({ code, out: JSON.parse(stdout), stderr, dir });
-      } catch (e) {
-        reject(new Error(`child-run printed no JSON (code ${code}): ${e.message}\n${stdout}\n${stderr}`));
-      }
-    });
-    onSpawn?.(child);
-  });
-}
-
-/** Runs `body(env)` with a fresh isolated environment that is always cleaned up. */
-async function withEnv(options, body) {
-  const env = await createPiEnv(options);
-  try {
-    return await body(env);
-  } finally {
-    await env.cleanup();
-  }
-}
 
 function explain(r) {
   return JSON.stringify({ code: r.code, error: r.out.error, diagnostics: r.out.diagnostics?.slice(-5) });
 }
 
 test("a clean answer is verified byte for byte against the metadata frames", () =>
-  withEnv({ script: { default: { text: "The verified answer.\n\nSecond paragraph." } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "The verified answer.\n\nSecond paragraph." } } }, async (env) => {
     const r = await childRun(env);
     assert.equal(r.code, 0, explain(r));
     assert.equal(r.out.ok, true);
@@ -84,7 +34,7 @@ test("a clean answer is verified byte for byte against the metadata frames", () 
   }));
 
 test("a 429 then success is accepted as a retry marker bound by the settlement", () =>
-  withEnv({ script: { rules: [{ responses: [{ status: 429 }, { text: "after the retry" }] }] } }, async (env) => {
+  withPiEnv({ script: { rules: [{ responses: [{ status: 429 }, { text: "after the retry" }] }] } }, async (env) => {
     const r = await childRun(env);
     assert.equal(r.code, 0, explain(r));
     assert.equal(r.out.answer, "after the retry");
@@ -96,7 +46,7 @@ test("a 429 then success is accepted as a retry marker bound by the settlement",
   }));
 
 test("provider request 551 is refused before transport", () =>
-  withEnv({ timeoutMs: 300000, script: { default: { tool_calls: [{ name: "ls", arguments: { path: "." } }], usage: { input: 10, output: 5 } } } }, async (env) => {
+  withPiEnv({ timeoutMs: 300000, script: { default: { tool_calls: [{ name: "ls", arguments: { path: "." } }], usage: { input: 10, output: 5 } } } }, async (env) => {
     const r = await childRun(env, { capability: "inspect", timeoutMs: 300000 });
     assert.equal(r.code, 1, explain(r));
     assert.equal(r.out.error.code, "child_runtime_limit_exceeded");
@@ -109,7 +59,7 @@ test("provider request 551 is refused before transport", () =>
   }));
 
 test("tool call 601 is refused and stops the child", () =>
-  withEnv({ timeoutMs: 300000, script: { default: { tool_calls: [1, 2, 3].map(() => ({ name: "ls", arguments: { path: "." } })), usage: { input: 10, output: 5 } } } }, async (env) => {
+  withPiEnv({ timeoutMs: 300000, script: { default: { tool_calls: [1, 2, 3].map(() => ({ name: "ls", arguments: { path: "." } })), usage: { input: 10, output: 5 } } } }, async (env) => {
     const r = await childRun(env, { capability: "inspect", timeoutMs: 300000 });
     assert.equal(r.code, 1, explain(r));
     assert.equal(r.out.error.code, "child_runtime_limit_exceeded");
@@ -121,7 +71,7 @@ test("tool call 601 is refused and stops the child", () =>
   }));
 
 test("a malformed PI_CACHE_RETENTION is refused before any request", () =>
-  withEnv({ script: { default: { text: "never" } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "never" } } }, async (env) => {
     const r = await childRun(env, { extraEnv: { PI_CACHE_RETENTION: "lnog" } });
     assert.equal(r.code, 1, explain(r));
     assert.equal(r.out.error.code, "child_cache_policy_invalid");
@@ -144,7 +94,7 @@ function markers(body) {
 }
 
 test("an anthropic payload with six breakpoints reaches the server with four, all 1h", () =>
-  withEnv({ script: { default: { text: "cached" } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "cached" } } }, async (env) => {
     const r = await childRun(env, { provider: "scripted-ant", api: "anthropic-messages",
       extensions: [path.join(FIXTURES, "extra-breakpoints.ts")] });
     assert.equal(r.code, 0, explain(r));
@@ -168,7 +118,7 @@ test("an anthropic payload with six breakpoints reaches the server with four, al
 const COMPRESS_RULE = { name: "compression turn", match: { text: "over the hard limit" }, responses: [{ text: "A compressed answer." }] };
 
 test("an oversized candidate answer is compressed in the same session", () =>
-  withEnv({ script: { rules: [COMPRESS_RULE], default: { large_text_bytes: OVERSIZED } } }, async (env) => {
+  withPiEnv({ script: { rules: [COMPRESS_RULE], default: { large_text_bytes: OVERSIZED } } }, async (env) => {
     const r = await childRun(env, { capability: "inspect" });
     assert.equal(r.code, 0, explain(r));
     assert.equal(r.out.answer, "A compressed answer.");
@@ -190,7 +140,7 @@ test("an oversized candidate answer is compressed in the same session", () =>
   }));
 
 test("a second oversized answer fails as child_output_cap and keeps both artifacts", () =>
-  withEnv({ script: { default: { large_text_bytes: OVERSIZED } } }, async (env) => {
+  withPiEnv({ script: { default: { large_text_bytes: OVERSIZED } } }, async (env) => {
     const r = await childRun(env);
     assert.equal(r.code, 1, explain(r));
     assert.equal(r.out.error.code, "child_output_cap");
@@ -202,7 +152,7 @@ test("a second oversized answer fails as child_output_cap and keeps both artifac
   }));
 
 test("cancellation mid-stream stops the child's whole process group", () =>
-  withEnv({ script: { default: { text: "x".repeat(4000), stall_after_bytes: 300 } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "x".repeat(4000), stall_after_bytes: 300 } } }, async (env) => {
     const r = await childRun(env, {
       onSpawn: (runner) => {
         env.server.waitForRequests(1, 60000)
@@ -221,7 +171,7 @@ test("a prompt queued by an earlier extension after the settlement is refused an
   // Pi defers prompts sent from agent_settled handlers until every handler has returned, so the
   // governor cannot see this one coming: it settles, then refuses the late request before
   // transport and fails the child (spec: settlement before terminal idleness fails loudly).
-  withEnv({ script: { default: { text: "first answer" } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "first answer" } } }, async (env) => {
     const r = await childRun(env, { extensions: [path.join(FIXTURES, "late-follow-up.ts")] });
     assert.equal(r.code, 1, explain(r));
     assert.equal(r.out.error.code, "child_exit_failed");
@@ -231,11 +181,11 @@ test("a prompt queued by an earlier extension after the settlement is refused an
   }));
 
 test("activity after the settlement writes no further frame", () =>
-  withEnv({ script: { default: { text: "an answer" } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "an answer" } } }, async (env) => {
     // The late follow-up runs after the child extension's agent_settled handler here.
     const r = await env.print(undefined, {
       stdin: "question",
-      extensions: [path.join(REPO_ROOT, "extensions", "fusion-child.ts"), path.join(FIXTURES, "late-follow-up.ts")],
+      extensions: [CHILD_EXTENSION, path.join(FIXTURES, "late-follow-up.ts")],
       env: { PI_FUSION_CHILD_ADDON: CHILD_ADDON, PI_FUSION_CHILD_ROLE: "evaluator" },
     });
     assert.equal(r.code, 1, r.stderr);
@@ -246,10 +196,10 @@ test("activity after the settlement writes no further frame", () =>
   }));
 
 test("a child without its private environment refuses to load and never reaches the model", () =>
-  withEnv({ script: { default: { text: "ungoverned" } } }, async (env) => {
+  withPiEnv({ script: { default: { text: "ungoverned" } } }, async (env) => {
     const r = await env.print(undefined, {
       stdin: "question",
-      extensions: [path.join(REPO_ROOT, "extensions", "fusion-child.ts")],
+      extensions: [CHILD_EXTENSION],
       env: { PI_FUSION_CHILD_ADDON: CHILD_ADDON }, // no PI_FUSION_CHILD_ROLE
     });
     assert.equal(r.code, 1, r.stderr);

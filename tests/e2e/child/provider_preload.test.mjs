@@ -9,12 +9,11 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { createPiEnv, PI_CLI, PINNED_NODE, REPO_ROOT } from "../../support/pi_harness.mjs";
+import {
+  BUILD_DIR, CHILD_ADDON, CHILD_EXTENSION, PI_CLI, PINNED_NODE, withPiEnv,
+} from "../../support/pi_harness.mjs";
 import { providerModulePath } from "../../../extensions/lib/provider_preload.ts";
 
-const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
-const CHILD_ADDON = process.env.PI_FUSION_CHILD_ADDON ?? path.join(BUILD, "lib", "pi_fusion_child.node");
-const CHILD_EXTENSION = path.join(REPO_ROOT, "extensions", "fusion-child.ts");
 const API = "openai-completions"; // the scripted model's api (tests/support/scripted_model)
 const MODULE_LOADED = new RegExp(`Translating StandardModule file://\\S*/chunks/${API}-[A-Z0-9]{8}\\.js`);
 
@@ -29,7 +28,7 @@ test("the pinned Pi's bundled provider modules are found, and nothing else is", 
   }
   assert.equal(providerModulePath(undefined, API), undefined);
   // Another layout (Pi before 0.87: dist/cli.js, no chunks) and an ambiguous one: left to Pi.
-  const dir = fs.mkdtempSync(path.join(path.dirname(BUILD), "preload-layout-"));
+  const dir = fs.mkdtempSync(path.join(path.dirname(BUILD_DIR), "preload-layout-"));
   try {
     fs.writeFileSync(path.join(dir, "cli.js"), "");
     assert.equal(providerModulePath(path.join(dir, "cli.js"), API), undefined);
@@ -81,8 +80,7 @@ function startChild(env, extraEnv) {
 }
 
 test("a waiting child loads its provider module before its input, and only with PI_FUSION_PROVIDER_API", async () => {
-  const env = await createPiEnv({ script: { default: { text: "fine" } } });
-  try {
+  await withPiEnv({ script: { default: { text: "fine" } } }, async (env) => {
     // With the variable: the module is loaded while stdin is still open and no request was made.
     const warm = startChild(env, { PI_FUSION_PROVIDER_API: API });
     await warm.waitFor(MODULE_LOADED, 60000);
@@ -100,7 +98,5 @@ test("a waiting child loads its provider module before its input, and only with 
     assert.equal(await cold.closed, 0, cold.stderr().slice(-2000));
     assert.match(cold.stderr(), MODULE_LOADED);
     assert.equal(env.requests().length, 2);
-  } finally {
-    await env.cleanup();
-  }
+  });
 });

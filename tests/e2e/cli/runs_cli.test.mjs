@@ -4,35 +4,21 @@
  * one whose Pi is killed mid-run (interrupted), checked both while its owner is alive and after.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { fusionRules } from "../../support/fusion_script.mjs";
-import { sessionDirs } from "../../support/fusion_runs.mjs";
+import { fusionRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
+import { piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
-const CLI = path.join(BUILD, "bin", "pi-fusion");
-const RUN_TIMEOUT_MS = 120000;
-const V1 = "pi-background-tasks.fusion-models.v1";
-
+/** `pi-fusion <args>` in the env's project. */
 function cli(env, ...args) {
-  const r = spawnSync(CLI, args, { cwd: env.cwd, encoding: "utf8", timeout: 30000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return piFusion(env.cwd, ...args);
 }
 
 function runs(env) {
   const r = cli(env, "runs", "--json", "--cwd", env.cwd);
   assert.equal(r.code, 0, r.stderr);
   return JSON.parse(r.stdout);
-}
-
-function runDirs(env) {
-  const root = path.join(env.cwd, ".pi", "fusion");
-  if (!fs.existsSync(root)) return [];
-  return sessionDirs(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
 }
 
 /** Every name, mode, size and byte under `dir`: equal snapshots mean nothing was written. */
@@ -59,10 +45,10 @@ function piProcesses(env) {
 
 async function fuse(env, rules, { models } = {}) {
   env.server.setScript({ rules });
-  if (models) env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: V1, ...models }));
+  if (models) writeFusionModels(env, models);
   else fs.rmSync(path.join(env.agentDir, "fusion-models.json"), { force: true });
   const before = new Set(runDirs(env));
-  const r = await env.print("/fusion Why is the sky blue?\nSecond line.", { extensions: [PLUGIN] });
+  const r = await env.print("/fusion Why is the sky blue?\nSecond line.");
   const made = runDirs(env).filter((d) => !before.has(d));
   assert.equal(made.length, 1, r.stderr);
   return { ...r, dir: made[0], id: path.basename(made[0]) };
@@ -70,13 +56,12 @@ async function fuse(env, rules, { models } = {}) {
 
 describe("pi-fusion runs, verify, prune", () => {
   test("list, verify and prune real runs: completed, failed, tampered, interrupted", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
       const completed = await fuse(env, fusionRules());
       assert.equal(completed.code, 0, completed.stderr);
       const failed = await fuse(env,
         [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()],
-        { models: { candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"], evaluator: "scripted/scripted-a", merger: "scripted/scripted-a" } });
+        { models: SECOND_CANDIDATE_ON_B });
       assert.notEqual(failed.code, 0);
       const tampered = await fuse(env, fusionRules());
       assert.equal(tampered.code, 0, tampered.stderr);
@@ -113,7 +98,7 @@ describe("pi-fusion runs, verify, prune", () => {
       // A run whose Pi is alive: listed in its live state, never pruned.
       env.server.setScript({ rules: fusionRules({ candidate: [{ stall: true }] }) });
       const liveRequests = env.requests().length;
-      const live = env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+      const live = env.print("/fusion Why is the sky blue?");
       await env.server.waitForRequests(liveRequests + 3, 60000);
       const liveDir = runDirs(env).find((d) => ![completed.dir, failed.dir, tampered.dir].includes(d));
       const liveId = path.basename(liveDir);
@@ -190,8 +175,6 @@ describe("pi-fusion runs, verify, prune", () => {
       r = cli(env, "prune", "--older-than", "30x");
       assert.equal(r.code, 2);
       assert.match(r.stderr, /--older-than takes a count and a unit, like 30d/);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

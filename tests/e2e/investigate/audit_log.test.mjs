@@ -9,10 +9,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv } from "../../support/pi_harness.mjs";
+import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
 import {
-  agentFlowRules, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
-  PLUGIN, readJson, RUN_TIMEOUT_MS, runDirs, WRAPPER,
+  agentFlowRules, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, WRAPPER, withFixtureEnv,
 } from "./investigate_support.mjs";
 
 const TAMPERS = [
@@ -29,24 +28,23 @@ const TAMPERS = [
 describe("tool-call audit log verification", () => {
   test("every tamper fails the run as tool_audit_invalid with its reason, and nothing is merged", async () => {
     const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }]));
-    const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFixtureEnv({ script: { rules } }, async (env) => {
       // Control: the same wrapper that changes nothing lets the run complete, so each failure
       // below is caused by its tamper alone.
       const control = await env.print("please investigate", {
-        extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: "none" },
+        env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: "none" },
       });
       assert.equal(control.code, 0, control.stderr);
-      assert.equal(readJson(path.join(runDirs(env)[0], "manifest.json")).state, "completed");
+      assert.equal(manifestOf(runDirs(env)[0]).state, "completed");
 
       for (const [mode, reason] of TAMPERS) {
         const before = new Set(runDirs(env));
         const r = await env.print("please investigate", {
-          extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: mode },
+          env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: mode },
         });
         assert.equal(r.code, 0, `${mode}: ${r.stderr}`);
         const dir = runDirs(env).find((d) => !before.has(d));
-        const manifest = readJson(path.join(dir, "manifest.json"));
+        const manifest = manifestOf(dir);
         assert.equal(manifest.state, "failed", mode);
         assert.equal(manifest.error.code, "tool_audit_invalid", `${mode}: ${manifest.error.message}`);
         assert.equal(manifest.error.stage, "candidate", mode);
@@ -61,9 +59,7 @@ describe("tool-call audit log verification", () => {
           assert.ok(["cancelled", "failed"].includes(sibling.state), `${mode}: slot ${sibling.slot} ${sibling.state}`);
         }
       }
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("tool call 601 never runs: the run fails with child_runtime_limit_exceeded and a failed seal", async () => {
@@ -72,12 +68,11 @@ describe("tool-call audit log verification", () => {
     const rules = agentFlowRules([
       { name: "candidate-loop", match: { text: "Answer the request in the following JSON input" }, responses: [{ tool_calls: batch, usage: { input: 10, output: 5 } }] },
     ]);
-    const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: 600000 });
-    try {
-      const r = await env.print("please investigate", { extensions: [PLUGIN], timeoutMs: 600000 });
+    await withFixtureEnv({ script: { rules }, timeoutMs: 600000 }, async (env) => {
+      const r = await env.print("please investigate", { timeoutMs: 600000 });
       assert.equal(r.code, 0, r.stderr);
       const [dir] = runDirs(env);
-      const manifest = readJson(path.join(dir, "manifest.json"));
+      const manifest = manifestOf(dir);
       assert.equal(manifest.state, "failed");
       assert.equal(manifest.error.code, "child_runtime_limit_exceeded", manifest.error.message);
       assert.match(manifest.error.message, /tool call 601 exceeds the limit of 600/);
@@ -94,8 +89,6 @@ describe("tool-call audit log verification", () => {
       // refused and nothing went back to the model; no candidate sent more.
       assert.ok(candidateRequests(env).length <= 3 * 61);
       assert.ok(!fs.existsSync(path.join(dir, "merged.md")));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

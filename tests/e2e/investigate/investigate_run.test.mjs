@@ -8,26 +8,21 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv } from "../../support/pi_harness.mjs";
 import { MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { artifactJson, manifestOf, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import {
-  agentFlowRules, assertAuditLogSchemas, auditLog, candidateRequests, candidateRules, FILE_TOOL_CALLS, FIXTURE_FILES,
-  INSPECT_TOOLS, INVESTIGATE_ARGS, PLUGIN, readJson, RUN_TIMEOUT_MS, runDirs, sha256, WRAPPER,
+  agentFlowRules, assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRules,
+  FILE_TOOL_CALLS, INSPECT_TOOLS, INVESTIGATE_ARGS, WRAPPER, withFixtureEnv,
 } from "./investigate_support.mjs";
 
 const DENY = "bash,edit,write,powershell,fusion_reason,fusion_investigate,fusion_research,fusion_validate,fusion_brainstorm,bg_result,bg_status,bg_kill";
 
 describe("fusion_investigate end to end", () => {
-  test("print mode: candidates read the project with the four file tools; sealed logs verify; bg_result returns the answer", async () => {
-    const env = await createPiEnv({
-      script: { rules: agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }])) },
-      files: FIXTURE_FILES,
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    const argvLog = path.join(env.tmp, "argv.jsonl");
-    try {
+  test("print mode: candidates read the project with the four file tools; sealed logs verify; bg_result returns the answer", () =>
+    withFixtureEnv({ script: { rules: agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }])) } }, async (env) => {
+      const argvLog = path.join(env.tmp, "argv.jsonl");
       const r = await env.print("please investigate", {
-        extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_ARGV_LOG: argvLog },
+        env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_ARGV_LOG: argvLog },
       });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^FINAL: Fusion investigate-[0-9a-f]{32} completed \(investigate\)\./);
@@ -35,7 +30,7 @@ describe("fusion_investigate end to end", () => {
 
       const [dir] = runDirs(env);
       assert.match(path.basename(dir), /^investigate-[0-9a-f]{32}$/);
-      const manifest = readJson(path.join(dir, "manifest.json"));
+      const manifest = manifestOf(dir);
       assert.equal(manifest.state, "completed");
       assert.equal(manifest.attempts.length, 5);
       assert.deepEqual(manifest.capabilities, { candidate: "inspect", evaluator: "reason", merger: "reason" });
@@ -43,7 +38,7 @@ describe("fusion_investigate end to end", () => {
       assert.deepEqual(manifest.tool_policy.evaluator_tools, []);
 
       // Clean-task canonical input: exactly five keys; the request is the normalized arguments.
-      const input = readJson(path.join(dir, "canonical-input.json"));
+      const input = artifactJson(dir, "canonical-input.json");
       assert.deepEqual(Object.keys(input).sort(), ["context", "cwd", "request", "schema_version", "workflow"]);
       assert.deepEqual(input.context, { kind: "clean_task" });
       assert.equal(input.cwd, env.cwd);
@@ -62,11 +57,8 @@ describe("fusion_investigate end to end", () => {
       for (const argv of argvs.filter((a) => !a.includes("--no-builtin-tools"))) assert.deepEqual(toolFlags(argv), ["--no-tools"]);
 
       // The model saw exactly the four tools, and real results from ripgrep and fd.
-      const requests = candidateRequests(env);
-      for (const q of requests) {
-        assert.deepEqual(q.body.tools.map((t) => t.function?.name ?? t.name).sort(), [...INSPECT_TOOLS].sort());
-      }
-      const results = requests.filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+      assertCandidatesOffered(env, INSPECT_TOOLS);
+      const results = candidateBatches(env);
       assert.equal(results.length, 3);
       for (const batch of results) {
         assert.deepEqual(batch.map((t) => t.name), INSPECT_TOOLS);
@@ -92,10 +84,7 @@ describe("fusion_investigate end to end", () => {
         assertAuditLogSchemas(dir, slot);
       }
       assert.ok(!fs.existsSync(path.join(dir, "evaluation.attempt-1.tool-calls.jsonl")), "the evaluator has no log");
-    } finally {
-      await env.cleanup();
-    }
-  });
+    }));
 
   test("reads outside the project, through a symlink or by absolute path, and write/bash calls are refused and journaled", async () => {
     const attempts = [
@@ -106,18 +95,17 @@ describe("fusion_investigate end to end", () => {
       { name: "write", arguments: { path: "pwned.txt", content: "owned" } },
       { name: "bash", arguments: { command: "touch bashed.txt" } },
     ];
-    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFixtureEnv({ script: { rules: [] } }, async (env) => {
       const outside = path.join(path.dirname(env.cwd), "outside.txt");
       fs.writeFileSync(outside, "TOP-SECRET\n");
       fs.symlinkSync(outside, path.join(env.cwd, "escape.txt"));
       attempts[1].arguments.path = outside;
       env.server.setScript({ rules: agentFlowRules(candidateRules([{ tool_calls: attempts }])) });
-      const r = await env.print("please investigate", { extensions: [PLUGIN] });
+      const r = await env.print("please investigate");
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
 
-      const batches = candidateRequests(env).filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+      const batches = candidateBatches(env);
       assert.equal(batches.length, 3);
       // (openai-completions carries no error flag on the wire; the journal below records it.)
       for (const batch of batches) {
@@ -132,7 +120,7 @@ describe("fusion_investigate end to end", () => {
       assert.equal(fs.readFileSync(outside, "utf8"), "TOP-SECRET\n");
 
       const [dir] = runDirs(env);
-      assert.equal(readJson(path.join(dir, "manifest.json")).state, "completed");
+      assert.equal(manifestOf(dir).state, "completed");
       for (const slot of [1, 2, 3]) {
         const { seal, records } = auditLog(dir, slot);
         assert.equal(seal.status, "complete");
@@ -143,19 +131,16 @@ describe("fusion_investigate end to end", () => {
           ["path_outside_project", "path_outside_project", "path_outside_project", "path_outside_project", null, null]);
         assertAuditLogSchemas(dir, slot);  // refused calls' records too
       }
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("the clean-task input has identical bytes across two Pi processes", async () => {
     const reordered = { deliverable: INVESTIGATE_ARGS.deliverable, background: INVESTIGATE_ARGS.background, objective: INVESTIGATE_ARGS.objective };
-    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFixtureEnv({ script: { rules: [] } }, async (env) => {
       const inputs = [];
       for (const args of [INVESTIGATE_ARGS, reordered]) {
         env.server.setScript({ rules: agentFlowRules(candidateRules([{ text: "No tools needed." }]), "done", args) });
-        const r = await env.print("please investigate", { extensions: [PLUGIN] });
+        const r = await env.print("please investigate");
         assert.equal(r.code, 0, r.stderr);
         const newest = runDirs(env).find((d) => !inputs.some((i) => i.dir === d));
         inputs.push({ dir: newest, bytes: fs.readFileSync(path.join(newest, "canonical-input.json")) });
@@ -163,20 +148,17 @@ describe("fusion_investigate end to end", () => {
       assert.equal(inputs.length, 2);
       assert.notEqual(inputs[0].dir, inputs[1].dir);
       assert.ok(inputs[0].bytes.equals(inputs[1].bytes), `${inputs[0].bytes} != ${inputs[1].bytes}`);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("json mode and RPC mode: the agent launches, is woken, and retrieves the verified answer", async () => {
     const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS.slice(0, 1) }]), "FINAL: got it");
-    const env = await createPiEnv({ script: { rules }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const j = await env.json("please investigate", { extensions: [PLUGIN] });
+    await withFixtureEnv({ script: { rules } }, async (env) => {
+      const j = await env.json("please investigate");
       assert.equal(j.code, 0, j.stderr);
       assert.equal(j.text, "FINAL: got it");
 
-      const rpc = env.rpc({ extensions: [PLUGIN] });
+      const rpc = env.rpc();
       const first = await rpc.prompt("please investigate");
       assert.equal(first.text, "Launched; waiting.");
       await rpc.waitFor((r) => r.type === "message_end" && r.message?.role === "assistant" &&
@@ -185,9 +167,7 @@ describe("fusion_investigate end to end", () => {
       const retrieved = env.requests().filter((q) => q.tool_results?.some((t) => t.name === "bg_result"));
       assert.equal(retrieved.length, 2);
       for (const q of retrieved) assert.ok(q.tool_results[0].text.includes(MERGED_TEXT));
-      for (const dir of runDirs(env)) assert.equal(readJson(path.join(dir, "manifest.json")).state, "completed");
-    } finally {
-      await env.cleanup();
-    }
+      for (const dir of runDirs(env)) assert.equal(manifestOf(dir).state, "completed");
+    });
   });
 });

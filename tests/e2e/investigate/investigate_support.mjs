@@ -1,19 +1,18 @@
 /**
- * @file Shared pieces of the fusion_investigate end-to-end suites: a fixture project, scripts in
- * which the candidates use Pi's file tools before answering, the agent's side of a tool launch,
- * and readers for the run directory and its audit logs.
+ * @file Shared pieces of the fusion_investigate end-to-end suites (and of research's, whose
+ * candidates inspect the same project): a fixture project, scripts in which the candidates use
+ * Pi's file tools before answering, the agent's side of a tool launch, and readers for a
+ * candidate's audit log.
  */
-import crypto from "node:crypto";
-import fs from "node:fs";
+import assert from "node:assert/strict";
 import path from "node:path";
-import { fusionRules, STAGE } from "../../support/fusion_script.mjs";
-import { REPO_ROOT } from "../../support/pi_harness.mjs";
+import { agentRules, fusionRules, STAGE } from "../../support/fusion_script.mjs";
+import { artifactJson, artifactText, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { offeredTools } from "../../support/pi_harness.mjs";
 import { assertConforms } from "../../support/schema_check.mjs";
 
-export { runDirs } from "../../support/fusion_runs.mjs";
-
-export const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 export const WRAPPER = path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures", "tamper-child.sh");
+/** Candidates that walk the project take longer than a reason run's. */
 export const RUN_TIMEOUT_MS = 180000;
 export const INSPECT_TOOLS = ["read", "grep", "find", "ls"];
 
@@ -55,34 +54,30 @@ export const FILE_TOOL_CALLS = [
 ];
 
 /**
- * The agent's side: ask -> fusion_investigate -> receipt -> terminal notice -> bg_result ->
- * `finalText` (or "noted" after a failure notice). Stage rules come before the launch rules
- * because candidate inputs also carry the request text.
+ * The agent's side of a clean-task launch (agentRules()): ask ("please <workflow>") ->
+ * fusion_<workflow>(`args`) -> receipt -> terminal notice -> bg_result -> `final` (or "noted"
+ * after a failure notice), with the evaluator, repair and merger of fusion_script and the
+ * candidate rules given.
  */
-export function agentFlowRules(candidates, finalText = "FINAL: {{tool_results}}", args = INVESTIGATE_ARGS) {
-  return [
-    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: finalText }] },
-    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "investigate-" } }] }] },
-    { name: "failed", match: { text: "Fusion failed" }, responses: [{ text: "noted" }] },
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion investigate in the background" }, responses: [{ text: "Launched; waiting." }] },
-    ...stageRules(candidates),
-    { name: "ask", match: { text: "please investigate" }, responses: [{ tool_calls: [{ name: "fusion_investigate", arguments: args }] }] },
-  ];
+export function cleanTaskAgentRules(workflow, args, candidates, final) {
+  return agentRules({ workflow, args, ask: `please ${workflow}`, final, failedReply: "noted", stages: stageRules(candidates) });
 }
 
-export function readJson(file) {
-  return JSON.parse(fs.readFileSync(file, "utf8"));
+/** cleanTaskAgentRules() of fusion_investigate, by default with INVESTIGATE_ARGS. */
+export function agentFlowRules(candidates, final, args = INVESTIGATE_ARGS) {
+  return cleanTaskAgentRules("investigate", args, candidates, final);
 }
 
-export function sha256(bytes) {
-  return `sha256:${crypto.createHash("sha256").update(bytes).digest("hex")}`;
+/** withFusionEnv() over the fixture project, with the time an investigate run may take. */
+export function withFixtureEnv(options, body) {
+  return withFusionEnv({ files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS, ...options }, body);
 }
 
 /** Journal records and seal of candidate `slot`, checked the way the parent checks them. */
 export function auditLog(dir, slot) {
-  const prefix = path.join(dir, `candidate-${slot}.attempt-1`);
-  const journal = fs.readFileSync(`${prefix}.tool-calls.jsonl`, "utf8");
-  const seal = readJson(`${prefix}.seal.json`);
+  const prefix = `candidate-${slot}.attempt-1`;
+  const journal = artifactText(dir, `${prefix}.tool-calls.jsonl`);
+  const seal = artifactJson(dir, `${prefix}.seal.json`);
   const records = journal.split("\n").filter(Boolean).map((l) => JSON.parse(l));
   return { journal, seal, records };
 }
@@ -100,4 +95,14 @@ export function assertAuditLogSchemas(dir, slot) {
 /** Requests the candidates sent (their stdin line is the last user text). */
 export function candidateRequests(env) {
   return env.requests().filter((q) => q.last_user_text.includes(STAGE.candidate.text));
+}
+
+/** The tool results each candidate received after its tool batch: [{name, text, is_error}] per candidate. */
+export function candidateBatches(env) {
+  return candidateRequests(env).filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+}
+
+/** Asserts that every candidate request offered the model exactly `tools`. */
+export function assertCandidatesOffered(env, tools) {
+  for (const q of candidateRequests(env)) assert.deepEqual(offeredTools(q).sort(), [...tools].sort());
 }

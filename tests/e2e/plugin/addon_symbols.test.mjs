@@ -7,16 +7,15 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { test } from "node:test";
-import { REPO_ROOT } from "../../support/pi_harness.mjs";
+import { BUILD_DIR } from "../../support/pi_harness.mjs";
+import { SANITIZED } from "../../support/sanitizer_env.mjs";
 
-const buildDir = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
 const ALLOWED_NEEDED = new Set(["libstdc++.so.6", "libgcc_s.so.1", "libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"]);
 // A sanitizer build (PI_FUSION_SANITIZED=1, tests/CMakeLists.txt) links its runtimes too.
-const SANITIZED = process.env.PI_FUSION_SANITIZED === "1";
 const SANITIZER_RUNTIME = /^lib(asan|ubsan)\.so\.\d+$/;
 
 for (const name of ["pi_fusion.node", "pi_fusion_child.node"]) {
-  const file = path.join(buildDir, "lib", name);
+  const file = path.join(BUILD_DIR, "lib", name);
   test(`${name} exports only the Node-API entry points`, () => {
     const symbols = execFileSync("nm", ["-D", "--defined-only", file], { encoding: "utf8" })
       .split("\n").filter(Boolean).map((l) => l.split(/\s+/).at(-1)).sort();

@@ -7,10 +7,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { plainToolEnv } from "../../support/sanitizer_env.mjs";
+import { createPiEnv, PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
+import { plainToolEnv, SANITIZED } from "../../support/sanitizer_env.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const PROBE = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "probe-extension.ts");
 const TOOLS = ["fusion_reason", "fusion_investigate", "fusion_research", "fusion_validate", "bg_result", "bg_status", "bg_kill"];
 // Defined, but not offered to the model until its workflow runs (workflow::WorkflowRuns): none today.
@@ -97,10 +96,8 @@ describe("argument errors reach the model with the contract's exact texts", () =
   test("every bad call is refused with its text and code, and nothing starts", async () => {
     const calls = [...cases, ...NOT_OFFERED.map((name) => [name, { objective: "o" }])]
       .map(([name, args]) => ({ name, arguments: args }));
-    const env = await createPiEnv({
-      script: { rules: [{ match: { text: "call the tools" }, responses: [{ tool_calls: calls }, { text: "done" }] }] },
-    });
-    try {
+    const rules = [{ match: { text: "call the tools" }, responses: [{ tool_calls: calls }, { text: "done" }] }];
+    await withPiEnv({ script: { rules } }, async (env) => {
       const r = await env.print("call the tools", { extensions: [PLUGIN] });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), "done");
@@ -113,16 +110,13 @@ describe("argument errors reach the model with the contract's exact texts", () =
       });
       NOT_OFFERED.forEach((name, i) => assert.equal(results[cases.length + i].text, `Tool ${name} not found`));
       assert.ok(!fs.existsSync(path.join(env.cwd, ".pi", "fusion")), "no run directory may exist");
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });
 
 describe("lifecycle", () => {
   test("/reload leaves exactly one registration", async () => {
-    const env = await createPiEnv();
-    try {
+    await withPiEnv({}, async (env) => {
       const out = path.join(env.tmp, "after-reload.json");
       const rpc = env.rpc({ extensions: [PLUGIN, PROBE], env: { PI_FUSION_PROBE_OUT: out } });
       await rpc.prompt("/e2e-reload");
@@ -136,14 +130,11 @@ describe("lifecycle", () => {
       assert.deepEqual(names, TOOLS);
       const commands = seen.commands.map((c) => c.name).filter((n) => COMMANDS.includes(n));
       assert.deepEqual(commands.sort(), COMMANDS);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("pi -p exits promptly after the agent settles", async () => {
-    const env = await createPiEnv();
-    try {
+    await withPiEnv({}, async (env) => {
       const plain = await env.print("hello", { extensions: [] });
       const withPlugin = await env.print("hello", { extensions: [PLUGIN] });
       assert.equal(withPlugin.code, 0, withPlugin.stderr);
@@ -152,11 +143,9 @@ describe("lifecycle", () => {
       // sanitizer build's plugin (a 200 MB library, checked for leaks at exit) takes seconds more
       // on a busy machine just to load and unload; there a process kept alive still shows as
       // timedOut (the harness's 30 s), and the 2 s bound is the dev suite's to check.
-      const bound = process.env.PI_FUSION_SANITIZED === "1" ? 15000 : 2000;
+      const bound = SANITIZED ? 15000 : 2000;
       assert.ok(withPlugin.durationMs - plain.durationMs < bound, `${withPlugin.durationMs} ms vs ${plain.durationMs} ms`);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   /** A copy of the loader files in `root`, as a checkout (with scripts/setup) or a package. */
@@ -175,8 +164,7 @@ describe("lifecycle", () => {
   }
 
   test("the loader names what is missing: a build, a prebuilt library, or the override's file", async () => {
-    const env = await createPiEnv();
-    try {
+    await withPiEnv({}, async (env) => {
       const checkout = loaderCopy(path.join(env.tmp, "unbuilt-checkout"), { checkout: true });
       let r = await env.print("hello", { extensions: [checkout], env: { PI_FUSION_ADDON: "" } });
       const setup = path.join(env.tmp, "unbuilt-checkout", "scripts", "setup");
@@ -198,14 +186,11 @@ describe("lifecycle", () => {
       // Where the override names a file, it is used.
       r = await env.print("hello", { extensions: [PLUGIN], env: { PI_FUSION_ADDON: process.env.PI_FUSION_ADDON } });
       assert.equal(linesWith(r.stderr, "pi-fusion:").length, 0, r.stderr);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("a shared library the system lacks is named", async () => {
-    const env = await createPiEnv();
-    try {
+    await withPiEnv({}, async (env) => {
       // A .node that needs a shared library which is then removed, as on a system without it.
       const dir = path.join(env.tmp, "broken");
       fs.mkdirSync(dir, { recursive: true });
@@ -219,8 +204,6 @@ describe("lifecycle", () => {
       const lines = linesWith(r.stderr, "pi-fusion:");
       assert.equal(lines.length, 1, r.stderr);
       assert.ok(lines[0].includes(`${path.join(dir, "pi_fusion.node")} cannot load: missing shared library libpfgone.so.7.`), r.stderr);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

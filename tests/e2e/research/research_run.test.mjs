@@ -16,12 +16,12 @@ import { after, test } from "node:test";
 
 import { startFakeDns } from "../../support/fake_dns/fake_dns.mjs";
 import { MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fixtures/http_fixtures.mjs";
 import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
-import { createPiEnv } from "../../support/pi_harness.mjs";
 import {
-  assertAuditLogSchemas, auditLog, candidateRequests, candidateRules, FIXTURE_FILES, INSPECT_TOOLS, PLUGIN, readJson,
-  RUN_TIMEOUT_MS, runDirs, sha256, stageRules,
+  assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRequests, candidateRules,
+  cleanTaskAgentRules, INSPECT_TOOLS, withFixtureEnv,
 } from "../investigate/investigate_support.mjs";
 
 const CANARY_HOSTS = ["127.0.0.1", "169.254.169.254", "168.63.129.16"];
@@ -50,34 +50,18 @@ const RESEARCH_ARGS = {
 };
 const fetchCall = (url) => ({ name: "fusion_web_fetch", arguments: { url, extract: "text" } });
 
-/** The agent's side: ask -> fusion_research -> receipt -> notice -> bg_result -> FINAL. */
-function agentRules(candidates) {
-  return [
-    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: {{tool_results}}" }] },
-    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "research-" } }] }] },
-    { name: "failed", match: { text: "Fusion failed" }, responses: [{ text: "noted" }] },
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion research in the background" }, responses: [{ text: "Launched; waiting." }] },
-    ...stageRules(candidates),
-    { name: "ask", match: { text: "please research" }, responses: [{ tool_calls: [{ name: "fusion_research", arguments: RESEARCH_ARGS }] }] },
-  ];
-}
-
-test("research: candidates fetch the declared page and quote it; refusals cost no request; provenance is sealed", async () => {
+test("research: candidates fetch the declared page and quote it; refusals cost no request; provenance is sealed", () => {
   const firstTurn = [{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED), fetchCall(TO_METADATA),
     { name: "read", arguments: { path: "src/app.txt" } }] }];
-  const env = await createPiEnv({
-    script: { rules: agentRules(candidateRules(firstTurn)) },
-    files: FIXTURE_FILES,
-    timeoutMs: RUN_TIMEOUT_MS,
-  });
-  try {
-    const r = await env.print("please research", { extensions: [PLUGIN] });
+  const rules = cleanTaskAgentRules("research", RESEARCH_ARGS, candidateRules(firstTurn));
+  return withFixtureEnv({ script: { rules } }, async (env) => {
+    const r = await env.print("please research");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^FINAL: Fusion research-[0-9a-f]{32} completed \(research\)\./);
     assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
 
     const [dir] = runDirs(env);
-    const manifest = readJson(path.join(dir, "manifest.json"));
+    const manifest = manifestOf(dir);
     assert.equal(manifest.state, "completed");
     assert.deepEqual(manifest.capabilities, { candidate: "research", evaluator: "reason", merger: "reason" });
     assert.deepEqual(manifest.tool_policy.candidate_tools, RESEARCH_TOOLS);
@@ -94,11 +78,9 @@ test("research: candidates fetch the declared page and quote it; refusals cost n
     assert.equal(ref.sha256, sha256(policyBytes));
 
     // Candidates had exactly the research tools; they saw the page, and typed refusals.
+    assertCandidatesOffered(env, RESEARCH_TOOLS);
     const requests = candidateRequests(env);
-    for (const q of requests) {
-      assert.deepEqual(q.body.tools.map((t) => t.function?.name ?? t.name).sort(), [...RESEARCH_TOOLS].sort());
-    }
-    const results = requests.filter((q) => q.last_role === "tool").map((q) => q.tool_results);
+    const results = candidateBatches(env);
     assert.equal(results.length, 3);
     for (const batch of results) {
       assert.deepEqual(batch.map((t) => t.name), ["fusion_web_fetch", "fusion_web_fetch", "fusion_web_fetch", "read"]);
@@ -142,7 +124,5 @@ test("research: candidates fetch the declared page and quote it; refusals cost n
       assert.ok(manifest.artifacts[`candidate-${slot}.attempt-1.seal.json`]);
       assertAuditLogSchemas(dir, slot);  // fetched, failed and refused URLs' provenance
     }
-  } finally {
-    await env.cleanup();
-  }
+  });
 });

@@ -6,27 +6,19 @@
  * are total usage and never an under-forecast.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
 import { EVALUATION, MERGED_TEXT, STAGE, fusionRules } from "../../support/fusion_script.mjs";
 import { FIXTURE_FILES, agentFlowRules } from "../investigate/investigate_support.mjs";
-import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
+import { artifactJson, manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { assertConforms } from "../../support/schema_check.mjs";
-
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
 const HUGE = 900000;  // far above any forecast of these small prompts
 
 describe("post-run calibration", () => {
   test("an evaluator whose first request is under-forecast: violation artifact, progress and result warning", async () => {
-    const env = await createPiEnv({
-      script: { rules: fusionRules({ evaluator: [{ text: JSON.stringify(EVALUATION), usage: { input: HUGE, output: 10 } }] }) },
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    const rules = fusionRules({ evaluator: [{ text: JSON.stringify(EVALUATION), usage: { input: HUGE, output: 10 } }] });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `${MERGED_TEXT}\n`);
       const dir = runDirs(env)[0];
@@ -34,7 +26,7 @@ describe("post-run calibration", () => {
       assert.equal(manifest.state, "completed");
       const name = "evaluation.attempt-1.calibration-violation.json";
       assert.ok(manifest.artifacts[name], "the violation is bound in the manifest");
-      const violation = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"));
+      const violation = artifactJson(dir, name);
       assert.equal(violation.schema_version, "pi-background-tasks.fusion-calibration-violation.v2");
       assert.equal(violation.stage, "evaluation");
       assert.equal(violation.attempt, 1);
@@ -45,15 +37,13 @@ describe("post-run calibration", () => {
       // Only the evaluator was under: no other stage has a violation.
       assert.deepEqual(Object.keys(manifest.artifacts).filter((n) => n.includes("calibration")), [name]);
       assert.match(r.stderr, new RegExp(`calibration warning \\(${violation.under_forecast_tokens} tokens under forecast\\)`));
-      const result = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+      const result = artifactJson(dir, "result.json");
       assert.deepEqual(result.details.warnings, [{
         kind: "calibration",
         stage: "evaluation",
         message: `calibration warning (${violation.under_forecast_tokens} tokens under forecast)`,
       }]);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("an agent loop's later requests are total usage, never an under-forecast", async () => {
@@ -63,9 +53,8 @@ describe("post-run calibration", () => {
       { name: "candidate-answer", match: { ...STAGE.candidate, last_role: "tool" }, responses: [{ text: "Candidate found: {{tool_results}}", usage: { input: HUGE, output: 10 } }] },
       { name: "candidate-tools", match: { ...STAGE.candidate, last_role: "user" }, responses: [{ tool_calls: [{ name: "ls", arguments: { path: "src" } }] }] },
     ];
-    const env = await createPiEnv({ script: { rules: agentFlowRules(candidates) }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("please investigate", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: agentFlowRules(candidates) }, files: FIXTURE_FILES }, async (env) => {
+      const r = await env.print("please investigate");
       assert.equal(r.code, 0, r.stderr);
       const dir = runDirs(env)[0];
       const manifest = manifestOf(dir);
@@ -75,9 +64,7 @@ describe("post-run calibration", () => {
       // ... but no stage was under its one-request forecast.
       assert.deepEqual(Object.keys(manifest.artifacts).filter((n) => n.includes("calibration")), []);
       assert.doesNotMatch(r.stderr, /calibration warning/);
-      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8")).details.warnings, []);
-    } finally {
-      await env.cleanup();
-    }
+      assert.deepEqual(artifactJson(dir, "result.json").details.warnings, []);
+    });
   });
 });

@@ -9,12 +9,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { fusionRules } from "../../support/fusion_script.mjs";
-import { runDirs } from "../../support/fusion_runs.mjs";
-
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
+import { agentRules, fusionRules } from "../../support/fusion_script.mjs";
+import { artifactJson, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 
 /** A wrapper that leaves a marker, then runs the child. */
 function wrapperScript(marker) {
@@ -23,36 +19,25 @@ function wrapperScript(marker) {
 
 describe("PI_FUSION_CHILD_WRAPPER", () => {
   test("a relative value is refused at preflight: the project's script never runs, nothing is created", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
       const marker = path.join(env.root, "ran.log");
       fs.writeFileSync(path.join(env.cwd, "wrap.sh"), wrapperScript(marker), { mode: 0o755 });
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: "wrap.sh" } });
+      const r = await env.print("/fusion Why is the sky blue?", { env: { PI_FUSION_CHILD_WRAPPER: "wrap.sh" } });
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /PI_FUSION_CHILD_WRAPPER='wrap\.sh' is not an absolute path/);
       assert.match(r.stderr, /config_invalid/);
       assert.ok(!fs.existsSync(marker), "the project's wrap.sh never ran");
       assert.ok(!fs.existsSync(path.join(env.cwd, ".pi", "fusion")), "no run directory");
       assert.equal(env.requests().length, 0, "no model request");
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("an absolute value: every child runs through it, and the receipt and result details say so", async () => {
-    const rules = [
-      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL" }] },
-      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules(),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: agentRules({ final: "FINAL" }) } }, async (env) => {
       const marker = path.join(env.root, "ran.log");
       const wrapper = path.join(env.root, "wrap.sh");
       fs.writeFileSync(wrapper, wrapperScript(marker), { mode: 0o755 });
-      const r = await env.print("please fuse", { extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
+      const r = await env.print("please fuse", { env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, "FINAL\n");
       assert.deepEqual(fs.readFileSync(marker, "utf8").trim().split("\n").sort(),
@@ -62,11 +47,9 @@ describe("PI_FUSION_CHILD_WRAPPER", () => {
       const receipt = env.requests().find((q) => q.rule_name === "after-receipt").tool_results[0].text;
       assert.ok(receipt.includes(`\nWarning: ${notice}.\n`), receipt);
       const [dir] = runDirs(env);
-      const { details } = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+      const { details } = artifactJson(dir, "result.json");
       assert.equal(details.child_wrapper, wrapper);
       assert.deepEqual(details.warnings.at(-1), { kind: "child_wrapper", message: notice });
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

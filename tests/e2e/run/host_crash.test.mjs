@@ -9,27 +9,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, specialFiles } from "../../support/fusion_runs.mjs";
+import { fusionRules, launchRules, lookupRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, specialFiles, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { describePids, envProcesses, processTree, waitAllGone } from "../../support/processes.mjs";
-
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
+import { stageRules } from "../investigate/investigate_support.mjs";
 const GONE_WITHIN_MS = 2000;
 // How long after the kill the model must have heard nothing new: longer than the candidate
 // stage's 2.5 s answer, so a surviving candidate's retry would be seen.
 const QUIET_MS = 3000;
-
-function launchRules(tool, args, stages) {
-  return [
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion" }, responses: [{ text: "Launched; waiting." }] },
-    ...stages,
-    { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: tool, arguments: args }] }] },
-  ];
-}
-
-const REASON = ["fusion_reason", { prompt: "Why is the sky blue?" }];
 
 async function waitForRule(env, name, count) {
   const deadline = Date.now() + 60000;
@@ -44,7 +31,7 @@ async function waitForRule(env, name, count) {
  * checks that nothing of the run is left and that no request follows; returns the run dir.
  */
 async function killHostWhile(env, held, { expectTool } = {}) {
-  const rpc = env.rpc({ extensions: [PLUGIN], session: true });
+  const rpc = env.rpc({ session: true });
   const first = await rpc.prompt("please fuse");
   assert.equal(first.text, "Launched; waiting.", rpc.stderr);
   await held();
@@ -76,14 +63,8 @@ async function killHostWhile(env, held, { expectTool } = {}) {
 
 /** A new Pi continuing the session (`-c`) asks bg_status and bg_result about the run; returns both tool results. */
 async function askNewPi(env, id) {
-  env.server.setScript({ rules: [
-    { match: { last_role: "tool" }, responses: [{ text: "SEEN" }] },
-    { match: { text: "how did it go" }, responses: [{ tool_calls: [
-      { name: "bg_status", arguments: { taskId: id } },
-      { name: "bg_result", arguments: { taskId: id } },
-    ] }] },
-  ] });
-  const r = await env.print("how did it go", { extensions: [PLUGIN], session: true, args: ["-c"] });
+  env.server.setScript({ rules: lookupRules(id, { tools: ["bg_status", "bg_result"], ask: "how did it go", reply: "SEEN" }) });
+  const r = await env.print("how did it go", { session: true, args: ["-c"] });
   assert.equal(r.code, 0, r.stderr);
   const results = env.requests().find((q) => q.tool_results?.length === 2).tool_results;
   if (process.env.DEBUG_CRASH) console.log(results);
@@ -120,14 +101,11 @@ describe("the host Pi is killed mid-run", () => {
     { stage: "merge", hold: { merger: [{ stall: true }] }, rule: "merger", count: 1, finished: [...CANDIDATES, "evaluation"] },
   ]) {
     test(`in the ${c.label ?? c.stage} stage: nothing is left, no request follows, a new Pi says host_ended`, async () => {
-      const env = await createPiEnv({ script: { rules: launchRules(...REASON, fusionRules(c.hold)) }, timeoutMs: RUN_TIMEOUT_MS });
-      try {
+      await withFusionEnv({ script: { rules: launchRules({ stages: fusionRules(c.hold) }) } }, async (env) => {
         const dir = await killHostWhile(env, () => waitForRule(env, c.rule, c.count));
         const seen = await askNewPi(env, path.basename(dir));
         assertTruth(dir, seen, c);
-      } finally {
-        await env.cleanup();
-      }
+      });
     });
   }
 
@@ -139,14 +117,11 @@ describe("the host Pi is killed mid-run", () => {
       { name: "candidate-grep", match: { text: "Answer the request", last_role: "user" },
         responses: [{ tool_calls: [{ name: "grep", arguments: { pattern: "FORTY", path: "huge.bin" } }] }] },
     ];
-    const stages = [...fusionRules().filter((r) => r.name !== "candidate"), ...candidates];
     const args = { objective: "Find what answer the app gives", background: ["src"], deliverable: "One sentence" };
-    const env = await createPiEnv({
-      script: { rules: launchRules("fusion_investigate", args, stages) },
+    await withFusionEnv({
+      script: { rules: launchRules({ workflow: "investigate", args, stages: stageRules(candidates) }) },
       files: { ".git/HEAD": "ref: refs/heads/main\n", "src/app.txt": "The answer is FORTY-TWO.\n" },
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    try {
+    }, async (env) => {
       fs.closeSync(fs.openSync(path.join(env.cwd, "huge.bin"), "w"));
       fs.truncateSync(path.join(env.cwd, "huge.bin"), 2 ** 40);
       const ripgreps = () => [...envProcesses(env).keys()].filter((pid) => describePids([pid]).endsWith(": rg"));
@@ -160,8 +135,6 @@ describe("the host Pi is killed mid-run", () => {
       }, { expectTool: /: rg\b/ });
       const seen = await askNewPi(env, path.basename(dir));
       assertTruth(dir, seen, { stage: "candidate", finished: [] });
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

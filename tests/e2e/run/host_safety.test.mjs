@@ -4,51 +4,35 @@
  * throwing JSON parse inside the binding and aborted the whole Pi with SIGABRT.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
-import { sessionDirs } from "../../support/fusion_runs.mjs";
+import { agentRules, fusionRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { artifactText, manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
 const LONE = "\ud800";
 const REPLACEMENT = "\ufffd";
 
-function onlyRunDir(env) {
-  const root = path.join(env.cwd, ".pi", "fusion");
-  const dirs = sessionDirs(root).flatMap((s) => fs.readdirSync(path.join(root, s)).map((r) => path.join(root, s, r)));
-  assert.equal(dirs.length, 1);
-  return dirs[0];
-}
-
 describe("lone UTF-16 surrogates", () => {
   test("in fusion_reason arguments and the conversation: the run completes with U+FFFD in its input", async () => {
-    const rules = [
-      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: done" }] },
-      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules(),
-      { name: "earlier", match: { text: "first question" }, responses: [{ text: `An earlier answer with ${LONE} inside.` }] },
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: `Why ${LONE} is the sky blue?` } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print(["first question", "please fuse"], { extensions: [PLUGIN] });
+    const rules = agentRules({
+      final: "FINAL: done",
+      args: { prompt: `Why ${LONE} is the sky blue?` },
+      stages: [...fusionRules(), { name: "earlier", match: { text: "first question" }, responses: [{ text: `An earlier answer with ${LONE} inside.` }] }],
+    });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const r = await env.print(["first question", "please fuse"]);
       assert.equal(r.signal ?? null, null, `Pi died: ${r.stderr}`);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), "FINAL: done");
-      const dir = onlyRunDir(env);
-      const manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+      const dirs = runDirs(env);
+      assert.equal(dirs.length, 1);
+      const [dir] = dirs;
+      const manifest = manifestOf(dir);
       assert.equal(manifest.state, "completed");
-      assert.equal(fs.readFileSync(path.join(dir, "merged.md"), "utf8"), MERGED_TEXT);
-      const input = fs.readFileSync(path.join(dir, "canonical-input.json"), "utf8");
+      assert.equal(artifactText(dir, "merged.md"), MERGED_TEXT);
+      const input = artifactText(dir, "canonical-input.json");
       assert.ok(input.includes(`Why ${REPLACEMENT} is the sky blue?`), "the prompt's surrogate became U+FFFD");
       assert.ok(input.includes(`earlier answer with ${REPLACEMENT} inside`), "the conversation's surrogate became U+FFFD");
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("in every background-task tool's arguments: a tool error, and the session goes on", async () => {
@@ -66,17 +50,14 @@ describe("lone UTF-16 surrogates", () => {
       { name: "after", match: { last_role: "tool" }, responses: [{ text: "FINAL: still alive" }] },
       { name: "ask", match: { text: "poke" }, responses: [{ tool_calls: calls }] },
     ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("poke", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const r = await env.print("poke");
       assert.equal(r.signal ?? null, null, `Pi died: ${r.stderr}`);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout.trim(), "FINAL: still alive");
       const results = env.requests().find((q) => q.tool_results?.length === calls.length).tool_results;
       assert.deepEqual(results.map((t) => t.name), calls.map((c) => c.name));
       for (const t of results.slice(0, 3)) assert.match(t.text, /Unknown background task ID|not running/, t.text);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

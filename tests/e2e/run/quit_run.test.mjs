@@ -9,25 +9,15 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, survivingChildren } from "../../support/fusion_runs.mjs";
+import { launchRules } from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { latencyLimitMs } from "../../support/sanitizer_env.mjs";
-
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
 const QUIT_WITHIN_MS = latencyLimitMs(5000);
 
 describe("quitting Pi", () => {
   test("as the tool starts: the quit is prompt and the run is cancelled before any child runs", async () => {
-    const rules = [
-      { name: "after-receipt", match: { last_role: "tool" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules(),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const rpc = env.rpc({ extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: launchRules() } }, async (env) => {
+      const rpc = env.rpc();
       await rpc.send({ type: "prompt", message: "please fuse" });
       // The tool has been called: its preflight runs on a worker now. Quit at once.
       await rpc.waitFor((r) => r.type === "tool_execution_start" && r.toolName === "fusion_reason");
@@ -44,8 +34,6 @@ describe("quitting Pi", () => {
       for (const a of manifest.attempts) assert.equal(a.state, "cancelled", JSON.stringify(a));
       assert.deepEqual(env.requests().map((q) => q.rule_name), ["ask"], "no model request of the run");
       assert.deepEqual(survivingChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

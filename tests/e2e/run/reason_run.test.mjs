@@ -7,34 +7,17 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { CANDIDATE_TEXT, EVALUATION, MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, survivingChildren } from "../../support/fusion_runs.mjs";
+import {
+  agentRules, CANDIDATE_TEXT, callStep, EVALUATION, fusionRules, launchRules, lookupRules, MERGED_TEXT,
+  SECOND_CANDIDATE_ON_B, writeFusionModels,
+} from "../../support/fusion_script.mjs";
+import { artifactJson, artifactText, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { latencyLimitMs } from "../../support/sanitizer_env.mjs";
-
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
-
-/**
- * The agent's side of a tool launch: ask -> fusion_reason -> receipt -> (terminal notice) ->
- * bg_result -> `finalText`. Order matters: the wake notice stays the last user text while the
- * agent handles bg_result's result, so the after-result rule comes first.
- */
-function agentFlowRules(finalText) {
-  return [
-    { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: finalText }] },
-    { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-    { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-    ...fusionRules(),
-    { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-  ];
-}
 
 describe("fusion reason end to end", () => {
   test("/fusion in print mode runs five children and prints the verified merged answer", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `${MERGED_TEXT}\n`);
       const dirs = runDirs(env);
@@ -46,13 +29,13 @@ describe("fusion reason end to end", () => {
       assert.equal(manifest.attempts.length, 5);
       assert.ok(manifest.attempts.every((a) => a.state === "completed"));
       assert.deepEqual(Object.keys(manifest.anonymous_map).sort(), ["A", "B", "C"]);
-      assert.equal(fs.readFileSync(path.join(dirs[0], "merged.md"), "utf8"), MERGED_TEXT);
-      const result = JSON.parse(fs.readFileSync(path.join(dirs[0], "result.json"), "utf8"));
+      assert.equal(artifactText(dirs[0], "merged.md"), MERGED_TEXT);
+      const result = artifactJson(dirs[0], "result.json");
       assert.equal(result.schema_version, "pi-background-tasks.fusion-committed-result.v1");
       assert.equal(result.details.schema_version, "pi-background-tasks.fusion-result.v5");
-      const evaluation = JSON.parse(fs.readFileSync(path.join(dirs[0], "evaluation.json"), "utf8"));
+      const evaluation = artifactJson(dirs[0], "evaluation.json");
       assert.deepEqual(evaluation, EVALUATION);
-      const blind = JSON.parse(fs.readFileSync(path.join(dirs[0], "blind-candidates.json"), "utf8"));
+      const blind = artifactJson(dirs[0], "blind-candidates.json");
       assert.deepEqual(blind.candidates.map((c) => c.response), [CANDIDATE_TEXT, CANDIDATE_TEXT, CANDIDATE_TEXT]);
       // Five model requests: three candidates, the evaluator and the merger; none carry tools.
       const requests = env.requests();
@@ -63,18 +46,12 @@ describe("fusion reason end to end", () => {
       // Usage is the sum of the five children's.
       assert.equal(manifest.usage.input, requests.reduce((n, q) => n + (q.response?.usage?.input ?? 0), 0) || manifest.usage.input);
       assert.ok(manifest.usage.totalTokens > 0);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("an invalid evaluation is repaired once (six children)", async () => {
-    const env = await createPiEnv({
-      script: { rules: fusionRules({ evaluator: [{ text: "Here is my evaluation: A is best" }] }) },
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: fusionRules({ evaluator: [{ text: "Here is my evaluation: A is best" }] }) } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `${MERGED_TEXT}\n`);
       const manifest = manifestOf(runDirs(env)[0]);
@@ -83,22 +60,12 @@ describe("fusion reason end to end", () => {
       assert.deepEqual(evaluations.map((a) => a.attempt), [1, 2]);
       assert.equal(env.requests().length, 6);
       assert.match(r.stderr, /repairing evaluator JSON|evaluator schema retry/);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("fusion_reason returns a receipt, wakes the agent when done, and bg_result returns the verified answer once with usage", async () => {
-    const rules = [
-      { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: "FINAL: {{tool_results}}" }] },
-      { name: "wake", match: { text: "completed. Call bg_result" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "reason-" } }] }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules(),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("please fuse", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: agentRules() } }, async (env) => {
+      const r = await env.print("please fuse");
       assert.equal(r.code, 0, r.stderr);
       const receipt = env.requests().find((q) => q.tool_results?.some((t) => t.name === "fusion_reason")).tool_results[0].text;
       assert.match(receipt, /^Started fusion reason in the background \(reason-[0-9a-f]{32}\)\.\nArtifacts: .*\nPreflight: .*\nWait for the terminal notification, then call bg_result\(\{taskId:"reason-[0-9a-f]{32}"\}\)\. Do not poll\.$/);
@@ -108,40 +75,29 @@ describe("fusion reason end to end", () => {
 
       // A new Pi process finds the completed run on disk; usage is not attached twice.
       const id = path.basename(runDirs(env)[0]);
-      env.server.setScript({ rules: [
-        { match: { last_role: "tool" }, responses: [{ text: "AGAIN: {{tool_results}}" }] },
-        { match: { text: "again" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: id } }] }] },
-      ] });
-      const again = await env.print("again", { extensions: [PLUGIN] });
+      env.server.setScript({ rules: lookupRules(id, { ask: "again", reply: "AGAIN: {{tool_results}}" }) });
+      const again = await env.print("again");
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /\(verified\)/);
       assert.match(again.stdout, /already attached/);
       assert.ok(again.stdout.includes(MERGED_TEXT));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("json mode: a tool update during preflight, and the agent flow completes with the verified answer", async () => {
-    const rules = agentFlowRules("FINAL: got it");
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.json("please fuse", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: agentRules({ final: "FINAL: got it" }) } }, async (env) => {
+      const r = await env.json("please fuse");
       assert.equal(r.code, 0, r.stderr);
       const update = r.events.find((e) => e.type === "tool_execution_update" && e.toolName === "fusion_reason");
       assert.ok(update, "a tool update while preflight runs");
       assert.match(JSON.stringify(update), /fusion reason: preflight/);
       assert.equal(r.text, "FINAL: got it");
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("in RPC mode the terminal state is a notification and a follow-up turn that retrieves the answer", async () => {
-    const rules = agentFlowRules("FINAL: got it");
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const rpc = env.rpc({ extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: agentRules({ final: "FINAL: got it" }) } }, async (env) => {
+      const rpc = env.rpc();
       const first = await rpc.prompt("please fuse");
       assert.equal(first.text, "Launched; waiting.");
       const notice = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && /completed/.test(r.message ?? ""));
@@ -152,37 +108,26 @@ describe("fusion reason end to end", () => {
       assert.match(retrieved.tool_results[0].text, /\(verified\)/);
       assert.ok(retrieved.tool_results[0].text.includes(MERGED_TEXT));
       await rpc.close();
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("a tampered merged.md is refused by bg_result with artifact_error", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.equal(r.code, 0, r.stderr);
       const dir = runDirs(env)[0];
       fs.writeFileSync(path.join(dir, "merged.md"), MERGED_TEXT.replace("blue", "red!"));
-      env.server.setScript({ rules: [
-        { match: { last_role: "tool" }, responses: [{ text: "SEEN: {{tool_results}}" }] },
-        { match: { text: "get it" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: path.basename(dir) } }] }] },
-      ] });
-      const again = await env.print("get it", { extensions: [PLUGIN] });
+      env.server.setScript({ rules: lookupRules(path.basename(dir)) });
+      const again = await env.print("get it");
       assert.match(again.stdout, /artifact_error/);
       assert.ok(!again.stdout.includes("red!"));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("an evaluator invalid twice fails with evaluation_invalid and a failure summary", async () => {
-    const env = await createPiEnv({
-      script: { rules: fusionRules({ evaluator: [{ text: "not json" }], repair: [{ text: "{\"still\": \"not an evaluation\"}" }] }) },
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    const rules = fusionRules({ evaluator: [{ text: "not json" }], repair: [{ text: "{\"still\": \"not an evaluation\"}" }] });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Fusion failed \(stage=evaluation, slot=none, attempt=2\): evaluation_invalid/);
       const dir = runDirs(env)[0];
@@ -193,18 +138,12 @@ describe("fusion reason end to end", () => {
       assert.ok(fs.existsSync(path.join(dir, "failure-summary.json")));
       assert.ok(!env.requests().some((q) => q.last_user_text.includes("fusion-merge-input.v1")), "no merger ran");
       assert.deepEqual(survivingChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("a failing merger fails the run at the merge stage, keeping the evaluation", async () => {
-    const env = await createPiEnv({
-      script: { rules: fusionRules({ merger: [{ status: 500 }] }) },
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: fusionRules({ merger: [{ status: 500 }] }) } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Fusion failed \(stage=merge, slot=none, attempt=1\)/);
       const dir = runDirs(env)[0];
@@ -213,22 +152,15 @@ describe("fusion reason end to end", () => {
       assert.ok(!fs.existsSync(path.join(dir, "merged.md")));
       assert.ok(fs.existsSync(path.join(dir, "failure-summary.json")));
       assert.deepEqual(survivingChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("tampering with result.json or manifest.json makes bg_result refuse with artifact_error", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
+      const r = await env.print("/fusion Why is the sky blue?");
       assert.equal(r.code, 0, r.stderr);
       const dir = runDirs(env)[0];
-      const id = path.basename(dir);
-      env.server.setScript({ rules: [
-        { match: { last_role: "tool" }, responses: [{ text: "SEEN: {{tool_results}}" }] },
-        { match: { text: "get it" }, responses: [{ tool_calls: [{ name: "bg_result", arguments: { taskId: id } }] }] },
-      ] });
+      env.server.setScript({ rules: lookupRules(path.basename(dir)) });
       for (const [file, edit] of [
         ["result.json", (t) => t.replace('"run_id"', '"run_id" ').replace(/ $/, "")],
         ["result.json", (t) => t.slice(0, -1)],
@@ -239,33 +171,23 @@ describe("fusion reason end to end", () => {
         const changed = edit(original);
         assert.notEqual(changed, original, `${file} edit must change bytes`);
         fs.writeFileSync(path.join(dir, file), changed);
-        const again = await env.print("get it", { extensions: [PLUGIN] });
+        const again = await env.print("get it");
         assert.match(again.stdout, /artifact_error/, `${file}: ${again.stdout}`);
         assert.ok(!again.stdout.includes(MERGED_TEXT), file);
         fs.writeFileSync(path.join(dir, file), original);
       }
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("a failing candidate fails the run at once: its slow siblings are cancelled, with a failure summary", async () => {
     // The siblings would answer only after 20 s; fail fast must not wait for them.
-    const env = await createPiEnv({
-      script: { rules: [
-        { name: "failing", match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] },
-        ...fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] }),
-      ] },
-      timeoutMs: RUN_TIMEOUT_MS,
-    });
-    try {
-      env.writeAgentFile("fusion-models.json", JSON.stringify({
-        schema_version: "pi-background-tasks.fusion-models.v1",
-        candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"],
-        evaluator: "scripted/scripted-a",
-        merger: "scripted/scripted-a",
-      }));
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    const rules = [
+      { name: "failing", match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] },
+      ...fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] }),
+    ];
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      writeFusionModels(env, SECOND_CANDIDATE_ON_B);
+      const r = await env.print("/fusion Why is the sky blue?");
       const ended = Date.now();
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Fusion failed \(stage=candidate, slot=2, attempt=1\)/);
@@ -280,28 +202,26 @@ describe("fusion reason end to end", () => {
       const bySlot = Object.fromEntries(manifest.attempts.map((a) => [a.slot, a.state]));
       assert.deepEqual(bySlot, { 1: "cancelled", 2: "failed", 3: "cancelled" });
       assert.ok(fs.existsSync(path.join(dir, "error.json")));
-      const summary = JSON.parse(fs.readFileSync(path.join(dir, "failure-summary.json"), "utf8"));
+      const summary = artifactJson(dir, "failure-summary.json");
       assert.equal(summary.schema_version, "pi-background-tasks.fusion-failure-summary.v1");
       assert.ok(!JSON.stringify(summary).includes(CANDIDATE_TEXT), "no response text in the summary");
       assert.deepEqual(survivingChildren(env), []);
       // No evaluator or merger ran.
       assert.ok(!env.requests().some((q) => q.last_user_text.includes("fusion-blind-candidates.v1")));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("bg_kill cancels a running run: every child stops and the manifest says cancelled", async () => {
     const rules = [
       { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: "KILLED: {{tool_results}}" }] },
       { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason" }, responses: [{ delay_ms: 1500, tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
-      ...fusionRules({ candidate: [{ stall: true }] }),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+      ...launchRules({
+        stages: fusionRules({ candidate: [{ stall: true }] }),
+        afterReceipt: [{ delay_ms: 1500, ...callStep("bg_kill", { taskId: "reason-" }) }],
+      }),
     ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("please fuse", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const r = await env.print("please fuse");
       assert.equal(r.code, 0, r.stderr);
       const killed = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_kill")).tool_results[0].text;
       assert.match(killed, /^killed reason-[0-9a-f]{32}/);
@@ -310,20 +230,12 @@ describe("fusion reason end to end", () => {
       assert.ok(manifest.attempts.filter((a) => a.stage === "candidate").every((a) => a.state === "cancelled"));
       assert.ok(fs.existsSync(path.join(runDirs(env)[0], "failure-summary.json")));
       assert.deepEqual(survivingChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("quitting Pi cancels an active run durably and stops its children", async () => {
-    const rules = [
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules({ candidate: [{ stall: true }] }),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const rpc = env.rpc({ extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: launchRules({ stages: fusionRules({ candidate: [{ stall: true }] }) }) } }, async (env) => {
+      const rpc = env.rpc();
       await rpc.prompt("please fuse");
       await env.server.waitForRequests(4);  // the parent's two and at least two stalled candidates
       // The quit path stops children with a short grace: Pi is gone well inside 5 s, although
@@ -337,9 +249,7 @@ describe("fusion reason end to end", () => {
       assert.ok(fs.existsSync(path.join(runDirs(env)[0], "error.json")));
       assert.ok(fs.existsSync(path.join(runDirs(env)[0], "failure-summary.json")));
       assert.deepEqual(survivingChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("a request over every route's budget starts zero children", async () => {
@@ -348,9 +258,8 @@ describe("fusion reason end to end", () => {
       { match: { last_role: "tool" }, responses: [{ text: "RESULT: {{tool_results}}" }] },
       { match: { text: "big question" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: huge } }] }] },
     ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.print("big question", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const r = await env.print("big question");
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /prompt_budget_exceeded_forecast/);
       assert.equal(env.requests().length, 2, "only the parent agent's two requests");
@@ -358,8 +267,6 @@ describe("fusion reason end to end", () => {
       assert.equal(manifest.state, "failed");
       assert.equal(manifest.attempts.length, 0);
       assert.ok(fs.existsSync(path.join(runDirs(env)[0], "budget-plan.json")));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

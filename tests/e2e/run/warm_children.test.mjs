@@ -10,12 +10,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { MERGED_TEXT, STAGE, fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, specialFiles } from "../../support/fusion_runs.mjs";
-
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
-const RUN_TIMEOUT_MS = 120000;
+import {
+  callStep, fusionRules, launchRules, MERGED_TEXT, SECOND_CANDIDATE_ON_B, STAGE, writeFusionModels,
+} from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, specialFiles, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { waitUntil } from "../../support/pi_harness.mjs";
 // The candidates answer after this long, so the warm children start well before the stage ends.
 const CANDIDATE_DELAY_MS = 3000;
 
@@ -38,16 +37,6 @@ function fusionChildren(env) {
     if (role && vars.includes(`HOME=${env.home}`)) found.push({ pid: Number(pid), role: role.split("=")[1], vars });
   }
   return found;
-}
-
-async function waitUntil(predicate, what, timeoutMs = 60000) {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    const value = predicate();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Requests the scripted model got for one stage ("evaluator", "merger", ...). */
@@ -86,10 +75,9 @@ function delayedCandidates() {
 
 describe("warm evaluator and merger children", () => {
   test("used: both start while the candidates wait, get their input as attempt 1, and nothing is left", async () => {
-    const env = await createPiEnv({ script: { rules: delayedCandidates() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: delayedCandidates() } }, async (env) => {
       const { wrapper, starts } = writeWrapper(env);
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
+      const r = await env.print("/fusion Why is the sky blue?", { env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `${MERGED_TEXT}\n`);
       const manifest = manifestOf(runDirs(env)[0]);
@@ -119,25 +107,20 @@ describe("warm evaluator and merger children", () => {
       assert.deepEqual(childRequests(env).map((q) => q.rule_name).sort(), ["candidate", "candidate", "candidate", "evaluator", "merger"]);
       assert.deepEqual(fusionChildren(env), []);
       assert.deepEqual(specialFiles(runDirs(env)[0]), [], "only regular files and directories");
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("PI_FUSION_WARM=0: the evaluator and merger start cold, after the candidates answered", async () => {
-    const env = await createPiEnv({ script: { rules: delayedCandidates() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: delayedCandidates() } }, async (env) => {
       const { wrapper, starts } = writeWrapper(env);
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: wrapper, PI_FUSION_WARM: "0" } });
+      const r = await env.print("/fusion Why is the sky blue?", { env: { PI_FUSION_CHILD_WRAPPER: wrapper, PI_FUSION_WARM: "0" } });
       assert.equal(r.code, 0, r.stderr);
       const lastCandidateRequest = Math.max(...stageRequests(env, "candidate").map((q) => Date.parse(q.time)));
       for (const role of ["evaluator", "merger"]) {
         assert.ok(starts().find((x) => x.role === role).ms >= lastCandidateRequest + CANDIDATE_DELAY_MS, role);
       }
       assert.equal(manifestOf(runDirs(env)[0]).warm_children, undefined);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("unused after an earlier failure: both are stopped before any model request and listed as unused", async () => {
@@ -145,16 +128,10 @@ describe("warm evaluator and merger children", () => {
       { name: "candidate", match: { text: "Answer the request", model: "scripted-b" }, responses: [{ delay_ms: CANDIDATE_DELAY_MS, status: 500 }] },
       ...delayedCandidates(),
     ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      env.writeAgentFile("fusion-models.json", JSON.stringify({
-        schema_version: "pi-background-tasks.fusion-models.v1",
-        candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"],
-        evaluator: "scripted/scripted-a",
-        merger: "scripted/scripted-a",
-      }));
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      writeFusionModels(env, SECOND_CANDIDATE_ON_B);
       const { wrapper, starts } = writeWrapper(env);
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
+      const r = await env.print("/fusion Why is the sky blue?", { env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Fusion failed \(stage=candidate, slot=2, attempt=1\)/);
       const manifest = manifestOf(runDirs(env)[0]);
@@ -167,16 +144,13 @@ describe("warm evaluator and merger children", () => {
       // whatever a warm child might have sent.
       assert.deepEqual([...new Set(childRequests(env).map((q) => q.rule_name))], ["candidate"]);
       assert.deepEqual(fusionChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("replaced after dying before its input: a cold evaluator takes its place as attempt 1", async () => {
-    const env = await createPiEnv({ script: { rules: delayedCandidates() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: delayedCandidates() } }, async (env) => {
       const { wrapper, starts } = writeWrapper(env, { dieOnce: "evaluator" });
-      const r = await env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN], env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
+      const r = await env.print("/fusion Why is the sky blue?", { env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `${MERGED_TEXT}\n`);
       const manifest = manifestOf(runDirs(env)[0]);
@@ -190,23 +164,18 @@ describe("warm evaluator and merger children", () => {
       assert.deepEqual(starts().map((x) => x.role).sort(), ["candidate", "candidate", "candidate", "evaluator", "evaluator", "merger"]);
       assert.equal(stageRequests(env, "evaluator").length, 1);
       assert.deepEqual(fusionChildren(env), []);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("ended on cancel: bg_kill while they wait stops them before any model request", async () => {
     const rules = [
       { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: "KILLED" }] },
-      { name: "kill", match: { text: "stop it" }, responses: [{ tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
+      { name: "kill", match: { text: "stop it" }, responses: [callStep("bg_kill", { taskId: "reason-" })] },
       { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason" }, responses: [{ text: "Launched; waiting." }] },
-      ...fusionRules({ candidate: [{ stall: true }] }),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+      ...launchRules({ stages: fusionRules({ candidate: [{ stall: true }] }) }),
     ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const rpc = env.rpc({ extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      const rpc = env.rpc();
       await rpc.prompt("please fuse");
       // The check for leftover children sees them while they live: both warm children, waiting.
       const waiting = await waitUntil(() => {
@@ -231,8 +200,6 @@ describe("warm evaluator and merger children", () => {
       assert.deepEqual(childRequests(env).map((q) => q.rule_name), ["candidate", "candidate", "candidate"]);
       assert.deepEqual(fusionChildren(env), []);
       await rpc.close({ timeoutMs: 30000 });
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

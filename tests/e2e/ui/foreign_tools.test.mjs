@@ -7,14 +7,12 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const FOREIGN = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "foreign-bg-tools.ts");
 
 test("another package's bg_status and bg_result: Pi names both and starts nothing", async () => {
-  const env = await createPiEnv({ script: { rules: [], default: { text: "hello back" } } });
-  try {
+  await withPiEnv({ script: { rules: [], default: { text: "hello back" } } }, async (env) => {
     for (const mode of [[], ["--mode", "json"]]) {
       const r = await env.print("hello", { extensions: [FOREIGN, PLUGIN], args: mode });
       assert.notEqual(r.code, 0, `Pi ${mode.join(" ")} started despite the conflict`);
@@ -29,7 +27,5 @@ test("another package's bg_status and bg_result: Pi names both and starts nothin
     const alone = await env.print("hello", { extensions: [PLUGIN] });
     assert.equal(alone.code, 0, alone.stderr);
     assert.equal(alone.stdout, "hello back\n");
-  } finally {
-    await env.cleanup();
-  }
+  });
 });

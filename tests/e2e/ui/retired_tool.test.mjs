@@ -7,13 +7,11 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { TmuxPi } from "../../support/tmux_pi.mjs";
+import { offeredTools, PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
+import { withTmuxPi } from "../../support/tmux_pi.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RETIRED = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "retired-brainstorm.ts");
 
-const offered = (request) => request.body.tools.map((t) => t.function.name);
 
 test("an old session's brainstorm result still shows; the retired tool is no longer offered", async () => {
   const rules = [
@@ -21,18 +19,16 @@ test("an old session's brainstorm result still shows; the retired tool is no lon
     { name: "ask", match: { text: "brainstorm please" },
       responses: [{ tool_calls: [{ name: "fusion_brainstorm", arguments: { topic: "names" } }] }] },
   ];
-  const env = await createPiEnv({ script: { rules, default: { text: "hello back" } }, timeoutMs: 60000 });
-  try {
+  await withPiEnv({ script: { rules, default: { text: "hello back" } }, timeoutMs: 60000 }, async (env) => {
     // The old installation: the brainstorm tool is offered and its result lands in the session.
     const old = await env.print("brainstorm please", { extensions: [RETIRED], session: true });
     assert.equal(old.code, 0, old.stderr);
-    assert.ok(offered(env.requests().at(-1)).includes("fusion_brainstorm"), "the old tool was offered");
+    assert.ok(offeredTools(env.requests().at(-1)).includes("fusion_brainstorm"), "the old tool was offered");
 
     // Now with pi-fusion, while the old tool is still registered by someone.
-    const ui = new TmuxPi(env, { extensions: [RETIRED, PLUGIN], session: true, args: ["-c"] });
-    try {
+    await withTmuxPi(env, { extensions: [RETIRED, PLUGIN], session: true, args: ["-c"] }, async (ui) => {
       // The footer can be drawn before the restored session is (a sanitized Pi is slow).
-      await ui.waitFor(/scripted-a/, 30000, "Pi's footer");
+      await ui.ready();
       const screen = await ui.waitFor(/Brainstorm result: three ideas/, 30000, "the old brainstorm result");
       assert.match(screen, /Noted\./);
       const before = env.requests().length;
@@ -40,13 +36,9 @@ test("an old session's brainstorm result still shows; the retired tool is no lon
       await ui.waitFor(/hello back/, 30000, "the answer");
       await sleep(200);
       assert.equal(env.requests().length, before + 1);
-      const tools = offered(env.requests().at(-1));
+      const tools = offeredTools(env.requests().at(-1));
       assert.ok(!tools.includes("fusion_brainstorm"), `still offered: ${tools.join(", ")}`);
       assert.ok(tools.includes("fusion_reason"));
-    } finally {
-      ui.stop();
-    }
-  } finally {
-    await env.cleanup();
-  }
+    });
+  });
 });

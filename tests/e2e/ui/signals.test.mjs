@@ -5,15 +5,12 @@
  * run the agent launched (held before settling, never woken for another turn).
  */
 import assert from "node:assert/strict";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
-import { CANDIDATE_TEXT, fusionRules } from "../../support/fusion_script.mjs";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { CANDIDATE_TEXT, fusionRules, launchRules } from "../../support/fusion_script.mjs";
 import { latencyLimitMs } from "../../support/sanitizer_env.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 // Pi exits at once on a signal: within 5 s (measured 0.6 s; under ASan its leak scan adds seconds).
 const EXIT_WITHIN_MS = latencyLimitMs(5000);
 // Candidates that answer only after 20 s keep the run in its candidate stage when the signal comes.
@@ -44,36 +41,23 @@ function assertCancelledBySignal(env, r, code) {
 
 describe("a signal to Pi in print mode", () => {
   test("/fusion: SIGTERM cancels the run, says who asked, and Pi exits at once", async () => {
-    const env = await createPiEnv({ script: { rules: SLOW }, timeoutMs: 60000 });
-    try {
+    await withFusionEnv({ script: { rules: SLOW }, timeoutMs: 60000 }, async (env) => {
       const { r, afterSignalMs, newRequests } = await signalDuringCandidates(
-        env, () => env.print("/fusion Why is the sky blue?", { extensions: [PLUGIN] }), "SIGTERM");
+        env, () => env.print("/fusion Why is the sky blue?"), "SIGTERM");
       assertCancelledBySignal(env, r, 143);
       assert.equal(r.stdout, "");
       assert.ok(afterSignalMs < EXIT_WITHIN_MS, `Pi took ${afterSignalMs} ms to exit after the signal`);
       assert.equal(newRequests, 0);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("a run the agent launched: SIGHUP lets the held agent go without another model turn", async () => {
-    const rules = [
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" },
-        responses: [{ text: "Launched; waiting." }] },
-      ...SLOW,
-      { name: "ask", match: { text: "please fuse" },
-        responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: 60000 });
-    try {
+    await withFusionEnv({ script: { rules: launchRules({ stages: SLOW }) }, timeoutMs: 60000 }, async (env) => {
       const { r, afterSignalMs, newRequests } = await signalDuringCandidates(
-        env, () => env.print("please fuse", { extensions: [PLUGIN] }), "SIGHUP");
+        env, () => env.print("please fuse"), "SIGHUP");
       assert.equal(newRequests, 0, "the agent was woken for another turn");
       assertCancelledBySignal(env, r, 129);
       assert.ok(afterSignalMs < EXIT_WITHIN_MS, `Pi took ${afterSignalMs} ms to exit after the signal`);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

@@ -8,23 +8,19 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { CANDIDATE_TEXT, MERGED_TEXT, fusionRules } from "../../support/fusion_script.mjs";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { TmuxPi } from "../../support/tmux_pi.mjs";
+import { CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { withFusionEnv } from "../../support/fusion_runs.mjs";
+import { PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
+import { withTmuxPi } from "../../support/tmux_pi.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const RUN_TIMEOUT_MS = 90000;
 
-async function withTui(script, body, opts = {}) {
-  const env = await createPiEnv({ script, timeoutMs: RUN_TIMEOUT_MS });
-  const ui = new TmuxPi(env, { extensions: [PLUGIN], ...opts });
-  try {
-    await ui.waitFor(/scripted-a/, 30000, "Pi's footer");
+/** Runs `body(ui, env)` in the TUI of a new environment scripted by `script`, once Pi is ready. */
+function withTui(script, body, opts = {}) {
+  return withFusionEnv({ script, timeoutMs: RUN_TIMEOUT_MS }, (env) => withTmuxPi(env, opts, async (ui) => {
+    await ui.ready();
     await body(ui, env);
-  } finally {
-    ui.stop();
-    await env.cleanup();
-  }
+  }));
 }
 
 const RUN_ID = /reason-[0-9a-f]{32}/;
@@ -114,10 +110,10 @@ describe("the TUI shows Fusion to the person", () => {
   test("bg_kill from the agent: the notice says who asked and the agent is not woken again", async () => {
     const rules = [
       { name: "after-kill", match: { last_role: "tool", tool_result: "killed reason-" }, responses: [{ text: "Stopped it." }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason in the background" },
-        responses: [{ tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
-      ...fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] }),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
+      ...launchRules({
+        stages: fusionRules({ candidate: [{ text: CANDIDATE_TEXT, delay_ms: 20000 }] }),
+        afterReceipt: [callStep("bg_kill", { taskId: "reason-" })],
+      }),
     ];
     await withTui({ rules }, async (ui, env) => {
       await ui.submit("please fuse");
@@ -148,9 +144,8 @@ describe("the TUI shows Fusion to the person", () => {
 
 describe("one-shot modes", () => {
   test("json mode: every stdout line is JSON and one event carries the verified answer", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const r = await env.json("/fusion Why is the sky blue?", { extensions: [PLUGIN] });
+    await withFusionEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      const r = await env.json("/fusion Why is the sky blue?");
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.split("\n").filter((l) => l.length > 0);
       for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`);
@@ -160,21 +155,16 @@ describe("one-shot modes", () => {
       assert.equal(holding[0].entry.customType, "fusion-run");
       assert.equal(holding[0].entry.data.answer.markdown, MERGED_TEXT);
       assert.equal(env.requests().length, 5);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("print mode: /fusion without a prompt is a usage error with a non-zero exit", async () => {
-    const env = await createPiEnv({ script: { rules: fusionRules() } });
-    try {
+    await withPiEnv({ script: { rules: fusionRules() } }, async (env) => {
       const r = await env.print("/fusion", { extensions: [PLUGIN] });
       assert.notEqual(r.code, 0);
       assert.match(r.stderr, /Usage: \/fusion <prompt>/);
       assert.equal(r.stdout, "");
       assert.equal(env.requests().length, 0);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

@@ -12,19 +12,13 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv } from "../../support/pi_harness.mjs";
-import { fusionRules, MERGED_TEXT, STAGE } from "../../support/fusion_script.mjs";
+import { fusionRules, MERGED_TEXT, STAGE, writeFusionModels } from "../../support/fusion_script.mjs";
+import { artifactJson, runDirs } from "../../support/fusion_runs.mjs";
 import {
-  agentFlowRules, auditLog, candidateRequests, candidateRules, FIXTURE_FILES, PLUGIN,
-  RUN_TIMEOUT_MS, runDirs,
+  agentFlowRules, auditLog, candidateBatches, candidateRules, FIXTURE_FILES, withFixtureEnv,
 } from "../investigate/investigate_support.mjs";
 
 const SWAP = path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures", "swap.mjs");
-
-/** The tool results each candidate received after its tool batch: [{name, text, is_error}] x3. */
-function candidateBatches(env) {
-  return candidateRequests(env).filter((q) => q.last_role === "tool").map((q) => q.tool_results);
-}
 
 /** error_code of each refused record of candidate `slot`'s journal, in journal order. */
 function refusalCodes(dir, slot) {
@@ -39,7 +33,7 @@ function runDirOf(env, prefix) {
 
 async function investigate(env, calls, extra = {}) {
   env.server.setScript({ rules: agentFlowRules(candidateRules([{ tool_calls: calls }])) });
-  const r = await env.print("please investigate", { extensions: [PLUGIN], ...extra });
+  const r = await env.print("please investigate", extra);
   assert.equal(r.code, 0, r.stderr);
   const failure = runDirs(env).map((d) => path.join(d, "error.json")).find((f) => fs.existsSync(f));
   assert.ok(r.stdout.includes(MERGED_TEXT), `${r.stdout}\n${failure ? fs.readFileSync(failure, "utf8") : ""}`);
@@ -53,9 +47,8 @@ describe("walls around the candidates", () => {
   test(`the run store does not exist for candidates: an earlier run's conversation is never found, named or walked (${git ? "in" : "outside"} a git repository)`, async () => {
     const CODEWORD = "CODEWORD-PLUM-7731";
     const files = git ? FIXTURE_FILES : Object.fromEntries(Object.entries(FIXTURE_FILES).filter(([k]) => !k.startsWith(".git/")));
-    const env = await createPiEnv({ script: { rules: fusionRules() }, files, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      const first = await env.print(`/fusion What does ${CODEWORD} mean?`, { extensions: [PLUGIN] });
+    await withFixtureEnv({ script: { rules: fusionRules() }, files }, async (env) => {
+      const first = await env.print(`/fusion What does ${CODEWORD} mean?`);
       assert.equal(first.code, 0, first.stderr);
       const reasonDir = runDirOf(env, "reason-");
       const input = path.relative(env.cwd, path.join(reasonDir, "canonical-input.json"));
@@ -101,23 +94,19 @@ describe("walls around the candidates", () => {
         assert.deepEqual(refusalCodes(dir, slot), Array(5).fill("path_in_run_store"));
       }
       // Counted in the run's result, so a person sees that the candidates tried.
-      const details = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8")).details;
+      const details = artifactJson(dir, "result.json").details;
       assert.deepEqual(details.tool_refusals, [1, 2, 3].map((slot) => ({ slot, count: 5, by_code: { path_in_run_store: 5 } })));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
   }
 
   test("a candidate that lands late finds none of its siblings' answers in the run directory", async () => {
     const MARK = "SIBLING-MARK-5521";
-    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
-      env.writeAgentFile("fusion-models.json", JSON.stringify({
-        schema_version: "pi-background-tasks.fusion-models.v1",
+    await withFixtureEnv({ script: { rules: [] } }, async (env) => {
+      writeFusionModels(env, {
         candidates: ["scripted/scripted-a", "scripted/scripted-a", "scripted/scripted-b"],
         evaluator: "$current", merger: "$current",
-      }));
+      });
       const late = [
         { name: "grep", arguments: { pattern: MARK, path: "." } },
         { name: "grep", arguments: { pattern: MARK, path: ".pi" } },
@@ -130,7 +119,7 @@ describe("walls around the candidates", () => {
         { name: "early", match: { ...STAGE.candidate, model: "scripted-a" }, responses: [{ text: `Early answer ${MARK}.` }] },
       ]);
       env.server.setScript({ rules });
-      const r = await env.print("please investigate", { extensions: [PLUGIN] });
+      const r = await env.print("please investigate");
       assert.equal(r.code, 0, r.stderr);
       const dir = runDirOf(env, "investigate-");
       // The siblings' answers were in the run directory to be found.
@@ -148,90 +137,87 @@ describe("walls around the candidates", () => {
       assert.match(batch[0].text, /No matches found/);
       assert.match(batch[3].text, /Fusion's run store/);
       assert.deepEqual(refusalCodes(dir, 3), ["path_in_run_store"]);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("FIFOs and sockets in the project are refused at once; walks skip them and the run ends on time", async () => {
-    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    let writer;
-    let server;
-    try {
-      execFileSync("mkfifo", [path.join(env.cwd, "pipe"), path.join(env.cwd, "held")]);
-      // A writer that holds `held` open and never writes or closes: a reader would wait forever.
-      writer = spawn("sh", ["-c", "exec 3>held; exec sleep 600"], { cwd: env.cwd, stdio: "ignore" });
-      server = net.createServer().listen(path.join(env.cwd, "sock"));
-      await new Promise((resolve) => server.on("listening", resolve));
-      const calls = [
-        { name: "read", arguments: { path: "pipe" } },
-        { name: "read", arguments: { path: "held" } },
-        { name: "grep", arguments: { pattern: "x", path: "pipe" } },
-        { name: "grep", arguments: { pattern: "x", path: "held" } },
-        { name: "read", arguments: { path: "sock" } },
-        { name: "grep", arguments: { pattern: "FORTY" } },
-        { name: "find", arguments: { pattern: "*" } },
-        { name: "ls", arguments: {} },
-      ];
-      const started = Date.now();
-      const { dir, batches } = await investigate(env, calls);
-      assert.ok(Date.now() - started < 120000, "the run did not wait on a FIFO");
-      for (const batch of batches) {
-        for (const i of [0, 1, 2, 3, 4]) {
-          assert.match(batch[i].text, /not a regular file or directory/);
+    await withFixtureEnv({ script: { rules: [] } }, async (env) => {
+      let writer;
+      let server;
+      try {
+        execFileSync("mkfifo", [path.join(env.cwd, "pipe"), path.join(env.cwd, "held")]);
+        // A writer that holds `held` open and never writes or closes: a reader would wait forever.
+        writer = spawn("sh", ["-c", "exec 3>held; exec sleep 600"], { cwd: env.cwd, stdio: "ignore" });
+        server = net.createServer().listen(path.join(env.cwd, "sock"));
+        await new Promise((resolve) => server.on("listening", resolve));
+        const calls = [
+          { name: "read", arguments: { path: "pipe" } },
+          { name: "read", arguments: { path: "held" } },
+          { name: "grep", arguments: { pattern: "x", path: "pipe" } },
+          { name: "grep", arguments: { pattern: "x", path: "held" } },
+          { name: "read", arguments: { path: "sock" } },
+          { name: "grep", arguments: { pattern: "FORTY" } },
+          { name: "find", arguments: { pattern: "*" } },
+          { name: "ls", arguments: {} },
+        ];
+        const started = Date.now();
+        const { dir, batches } = await investigate(env, calls);
+        assert.ok(Date.now() - started < 120000, "the run did not wait on a FIFO");
+        for (const batch of batches) {
+          for (const i of [0, 1, 2, 3, 4]) {
+            assert.match(batch[i].text, /not a regular file or directory/);
+          }
+          assert.match(batch[5].text, /app\.txt:1: The answer is FORTY-TWO\./);
+          for (const i of [6, 7]) {
+            assert.match(batch[i].text, /src/);
+            assert.ok(!/\b(pipe|held|sock)\b/.test(batch[i].text), batch[i].text);
+          }
         }
-        assert.match(batch[5].text, /app\.txt:1: The answer is FORTY-TWO\./);
-        for (const i of [6, 7]) {
-          assert.match(batch[i].text, /src/);
-          assert.ok(!/\b(pipe|held|sock)\b/.test(batch[i].text), batch[i].text);
-        }
+        for (const slot of [1, 2, 3]) assert.deepEqual(refusalCodes(dir, slot), Array(5).fill("path_not_regular"));
+      } finally {
+        writer?.kill("SIGKILL");
+        server?.close();
       }
-      for (const slot of [1, 2, 3]) assert.deepEqual(refusalCodes(dir, slot), Array(5).fill("path_not_regular"));
-    } finally {
-      writer?.kill("SIGKILL");
-      server?.close();
-      await env.cleanup();
-    }
+    });
   });
 
   test("a path swapped between a file and a symlink out while candidates read it 150 times never yields the outside file", async () => {
-    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    const outside = path.join(path.dirname(env.cwd), "outside-secret.txt");
-    fs.writeFileSync(outside, "OUTSIDE-SECRET\n");
-    const swapper = spawn(process.execPath, [SWAP, env.cwd, outside], { stdio: ["ignore", "pipe", "inherit"] });
-    try {
-      await new Promise((resolve, reject) => {
-        swapper.stdout.once("data", resolve);
-        swapper.once("exit", () => reject(new Error("the swapper ended early")));
-      });
-      const calls = Array.from({ length: 150 }, () => ({ name: "read", arguments: { path: "race.txt" } }));
-      const { dir, batches } = await investigate(env, calls);
-      let inside = 0;
-      let refused = 0;
-      for (const batch of batches) {
-        assert.equal(batch.length, 150);
-        for (const result of batch) {
-          assert.ok(!result.text.includes("OUTSIDE-SECRET"), result.text);
-          if (result.text.includes("INSIDE-CONTENT")) inside += 1;
-          if (/^Refused: .*outside the project/.test(result.text)) refused += 1;
+    await withFixtureEnv({ script: { rules: [] } }, async (env) => {
+      const outside = path.join(path.dirname(env.cwd), "outside-secret.txt");
+      fs.writeFileSync(outside, "OUTSIDE-SECRET\n");
+      const swapper = spawn(process.execPath, [SWAP, env.cwd, outside], { stdio: ["ignore", "pipe", "inherit"] });
+      try {
+        await new Promise((resolve, reject) => {
+          swapper.stdout.once("data", resolve);
+          swapper.once("exit", () => reject(new Error("the swapper ended early")));
+        });
+        const calls = Array.from({ length: 150 }, () => ({ name: "read", arguments: { path: "race.txt" } }));
+        const { dir, batches } = await investigate(env, calls);
+        let inside = 0;
+        let refused = 0;
+        for (const batch of batches) {
+          assert.equal(batch.length, 150);
+          for (const result of batch) {
+            assert.ok(!result.text.includes("OUTSIDE-SECRET"), result.text);
+            if (result.text.includes("INSIDE-CONTENT")) inside += 1;
+            if (/^Refused: .*outside the project/.test(result.text)) refused += 1;
+          }
         }
+        // Every read met one of the two states, and the swapper kept swapping throughout (a batch's
+        // reads run within milliseconds, so under load they may all meet the same state).
+        assert.equal(inside + refused, 450, `inside ${inside}, refused ${refused}`);
+        assert.equal(swapper.exitCode, null, "the swapper ran through the whole run");
+        for (const slot of [1, 2, 3]) {
+          for (const code of refusalCodes(dir, slot)) assert.ok(["path_outside_project", "path_not_found"].includes(code), code);
+        }
+      } finally {
+        swapper.kill("SIGKILL");
       }
-      // Every read met one of the two states, and the swapper kept swapping throughout (a batch's
-      // reads run within milliseconds, so under load they may all meet the same state).
-      assert.equal(inside + refused, 450, `inside ${inside}, refused ${refused}`);
-      assert.equal(swapper.exitCode, null, "the swapper ran through the whole run");
-      for (const slot of [1, 2, 3]) {
-        for (const code of refusalCodes(dir, slot)) assert.ok(["path_outside_project", "path_not_found"].includes(code), code);
-      }
-    } finally {
-      swapper.kill("SIGKILL");
-      await env.cleanup();
-    }
+    });
   });
 
   test("Pi started in a home directory: credentials and Pi's own data are refused or skipped; .env.example stays readable", async () => {
-    const env = await createPiEnv({ script: { rules: [] }, files: FIXTURE_FILES, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFixtureEnv({ script: { rules: [] } }, async (env) => {
       // The project is the home directory, and Pi's agent directory is ~/.pi/agent inside it.
       const agent = path.join(env.cwd, ".pi", "agent");
       fs.cpSync(env.agentDir, agent, { recursive: true });
@@ -269,8 +255,6 @@ describe("walls around the candidates", () => {
         assert.match(batch[8].text, /EXAMPLE-PLACEHOLDER/);
       }
       for (const slot of [1, 2, 3]) assert.deepEqual(refusalCodes(dir, slot), Array(6).fill("path_protected"));
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

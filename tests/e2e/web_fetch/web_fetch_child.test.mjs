@@ -10,8 +10,6 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -21,7 +19,9 @@ import { UTF8_TEXT, WINDOWS_1252_TEXT } from "../../support/http_fixtures/http_f
 import {
   enterNetnsOrExit, PUBLIC_V4, PUBLIC_V4_SECOND, PUBLIC_V4_UNREACHABLE,
 } from "../../support/netns/netns.mjs";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { childRun } from "../../support/child_run.mjs";
+import { sha256 } from "../../support/fusion_runs.mjs";
+import { withPiEnv } from "../../support/pi_harness.mjs";
 
 // Blocked destinations exist in the namespace too, each with a canary counting connections.
 const CANARY_HOSTS = ["127.0.0.1", "169.254.169.254", "168.63.129.16"];
@@ -31,9 +31,6 @@ await enterNetnsOrExit({
   privateResolvConf: true,
 });
 
-const BUILD = process.env.PI_FUSION_BUILD_DIR ?? path.join(REPO_ROOT, "build", "dev");
-const PI_FUSION = path.join(BUILD, "bin", "pi-fusion");
-const CHILD_ADDON = path.join(BUILD, "lib", "pi_fusion_child.node");
 const RUN_ID = `research-${"0123456789abcdef".repeat(2)}`;
 
 const http = await startHttpFixtures({ host: PUBLIC_V4, port: 80 });
@@ -57,48 +54,21 @@ function sourcePolicyEnv(dir, urls = DECLARED) {
     schema_version: "pi-background-tasks.fusion-source-policy.v1" });
   const file = path.join(dir, "source-policy.private.json");
   fs.writeFileSync(file, bytes);
-  const sha = `sha256:${crypto.createHash("sha256").update(bytes).digest("hex")}`;
-  return { PI_FUSION_SOURCE_POLICY: file, PI_FUSION_SOURCE_POLICY_SHA256: sha };
+  return { PI_FUSION_SOURCE_POLICY: file, PI_FUSION_SOURCE_POLICY_SHA256: sha256(bytes) };
 }
 
-/** `pi-fusion child-run` of one research candidate; resolves {code, out, stderr}. */
-function childRun(env, extraEnv) {
-  const dir = fs.mkdtempSync(path.join(env.tmp, "child-run-"));
-  const promptFile = path.join(dir, "prompt.txt");
-  fs.writeFileSync(promptFile, "Research the declared sources.");
-  const args = ["child-run", "--provider", "scripted", "--model", "scripted-a", "--prompt-file",
-    promptFile, "--capability", "research", "--role", "candidate", "--artifact-dir", dir,
-    "--cwd", env.cwd, "--child-addon", CHILD_ADDON];
-  return new Promise((resolve, reject) => {
-    const child = spawn(PI_FUSION, args, { env: env.env(extraEnv(dir)), detached: true,
-      stdio: ["ignore", "pipe", "pipe"] });
-    env.track(child);
-    const out = [];
-    const err = [];
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      const stdout = Buffer.concat(out).toString("utf8");
-      const stderr = Buffer.concat(err).toString("utf8");
-      try {
-        resolve({ code, out: JSON.parse(stdout), stderr });
-      } catch (e) {
-        reject(new Error(`child-run printed no JSON (code ${code}, signal ${signal}): ${e.message}\n${stdout}\n${stderr}`));
-      }
-    });
-  });
+/**
+ * `pi-fusion child-run` of one research candidate; `extraEnv(dir)` gives its private variables.
+ * No time limit of its own: one case waits out the fetcher's 90 s deadline.
+ */
+function researchChild(env, extraEnv) {
+  return childRun(env, { prompt: "Research the declared sources.", capability: "research", extraEnv, timeoutMs: null });
 }
 
 const fetchCall = (url) => ({ name: "fusion_web_fetch", arguments: { url, extract: "text" } });
 
-async function withEnv(script, body) {
-  const env = await createPiEnv({ script, timeoutMs: 120000 });
-  try {
-    await body(env);
-  } finally {
-    await env.cleanup();
-  }
+function withEnv(script, body) {
+  return withPiEnv({ script, timeoutMs: 120000 }, body);
 }
 
 test("a research candidate fetches a declared page and quotes it", () =>
@@ -108,7 +78,7 @@ test("a research candidate fetches a declared page and quotes it", () =>
       { match: { last_role: "tool" }, responses: [{ text: "Quoted: {{tool_results}}" }] },
     ],
   }, async (env) => {
-    const r = await childRun(env, (dir) => sourcePolicyEnv(dir));
+    const r = await researchChild(env, (dir) => sourcePolicyEnv(dir));
     assert.equal(r.code, 0, r.stderr);
     const answer = r.out.answer;
     assert.match(answer, /^Quoted: Fetched http:\/\/docs\.test\/utf8\n/);
@@ -126,7 +96,7 @@ test("an undeclared URL is refused without a request; a blocked redirect is refu
     ],
   }, async (env) => {
     const before = http.requests.length;
-    const r = await childRun(env, (dir) => sourcePolicyEnv(dir));
+    const r = await researchChild(env, (dir) => sourcePolicyEnv(dir));
     assert.equal(r.code, 0, r.stderr);
     const answer = r.out.answer;
     assert.match(answer, /source_not_declared: only the URLs declared/);
@@ -138,7 +108,7 @@ test("an undeclared URL is refused without a request; a blocked redirect is refu
 
 test("a candidate whose source policy was altered fails to load", () =>
   withEnv({ default: { text: "never" } }, async (env) => {
-    const r = await childRun(env, (dir) => {
+    const r = await researchChild(env, (dir) => {
       const vars = sourcePolicyEnv(dir);
       fs.appendFileSync(vars.PI_FUSION_SOURCE_POLICY, " ");
       return vars;
@@ -169,7 +139,7 @@ test("blocked redirects, mixed and multi-answer names, caps, content types and c
       { match: { last_role: "tool" }, responses: [{ text: "done" }] },
     ],
   }, async (env) => {
-    const r = await childRun(env, (dir) => sourcePolicyEnv(dir, urls));
+    const r = await researchChild(env, (dir) => sourcePolicyEnv(dir, urls));
     assert.equal(r.code, 0, r.stderr);
     const got = resultsByUrl(env, urls);
     assert.match(got[urls[0]], /^redirect_blocked: .*169\.254\.169\.254 is link-local/);
@@ -198,7 +168,7 @@ test("the 51st fetch of a candidate attempt is refused", () => {
     ],
   }, async (env) => {
     const before = http.requests.filter((q) => q.path === "/markdown").length;
-    const r = await childRun(env, (dir) => sourcePolicyEnv(dir, [page]));
+    const r = await researchChild(env, (dir) => sourcePolicyEnv(dir, [page]));
     assert.equal(r.code, 0, r.stderr);
     const last = env.requests().at(-1).tool_results.map((t) => t.text ?? String(t));
     assert.deepEqual(last, ["fetch_limit_exceeded: this attempt has made its 50 fetches; answer "
@@ -216,7 +186,7 @@ test("a page that never finishes ends at the 90 s deadline", () => {
     ],
   }, async (env) => {
     const started = Date.now();
-    const r = await childRun(env, (dir) => sourcePolicyEnv(dir, [drip]));
+    const r = await researchChild(env, (dir) => sourcePolicyEnv(dir, [drip]));
     const seconds = (Date.now() - started) / 1000;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.out.answer, /^Tool said: request_timeout: /);
