@@ -38,6 +38,8 @@ try {
     console.log(fs.readdirSync(artifacts).sort().map((f) => `  ${f}`).join("\n"));
   }
 } finally {
-  // The artifact directory stays for inspection; the model server and processes stop.
+  // The model server and processes stop; of the temp dir only the project (which holds the run's
+  // artifacts, for inspection) stays: the temporary Pi home, agent dir and TMPDIR go.
   await env.cleanup();
+  for (const dir of [env.agentDir, env.home, env.tmp]) fs.rmSync(dir, { recursive: true, force: true });
 }

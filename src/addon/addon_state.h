@@ -60,6 +60,10 @@ struct AddonState {
   // the per-run status keys shown on a Pi without widgets.
   Napi::Reference<Napi::Value> ticker;
   std::set<std::string> status_keys;
+  // The widget's rows as last set (empty: cleared), valid while widget_synced. An identical
+  // redraw is not sent again: in RPC mode every setWidget is a frame to the client.
+  std::vector<std::string> widget_rows;
+  bool widget_synced = false;
   // Terminal notices that arrived after the registration they belonged to ended (a /reload
   // cancels its runs): shown by the next session_start.
   std::vector<std::string> carried_notices;

@@ -77,9 +77,12 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
   Napi::Object promise = shown.As<Napi::Object>();
   return Method(promise, "then")
       .Call(promise, {Napi::Function::New(env, [session, ui_ref](const Napi::CallbackInfo& info) {
-              if (session->selector.outcome() == config::SelectorOutcome::kSaved) {
-                Napi::Object ui = ui_ref->Value();
+              const config::Selector& selector = session->selector;
+              Napi::Object ui = ui_ref->Value();
+              if (selector.outcome() == config::SelectorOutcome::kSaved) {
                 Notify(info.Env(), ui, tasks::ModelsSavedText(session->store.path()), "info");
+              } else if (selector.HasUnsavedChanges()) {
+                Notify(info.Env(), ui, tasks::ModelsNotSavedText(session->store.path()), "warning");
               }
               return info.Env().Undefined();
             })});

@@ -79,13 +79,19 @@ void RefreshRunProgress(Napi::Env env) {
   }
   Napi::Function set_widget = Method(ui, "setWidget");
   if (!set_widget.IsEmpty()) {
-    if (lines.empty()) {
-      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), env.Undefined()});
-    } else {
-      Napi::Array rows = Napi::Array::New(env);
-      for (const auto& [key, text] : lines) rows.Set(rows.Length(), Napi::String::New(env, text));
-      rows.Set(rows.Length(), Napi::String::New(env, tasks::kActiveRunsHint));
-      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), rows});
+    std::vector<std::string> rows;
+    for (const auto& [key, text] : lines) rows.push_back(text);
+    if (!rows.empty()) rows.push_back(tasks::kActiveRunsHint);
+    if (!state.widget_synced || rows != state.widget_rows) {
+      Napi::Value shown = env.Undefined();
+      if (!rows.empty()) {
+        Napi::Array array = Napi::Array::New(env, rows.size());
+        for (size_t i = 0; i < rows.size(); ++i) array.Set(i, Napi::String::New(env, rows[i]));
+        shown = array;
+      }
+      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), shown});
+      state.widget_rows = std::move(rows);
+      state.widget_synced = true;
     }
   } else {
     Napi::Function set_status = Method(ui, "setStatus");
@@ -113,6 +119,7 @@ void RefreshRunProgress(Napi::Env env) {
 void ClearRunProgress(Napi::Env env) {
   StopTicker(env);
   State(env).status_keys.clear();
+  State(env).widget_synced = false;  // a new session's UI: draw afresh
 }
 
 }  // namespace pi_fusion::addon

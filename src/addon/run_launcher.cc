@@ -141,7 +141,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   const tasks::TerminalRoute route = tasks::RouteTerminal(
       {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent, state.quitting},
       terminal);
-  const bool shown = route.append_entry && AppendRunEntry(env, terminal.view);
+  const bool shown = route.append_entry && AppendRunEntry(env, tasks::RunEntryData(terminal));
   if (route.notify == tasks::Notify::kAlways ||
       (route.notify == tasks::Notify::kUnlessEntryShown && !shown)) {
     Napi::Object ui = UiOf(env);

@@ -145,6 +145,10 @@ json BlockersJson(const BudgetPlan& plan) {
 }  // namespace
 
 json BudgetPlanToJson(const BudgetPlan& plan) {
+  int64_t repair_reserve = kRepairReserveBytes;
+  for (const StageForecast& s : plan.stages) {
+    if (s.stage == Stage::kEvaluationRepair) repair_reserve = s.reserved_output_contract_bytes;
+  }
   json routes = json::array();
   for (const RouteCapacity& r : plan.routes) routes.push_back(RouteJson(r));
   json stages = json::array();
@@ -157,7 +161,7 @@ json BudgetPlanToJson(const BudgetPlan& plan) {
       {"stages", stages},
       {"conditional_repair_reservation",
        {{"stage", StageName(Stage::kEvaluationRepair)},
-        {"reserved_output_contract_bytes", kRepairReserveBytes},
+        {"reserved_output_contract_bytes", repair_reserve},
         {"blocks_launch", false}}},
       {"warnings", WarningsJson(plan, plan.warnings)},
       {"notes", WarningsJson(plan, plan.notes)},

@@ -49,6 +49,15 @@ std::string_view RemediationIdName(RemediationId id) {
   return "choose_larger_context_model";
 }
 
+int64_t EvaluationReserveBytes(const PlanInput& in) {
+  return in.evaluation_answer_copies * kEvaluationReserveBytes;
+}
+
+// The repair input holds the whole blind input: its extra copies come on top.
+int64_t RepairReserveBytes(const PlanInput& in) {
+  return kRepairReserveBytes + (in.evaluation_answer_copies - 1) * kEvaluationReserveBytes;
+}
+
 namespace {
 
 // One stage before estimation: which prompt, which route, what is reserved.
@@ -66,9 +75,9 @@ std::vector<StageDraft> Drafts(const PlanInput& in) {
       {Stage::kCandidate, 1, RouteRole::kCandidate1, false, 0, &in.candidate},
       {Stage::kCandidate, 2, RouteRole::kCandidate2, false, 0, &in.candidate},
       {Stage::kCandidate, 3, RouteRole::kCandidate3, false, 0, &in.candidate},
-      {Stage::kEvaluation, 0, RouteRole::kEvaluator, false, kEvaluationReserveBytes,
+      {Stage::kEvaluation, 0, RouteRole::kEvaluator, false, EvaluationReserveBytes(in),
        &in.evaluation},
-      {Stage::kEvaluationRepair, 0, RouteRole::kEvaluator, true, kRepairReserveBytes,
+      {Stage::kEvaluationRepair, 0, RouteRole::kEvaluator, true, RepairReserveBytes(in),
        &in.evaluation_repair},
       {Stage::kMerge, 0, RouteRole::kMerger, false, kMergeReserveBytes, &in.merge},
   };

@@ -68,7 +68,15 @@ struct PlanInput {
   // The session projection's bytes as they occur, once, in every user_prompt, disjoint from
   // `request`; empty for clean-task workflows. Checked like `request`.
   std::string_view history;
+  // How often the candidates' answers occur in the evaluator's input: 1, or 2 for validate, whose
+  // blind input carries each review and again its findings (validation_source_findings). The
+  // evaluation and repair stages reserve that many copies of the candidates' output contracts.
+  int evaluation_answer_copies = 1;
 };
+
+// The output-contract bytes the evaluation and repair stages reserve for upstream outputs.
+int64_t EvaluationReserveBytes(const PlanInput& in);
+int64_t RepairReserveBytes(const PlanInput& in);
 
 struct StageForecast {
   Stage stage = Stage::kCandidate;

@@ -19,6 +19,7 @@
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "core/terminal_text.h"
+#include "pi_fusion/status.h"
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
@@ -34,12 +35,30 @@ int64_t NowMillis() {
       .count();
 }
 
-// The --cwd value as an absolute path (default: the current directory).
-std::string ProjectDir(const std::string& cwd) {
+// Every line these commands print passes through here. A run directory is whatever is on disk, and
+// a repository can ship a planted .pi/fusion whose prompts, ids and messages hold escape
+// sequences: they are shown as visible characters, never sent to the terminal to execute.
+void PrintLine(FILE* stream, const std::string& line) {
+  std::fprintf(stream, "%s\n", NeutralizeControls(line).c_str());
+}
+
+// The --cwd value as an absolute path (default: the current directory); a --cwd that is not a
+// directory is an error, not an empty project.
+Result<std::string> ProjectDir(const std::string& cwd) {
   std::error_code ec;
   const std::filesystem::path base =
       cwd.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(cwd);
-  return std::filesystem::absolute(base, ec).lexically_normal().string();
+  const std::string project = std::filesystem::absolute(base, ec).lexically_normal().string();
+  if (!std::filesystem::is_directory(project, ec)) {
+    return Status::Error(kInvalidArguments, "--cwd " + cwd + " is not a directory");
+  }
+  return project;
+}
+
+// Prints the error of an invalid invocation; its exit code.
+int UsageError(const Status& status) {
+  PrintLine(stderr, "error: " + status.message());
+  return 2;
 }
 
 // "40s", "12m", "5h", "3d".
@@ -71,15 +90,6 @@ std::optional<int64_t> AgeMs(const tasks::RunListing& run, int64_t now) {
   return now - *created;
 }
 
-// A finished run's duration: created_at to its last update.
-std::optional<int64_t> DurationMs(const tasks::RunListing& run) {
-  if (!run.terminal()) return std::nullopt;
-  const std::optional<int64_t> created = tasks::TimestampMillis(run.manifest->created_at);
-  const std::optional<int64_t> updated = tasks::TimestampMillis(run.manifest->updated_at);
-  if (!created || !updated) return std::nullopt;
-  return *updated - *created;
-}
-
 nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
   auto optional_ms = [](std::optional<int64_t> ms) {
     return ms ? nlohmann::json(*ms / 1000) : nlohmann::json(nullptr);
@@ -92,20 +102,13 @@ nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
       {"created_at",
        run.manifest ? nlohmann::json(run.manifest->created_at) : nlohmann::json(nullptr)},
       {"age_seconds", optional_ms(AgeMs(run, now))},
-      {"duration_seconds", optional_ms(DurationMs(run))},
+      {"duration_seconds", optional_ms(run.DurationMs())},
       {"size_bytes", run.size_bytes},
       {"question", run.question},
       {"run_dir", run.run_dir}};
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
-}
-
-// Every line these commands print passes through here. A run directory is whatever is on disk, and
-// a repository can ship a planted .pi/fusion whose prompts, ids and messages hold escape
-// sequences: they are shown as visible characters, never sent to the terminal to execute.
-void PrintLine(FILE* stream, const std::string& line) {
-  std::fprintf(stream, "%s\n", NeutralizeControls(line).c_str());
 }
 
 void PrintTable(std::vector<std::vector<std::string>> rows) {
@@ -129,7 +132,7 @@ void PrintTable(std::vector<std::vector<std::string>> rows) {
 
 std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
   const std::optional<int64_t> age = AgeMs(run, now);
-  const std::optional<int64_t> duration = DurationMs(run);
+  const std::optional<int64_t> duration = run.DurationMs();
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
           run.State(),
@@ -148,7 +151,9 @@ struct RunsArgs {
 };
 
 int RunRuns(const RunsArgs& args) {
-  const std::string project = ProjectDir(args.cwd);
+  const Result<std::string> dir = ProjectDir(args.cwd);
+  if (!dir.ok()) return UsageError(dir.status());
+  const std::string& project = *dir;
   const std::vector<tasks::RunListing> runs = tasks::ListRuns(PosixFileSystem(), project);
   const int64_t now = NowMillis();
   if (args.json) {
@@ -177,26 +182,49 @@ struct VerifyArgs {
   std::string cwd;
 };
 
-int RunVerify(const VerifyArgs& args) {
-  std::string run_dir;
-  if (store::IsValidRunId(args.run)) {
-    // By directory name, so a run whose manifest is broken is still found (and reported).
-    for (const tasks::RunListing& run : tasks::ListRuns(PosixFileSystem(), ProjectDir(args.cwd))) {
-      if (run.run_id == args.run) run_dir = run.run_dir;
+// The run a person named: a run directory (a path with a slash, or a directory that exists), or
+// a run id, a prefix of one or the short id the views show, among the project's runs.
+Result<std::string> FindRunDir(const VerifyArgs& args, const std::string& project) {
+  std::error_code ec;
+  const std::filesystem::path given(args.run);
+  const std::string as_path =
+      (given.is_absolute() ? given : std::filesystem::path(project) / given).lexically_normal();
+  const bool is_path = args.run.find('/') != std::string::npos || args.run == "." ||
+                       args.run == ".." || std::filesystem::is_directory(as_path, ec);
+  if (is_path) {
+    if (!std::filesystem::is_directory(as_path, ec)) {
+      return Status::Error(kInvalidArguments, "no such run: " + as_path + " is not a directory");
     }
-    if (run_dir.empty()) {
-      PrintLine(stderr,
-                "error: no run " + args.run + " under " + ProjectDir(args.cwd) + "/.pi/fusion");
-      return 2;
-    }
-  } else {
-    std::error_code ec;
-    const std::filesystem::path given(args.run);
-    run_dir = (given.is_absolute() ? given : std::filesystem::path(ProjectDir(args.cwd)) / given)
-                  .lexically_normal()
-                  .string();
-    while (run_dir.size() > 1 && run_dir.back() == '/') run_dir.pop_back();
+    std::string dir = as_path;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    return dir;
   }
+  // By directory name, so a run whose manifest is broken is still found (and reported).
+  std::vector<const tasks::RunListing*> matches;
+  const std::vector<tasks::RunListing> runs = tasks::ListRuns(PosixFileSystem(), project);
+  for (const tasks::RunListing& run : runs) {
+    if (run.run_id == args.run) return run.run_dir;
+    if (store::RunIdMatches(run.run_id, args.run)) matches.push_back(&run);
+  }
+  if (matches.empty()) {
+    return Status::Error(kInvalidArguments,
+                         "no such run: no run " + args.run + " under " + project + "/.pi/fusion");
+  }
+  if (matches.size() > 1) {
+    std::string names;
+    for (const tasks::RunListing* run : matches) names += (names.empty() ? "" : ", ") + run->run_id;
+    return Status::Error(kInvalidArguments,
+                         "ambiguous run id " + args.run + " (matches " + names + ")");
+  }
+  return matches.front()->run_dir;
+}
+
+int RunVerify(const VerifyArgs& args) {
+  const Result<std::string> project = ProjectDir(args.cwd);
+  if (!project.ok()) return UsageError(project.status());
+  const Result<std::string> found = FindRunDir(args, *project);
+  if (!found.ok()) return UsageError(found.status());
+  const std::string& run_dir = *found;
   const tasks::RunCheck check = tasks::CheckRun(PosixFileSystem(), run_dir);
   const std::string id =
       check.manifest ? check.manifest->run_id : run_dir.substr(run_dir.find_last_of('/') + 1);
@@ -242,7 +270,9 @@ int RunPrune(const PruneArgs& args) {
     }
     filter.older_than = *age;
   }
-  const std::string project = ProjectDir(args.cwd);
+  const Result<std::string> dir = ProjectDir(args.cwd);
+  if (!dir.ok()) return UsageError(dir.status());
+  const std::string& project = *dir;
   const int64_t now = NowMillis();
   const std::vector<tasks::RunListing> selected =
       tasks::SelectForPrune(tasks::ListRuns(PosixFileSystem(), project), filter, now);
@@ -282,9 +312,18 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
   auto verify = std::make_shared<VerifyArgs>();
   CLI::App* check = app.add_subcommand(
       "verify", "Verify a run's artifacts byte for byte, as bg_result does (read-only)");
-  check->add_option("run", verify->run, "A run directory, or a run id under --cwd")->required();
+  check->add_option("run", verify->run,
+                    "A run directory, or a run id under --cwd (a prefix, or the short id shown in "
+                    "Pi, will do)");
   check->add_option("--cwd", verify->cwd, "Project directory (default: the current directory)");
-  check->callback([verify, exit_code] { *exit_code = RunVerify(*verify); });
+  check->callback([check, verify, exit_code] {
+    if (verify->run.empty()) {  // no run named: what to name, not a parser's message
+      std::fputs(check->help().c_str(), stderr);
+      *exit_code = 2;
+      return;
+    }
+    *exit_code = RunVerify(*verify);
+  });
 
   auto prune = std::make_shared<PruneArgs>();
   CLI::App* clean =

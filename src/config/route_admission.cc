@@ -1,6 +1,8 @@
 #include "config/route_admission.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "config/frontier.h"
 
@@ -126,12 +128,30 @@ Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection_text,
 Result<ResolvedModels> AdmitModels(const ModelsConfig& config, const RegistrySnapshot& snapshot) {
   ResolvedModels models;
   models.thinking_level = snapshot.thinking_level;
+  std::vector<Status> refused;
   for (Slot slot : kAllSlots) {
     Result<ResolvedRoute> route = AdmitRoute(slot, config.selection(slot), snapshot);
-    if (!route.ok()) return route.status();
+    if (!route.ok()) {
+      refused.push_back(route.status());
+      continue;
+    }
     models.routes[static_cast<size_t>(slot)] = std::move(route).value();
   }
-  return models;
+  if (refused.empty()) return models;
+  if (refused.size() == 1) return refused.front();
+  // Every bad slot, so one round of /fusion-models fixes them all; the hint said once.
+  const std::string hint = " " + std::string(kChooseHint);
+  std::string message;
+  for (const Status& status : refused) {
+    std::string text = status.message();
+    if (text.ends_with(hint)) text.resize(text.size() - hint.size());
+    message += (message.empty() ? "" : " ") + text;
+  }
+  const bool any_unavailable = std::any_of(refused.begin(), refused.end(), [](const Status& s) {
+    return s.code() == kModelUnavailable;
+  });
+  if (any_unavailable) message += " Choose other models for them with /fusion-models.";
+  return Status::Error(refused.front().code(), message);
 }
 
 namespace {

@@ -90,7 +90,8 @@ std::optional<std::string> RouteRefusal(const ModelInfo& model);
 Result<ResolvedRoute> AdmitRoute(Slot slot, std::string_view selection,
                                  const RegistrySnapshot& snapshot);
 
-// Admits all five slots; the first refusal in slot order is returned.
+// Admits all five slots. One refusal is returned as it is; several are named together in slot
+// order (the first refusal's code), with one hint to choose other models.
 Result<ResolvedModels> AdmitModels(const ModelsConfig& config, const RegistrySnapshot& snapshot);
 
 // {"candidates":[route x3],"evaluator":route,"merger":route,"thinking_level":...} with route

@@ -57,6 +57,8 @@ class Selector {
 
   SelectorOutcome outcome() const { return outcome_; }
   const ModelsConfig& config() const { return config_; }
+  // True when the working copy differs from the file as it was loaded: closing now loses edits.
+  bool HasUnsavedChanges() const { return config_ != loaded_config_; }
   const std::string& path() const { return store_.path(); }
 
  private:

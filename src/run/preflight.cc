@@ -71,6 +71,8 @@ Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& s
   input.evaluation = {stages->evaluation_system, stages->evaluation_user};
   input.evaluation_repair = {stages->repair_system, stages->repair_user};
   input.merge = {stages->merge_system, stages->merge_user};
+  // Validate's evaluator reads each review twice: whole, and as validation_source_findings.
+  input.evaluation_answer_copies = spec.shape == StageShape::kValidation ? 2 : 1;
   const std::string request = run.request.request.canonical;
   input.request = request;
   const json& context = run.canonical_input.value.at("context");

@@ -7,6 +7,7 @@ namespace pi_fusion::store {
 namespace {
 
 constexpr size_t kRandomBytes = 16;  // 32 hex digits
+constexpr size_t kShortIdDigits = 8;
 
 bool IsLowerHex(std::string_view text) {
   for (char c : text) {
@@ -36,5 +37,17 @@ bool IsValidRunId(std::string_view id) {
 }
 
 std::string_view RunIdWorkflow(std::string_view id) { return id.substr(0, id.find('-')); }
+
+std::string_view ShortRunId(std::string_view id) {
+  const size_t dash = id.find('-');
+  return dash == std::string_view::npos ? id : id.substr(dash + 1, kShortIdDigits);
+}
+
+bool RunIdMatches(std::string_view id, std::string_view query) {
+  if (query.empty()) return false;
+  if (id.starts_with(query)) return true;
+  const size_t dash = id.find('-');
+  return dash != std::string_view::npos && id.substr(dash + 1).starts_with(query);
+}
 
 }  // namespace pi_fusion::store

@@ -25,4 +25,12 @@ bool IsValidRunId(std::string_view id);
 // REQUIRES: IsValidRunId(id)
 std::string_view RunIdWorkflow(std::string_view id);
 
+// The short form the views show a person ("ac1705e2" for "reason-ac1705e2…"): the first eight
+// hex digits (a text without a dash is returned whole).
+std::string_view ShortRunId(std::string_view id);
+
+// True when a person's `query` names `id`: the whole id, a prefix of it ("reason-ac17"), or a
+// prefix of its hex part ("ac1705e2", what the views show). An empty query names nothing.
+bool RunIdMatches(std::string_view id, std::string_view query);
+
 }  // namespace pi_fusion::store

@@ -50,6 +50,20 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
   return route;
 }
 
+nlohmann::json RunEntryData(const TerminalReport& terminal) {
+  const workflow::RunOutcome& outcome = terminal.outcome;
+  const char* state = outcome.end == workflow::RunEnd::kCompleted   ? "completed"
+                      : outcome.end == workflow::RunEnd::kCancelled ? "cancelled"
+                                                                    : "failed";
+  nlohmann::json data = terminal.view.is_object() ? terminal.view : nlohmann::json::object();
+  data["run"] = {{"id", terminal.run_id},
+                 {"workflow", terminal.task.workflow},
+                 {"state", state},
+                 {"usage", outcome.usage.is_object() ? outcome.usage : nlohmann::json(nullptr)},
+                 {"artifact_dir", outcome.artifact_dir}};
+  return data;
+}
+
 bool KillWaitOver(const Result<TaskInfo>& now, int remaining_ms) {
   return !now.ok() || now->state != TaskState::kRunning || remaining_ms <= 0;
 }

@@ -55,6 +55,11 @@ struct TerminalRoute {
 };
 TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& terminal);
 
+// The data of a run's display entry: the run view (display strings, for the renderer) plus
+// `run` {id, workflow, state: completed|failed|cancelled, usage: Pi's Usage object or null,
+// artifact_dir}, the typed facts a json-mode reader or a later tool can use without parsing text.
+nlohmann::json RunEntryData(const TerminalReport& terminal);
+
 // bg_kill polls its task every kKillPollMs until the run has recorded its end, the task is
 // gone, or kKillWaitMs have passed (`remaining_ms` <= 0).
 inline constexpr int kKillPollMs = 100;

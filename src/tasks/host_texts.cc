@@ -6,6 +6,11 @@ std::string ModelsSavedText(std::string_view path) {
   return "Saved Fusion's models to " + std::string(path);
 }
 
+std::string ModelsNotSavedText(std::string_view path) {
+  return "Closed without saving: your changes to Fusion's models were discarded; " +
+         std::string(path) + " is unchanged";
+}
+
 std::string InternalErrorText(std::string_view tool) {
   return "internal error while handling " + std::string(tool);
 }

@@ -36,6 +36,8 @@ inline constexpr char kModelsSelectorMissingText[] =
     "/fusion-models: the extension loader did not pass the selector's TUI module";
 // The selector saved fusion-models.json at `path`.
 std::string ModelsSavedText(std::string_view path);
+// The selector was closed with edits that were never saved.
+std::string ModelsNotSavedText(std::string_view path);
 
 // A fusion tool called while the session is shutting down (orchestration_failed).
 inline constexpr char kSessionShuttingDownText[] = "the Pi session is shutting down";

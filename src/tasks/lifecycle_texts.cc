@@ -94,20 +94,30 @@ LaunchReport FailedLaunch(const workflow::PreflightFailure& failure) {
   return launch;
 }
 
+// "Children: candidates 1 of 3 failed, 2 of 3 cancelled; evaluation not started; …": candidate
+// counts say "of N", so they never read as slot numbers.
 std::string ChildrenLine(const json& progress) {
   if (!progress.is_object()) return "";
+  constexpr const char* kStates[] = {"completed", "failed", "cancelled", "interrupted",
+                                     "not_started"};
   std::string line;
   for (const char* stage : {"candidates", "evaluation", "merge"}) {
     const json counts = progress.value(stage, json());
     if (!counts.is_object()) return "";
+    const bool counted = std::string(stage) == "candidates";
+    int64_t total = 0;
+    for (const char* state : kStates) {
+      const json n = counts.value(state, json());
+      if (n.is_number_integer() && n.get<int64_t>() > 0) total += n.get<int64_t>();
+    }
     std::string facts;
-    for (const char* state : {"completed", "failed", "cancelled", "interrupted", "not_started"}) {
+    for (const char* state : kStates) {
       const json n = counts.value(state, json());
       if (!n.is_number_integer() || n.get<int64_t>() <= 0) continue;
       const std::string name = std::string(state) == "not_started" ? "not started" : state;
       facts += (facts.empty() ? "" : ", ") +
-               (std::string(stage) == "candidates" ? std::to_string(n.get<int64_t>()) + " "
-                                                   : std::string()) +
+               (counted ? std::to_string(n.get<int64_t>()) + " of " + std::to_string(total) + " "
+                        : std::string()) +
                name;
     }
     line += (line.empty() ? "" : "; ") + std::string(stage) + " " +

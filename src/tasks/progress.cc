@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "store/run_id.h"
+
 namespace pi_fusion::tasks {
 
 using workflow::ProgressEvent;
@@ -181,11 +183,8 @@ nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
 
 std::string StatusLine(const ProgressSnapshot& s, std::string_view label, std::string_view run_id,
                        int64_t now_ms) {
-  const size_t dash = run_id.find('-');
-  const std::string_view short_id =
-      dash == std::string_view::npos ? run_id : run_id.substr(dash + 1, 8);
-  return std::string(label) + " " + std::string(short_id) + ": " + StageSummary(s) + " · " +
-         FormatElapsed(s.ElapsedMs(now_ms));
+  return std::string(label) + " " + std::string(store::ShortRunId(run_id)) + ": " +
+         StageSummary(s) + " · " + FormatElapsed(s.ElapsedMs(now_ms));
 }
 
 }  // namespace pi_fusion::tasks

@@ -84,6 +84,20 @@ RunListing ReadListing(FileSystem& fs, std::string run_dir, std::string run_id) 
   return run;
 }
 
+// The latest time the run recorded: its creation, or an attempt's start or end.
+std::optional<int64_t> LastActivityMs(const store::Manifest& manifest) {
+  std::optional<int64_t> last = TimestampMillis(manifest.created_at);
+  auto later = [&](const std::string& at) {
+    const std::optional<int64_t> ms = TimestampMillis(at);
+    if (ms && (!last || *ms > *last)) last = ms;
+  };
+  for (const store::AttemptRecord& attempt : manifest.attempts) {
+    later(attempt.started_at);
+    if (attempt.ended_at) later(*attempt.ended_at);
+  }
+  return last;
+}
+
 }  // namespace
 
 std::string RunListing::State() const {
@@ -93,6 +107,17 @@ std::string RunListing::State() const {
 }
 
 bool RunListing::terminal() const { return manifest && store::IsTerminal(manifest->state); }
+
+std::optional<int64_t> RunListing::DurationMs() const {
+  const bool interrupted = State() == kInterruptedState;
+  if (!terminal() && !interrupted) return std::nullopt;
+  const bool host_ended = manifest->error && manifest->error->code == kHostEnded;
+  const std::optional<int64_t> created = TimestampMillis(manifest->created_at);
+  const std::optional<int64_t> ended =
+      interrupted || host_ended ? LastActivityMs(*manifest) : TimestampMillis(manifest->updated_at);
+  if (!created || !ended) return std::nullopt;
+  return *ended - *created;
+}
 
 std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd) {
   std::vector<RunListing> runs;

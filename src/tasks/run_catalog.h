@@ -40,6 +40,10 @@ struct RunListing {
   // The manifest's state, "interrupted" (non-terminal, owner gone) or "unreadable".
   std::string State() const;
   bool terminal() const;
+  // created_at to the run's end: its last update once it ended, its last recorded activity (the
+  // latest attempt start or end) when its host ended first — interrupted, or finalized later as
+  // failed with host_ended. None while it runs or when the times cannot be read.
+  std::optional<int64_t> DurationMs() const;
 };
 
 // Every run directory of `cwd`, newest first (by created_at, then by id). A missing

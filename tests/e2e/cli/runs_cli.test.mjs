@@ -92,8 +92,38 @@ describe("pi-fusion runs, verify, prune", () => {
       assert.match(r.stdout, /^ {2}budget-plan\.json: /m);
 
       r = cli(env, "verify", "reason-00000000000000000000000000000000", "--cwd", env.cwd);
-      assert.notEqual(r.code, 0);
-      assert.match(r.stderr, /no run reason-0{32} under/);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /^error: no such run: no run reason-0{32} under /);
+
+      // The short id the views show, and any unambiguous prefix, name a run; "reason" names three.
+      const short = completed.id.slice("reason-".length, "reason-".length + 8);
+      for (const name of [short, completed.id.slice(0, 14)]) {
+        r = cli(env, "verify", name, "--cwd", env.cwd);
+        assert.equal(r.code, 0, `${name}: ${r.stdout}${r.stderr}`);
+        assert.match(r.stdout, new RegExp(`^${completed.id}: intact`));
+      }
+      r = cli(env, "verify", "reason", "--cwd", env.cwd);
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, /^error: ambiguous run id reason \(matches reason-/);
+      // Not a run at all: said so, not "1 problem … manifest.json".
+      for (const name of ["nonexistent", "./no/such/dir"]) {
+        r = cli(env, "verify", name, "--cwd", env.cwd);
+        assert.equal(r.code, 2, `${name}: ${r.stdout}`);
+        assert.match(r.stderr, /^error: no such run: /);
+        assert.equal(r.stdout, "");
+      }
+      // Nothing named: the usage, exit 2.
+      r = cli(env, "verify");
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /Verify a run's artifacts/);
+      assert.match(r.stderr, /run +A run directory, or a run id/);
+      // A --cwd that does not exist is an error for every command, not an empty project.
+      for (const args of [["runs"], ["runs", "--json"], ["verify", short], ["prune"]]) {
+        r = cli(env, ...args, "--cwd", path.join(env.cwd, "missing"));
+        assert.equal(r.code, 2, `${args}: ${r.stdout}`);
+        assert.match(r.stderr, /^error: --cwd .*missing is not a directory$/m);
+        assert.equal(r.stdout, "");
+      }
 
       // A run whose Pi is alive: listed in its live state, never pruned.
       env.server.setScript({ rules: fusionRules({ candidate: [{ stall: true }] }) });
@@ -132,11 +162,13 @@ describe("pi-fusion runs, verify, prune", () => {
         assert.ok(x.age_seconds >= 0);
       }
       assert.equal(typeof byId[completed.id].duration_seconds, "number");
-      assert.equal(byId[liveId].duration_seconds, null);
+      // Interrupted: from its creation to its last recorded activity, not growing with its age.
+      assert.equal(typeof byId[liveId].duration_seconds, "number");
+      assert.ok(byId[liveId].duration_seconds <= byId[liveId].age_seconds);
       r = cli(env, "runs", "--cwd", env.cwd);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^RUN ID +WORKFLOW +STATE +AGE +DURATION +SIZE +QUESTION$/m);
-      assert.match(r.stdout, new RegExp(`^${liveId} +reason +interrupted +\\d+s +- +[\\d.]+ (B|KiB|MiB) +Why is the sky blue\\?$`, "m"));
+      assert.match(r.stdout, new RegExp(`^${liveId} +reason +interrupted +\\d+s +\\d+s +[\\d.]+ (B|KiB|MiB) +Why is the sky blue\\?$`, "m"));
 
       // prune: young runs stay by default; --state interrupted takes only the interrupted one.
       r = cli(env, "prune", "--cwd", env.cwd);

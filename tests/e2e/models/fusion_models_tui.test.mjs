@@ -61,9 +61,24 @@ describe("/fusion-models", () => {
       assert.match(screen, /Five slots, one model: no diversity \(scripted\/scripted-a\)\./);
       assert.match(screen, /Evaluator uses the same model as Candidates 1, 2, 3 .*self-preference risk/);
 
-      // Esc closes without writing anything.
+      // Esc closes without writing anything; with no edits it says nothing.
       pi.keys("Escape");
-      await pi.waitFor((s) => !s.includes("Fusion models:"), WAIT_MS, "the selector to close");
+      screen = await pi.waitFor((s) => !s.includes("Fusion models:"), WAIT_MS, "the selector to close");
+      assert.equal(fs.existsSync(configPath), false);
+      assert.doesNotMatch(screen, /Closed without saving/);
+
+      // After an edit, Esc says that nothing was saved.
+      await openSelector(pi, configPath);
+      pi.type("r");  // resetting Candidate 1 to $current is no change: still silent below
+      pi.keys("Down");
+      pi.keys("Enter");
+      await waitForText(pi, "Filter: _");
+      pi.type("scripted/scripted-b");
+      await waitForText(pi, "> scripted/scripted-b  Scripted B");
+      pi.keys("Enter");
+      await waitForText(pi, "> Candidate 2  scripted/scripted-b");
+      pi.keys("Escape");
+      await waitForText(pi, "Closed without saving: your changes");
       assert.equal(fs.existsSync(configPath), false);
 
       // A refused model is listed with its reason and cannot be picked.

@@ -107,6 +107,13 @@ describe("fusion reason end to end", () => {
       const retrieved = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_result"));
       assert.match(retrieved.tool_results[0].text, /\(verified\)/);
       assert.ok(retrieved.tool_results[0].text.includes(MERGED_TEXT));
+      // The progress widget: drawn, then cleared, and never the same frame twice in a row.
+      const frames = rpc.records.filter((r) => r.type === "extension_ui_request" && r.method === "setWidget" && r.widgetKey === "pi-fusion")
+        .map((r) => JSON.stringify(r.widgetLines ?? null));
+      assert.ok(frames.length >= 2, frames.join("\n"));
+      assert.match(frames[0], /fusion reason [0-9a-f]{8}: /);
+      assert.equal(frames.at(-1), "null");
+      for (let i = 1; i < frames.length; i++) assert.notEqual(frames[i], frames[i - 1], `frame ${i} repeats: ${frames[i]}`);
       await rpc.close();
     });
   });

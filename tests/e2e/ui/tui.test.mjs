@@ -154,6 +154,15 @@ describe("one-shot modes", () => {
       assert.equal(holding[0].type, "entry_appended");
       assert.equal(holding[0].entry.customType, "fusion-run");
       assert.equal(holding[0].entry.data.answer.markdown, MERGED_TEXT);
+      // Typed facts beside the display strings: the run's id, state and Pi usage object.
+      const run = holding[0].entry.data.run;
+      assert.match(run.id, /^reason-[0-9a-f]{32}$/);
+      assert.equal(run.workflow, "reason");
+      assert.equal(run.state, "completed");
+      assert.ok(run.artifact_dir.endsWith(run.id), run.artifact_dir);
+      assert.equal(typeof run.usage.totalTokens, "number");
+      assert.ok(run.usage.totalTokens > 0);
+      assert.equal(typeof run.usage.cost.total, "number");
       assert.equal(env.requests().length, 5);
     });
   });

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "budget/budget_constants.h"
+#include "budget/plan_json.h"
 #include "budget/planner.h"
 #include "plan_fixture.h"
 
@@ -69,6 +70,28 @@ TEST_CASE("Planner: stage forecasts are system + user bytes plus the reservation
   CHECK(StageOf(plan, Stage::kEvaluationRepair).estimate.tokens == 3003 + 512 + 221184);
   CHECK(StageOf(plan, Stage::kMerge).estimate.tokens == 4003 + 512 + 212992);
   CHECK(StageOf(plan, Stage::kMerge).estimate.bytes.unknown_output_contract == 212992);
+}
+
+TEST_CASE("Planner: validate's evaluator reserves the reviews twice (whole, and as findings)") {
+  PlanFixture f;
+  PlanInput in = f.Input();
+  in.evaluation_answer_copies = 2;
+  const BudgetPlan plan = MustPlan(in);
+  CHECK(StageOf(plan, Stage::kEvaluation).reserved_output_contract_bytes == 2 * 147456);
+  CHECK(StageOf(plan, Stage::kEvaluationRepair).reserved_output_contract_bytes == 221184 + 147456);
+  CHECK(StageOf(plan, Stage::kMerge).reserved_output_contract_bytes == 212992);  // unchanged
+  CHECK(
+      BudgetPlanToJson(plan)["conditional_repair_reservation"]["reserved_output_contract_bytes"] ==
+      221184 + 147456);
+  // A window that holds one copy of the reviews but not two: the worst case no longer fits, which
+  // the receipt says (a warning, as for every worst-case reservation: the input itself fits).
+  in.routes[3].context_window = testing::WindowFor(200000);
+  const BudgetPlan tight = MustPlan(in);
+  CHECK_FALSE(StageOf(tight, Stage::kEvaluation).forecast_fits);
+  REQUIRE_FALSE(tight.notes.empty());
+  CHECK(tight.stages[tight.notes[0].stage_index].stage == Stage::kEvaluation);
+  in.evaluation_answer_copies = 1;
+  CHECK(StageOf(MustPlan(in), Stage::kEvaluation).forecast_fits);
 }
 
 TEST_CASE("Planner: each stage is measured against its own route") {

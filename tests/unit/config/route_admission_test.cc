@@ -274,7 +274,7 @@ TEST_CASE("RouteAdmission: AdmitModels resolves all slots and carries the thinki
   CHECK(j["candidates"][2]["model"] == "current-one");
 }
 
-TEST_CASE("RouteAdmission: the first refused slot in slot order is reported") {
+TEST_CASE("RouteAdmission: every refused slot is named, in slot order, with one hint") {
   ModelsConfig config;
   config.evaluator = "local/missing";
   config.merger = "local/also-missing";
@@ -282,7 +282,20 @@ TEST_CASE("RouteAdmission: the first refused slot in slot order is reported") {
   s.current = Local();
   auto models = AdmitModels(config, s);
   REQUIRE_FALSE(models.ok());
-  CHECK_THAT(models.status().message(), Catch::StartsWith("Evaluator model local/missing"));
+  CHECK(models.status().code() == "model_unavailable");
+  const std::string& message = models.status().message();
+  CHECK_THAT(message, Catch::StartsWith("Evaluator model local/missing is not available"));
+  CHECK_THAT(message, Catch::Contains(". Merger model local/also-missing is not available"));
+  CHECK_THAT(message, Catch::EndsWith(" Choose other models for them with /fusion-models."));
+  CHECK(message.find("Choose another model") == std::string::npos);
+
+  // One bad slot: its text exactly as before.
+  config.merger = "$current";
+  auto one = AdmitModels(config, s);
+  REQUIRE_FALSE(one.ok());
+  CHECK_THAT(one.status().message(),
+             Catch::StartsWith("Evaluator model local/missing") &&
+                 Catch::EndsWith(" Choose another model for it with /fusion-models."));
 }
 
 }  // namespace

@@ -105,6 +105,7 @@ TEST_CASE("Selector: Esc and q close without writing") {
     Type(selector, "scripted-b");
     selector.HandleKey(SelectorKey::kEnter);  // a pick in the working copy only
     CHECK(selector.config().candidates[0] != "$current");
+    CHECK(selector.HasUnsavedChanges());
     if (escape) {
       CHECK(selector.HandleKey(SelectorKey::kEscape) == SelectorOutcome::kClosed);
     } else {

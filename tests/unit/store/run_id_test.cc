@@ -86,3 +86,18 @@ TEST_CASE("RunId: 10,000 ids from the system source never repeat", "[store]") {
   }
   CHECK(seen.size() == 10000);
 }
+
+TEST_CASE("RunId: the short id the views show, and what names a run", "[store]") {
+  using pi_fusion::store::RunIdMatches;
+  const std::string id = "reason-ac1705e2d3b44f0f9a7e1c2b3d4e5f60";
+  CHECK(pi_fusion::store::ShortRunId(id) == "ac1705e2");
+  CHECK(RunIdMatches(id, id));
+  CHECK(RunIdMatches(id, "reason-ac17"));
+  CHECK(RunIdMatches(id, "reason"));
+  CHECK(RunIdMatches(id, "ac1705e2"));
+  CHECK(RunIdMatches(id, "ac1"));
+  CHECK_FALSE(RunIdMatches(id, ""));
+  CHECK_FALSE(RunIdMatches(id, "1705e2"));  // inside the hex, not at its start
+  CHECK_FALSE(RunIdMatches(id, "research-ac17"));
+  CHECK_FALSE(RunIdMatches(id, "ac1705e2-"));
+}

@@ -120,6 +120,26 @@ TEST_CASE("RouteTerminal: while Pi quits no turn follows; print and json say it 
             .wake == Wake::kNone);
 }
 
+TEST_CASE("RunEntryData: the view plus the run's typed facts") {
+  TerminalReport t = Ended(workflow::RunEnd::kCancelled, "command");
+  t.task.workflow = "reason";
+  t.view = {{"kind", "run"}, {"usage", "14 tokens · $0.0001"}};
+  t.outcome.artifact_dir = "/p/.pi/fusion/s-1/" + std::string(kRun);
+  t.outcome.usage = {{"totalTokens", 14}, {"cost", {{"total", 0.0001}}}};
+  const nlohmann::json data = RunEntryData(t);
+  CHECK(data["kind"] == "run");
+  CHECK(data["usage"] == "14 tokens · $0.0001");  // the display string stays for the renderer
+  CHECK(data["run"] == nlohmann::json{{"id", kRun},
+                                      {"workflow", "reason"},
+                                      {"state", "cancelled"},
+                                      {"usage", t.outcome.usage},
+                                      {"artifact_dir", t.outcome.artifact_dir}});
+  t.outcome.end = workflow::RunEnd::kFailed;
+  t.outcome.usage = nullptr;
+  CHECK(RunEntryData(t)["run"]["state"] == "failed");
+  CHECK(RunEntryData(t)["run"]["usage"].is_null());
+}
+
 TEST_CASE("KillWaitOver: stops once the run ended, the task vanished or the time is up") {
   TaskInfo running;
   running.state = TaskState::kRunning;

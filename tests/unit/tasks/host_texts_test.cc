@@ -22,6 +22,9 @@ TEST_CASE("command texts: descriptions, usage and mode errors", "[texts]") {
         "/fusion-models: the extension loader did not pass the selector's TUI module");
   CHECK(ModelsSavedText("/home/u/.pi/agent/fusion-models.json") ==
         "Saved Fusion's models to /home/u/.pi/agent/fusion-models.json");
+  CHECK(ModelsNotSavedText("/home/u/.pi/agent/fusion-models.json") ==
+        "Closed without saving: your changes to Fusion's models were discarded; "
+        "/home/u/.pi/agent/fusion-models.json is unchanged");
 }
 
 TEST_CASE("tool error texts: message, then the code on its own line", "[texts]") {

@@ -153,8 +153,9 @@ TEST_CASE("RunLifecycle: a failure notice says what each child did and the usage
   REQUIRE(h.sink.terminal.has_value());
   const std::string& text = h.sink.terminal->text;
   CHECK_THAT(text, Catch::StartsWith("Fusion failed (stage=candidate, slot="));
-  CHECK_THAT(text, Catch::Contains("\nChildren: candidates 1 failed, 2 cancelled; evaluation not "
-                                   "started; merge not started.\n"));
+  CHECK_THAT(text, Catch::Contains(
+                       "\nChildren: candidates 1 of 3 failed, 2 of 3 cancelled; evaluation not "
+                       "started; merge not started.\n"));
   CHECK_THAT(text, Catch::Contains("\nUsage so far: "));
   CHECK_THAT(text, !Catch::Contains("Failure summary unavailable"));
   CHECK_THAT(text, Catch::EndsWith("\nArtifacts: " + h.sink.launch.artifact_dir));
@@ -169,7 +170,7 @@ TEST_CASE("RunLifecycle: a failure summary that cannot be written is named in th
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
   const std::string& text = h.sink.terminal->text;
-  CHECK_THAT(text, Catch::Contains("\nChildren: candidates 3 completed; evaluation completed; "
+  CHECK_THAT(text, Catch::Contains("\nChildren: candidates 3 of 3 completed; evaluation completed; "
                                    "merge failed.\n"));
   // The store's note is bounded (256 bytes), so it may stop before the errno text.
   CHECK_THAT(text, Catch::Contains("\nFailure summary unavailable: ") &&

@@ -131,5 +131,37 @@ TEST_CASE("RunCatalog: CheckRun names every altered artifact and never writes") 
   CHECK_THAT(check.problems[0], Catch::Contains("manifest.json"));
 }
 
+TEST_CASE("RunCatalog: a run's duration ends at its end, also when its host ended first") {
+  RunListing run;
+  run.manifest = store::Manifest{};
+  store::Manifest& m = *run.manifest;
+  m.created_at = "2025-01-02T03:04:00.000Z";
+  m.updated_at = "2025-01-09T00:00:00.000Z";  // when a later Pi looked at it, a week on
+  store::AttemptRecord first;
+  first.started_at = "2025-01-02T03:04:01.000Z";
+  first.ended_at = "2025-01-02T03:04:20.000Z";
+  store::AttemptRecord last;  // still running when its host died
+  last.started_at = "2025-01-02T03:04:30.000Z";
+  m.attempts = {first, last};
+
+  m.state = store::RunState::kCandidatesRunning;
+  run.owner_alive = true;
+  CHECK_FALSE(run.DurationMs());  // running: no duration yet
+  run.owner_alive = false;
+  CHECK(run.State() == "interrupted");
+  CHECK(run.DurationMs() == 30000);  // to its last recorded activity
+
+  m.state = store::RunState::kFailed;
+  m.error = store::RunError{"host_ended", "the run's host process ended", {}, {}, {}};
+  CHECK(run.DurationMs() == 30000);  // finalized later: still its own end
+
+  m.error = store::RunError{"child_timeout", "", {}, {}, {}};
+  m.updated_at = "2025-01-02T03:05:00.000Z";
+  CHECK(run.DurationMs() == 60000);  // an ordinary end: the last update
+
+  m.created_at = "garbled";
+  CHECK_FALSE(run.DurationMs());
+}
+
 }  // namespace
 }  // namespace pi_fusion::tasks
