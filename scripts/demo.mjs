@@ -6,6 +6,7 @@
  * verified merged answer, the progress lines and the run's artifact directory.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { createPiEnv, PLUGIN } from "../tests/support/pi_harness.mjs";
 import { fusionRules } from "../tests/support/fusion_script.mjs";
 
@@ -39,7 +40,9 @@ try {
   }
 } finally {
   // The model server and processes stop; of the temp dir only the project (which holds the run's
-  // artifacts, for inspection) stays: the temporary Pi home, agent dir and TMPDIR go.
+  // artifacts, for inspection) stays: the temporary Pi home, agent dir, TMPDIR and model log go.
   await env.cleanup();
-  for (const dir of [env.agentDir, env.home, env.tmp]) fs.rmSync(dir, { recursive: true, force: true });
+  for (const name of fs.readdirSync(env.root)) {
+    if (name !== "project") fs.rmSync(path.join(env.root, name), { recursive: true, force: true });
+  }
 }

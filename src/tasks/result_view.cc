@@ -153,16 +153,28 @@ Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Deliver
 }
 
 Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
-                                              const std::string& run_id) {
-  if (!store::IsValidRunId(run_id)) return std::optional<TaskInfo>();
+                                              const std::string& query) {
   const std::string root = cwd + "/" + store::kRunsRoot;
   Result<std::vector<std::string>> sessions = fs.ListDir(root);
-  if (!sessions.ok()) return std::optional<TaskInfo>();
+  if (!sessions.ok() || query.empty()) return std::optional<TaskInfo>();
+  // The id, a prefix of it or the short id the views show, among every session's runs.
+  std::vector<std::pair<std::string, std::string>> found;  // (run id, run dir)
   for (const std::string& session : *sessions) {
-    const std::string dir = root + "/" + session + "/" + run_id;
-    if (Result<FileInfo> info = fs.Stat(dir); !info.ok() || info->type != FileType::kDirectory) {
-      continue;
+    Result<std::vector<std::string>> names = fs.ListDir(root + "/" + session);
+    if (!names.ok()) continue;
+    for (const std::string& name : *names) {
+      if (!store::IsValidRunId(name) || !store::RunIdMatches(name, query)) continue;
+      const std::string dir = root + "/" + session + "/" + name;
+      Result<FileInfo> info = fs.Stat(dir);
+      if (info.ok() && info->type == FileType::kDirectory) found.emplace_back(name, dir);
     }
+  }
+  if (found.size() > 1) {
+    std::vector<std::string> ids;
+    for (const auto& [id, dir] : found) ids.push_back(id);
+    return TaskLookup::Missed(LookupMiss::kAmbiguousPrefix, query, ids).status();
+  }
+  for (const auto& [run_id, dir] : found) {
     // A run whose host died is finalized (host_ended) before anyone reads it; a run whose owner
     // still holds its lock is running in another Pi.
     Result<bool> finalized = store::FinalizeIfAbandoned(fs, SystemClock(), dir);

@@ -39,15 +39,17 @@ enum class Delivery { kInline, kArtifact };
 // failed verification), `invalid_arguments` (inline answer over the limit; nothing truncated).
 Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Delivery delivery);
 
-// Looks for `<cwd>/.pi/fusion/*/<run_id>/` written by an earlier (or another) host process. A
+// Looks for `<cwd>/.pi/fusion/*/<run-id>/` written by an earlier (or another) host process, named
+// by `query`: the run id, a prefix of it, or the short id the views show (store::RunIdMatches);
+// a query that names several runs is the registry's ambiguous-prefix error. A
 // non-terminal run whose owner is gone is first finalized as host_ended (store/abandoned_run.h);
 // one whose owner is alive is reported running. Empty when there is no such directory; an error
 // (artifact_error, naming manifest.json) when there is one but its manifest is unreadable.
 Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
-                                              const std::string& run_id);
+                                              const std::string& query);
 
-// The task bg_result speaks of: this session's task, or else (an exact run id only; `cwd` may be
-// empty) a run on disk from FindRunOnDisk. The registry's error when neither knows it.
+// The task bg_result speaks of: this session's task, or else (`cwd` may be empty) a run on disk
+// from FindRunOnDisk. The registry's error when neither knows it.
 Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const std::string& cwd,
                              const std::string& id);
 

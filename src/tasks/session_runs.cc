@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "store/abandoned_run.h"
+#include "store/run_id.h"
 #include "store/run_paths.h"
 #include "store/verify.h"
 #include "tasks/run_catalog.h"
@@ -81,7 +82,7 @@ TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_o
   std::vector<const TaskInfo*> matches;
   for (const TaskInfo& run : runs) {
     if (run.id == id_or_prefix) return run;
-    if (run.id.rfind(id_or_prefix, 0) == 0) matches.push_back(&run);
+    if (store::RunIdMatches(run.id, id_or_prefix)) matches.push_back(&run);
   }
   if (matches.empty()) return TaskLookup::Missed(LookupMiss::kUnknownId, id_or_prefix);
   if (matches.size() > 1) {

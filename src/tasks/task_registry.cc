@@ -1,6 +1,7 @@
 #include "tasks/task_registry.h"
 
 #include "core/error_codes.h"
+#include "store/run_id.h"
 
 namespace pi_fusion::tasks {
 
@@ -48,7 +49,7 @@ TaskLookup TaskRegistry::LookupLocked(std::string_view id_or_prefix) const {
   if (exact != tasks_.end()) return exact->second.info;
   std::vector<std::string> matches;
   for (const std::string& id : order_) {
-    if (id.rfind(id_or_prefix, 0) == 0) matches.push_back(id);
+    if (store::RunIdMatches(id, id_or_prefix)) matches.push_back(id);
   }
   if (matches.empty()) return TaskLookup::Missed(LookupMiss::kUnknownId, id_or_prefix);
   if (matches.size() > 1) {

@@ -1,6 +1,7 @@
 // The background tasks of one host session: Fusion runs registered at the end of preflight,
 // their progress, terminal state and cancellation. The contract's ids are run ids
-// (`^(reason|investigate|research|validate)-[0-9a-f]{32}$`); lookups accept an unambiguous prefix.
+// (`^(reason|investigate|research|validate)-[0-9a-f]{32}$`); lookups accept an unambiguous prefix
+// of the id or of its hex part (the short id the progress line shows, store::RunIdMatches).
 //
 // Thread-safe: runs report from worker threads while tools query from the JS thread.
 #pragma once

@@ -116,7 +116,7 @@ describe("pi-fusion runs, verify, prune", () => {
       r = cli(env, "verify");
       assert.equal(r.code, 2);
       assert.match(r.stderr, /Verify a run's artifacts/);
-      assert.match(r.stderr, /run +A run directory, or a run id/);
+      assert.match(r.stderr, /run TEXT +A run directory, or a run id/);
       // A --cwd that does not exist is an error for every command, not an empty project.
       for (const args of [["runs"], ["runs", "--json"], ["verify", short], ["prune"]]) {
         r = cli(env, ...args, "--cwd", path.join(env.cwd, "missing"));

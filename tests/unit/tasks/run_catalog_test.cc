@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "store/verify.h"
+#include "tasks/result_view.h"
 #include "tasks/run_catalog.h"
 #include "tasks/session_runs.h"
 #include "test_support.h"
@@ -161,6 +162,26 @@ TEST_CASE("RunCatalog: a run's duration ends at its end, also when its host ende
 
   m.created_at = "garbled";
   CHECK_FALSE(run.DurationMs());
+}
+
+TEST_CASE("FindRunOnDisk: a run of another session, named by id, prefix or short id") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kCandidatesRunning);  // its owner (this fixture) is alive
+  for (const char* query : {kRunId, "reason-0123", "01234567", "0123"}) {
+    INFO(query);
+    Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.dir.path(), query);
+    REQUIRE(found.ok());
+    REQUIRE(found->has_value());
+    CHECK((*found)->id == kRunId);
+    CHECK((*found)->state == TaskState::kRunning);
+    CHECK((*found)->artifact_dir == f.store->run_dir());
+  }
+  for (const char* query : {"", "23456789", "research-0123"}) {
+    INFO(query);
+    Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.dir.path(), query);
+    REQUIRE(found.ok());
+    CHECK_FALSE(found->has_value());
+  }
 }
 
 }  // namespace

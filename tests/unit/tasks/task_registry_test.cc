@@ -39,6 +39,12 @@ TEST_CASE("TaskRegistry: resolves exact ids and unambiguous prefixes", "[tasks]"
       {"res", kC, "", LookupMiss::kNone},
       {"", "", "Task ID is required", LookupMiss::kIdRequired},
       {"validate-", "", "Unknown background task ID: validate-", LookupMiss::kUnknownId},
+      // The short id the progress line shows (the first hex digits), and prefixes of it.
+      {"01234567", kA, "", LookupMiss::kNone},
+      {"aaaaaaaa", kC, "", LookupMiss::kNone},
+      {"0123", "", "Ambiguous background task ID prefix: 0123 (matches " + kA + ", " + kB + ")",
+       LookupMiss::kAmbiguousPrefix},
+      {"23456789", "", "Unknown background task ID: 23456789", LookupMiss::kUnknownId},
   };
   for (const Case& c : cases) {
     INFO(c.query);
