@@ -219,7 +219,9 @@ KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now) {
 
 KillAnswer KillAnswerForEarlier(const TaskInfo& run) {
   KillAnswer answer;
-  answer.details = {{"task_id", run.id}, {"state", std::string(TaskStateName(run.state))}};
+  answer.details = {{"task_id", run.id},
+                    {"state", std::string(TaskStateName(run.state))},
+                    {"earlier_process", true}};
   const std::string ended = run.terminal_text.empty() ? "" : "\n" + run.terminal_text;
   if (run.state == TaskState::kRunning) {
     answer.text = run.id +

@@ -45,12 +45,28 @@ json LaunchView(const json& details, const std::string& text) {
   return view;
 }
 
+// What bg_kill did, said as it happened: only a run this call stopped reads "Cancelled"; a run
+// that had already ended, or that an earlier or another Pi owns, says so (details.earlier_process).
 json KillView(const json& details) {
   const std::string run_id = StringAt(details, "task_id");
   const std::string state = StringAt(details, "state");
-  return Note(state == "running" ? "warning" : "info",
-              state == "running" ? "Cancellation of " + run_id + " requested; not settled yet."
-                                 : "Cancelled " + run_id + " (asked by bg_kill).");
+  const bool earlier = details.is_object() && details.value("earlier_process", false);
+  if (state == "running") {
+    return Note("warning", earlier ? run_id +
+                                         " is running in another Pi process; bg_kill stops "
+                                         "only runs of the Pi it is called in."
+                                   : "Cancellation of " + run_id + " requested; not settled yet.");
+  }
+  const std::string how = state == "completed" ? "completed"
+                          : state == "failed"  ? "failed"
+                                               : "was cancelled";
+  if (earlier)
+    return Note("info", run_id + " ran in an earlier Pi process and " + how + "; nothing to stop.");
+  if (state == "completed") {
+    return Note("info", run_id + " completed before it could be stopped; its answer is committed.");
+  }
+  if (state == "failed") return Note("info", run_id + " failed before it could be stopped.");
+  return Note("info", "Cancelled " + run_id + " (asked by bg_kill).");
 }
 
 // The question of a bg_status row from before rows carried `question`: older versions described
@@ -83,7 +99,9 @@ json StatusItem(const json& row) {
                    : QuestionOfOldRow(StringAt(row, "description"));
   const std::string state = StringAt(row, "state");
   const json progress = row.value("progress", json());
-  std::string status = state + " (" + r.run_id + ")";
+  // One word for one state: the contract's "killed" reads "cancelled" to a person.
+  const std::string shown = state == "killed" ? "cancelled" : state;
+  std::string status = shown + " (" + r.run_id + ")";
   if (progress.is_object() && state == "running") {
     status =
         StringAt(progress, "stage") == "candidates"
@@ -93,7 +111,7 @@ json StatusItem(const json& row) {
         " · " + FormatElapsed(progress.value("elapsed_ms", int64_t{0})) + " (" + r.run_id + ")";
   }
   if (!StringAt(row, "note").empty()) status += " — " + StringAt(row, "note");
-  json item = BaseView(r, state == "killed" ? "cancelled" : state, status);
+  json item = BaseView(r, shown, status);
   item.erase("artifacts");
   return item;
 }

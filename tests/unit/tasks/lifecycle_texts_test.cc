@@ -38,7 +38,8 @@ TEST_CASE(
   const KillAnswer completed = KillAnswerForEarlier(Run(TaskState::kCompleted));
   CHECK(completed.text ==
         std::string(kRun) + " ran in an earlier Pi process and completed; nothing to stop.");
-  CHECK(completed.details == nlohmann::json{{"task_id", kRun}, {"state", "completed"}});
+  CHECK(completed.details ==
+        nlohmann::json{{"task_id", kRun}, {"state", "completed"}, {"earlier_process", true}});
   const KillAnswer ended =
       KillAnswerForEarlier(Run(TaskState::kFailed, "host_ended: the run's host process ended"));
   CHECK(ended.text == std::string(kRun) +

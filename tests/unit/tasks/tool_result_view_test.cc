@@ -94,12 +94,30 @@ TEST_CASE("tool results: launch, status list, kill, completed and failed bg_resu
   CHECK(status["items"][0]["status"] == "candidates 2/3 done · 0:42 (" + std::string(kRun) + ")");
   CHECK(status["items"][0]["question"] == "Why?");
   CHECK(status["items"][1]["state"] == "cancelled");
+  CHECK(status["items"][1]["status"] == "cancelled (research-01)");  // never "killed"
   CHECK(ToolResultView("bg_status", {{"tasks", json::array()}}, "", false, kStart)["items"] ==
         json::array());
 
   CHECK(ToolResultView("bg_kill", {{"task_id", kRun}, {"state", "killed"}}, "killed …", false,
                        kStart)["text"] ==
         "Cancelled " + std::string(kRun) + " (asked by bg_kill).");
+  // Only a run this call stopped reads "Cancelled": the truth for runs that had already ended.
+  const auto kill_note = [](const json& details) {
+    return ToolResultView("bg_kill", details, "…", false, kStart)["text"].get<std::string>();
+  };
+  const std::string run(kRun);
+  CHECK(kill_note({{"task_id", kRun}, {"state", "completed"}}) ==
+        run + " completed before it could be stopped; its answer is committed.");
+  CHECK(kill_note({{"task_id", kRun}, {"state", "failed"}}) ==
+        run + " failed before it could be stopped.");
+  CHECK(kill_note({{"task_id", kRun}, {"state", "completed"}, {"earlier_process", true}}) ==
+        run + " ran in an earlier Pi process and completed; nothing to stop.");
+  CHECK(kill_note({{"task_id", kRun}, {"state", "killed"}, {"earlier_process", true}}) ==
+        run + " ran in an earlier Pi process and was cancelled; nothing to stop.");
+  CHECK(kill_note({{"task_id", kRun}, {"state", "running"}, {"earlier_process", true}}) ==
+        run +
+            " is running in another Pi process; bg_kill stops only runs of the Pi it is "
+            "called in.");
 
   const std::string text = "Fusion " + std::string(kRun) +
                            " completed (reason).\nAnswer: 9 bytes, sha256:abc (verified).\n"
