@@ -39,7 +39,9 @@ export interface SlotView {
 }
 
 export interface CandidateView {
-  id: string;
+  id: string; // the evaluation's letter
+  slot?: number;
+  name?: string; // "Candidate 2 (A)", as the status row names the slot
   model?: string;
   markdown?: string;
   note?: string;
@@ -166,7 +168,7 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
     for (const candidate of view.candidates ?? []) {
       box.addChild(new Spacer(1));
       const model = candidate.model ? " " + theme.fg("dim", candidate.model) : "";
-      box.addChild(new Text(theme.fg("accent", theme.bold(`Candidate ${candidate.id}`)) + model, 0, 0));
+      box.addChild(new Text(theme.fg("accent", theme.bold(candidate.name ?? `Candidate ${candidate.id}`)) + model, 0, 0));
       if (candidate.markdown) box.addChild(new Markdown(candidate.markdown, 0, 0, md));
       if (candidate.note) box.addChild(new Text(theme.fg("muted", candidate.note), 0, 0));
     }

@@ -1,7 +1,9 @@
 #include "tasks/run_view.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
@@ -285,12 +287,23 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   json candidates = json::array();
   const json& map = manifest->anonymous_map;
   bool missing = false;
+  // The status row's names ("Candidate 2"), with the letter the evaluation uses for each.
+  std::map<std::string, std::string> names;  // letter -> "Candidate 2 (A)"
+  std::vector<std::pair<int, std::string>> by_slot;
   for (const char* id : {"A", "B", "C"}) {
     if (!map.is_object() || !map.contains(id) || !map[id].is_number_integer()) continue;
     const int slot = map[id].get<int>();
     if (slot < 1 || slot > 3) continue;
+    names[id] = "Candidate " + std::to_string(slot) + " (" + id + ")";
+    by_slot.emplace_back(slot, id);
+  }
+  std::sort(by_slot.begin(), by_slot.end());
+  for (const auto& [slot, id] : by_slot) {
     const store::ModelSelection& model = manifest->models.candidates[slot - 1];
-    json candidate = {{"id", id}, {"model", model.provider + "/" + model.model}};
+    json candidate = {{"id", id},
+                      {"slot", slot},
+                      {"name", names[id]},
+                      {"model", model.provider + "/" + model.model}};
     const store::AttemptRecord* latest = nullptr;
     for (const store::AttemptRecord& a : manifest->attempts) {
       if (a.key.stage == store::Stage::kCandidate && a.key.slot == slot &&
@@ -340,7 +353,10 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
         if (!c.is_object()) continue;
         json positions = json::array();
         for (const json& p : c.value("positions", json::array())) {
-          positions.push_back(StringAt(p, "candidate_id") + ": " + StringAt(p, "position"));
+          const std::string letter = StringAt(p, "candidate_id");
+          const auto name = names.find(letter);
+          positions.push_back((name == names.end() ? letter : name->second) + ": " +
+                              StringAt(p, "position"));
         }
         conflicts.push_back({{"topic", StringAt(c, "topic")},
                              {"positions", positions},

@@ -70,7 +70,7 @@ describe("hostile text stays text", () => {
       const written = () => fs.existsSync(raw) ? fs.readFileSync(raw, "latin1") : "";
       await waitUntil(() => env.requests().length >= 5 && written().includes("model requests"), "the completed run", { timeoutMs: RUN_TIMEOUT_MS });
       ui.keys("C-o");
-      await waitUntil(() => written().includes("Candidate C"), "the expanded view", { timeoutMs: 10000 });
+      await waitUntil(() => written().includes("Candidate 3 ("), "the expanded view", { timeoutMs: 10000 });
       await sleep(1000);  // the expanded frame is written out
       assertNoRaw(written(), "the terminal stream");
       const expanded = ui.screen();

@@ -39,12 +39,13 @@ describe("the TUI shows Fusion to the person", () => {
       assert.match(collapsed, /Sunlight is scattered by air molecules/);
       assert.match(collapsed, /to expand/);
       assert.doesNotMatch(collapsed, /sha256|Do not poll|Call bg_result/);
-      assert.doesNotMatch(collapsed, /Candidate A/);
+      assert.doesNotMatch(collapsed, /Candidate 1 \(/);
       assert.doesNotMatch(collapsed, /Quitting or reloading Pi cancels/, "no hint once no run is active");
 
       ui.keys("C-o");
-      const expanded = await ui.waitFor(/Candidate C/, 10000, "the expanded candidates");
-      for (const id of ["A", "B", "C"]) assert.match(expanded, new RegExp(`Candidate ${id} scripted/scripted-a`));
+      const expanded = await ui.waitFor(/Candidate 3 \(/, 10000, "the expanded candidates");
+      // Named as in the status row, slot first, with the letter the evaluation uses.
+      for (const slot of [1, 2, 3]) assert.match(expanded, new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/scripted-a`));
       assert.equal(expanded.split(CANDIDATE_TEXT.slice(0, 40)).length - 1, 3, "three candidate answers");
       assert.match(expanded, /Agreements\s*\n\s*• Rayleigh scattering explains the colour/);
       assert.match(expanded, /Artifacts: \S+\/reason-[0-9a-f]{32}/);

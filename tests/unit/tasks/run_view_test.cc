@@ -201,24 +201,30 @@ TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conf
 
   const json view = ExpandRun(run.fs, dir);
   REQUIRE(view["candidates"].size() == 3);
-  CHECK(view["candidates"][0]["id"] == "A");
-  CHECK(view["candidates"][0]["markdown"] == "candidate answer 2");
-  CHECK(view["candidates"][1]["markdown"] == "candidate answer 3");
-  CHECK(view["candidates"][2]["markdown"] == "candidate answer 1");
+  // In slot order, named as the status row names them, with the evaluation's letter.
+  CHECK(view["candidates"][0]["name"] == "Candidate 1 (C)");
+  CHECK(view["candidates"][1]["name"] == "Candidate 2 (A)");
+  CHECK(view["candidates"][2]["name"] == "Candidate 3 (B)");
+  CHECK(view["candidates"][1]["id"] == "A");
+  CHECK(view["candidates"][1]["slot"] == 2);
+  CHECK(view["candidates"][0]["markdown"] == "candidate answer 1");
+  CHECK(view["candidates"][1]["markdown"] == "candidate answer 2");
+  CHECK(view["candidates"][2]["markdown"] == "candidate answer 3");
   CHECK(view["candidates"][0]["model"].get<std::string>().find('/') != std::string::npos);
   CHECK(view["agreements"] == json{"keep the manifest"});
-  CHECK(view["conflicts"][0] == json{{"topic", "lock order"},
-                                     {"positions", {"A: store first", "C: manifest first"}},
-                                     {"resolution", "store first"}});
+  CHECK(view["conflicts"][0] ==
+        json{{"topic", "lock order"},
+             {"positions", {"Candidate 2 (A): store first", "Candidate 1 (C): manifest first"}},
+             {"resolution", "store first"}});
   CHECK(view["artifacts"] == json{{"dir", dir}});
 
   // One candidate file altered, one removed: neither is shown as if it were the run's.
   store::testing::WriteAll(run.Path("candidate-3.attempt-1.response.md"), "edited");
   REQUIRE(::unlink(run.Path("candidate-1.attempt-1.response.md").c_str()) == 0);
   const json damaged = ExpandRun(run.fs, dir);
-  CHECK_FALSE(damaged["candidates"][1].contains("markdown"));
-  CHECK(damaged["candidates"][1]["note"] == "(its answer file changed after the run; not shown)");
-  CHECK(damaged["candidates"][2]["note"] == "(its answer file is gone)");
+  CHECK_FALSE(damaged["candidates"][2].contains("markdown"));
+  CHECK(damaged["candidates"][2]["note"] == "(its answer file changed after the run; not shown)");
+  CHECK(damaged["candidates"][0]["note"] == "(its answer file is gone)");
   CHECK(damaged["artifacts"]["gone"] == true);
 
   // The whole directory gone.
