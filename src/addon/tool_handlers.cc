@@ -48,7 +48,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   state.ui_ctx = Napi::Persistent(ctx);
   workflow::RunRequest run;
   run.host = SnapshotHost(
-      env, state.pi.Value(), ctx, state.package_root, tool_call_id,
+      env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, tool_call_id,
       workflow::SpecOf(request->workflow).context == workflow::ContextPolicy::kSessionProjection);
   run.request = std::move(request).value();
   run.source = store::RunSource::kTool;
@@ -86,7 +86,7 @@ std::vector<tasks::TaskInfo> EarlierRuns(Napi::Env env, Napi::Object ctx) {
       env.Global().Get("process").As<Napi::Object>().Get("pid").ToNumber().Int64Value());
   return tasks::NotLive(
       *State(env).tasks,
-      tasks::SessionRunsOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(),
+      tasks::SessionRunsOnDisk(PosixFileSystem(), SystemClock(), cwd.As<Napi::String>().Utf8Value(),
                                id.Call(sm, {}).ToString().Utf8Value(), pid));
 }
 
@@ -117,8 +117,8 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
     // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
     const Napi::Value cwd = ctx.Get("cwd");
     if (cwd.IsString()) {
-      Result<std::optional<tasks::TaskInfo>> on_disk =
-          tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
+      Result<std::optional<tasks::TaskInfo>> on_disk = tasks::FindRunOnDisk(
+          PosixFileSystem(), SystemClock(), cwd.As<Napi::String>().Utf8Value(), id);
       if (!on_disk.ok()) return ErrorResult(env, on_disk.status());
       if (!on_disk->has_value()) return ErrorResult(env, task.status());
       task = std::move(on_disk).value().value();
@@ -129,7 +129,8 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
   const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? tasks::Delivery::kArtifact
                                        : tasks::Delivery::kInline;
-  Result<tasks::ResultView> view = tasks::BuildResultView(PosixFileSystem(), *task, delivery);
+  Result<tasks::ResultView> view =
+      tasks::BuildResultView(PosixFileSystem(), SystemClock(), *task, delivery);
   if (!view.ok()) return ErrorResult(env, view.status());
   Napi::Object result = TextResult(env, view->text, view->details);
   if (view->attach_usage) result.Set("usage", FromJson(env, *view->attach_usage));

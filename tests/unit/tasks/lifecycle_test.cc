@@ -32,6 +32,31 @@ TEST_CASE("RunLifecycle: a clean run commits a verified answer, the receipt comi
   CHECK(task->description == "What is 2 + 2?");
 }
 
+// The same bytes on every call: 0x00, 0x11, 0x22, ...
+class FixedRandom : public RandomSource {
+ public:
+  Status Fill(std::span<unsigned char> out) override {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(i * 17);
+    return Status::Ok();
+  }
+};
+
+TEST_CASE("RunLifecycle: the run id and the times come from the run's seams",
+          "[tasks][lifecycle]") {
+  FixedRandom fixed;
+  Harness h;
+  h.seams.random = &fixed;
+  h.Run();
+  REQUIRE(h.sink.launch.ok);
+  const std::string id = "reason-00112233445566778899aabbccddeeff";
+  CHECK(h.sink.launch.run_id == id);
+  CHECK_THAT(h.sink.launch.artifact_dir, Catch::EndsWith("/" + id));
+  const store::Manifest manifest = h.DiskManifest();
+  CHECK(manifest.run_id == id);
+  CHECK(manifest.created_at == "2025-01-02T03:04:05.006Z");  // the FixedClock's instant
+  REQUIRE(h.registry.Resolve(id).ok());
+}
+
 TEST_CASE("RunLifecycle: a failing candidate cancels its siblings at once (fail fast)",
           "[tasks][lifecycle]") {
   Script script;
