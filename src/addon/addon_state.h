@@ -67,7 +67,9 @@ struct AddonState {
   std::unique_ptr<JsDispatcher> dispatcher;
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
-  std::vector<std::thread> workers;
+  // The worker thread of each launch, by launch id. A worker's last act posts its own reaping, so
+  // it is joined and dropped here as it ends (run_launcher.cc); StopAllRuns joins the rest.
+  std::map<uint64_t, std::thread> workers;
   // Every launch not yet delivered, by id; a worker posts its reports under its id.
   std::map<uint64_t, PendingLaunch> launches;
   uint64_t last_launch_id = 0;
@@ -91,7 +93,7 @@ struct AddonState {
   // Cancels every launch — in preflight or running — with the quit grace (saying who asked),
   // without waiting. Safe to call more than once.
   void CancelAllRuns(tasks::CancelSource source);
-  // CancelAllRuns, then joins all workers.
+  // CancelAllRuns, then joins all workers still held.
   void StopAllRuns(tasks::CancelSource source = tasks::CancelSource::kUnknown);
 };
 
