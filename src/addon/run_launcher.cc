@@ -58,12 +58,15 @@ class DispatchingSink : public tasks::LifecycleSink {
 
   static void DeliverEnd(Napi::Env env, uint64_t id, const Terminal& terminal) {
     AddonState& state = State(env);
-    auto it = state.launches.find(id);
-    if (it == state.launches.end()) return;
-    TerminalCallback on_terminal = it->second.on_terminal;
-    FinishLaunch(env, id);
-    on_terminal(env, terminal);
-    ResolveSettleWaiters(env);
+    if (auto it = state.launches.find(id); it != state.launches.end()) {
+      TerminalCallback on_terminal = it->second.on_terminal;
+      FinishLaunch(env, id);
+      on_terminal(env, terminal);
+      ResolveSettleWaiters(env);
+    }
+    // The task's terminal state is recorded before this event is posted: a bg_kill waiting for
+    // the run answers now.
+    state.kill_waits.RunEnded(terminal.run_id, *state.tasks);
   }
 
   // The launch is over: its callbacks are dropped on the JS thread, and the event loop no longer
