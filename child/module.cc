@@ -11,6 +11,7 @@
 #include "child/file_tools.h"
 #include "child/web_fetch_tool.h"
 #include "core/error_codes.h"
+#include "core/file_system.h"
 
 namespace pi_fusion::child {
 
@@ -69,8 +70,8 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   // A governed child ends with its host, and takes its tools' processes along.
   ArmOrphanGuard();
   // Research candidates only: the parent names the run's source policy in their environment.
-  Result<std::shared_ptr<WebFetchTool>> fetch_tool =
-      LoadWebFetchTool(ProcessEnvLookup(), std::filesystem::current_path().string());
+  Result<std::shared_ptr<WebFetchTool>> fetch_tool = LoadWebFetchTool(
+      PosixFileSystem(), ProcessEnvLookup(), std::filesystem::current_path().string());
   if (fetch_tool.ok() && *fetch_tool && config->role != ChildRole::kCandidate) {
     fetch_tool = Status::Error(kConfigInvalid,
                                "pi-fusion child: only research candidates get fusion_web_fetch");

@@ -2,8 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -12,7 +10,6 @@
 #include "child/worker_threads.h"
 #include "core/env_vars.h"
 #include "core/error_codes.h"
-#include "pi_fusion/sha256.h"
 
 namespace pi_fusion::child {
 
@@ -51,7 +48,7 @@ Napi::Object ToolResult(Napi::Env env, const WebFetchOutcome& outcome) {
 
 }  // namespace
 
-Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(const EnvLookup& lookup,
+Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(FileSystem& fs, const EnvLookup& lookup,
                                                        const std::string& cwd) {
   std::optional<std::string> path = lookup(env_vars::kSourcePolicy);
   std::optional<std::string> sha = lookup(env_vars::kSourcePolicySha256);
@@ -62,16 +59,8 @@ Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(const EnvLookup& lookup,
     return ConfigInvalid(std::string(env_vars::kSourcePolicy) + " and " +
                          env_vars::kSourcePolicySha256 + " must be set together");
   }
-  std::ifstream in(*path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) return ConfigInvalid("cannot read the source policy " + *path);
-  const std::string text = bytes.str();
-  if (Sha256Ref(text) != *sha) {
-    return ConfigInvalid("the source policy " + *path + " is not the one the parent wrote");
-  }
-  Result<url::SourcePolicy> policy = url::ParseSourcePolicy(text);
-  if (!policy.ok()) return ConfigInvalid(policy.status().message());
+  Result<url::SourcePolicy> policy = ReadDeclaredSourcePolicy(fs, *path, *sha);
+  if (!policy.ok()) return policy.status();
   Result<std::string> fetcher = LocatePiFusion(LibraryPath());
   if (!fetcher.ok()) return fetcher.status();
   return std::make_shared<WebFetchTool>(std::move(policy).value(), std::move(fetcher).value(),

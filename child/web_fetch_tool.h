@@ -20,6 +20,7 @@
 
 #include "child/core/child_config.h"
 #include "child/core/web_fetch.h"
+#include "core/file_system.h"
 
 namespace pi_fusion::child {
 
@@ -30,8 +31,9 @@ using WebFetchOutcomeHook =
 
 // The tool for this child, or nullptr when the environment names no source policy (not a
 // research candidate). Error code "config_invalid" when only one of the two variables is set, the
-// file cannot be read, its hash differs, or it does not parse (the reader's message included).
-Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(const EnvLookup& lookup,
+// file cannot be read through `fs`, its hash differs, or it does not parse (the reader's message
+// included; ReadDeclaredSourcePolicy).
+Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(FileSystem& fs, const EnvLookup& lookup,
                                                        const std::string& cwd);
 
 // Registers `tool` as fusion_web_fetch with Pi (pi.registerTool).

@@ -22,7 +22,24 @@ void CheckAddress(const std::optional<IpAddress>& address) {
   FUZZ_CHECK(!AddressClassName(ClassifyAddress(*address)).empty());
   const std::optional<IpAddress> again = ParseIpAddress(address->ToString());
   FUZZ_CHECK(again.has_value() && *again == *address);
-  CheckTransportAddress(*address);
+  // The transport check and the classifier agree: only a public address is let through.
+  FUZZ_CHECK(CheckTransportAddress(*address).ok() ==
+             (ClassifyAddress(*address) == AddressClass::kPublic));
+}
+
+// A URL that parses prints as canonical text that parses back to itself.
+void CheckFixedPoint(const CanonicalUrl& url) {
+  const std::string text = url.Text();
+  const auto again = ParseCanonicalUrl(text);
+  FUZZ_CHECK(again.ok() && again->Text() == text);
+}
+
+// A resolved redirect target is judged by the parser like any URL: refused with a typed error, or
+// canonical.
+void CheckResolved(const pi_fusion::Result<std::string>& resolved) {
+  if (!resolved.ok()) return;
+  const auto judged = ParseCanonicalUrl(*resolved);
+  if (judged.ok()) CheckFixedPoint(*judged);
 }
 
 }  // namespace
@@ -34,13 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const auto url = ParseCanonicalUrl(input);
   if (url.ok()) {
-    const std::string text = url->Text();
-    const auto again = ParseCanonicalUrl(text);
-    FUZZ_CHECK(again.ok() && again->Text() == text);
+    CheckFixedPoint(*url);
     CheckAddress(url->ip);
     if (!url->ip) BlockedHostNameReason(url->host);
-    const auto resolved = ResolveReference(*url, input);
-    if (resolved.ok()) ParseCanonicalUrl(*resolved);
+    CheckResolved(ResolveReference(*url, input));
   }
 
   const auto declared = CanonicalizeDeclaredSource(input);
@@ -49,11 +63,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto again = CanonicalizeDeclaredSource(*declared);
     FUZZ_CHECK(again.ok() && *again == *declared);
   }
-  CheckTransportUrl(input);
+  // The transport check agrees with the parser about what is a URL, and lets through only what
+  // it parsed.
+  const auto transport = CheckTransportUrl(input);
+  FUZZ_CHECK(!transport.ok() || (url.ok() && transport->Text() == url->Text()));
 
   // A redirect from a fixed page: any reference resolves or fails with a typed error.
   static const auto base = ParseCanonicalUrl("https://example.com/a/b?q=1");
-  const auto resolved = ResolveReference(*base, input);
-  if (resolved.ok()) ParseCanonicalUrl(*resolved);
+  CheckResolved(ResolveReference(*base, input));
   return 0;
 }

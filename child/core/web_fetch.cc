@@ -156,4 +156,19 @@ WebFetchOutcome WebFetchTool::Fetch(const url::FetchRequest& request,
   return out;
 }
 
+Result<url::SourcePolicy> ReadDeclaredSourcePolicy(FileSystem& fs, const std::string& path,
+                                                   const std::string& sha256) {
+  auto invalid = [](const std::string& message) {
+    return Status::Error(kConfigInvalid, "pi-fusion child: " + message);
+  };
+  Result<std::string> bytes = fs.ReadFileFollowingLink(path, url::kSourcePolicyMaxBytes);
+  if (!bytes.ok()) return invalid("cannot read the source policy " + path);
+  if (Sha256Ref(*bytes) != sha256) {
+    return invalid("the source policy " + path + " is not the one the parent wrote");
+  }
+  Result<url::SourcePolicy> policy = url::ParseSourcePolicy(*bytes);
+  if (!policy.ok()) return invalid(policy.status().message());
+  return policy;
+}
+
 }  // namespace pi_fusion::child

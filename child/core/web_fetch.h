@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_system.h"
 #include "core/limits.h"
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
@@ -81,6 +82,14 @@ class WebFetchTool {
   mutable std::mutex mutex_;
   int fetches_ = 0;  // guarded by mutex_
 };
+
+// The run's source policy as the parent named it to this candidate: the file `path`
+// (PI_FUSION_SOURCE_POLICY) read through `fs` (a final symlink followed, at most
+// url::kSourcePolicyMaxBytes), its bytes checked against `sha256` ("sha256:<hex>",
+// PI_FUSION_SOURCE_POLICY_SHA256), then parsed. Error code "config_invalid", its message starting
+// "pi-fusion child: ", when the file cannot be read, its hash differs or it does not parse.
+Result<url::SourcePolicy> ReadDeclaredSourcePolicy(FileSystem& fs, const std::string& path,
+                                                   const std::string& sha256);
 
 // The argv of one fetcher process: `request` on the command line,
 //   <pi_fusion_path> fetch --json --extract <request.extract> -- <request.url>

@@ -4,6 +4,9 @@
 // "child_timeout" or "blocked_address") and a human message. Codes are part of the public contract:
 // the binding turns them into JS `Error.code`, the CLI prints them in JSON. Values are cheap to
 // copy and thread-compatible (no shared state).
+//
+// Both are [[nodiscard]]: a call whose Status or Result is dropped is a compile warning. A caller
+// that means to ignore one says so with a (void) cast and a comment giving the reason.
 #pragma once
 
 #include <string>
@@ -12,7 +15,7 @@
 
 namespace pi_fusion {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;  // ok
 
@@ -38,7 +41,7 @@ class Status {
 
 // Either a value or a non-ok Status.
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)

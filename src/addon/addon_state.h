@@ -16,6 +16,7 @@
 
 #include "addon/js_dispatcher.h"
 #include "process/cancel_token.h"
+#include "tasks/kill_waits.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
 
@@ -71,7 +72,11 @@ struct AddonState {
   std::unique_ptr<JsDispatcher> dispatcher;
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
-  std::vector<std::thread> workers;
+  // The worker thread of each launch, by launch id. A worker's last act posts its own reaping, so
+  // it is joined and dropped here as it ends (run_launcher.cc); StopAllRuns joins the rest.
+  std::map<uint64_t, std::thread> workers;
+  // bg_kill calls waiting for the runs they cancelled: answered by the run's terminal event.
+  tasks::KillWaits kill_waits;
   // Every launch not yet delivered, by id; a worker posts its reports under its id.
   std::map<uint64_t, PendingLaunch> launches;
   uint64_t last_launch_id = 0;
@@ -95,7 +100,7 @@ struct AddonState {
   // Cancels every launch — in preflight or running — with the quit grace (saying who asked),
   // without waiting. Safe to call more than once.
   void CancelAllRuns(tasks::CancelSource source);
-  // CancelAllRuns, then joins all workers.
+  // CancelAllRuns, then joins all workers still held.
   void StopAllRuns(tasks::CancelSource source = tasks::CancelSource::kUnknown);
 };
 

@@ -85,7 +85,8 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
   }
   state.ui_ctx = Napi::Persistent(ctx);
   workflow::RunRequest run;
-  run.host = SnapshotHost(env, state.pi.Value(), ctx, state.package_root, "", true);
+  run.host =
+      SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, "", true);
   run.request = std::move(request).value();
   run.source = store::RunSource::kCommand;
   const bool interactive = HasUI(ctx);

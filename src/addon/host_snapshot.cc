@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include "addon/js_values.h"
+#include "config/pi_models_json.h"
 #include "config/provider_overrides.h"
 #include "core/error_codes.h"
 
@@ -98,15 +97,6 @@ config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model,
   return out;
 }
 
-// <agent dir>/models.json, parsed as Pi parses it; an empty object when there is none.
-nlohmann::json ReadModelsJson(const std::string& agent_dir) {
-  std::ifstream in(agent_dir + "/models.json", std::ios::binary);
-  if (!in) return nlohmann::json::object();
-  std::ostringstream text;
-  text << in.rdbuf();
-  return config::ParseModelsJson(text.str());
-}
-
 std::string EnvValue(const std::vector<std::string>& environment, const std::string& name) {
   const std::string prefix = name + "=";
   for (const std::string& entry : environment) {
@@ -143,8 +133,8 @@ std::string AgentDir(const std::vector<std::string>& environment, Napi::Object p
 
 }  // namespace
 
-workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object ctx,
-                                    const std::string& package_root,
+workflow::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi,
+                                    Napi::Object ctx, const std::string& package_root,
                                     const std::string& tool_call_id, bool with_branch) {
   workflow::HostSnapshot snap;
   Napi::Object process = env.Global().Get("process").As<Napi::Object>();
@@ -181,7 +171,7 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, Napi::Object pi, Napi::Object
   Napi::Value registry_value = ctx.Get("modelRegistry");
   if (registry_value.IsObject()) {
     Napi::Object registry = registry_value.As<Napi::Object>();
-    const nlohmann::json models_json = ReadModelsJson(snap.agent_dir);
+    const nlohmann::json models_json = config::ReadPiModelsJson(fs, snap.agent_dir);
     // Only models with usable credentials can serve a route.
     Napi::Function available = Method(registry, "getAvailable");
     if (available.IsEmpty()) available = Method(registry, "getAll");

@@ -21,7 +21,7 @@ void AddonState::CancelAllRuns(tasks::CancelSource source) {
 
 void AddonState::StopAllRuns(tasks::CancelSource source) {
   CancelAllRuns(source);
-  for (std::thread& worker : workers) {
+  for (auto& [id, worker] : workers) {
     if (worker.joinable()) worker.join();
   }
   workers.clear();
@@ -33,6 +33,16 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   state->dispatcher = std::make_unique<JsDispatcher>(env);
   env.SetInstanceData(state);
   exports.Set("register", Napi::Function::New(env, Register, "register"));
+  // For the end-to-end tests only (tests/e2e/fixtures/thread-probe.ts): how many run worker
+  // threads this environment holds, finished or not (a finished one is dropped as it ends).
+  exports.Set("runWorkerThreads", Napi::Function::New(
+                                      env,
+                                      [](const Napi::CallbackInfo& info) -> Napi::Value {
+                                        return Napi::Number::New(
+                                            info.Env(),
+                                            static_cast<double>(State(info.Env()).workers.size()));
+                                      },
+                                      "runWorkerThreads"));
   return exports;
 }
 

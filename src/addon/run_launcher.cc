@@ -58,12 +58,15 @@ class DispatchingSink : public tasks::LifecycleSink {
 
   static void DeliverEnd(Napi::Env env, uint64_t id, const Terminal& terminal) {
     AddonState& state = State(env);
-    auto it = state.launches.find(id);
-    if (it == state.launches.end()) return;
-    TerminalCallback on_terminal = it->second.on_terminal;
-    FinishLaunch(env, id);
-    on_terminal(env, terminal);
-    ResolveSettleWaiters(env);
+    if (auto it = state.launches.find(id); it != state.launches.end()) {
+      TerminalCallback on_terminal = it->second.on_terminal;
+      FinishLaunch(env, id);
+      on_terminal(env, terminal);
+      ResolveSettleWaiters(env);
+    }
+    // The task's terminal state is recorded before this event is posted: a bg_kill waiting for
+    // the run answers now.
+    state.kill_waits.RunEnded(terminal.run_id, *state.tasks);
   }
 
   // The launch is over: its callbacks are dropped on the JS thread, and the event loop no longer
@@ -79,12 +82,27 @@ class DispatchingSink : public tasks::LifecycleSink {
   process::CancelToken cancel_;
 };
 
+// Joins and drops the worker of launch `id`, which has posted this as its last act: the join
+// waits only for the thread to return. Nothing when shutdown joined it first.
+void ReapWorker(Napi::Env env, uint64_t id) {
+  AddonState& state = State(env);
+  auto it = state.workers.find(id);
+  if (it == state.workers.end()) return;
+  if (it->second.joinable()) it->second.join();
+  state.workers.erase(it);
+}
+
 // The worker: the whole lifecycle of one launch. Owns nothing JS; talks through `dispatcher`.
 void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
                workflow::RunRequest request, process::CancelToken cancel, uint64_t launch_id) {
-  DispatchingSink sink(dispatcher, launch_id, cancel);
-  const workflow::RunSeams seams;
-  tasks::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
+  {
+    DispatchingSink sink(dispatcher, launch_id, cancel);
+    const workflow::RunSeams seams;
+    tasks::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
+  }
+  // Last: the JS thread reaps this thread, so finished workers do not pile up until shutdown. A
+  // closed dispatcher (the environment is going away) drops it; the teardown joins every worker.
+  dispatcher->Post([launch_id](Napi::Env env) { ReapWorker(env, launch_id); });
 }
 
 }  // namespace
@@ -126,8 +144,8 @@ void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_la
   const uint64_t id = ++state.last_launch_id;
   state.launches.emplace(id, PendingLaunch{std::move(on_launch), std::move(on_terminal), *cancel});
   state.dispatcher->Hold(env);
-  state.workers.emplace_back(RunWorker, state.dispatcher.get(), state.tasks, std::move(request),
-                             *cancel, id);
+  state.workers.emplace(id, std::thread(RunWorker, state.dispatcher.get(), state.tasks,
+                                        std::move(request), *cancel, id));
 }
 
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {

@@ -48,7 +48,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   state.ui_ctx = Napi::Persistent(ctx);
   workflow::RunRequest run;
   run.host = SnapshotHost(
-      env, state.pi.Value(), ctx, state.package_root, tool_call_id,
+      env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, tool_call_id,
       workflow::SpecOf(request->workflow).context == workflow::ContextPolicy::kSessionProjection);
   run.request = std::move(request).value();
   run.source = store::RunSource::kTool;
@@ -86,7 +86,7 @@ std::vector<tasks::TaskInfo> EarlierRuns(Napi::Env env, Napi::Object ctx) {
       env.Global().Get("process").As<Napi::Object>().Get("pid").ToNumber().Int64Value());
   return tasks::NotLive(
       *State(env).tasks,
-      tasks::SessionRunsOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(),
+      tasks::SessionRunsOnDisk(PosixFileSystem(), SystemClock(), cwd.As<Napi::String>().Utf8Value(),
                                id.Call(sm, {}).ToString().Utf8Value(), pid));
 }
 
@@ -117,8 +117,8 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
     // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
     const Napi::Value cwd = ctx.Get("cwd");
     if (cwd.IsString()) {
-      Result<std::optional<tasks::TaskInfo>> on_disk =
-          tasks::FindRunOnDisk(PosixFileSystem(), cwd.As<Napi::String>().Utf8Value(), id);
+      Result<std::optional<tasks::TaskInfo>> on_disk = tasks::FindRunOnDisk(
+          PosixFileSystem(), SystemClock(), cwd.As<Napi::String>().Utf8Value(), id);
       if (!on_disk.ok()) return ErrorResult(env, on_disk.status());
       if (!on_disk->has_value()) return ErrorResult(env, task.status());
       task = std::move(on_disk).value().value();
@@ -129,35 +129,41 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
   const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? tasks::Delivery::kArtifact
                                        : tasks::Delivery::kInline;
-  Result<tasks::ResultView> view = tasks::BuildResultView(PosixFileSystem(), *task, delivery);
+  Result<tasks::ResultView> view =
+      tasks::BuildResultView(PosixFileSystem(), SystemClock(), *task, delivery);
   if (!view.ok()) return ErrorResult(env, view.status());
   Napi::Object result = TextResult(env, view->text, view->details);
   if (view->attach_usage) result.Set("usage", FromJson(env, *view->attach_usage));
   return result;
 }
 
-// A bg_kill waiting for its run to record the cancellation (bounded by the stop sequence; the
-// contract allows 30 s).
-struct KillWait {
-  Napi::Promise::Deferred deferred;
-  std::string id;
-  int remaining_ms = tasks::kKillWaitMs;
-};
-
-void PollKill(Napi::Env env, const std::shared_ptr<KillWait>& wait) {
-  Result<tasks::TaskInfo> now = State(env).tasks->Resolve(wait->id);
-  if (tasks::KillWaitOver(now, wait->remaining_ms)) {
-    tasks::KillAnswer answer = tasks::KillAnswerFor(wait->id, now);
-    wait->deferred.Resolve(TextResult(env, answer.text, answer.details));
-    return;
-  }
-  wait->remaining_ms -= tasks::kKillPollMs;
-  Napi::Function later = Napi::Function::New(
-      env, [wait](const Napi::CallbackInfo& info) { PollKill(info.Env(), wait); });
-  env.Global()
-      .Get("setTimeout")
-      .As<Napi::Function>()
-      .Call({later, Napi::Number::New(env, tasks::kKillPollMs)});
+// Waits for the cancelled run's terminal event (run_launcher.cc hands it to the addon's kill
+// waits), at most kKillWaitMs: one timer for that cap, cleared once the answer is given, so a
+// print-mode Pi is not held for the rest of it.
+Napi::Value WaitForKill(Napi::Env env, const std::string& id) {
+  auto deferred = Napi::Promise::Deferred::New(env);
+  auto cap = std::make_shared<Napi::Reference<Napi::Value>>();
+  AddonState& state = State(env);
+  const uint64_t ticket =
+      state.kill_waits.Add(id, [env, deferred, cap](const tasks::KillAnswer& answer) {
+        if (!cap->IsEmpty()) {
+          env.Global().Get("clearTimeout").As<Napi::Function>().Call({cap->Value()});
+          cap->Reset();
+        }
+        deferred.Resolve(TextResult(env, answer.text, answer.details));
+      });
+  Napi::Function expire = Napi::Function::New(
+      env,
+      [ticket](const Napi::CallbackInfo& info) {
+        AddonState& state = State(info.Env());
+        state.kill_waits.Expire(ticket, *state.tasks);
+      },
+      "bg_kill_wait_cap");
+  *cap = Napi::Persistent(env.Global()
+                              .Get("setTimeout")
+                              .As<Napi::Function>()
+                              .Call({expire, Napi::Number::New(env, tasks::kKillWaitMs)}));
+  return deferred.Promise();
 }
 
 Napi::Value KillTask(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
@@ -171,9 +177,7 @@ Napi::Value KillTask(Napi::Env env, const nlohmann::json& args, Napi::Object ctx
     const tasks::KillAnswer answer = tasks::KillAnswerForEarlier(*earlier);
     return Resolved(env, TextResult(env, answer.text, answer.details));
   }
-  auto wait = std::make_shared<KillWait>(KillWait{Napi::Promise::Deferred::New(env), task->id});
-  PollKill(env, wait);
-  return wait->deferred.Promise();
+  return WaitForKill(env, task->id);
 }
 
 Napi::Value RunTaskTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Value params,

@@ -30,7 +30,7 @@ Status Conflict(std::string message) {
 class LockRelease {
  public:
   LockRelease(FileSystem& fs, const std::string& lock_path) : fs_(fs), lock_path_(lock_path) {}
-  ~LockRelease() { fs_.Unlink(lock_path_); }
+  ~LockRelease() { (void)fs_.Unlink(lock_path_); }  // best effort, as said above
   LockRelease(const LockRelease&) = delete;
   LockRelease& operator=(const LockRelease&) = delete;
 
@@ -84,7 +84,9 @@ Status ConfigStore::AcquireLock() const {
       Status s = (*file)->Append(std::to_string(::getpid()) + "\n");
       if (s.ok()) s = (*file)->Close();
       if (s.ok()) return s;
-      fs_.Unlink(lock_path_);
+      // Best effort: the write error is what this save reports; a lock left behind is named
+      // by the next save.
+      (void)fs_.Unlink(lock_path_);
       return IoError("Cannot write the lock " + lock_path_, s);
     }
     if (file.status().code() != kFsAlreadyExists) {

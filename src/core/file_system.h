@@ -11,7 +11,8 @@
 //   - every descriptor is opened O_CLOEXEC, so a child spawned by another thread at the same
 //     moment cannot inherit it;
 //   - paths are never followed through a final symlink when opened for reading or creation
-//     (O_NOFOLLOW), and Stat() is lstat(): a run directory never trusts a planted link;
+//     (O_NOFOLLOW), and Stat() is lstat(): a run directory never trusts a planted link (the one
+//     exception, ReadFileFollowingLink, is for files the user keeps, outside Fusion's own);
 //   - created files and directories get exactly the requested mode (the umask is not applied);
 //   - EINTR is retried, short writes are continued.
 //
@@ -105,6 +106,12 @@ class FileSystem {
   // kFsTooLarge when it is longer than `max_bytes` (from fstat(2) before reading, and again
   // while reading, for a file that grows meanwhile).
   virtual Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) = 0;
+  // ReadFile for a file the user keeps and may link from elsewhere (Pi's own models.json, a file
+  // named to a child in its environment): a final symlink is followed, as Pi's own reads would
+  // follow it. Everything else is as ReadFile: regular files only, never blocking, capped. Never
+  // for a file of a run directory or of Fusion's own configuration.
+  virtual Result<std::string> ReadFileFollowingLink(const std::string& path,
+                                                    uint64_t max_bytes) = 0;
   // The names in a directory, without "." and "..", in no particular order.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   // unlink(2) of a file.
@@ -155,6 +162,9 @@ class FileSystemWrapper : public FileSystem {
   Status SyncDir(const std::string& path) override { return target_.SyncDir(path); }
   Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) override {
     return target_.ReadFile(path, max_bytes);
+  }
+  Result<std::string> ReadFileFollowingLink(const std::string& path, uint64_t max_bytes) override {
+    return target_.ReadFileFollowingLink(path, max_bytes);
   }
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
     return target_.ListDir(path);

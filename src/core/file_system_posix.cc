@@ -173,40 +173,11 @@ class PosixFileSystemImpl : public FileSystem {
   }
 
   Result<std::string> ReadFile(const std::string& path, uint64_t max_bytes) override {
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
-    const int fd = RetryEintr(
-        [&] { return ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC); });
-    if (fd < 0) {
-      if (errno == ELOOP) return NotRegular(path, "a symbolic link");
-      return FsError("open", path, errno);
-    }
-    const Result<struct stat> regular =
-        StatRegularOrClose(fd, path, [&](mode_t mode) { return NotRegular(path, KindOf(mode)); });
-    if (!regular.ok()) return regular.status();
-    const struct stat& st = *regular;
-    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
-      ::close(fd);
-      return TooLarge(path, static_cast<uint64_t>(st.st_size), max_bytes);
-    }
-    std::string out;
-    out.reserve(static_cast<size_t>(st.st_size));
-    char buf[64 * 1024];
-    for (;;) {
-      const ssize_t n = RetryEintr([&] { return ::read(fd, buf, sizeof buf); });
-      if (n < 0) {
-        const int err = errno;
-        ::close(fd);
-        return FsError("read", path, err);
-      }
-      if (n == 0) break;
-      if (out.size() + static_cast<size_t>(n) > max_bytes) {  // it grew while we read
-        ::close(fd);
-        return TooLarge(path, out.size() + static_cast<size_t>(n), max_bytes);
-      }
-      out.append(buf, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    return out;
+    return ReadRegular(path, max_bytes, O_NOFOLLOW);
+  }
+
+  Result<std::string> ReadFileFollowingLink(const std::string& path, uint64_t max_bytes) override {
+    return ReadRegular(path, max_bytes, 0);
   }
 
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
@@ -289,6 +260,45 @@ class PosixFileSystemImpl : public FileSystem {
     ::close(fd);
     if (rc != 0) return FsError("lock test", path, err);
     return lock.l_type != F_UNLCK;
+  }
+
+ private:
+  // ReadFile and ReadFileFollowingLink: `follow` is O_NOFOLLOW (refuse a final symlink) or 0.
+  static Result<std::string> ReadRegular(const std::string& path, uint64_t max_bytes, int follow) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    const int fd = RetryEintr(
+        [&] { return ::open(path.c_str(), O_RDONLY | follow | O_NONBLOCK | O_CLOEXEC); });
+    if (fd < 0) {
+      if (errno == ELOOP && follow != 0) return NotRegular(path, "a symbolic link");
+      return FsError("open", path, errno);
+    }
+    const Result<struct stat> regular =
+        StatRegularOrClose(fd, path, [&](mode_t mode) { return NotRegular(path, KindOf(mode)); });
+    if (!regular.ok()) return regular.status();
+    const struct stat& st = *regular;
+    if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+      ::close(fd);
+      return TooLarge(path, static_cast<uint64_t>(st.st_size), max_bytes);
+    }
+    std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
+    char buf[64 * 1024];
+    for (;;) {
+      const ssize_t n = RetryEintr([&] { return ::read(fd, buf, sizeof buf); });
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return FsError("read", path, err);
+      }
+      if (n == 0) break;
+      if (out.size() + static_cast<size_t>(n) > max_bytes) {  // it grew while we read
+        ::close(fd);
+        return TooLarge(path, out.size() + static_cast<size_t>(n), max_bytes);
+      }
+      out.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
   }
 };
 

@@ -74,7 +74,9 @@ Result<nlohmann::json> ParseHostJson(std::string_view text, const std::string& c
   // Find where it broke without quoting the input (it may be a model's text).
   size_t position = 0;
   try {
-    (void)nlohmann::json::parse(repaired);
+    // Parsed again only for the error's position; GCC does not let a (void) cast drop the
+    // library's warn_unused_result, so the value is named.
+    [[maybe_unused]] const nlohmann::json unused = nlohmann::json::parse(repaired);
   } catch (const nlohmann::json::parse_error& e) {
     position = e.byte;
   } catch (const std::exception&) {
@@ -107,7 +109,7 @@ Result<nlohmann::json> ParseUniqueKeyJson(std::string_view text, std::string_vie
   if (value.is_discarded()) {
     size_t position = 0;
     try {
-      (void)json::parse(text);
+      [[maybe_unused]] const json unused = json::parse(text);  // for the error's position only
     } catch (const json::parse_error& e) {
       position = e.byte;
     } catch (const std::exception&) {

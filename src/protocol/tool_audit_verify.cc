@@ -92,7 +92,8 @@ std::optional<Finding> CheckBinding(std::string_view journal, const ToolCallSeal
                                         " bytes do not hash to the seal's journal_sha256"};
   }
   const int64_t count = static_cast<int64_t>(report.records.size());
-  const std::optional<int64_t> last = count > 0 ? std::optional<int64_t>(count) : std::nullopt;
+  std::optional<int64_t> last;  // the last ordinal: none for an empty journal
+  if (count > 0) last = count;
   if (seal.record_count != count || seal.last_ordinal != last) {
     return Finding{"count_mismatch", "the seal counts " + std::to_string(seal.record_count) +
                                          " records, the journal has " + std::to_string(count)};

@@ -104,12 +104,12 @@ class Run {
         });
     warm_.CandidatesEnded();
     if (phase.failure) {
-      Fail(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
+      RecordFailure(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
       return outcome_;
     }
     if (!Advance(RunState::kCandidatesComplete)) return outcome_;
-    const std::optional<int> dropped =
-        phase.dropped.empty() ? std::nullopt : std::optional<int>(phase.dropped.front().slot);
+    std::optional<int> dropped;
+    if (!phase.dropped.empty()) dropped = phase.dropped.front().slot;
     Result<AnonymousMap> map = Anonymize(dropped);
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
     std::vector<AnonymousReport> reports;
@@ -200,7 +200,7 @@ class Run {
 
   bool Advance(RunState state) {
     Status s = run_.store->Transition(state);
-    if (!s.ok()) Fail(s, std::nullopt, std::nullopt, std::nullopt);
+    if (!s.ok()) RecordFailure(s, std::nullopt, std::nullopt, std::nullopt);
     return s.ok();
   }
 
@@ -213,7 +213,7 @@ class Run {
     ArmWarmStages();
     Result<process::CancelToken> siblings = cancel_.NewChild();
     if (!siblings.ok()) {
-      Fail(siblings.status(), Stage::kCandidate, std::nullopt, std::nullopt);
+      RecordFailure(siblings.status(), Stage::kCandidate, std::nullopt, std::nullopt);
       return false;
     }
     std::array<StageResult, 3> results;
@@ -251,13 +251,13 @@ class Run {
     for (std::thread& t : threads) t.join();
     warm_.CandidatesEnded();
     if (first_failure) {
-      Fail(results[*first_failure - 1].status, Stage::kCandidate, *first_failure, 1);
+      RecordFailure(results[*first_failure - 1].status, Stage::kCandidate, *first_failure, 1);
       return false;
     }
     for (int slot = 1; slot <= 3; ++slot) {
       const Status& status = results[slot - 1].status;
       if (!status.ok()) {  // only cancellations are left: the run's own
-        Fail(status, Stage::kCandidate, slot, 1);
+        RecordFailure(status, Stage::kCandidate, slot, 1);
         return false;
       }
       (*answers)[slot - 1] = std::move(results[slot - 1].answer);
@@ -351,14 +351,14 @@ class Run {
                 : "evaluator schema retry (" + std::to_string(errors.size()) + " issues)"});
     Result<CanonicalDocument> input = BuildRepairInput(blind, invalid, errors);
     if (!input.ok()) {
-      Fail(input.status(), Stage::kEvaluation, std::nullopt, 2);
+      RecordFailure(input.status(), Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
     }
     StageResult repaired =
         RunStageChild(run_, EvaluatorChild(2, repair_prompt, input->bytes), cancel_);
     NoteCalibration(repaired, budget::Stage::kEvaluationRepair);
     if (!repaired.status.ok()) {
-      Fail(repaired.status, Stage::kEvaluation, std::nullopt, 2);
+      RecordFailure(repaired.status, Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
     }
     return ValidateEvaluation(repaired.answer, scope);
@@ -440,13 +440,20 @@ class Run {
   }
 
   RunOutcome FailOutcome(const Status& status, std::optional<Stage> stage) {
-    Fail(status, stage, std::nullopt, std::nullopt);
+    RecordFailure(status, stage, std::nullopt, std::nullopt);
     return outcome_;
   }
 
-  // Writes the terminal state durably and fills outcome_; returns the status for chaining.
+  // RecordFailure, for a caller that returns the failure as its own error.
   Status Fail(const Status& status, std::optional<Stage> stage, std::optional<int> slot,
               std::optional<int> attempt) {
+    RecordFailure(status, stage, slot, attempt);
+    return outcome_.error;
+  }
+
+  // Writes the terminal state (failed, or cancelled) durably and fills outcome_.
+  void RecordFailure(const Status& status, std::optional<Stage> stage, std::optional<int> slot,
+                     std::optional<int> attempt) {
     const bool cancelled = cancel_.IsCancelled() || IsCancellation(status);
     const RunState terminal = cancelled ? RunState::kCancelled : RunState::kFailed;
     store::RunError error{cancelled ? std::string(kChildCancelled) : status.code(),
@@ -466,7 +473,6 @@ class Run {
         cancelled
             ? ProgressUpdate{ProgressEvent::kCancelled, 0, "cancelled (" + error.message + ")"}
             : ProgressUpdate{ProgressEvent::kFailed, 0, "failed (" + error.code + ")"});
-    return outcome_.error;
   }
 
   PreparedRun& run_;

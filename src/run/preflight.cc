@@ -133,7 +133,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                               PreflightFailure* failure) {
   FileSystem& fs = *seams.fs;
   const Clock& clock = *seams.clock;
-  config::ConfigStore config_store(request.host.agent_dir, fs, SystemClock());
+  config::ConfigStore config_store(request.host.agent_dir, fs, clock);
   // Messages that send the user to /fusion-models name the file it edits.
   auto fail = [&](Status status) -> Result<PreparedRun> {
     status = config::NameConfigFile(std::move(status), config_store.path());
@@ -166,7 +166,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (!plan.ok()) return fail(plan.status());
   run.plan = std::move(plan).value();
 
-  Result<std::string> run_id = store::NewRunId(Name(workflow_row.workflow));
+  Result<std::string> run_id = store::NewRunId(Name(workflow_row.workflow), *seams.random);
   if (!run_id.ok()) return fail(run_id.status());
   store::RunSpec spec;
   spec.run_id = *run_id;

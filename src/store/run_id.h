@@ -14,9 +14,10 @@ namespace pi_fusion::store {
 // True for "reason", "investigate", "research" and "validate".
 bool IsWorkflow(std::string_view workflow);
 
-// A fresh id for `workflow`. Fails with kRandomUnavailable when the source does, and with
-// invalid_arguments for an unknown workflow.
-Result<std::string> NewRunId(std::string_view workflow, RandomSource& random = SystemRandom());
+// A fresh id for `workflow` from `random` (SystemRandom() in production; a run takes it from its
+// seams, so a test's fixed source gives a fixed id). Fails with kRandomUnavailable when the source
+// does, and with invalid_arguments for an unknown workflow.
+Result<std::string> NewRunId(std::string_view workflow, RandomSource& random);
 
 // True when `id` matches ^(reason|investigate|research|validate)-[0-9a-f]{32}$.
 bool IsValidRunId(std::string_view id);

@@ -64,10 +64,6 @@ nlohmann::json RunEntryData(const TerminalReport& terminal) {
   return data;
 }
 
-bool KillWaitOver(const Result<TaskInfo>& now, int remaining_ms) {
-  return !now.ok() || now->state != TaskState::kRunning || remaining_ms <= 0;
-}
-
 PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) {
   PrintedOutcome printed;
   if (terminal.outcome.end != workflow::RunEnd::kCompleted) {

@@ -1,7 +1,8 @@
 // What the host binding does at each host event, decided here from plain values so the binding
 // only converts Pi's objects and carries the decision out: whether a settling agent is held for
 // active runs, who a session shutdown says cancelled them, where a run's end is shown and how
-// the agent is woken, when a bg_kill stops waiting, and what print mode writes for a /fusion run.
+// the agent is woken, and what print mode writes for a /fusion run (bg_kill's wait:
+// kill_waits.h).
 //
 // Pure functions (PrintModeOutcome reads through the FileSystem seam); thread-safe.
 #pragma once
@@ -59,11 +60,6 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
 // `run` {id, workflow, state: completed|failed|cancelled, usage: Pi's Usage object or null,
 // artifact_dir}, the typed facts a json-mode reader or a later tool can use without parsing text.
 nlohmann::json RunEntryData(const TerminalReport& terminal);
-
-// bg_kill polls its task every kKillPollMs until the run has recorded its end, the task is
-// gone, or kKillWaitMs have passed (`remaining_ms` <= 0).
-inline constexpr int kKillPollMs = 100;
-bool KillWaitOver(const Result<TaskInfo>& now, int remaining_ms);
 
 // What print mode writes when a /fusion run ends: the verified answer on stdout (newline
 // terminated) and its artifact folder on stderr, or the failure on stderr and a failing exit.

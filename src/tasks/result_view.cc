@@ -2,7 +2,6 @@
 
 #include <cstdio>
 
-#include "core/clock.h"
 #include "core/error_codes.h"
 #include "run/tool_refusals.h"
 #include "store/abandoned_run.h"
@@ -43,7 +42,8 @@ std::string UsageLine(const store::Usage& usage, Attachment attachment,
          ")";
 }
 
-Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery delivery) {
+Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskInfo& task,
+                                 Delivery delivery) {
   Result<store::VerifiedResult> verified =
       store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
   if (!verified.ok()) return verified.status();
@@ -59,7 +59,7 @@ Result<ResultView> CompletedView(FileSystem& fs, const TaskInfo& task, Delivery 
   // A verified answer is never withheld because the claim cannot be written (a read-only run
   // directory): the usage is then not attached, and the text says why.
   Result<bool> claimed =
-      store::ClaimUsageOnce(fs, SystemClock(), task.artifact_dir, task.id, verified->usage);
+      store::ClaimUsageOnce(fs, clock, task.artifact_dir, task.id, verified->usage);
   const Attachment attachment = !claimed.ok() ? Attachment::kUnrecorded
                                 : *claimed    ? Attachment::kNow
                                               : Attachment::kAlready;
@@ -132,7 +132,8 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
 
 }  // namespace
 
-Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Delivery delivery) {
+Result<ResultView> BuildResultView(FileSystem& fs, const Clock& clock, const TaskInfo& task,
+                                   Delivery delivery) {
   switch (task.state) {
     case TaskState::kRunning: {
       ResultView view;
@@ -144,7 +145,7 @@ Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Deliver
       return view;
     }
     case TaskState::kCompleted:
-      return CompletedView(fs, task, delivery);
+      return CompletedView(fs, clock, task, delivery);
     case TaskState::kFailed:
     case TaskState::kKilled:
       return FailedView(fs, task);
@@ -152,8 +153,8 @@ Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Deliver
   return Status::Error(kOrchestrationFailed, "unknown task state");
 }
 
-Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
-                                              const std::string& query) {
+Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock,
+                                              const std::string& cwd, const std::string& query) {
   const std::string root = cwd + "/" + store::kRunsRoot;
   Result<std::vector<std::string>> sessions = fs.ListDir(root);
   if (!sessions.ok() || query.empty()) return std::optional<TaskInfo>();
@@ -177,7 +178,7 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string&
   for (const auto& [run_id, dir] : found) {
     // A run whose host died is finalized (host_ended) before anyone reads it; a run whose owner
     // still holds its lock is running in another Pi.
-    Result<bool> finalized = store::FinalizeIfAbandoned(fs, SystemClock(), dir);
+    Result<bool> finalized = store::FinalizeIfAbandoned(fs, clock, dir);
     if (!finalized.ok()) return finalized.status();
     Result<store::Manifest> manifest = store::ReadManifest(fs, dir);
     if (!manifest.ok()) return manifest.status();
@@ -210,12 +211,12 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string&
   return std::optional<TaskInfo>();
 }
 
-Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const std::string& cwd,
-                             const std::string& id) {
+Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const Clock& clock,
+                             const std::string& cwd, const std::string& id) {
   Result<TaskInfo> live = tasks.Resolve(id);
   if (live.ok() || cwd.empty()) return live;
   // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
-  Result<std::optional<TaskInfo>> on_disk = FindRunOnDisk(fs, cwd, id);
+  Result<std::optional<TaskInfo>> on_disk = FindRunOnDisk(fs, clock, cwd, id);
   if (!on_disk.ok()) return on_disk.status();
   if (!on_disk->has_value()) return live.status();
   return std::move(on_disk).value().value();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/clock.h"
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 #include "tasks/task_registry.h"
@@ -37,7 +38,9 @@ enum class Delivery { kInline, kArtifact };
 
 // `task` is the live task when this session knows it. Errors carry `artifact_error` (the run
 // failed verification), `invalid_arguments` (inline answer over the limit; nothing truncated).
-Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Delivery delivery);
+// `clock` stamps the usage claim (`claimed_at`) the first retrieval writes.
+Result<ResultView> BuildResultView(FileSystem& fs, const Clock& clock, const TaskInfo& task,
+                                   Delivery delivery);
 
 // Looks for `<cwd>/.pi/fusion/*/<run-id>/` written by an earlier (or another) host process, named
 // by `query`: the run id, a prefix of it, or the short id the views show (store::RunIdMatches);
@@ -45,12 +48,13 @@ Result<ResultView> BuildResultView(FileSystem& fs, const TaskInfo& task, Deliver
 // non-terminal run whose owner is gone is first finalized as host_ended (store/abandoned_run.h);
 // one whose owner is alive is reported running. Empty when there is no such directory; an error
 // (artifact_error, naming manifest.json) when there is one but its manifest is unreadable.
-Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const std::string& cwd,
-                                              const std::string& query);
+// `clock` stamps that finalization.
+Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock,
+                                              const std::string& cwd, const std::string& query);
 
 // The task bg_result speaks of: this session's task, or else (`cwd` may be empty) a run on disk
 // from FindRunOnDisk. The registry's error when neither knows it.
-Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const std::string& cwd,
-                             const std::string& id);
+Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const Clock& clock,
+                             const std::string& cwd, const std::string& id);
 
 }  // namespace pi_fusion::tasks

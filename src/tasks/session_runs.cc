@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/clock.h"
+#include "core/error_codes.h"
 #include "store/abandoned_run.h"
 #include "store/run_id.h"
 #include "store/run_paths.h"
@@ -51,7 +52,7 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
 
 }  // namespace
 
-std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
+std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, const std::string& cwd,
                                         std::string_view session_id, long own_pid) {
   const std::string prefix = store::SanitizeSessionId(session_id) + "-";
   std::vector<TaskInfo> out;
@@ -64,7 +65,7 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
     // A run whose host died is finalized durably (failed, host_ended) before it is reported, as
     // bg_result does for runs of other sessions; if that cannot be done it stays "interrupted".
     if (run.State() == kInterruptedState) {
-      Result<bool> finalized = store::FinalizeIfAbandoned(fs, SystemClock(), run.run_dir);
+      Result<bool> finalized = store::FinalizeIfAbandoned(fs, clock, run.run_dir);
       if (finalized.ok() && *finalized) {
         if (Result<store::Manifest> now = store::ReadManifest(fs, run.run_dir); now.ok()) {
           run.manifest = std::move(now).value();

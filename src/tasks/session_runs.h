@@ -4,13 +4,14 @@
 // (store/owner_lock.h, the one liveness rule, applied by run_catalog.h); otherwise it was
 // interrupted.
 //
-// Thread-safe (reads only through the FileSystem seam).
+// Thread-safe (reads only through the FileSystem seam, and times only through the Clock seam).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 #include "tasks/task_registry.h"
@@ -19,9 +20,9 @@ namespace pi_fusion::tasks {
 
 // Runs of `session_id` under `cwd` written by processes other than `own_pid`, oldest first.
 // Unreadable run directories are skipped. A non-terminal run whose owner is gone is first
-// finalized durably as failed with host_ended (store::FinalizeIfAbandoned), so what is reported
-// is what the run directory now says.
-std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const std::string& cwd,
+// finalized durably as failed with host_ended (store::FinalizeIfAbandoned, stamped by `clock`), so
+// what is reported is what the run directory now says.
+std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, const std::string& cwd,
                                         std::string_view session_id, long own_pid);
 
 // Exact id or unambiguous prefix among `runs`, with the registry's errors.

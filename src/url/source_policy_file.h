@@ -11,6 +11,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,10 @@ inline constexpr std::string_view kSourcePolicySchema =
 inline constexpr std::string_view kSourcePolicyFile = "source-policy.private.json";
 // Fetches one research candidate attempt may make; the next is refused (fetch_limit_exceeded).
 inline constexpr int kMaxFetchesPerAttempt = 50;
+// A research candidate reads the policy at most this long. The file holds the declared URLs (a
+// handful of short lines in practice); the cap is the run store's for any artifact it reads back
+// (store::kArtifactMaxBytes), so every policy the parent could write and re-read loads here too.
+inline constexpr uint64_t kSourcePolicyMaxBytes = 64u << 20;
 
 struct SourcePolicy {
   std::string run_id;

@@ -129,6 +129,30 @@ TEST_CASE("FileSystem: Stat reports a symlink and ReadFile does not follow one",
              Catch::Contains("link: not a regular file (a symbolic link)"));
 }
 
+TEST_CASE("FileSystem: ReadFileFollowingLink follows a final symlink, and is otherwise ReadFile",
+          "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(pi_fusion::WriteFileDurably(fs, dir / "real", "user's own").ok());
+  REQUIRE(::symlink((dir / "real").c_str(), (dir / "link").c_str()) == 0);
+  auto bytes = fs.ReadFileFollowingLink(dir / "link", kAnySize);
+  REQUIRE(bytes.ok());
+  CHECK(*bytes == "user's own");
+  // Through the link to a FIFO: refused at once, as ReadFile refuses one.
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  REQUIRE(::symlink((dir / "fifo").c_str(), (dir / "fifo-link").c_str()) == 0);
+  auto fifo = fs.ReadFileFollowingLink(dir / "fifo-link", kAnySize);
+  REQUIRE_FALSE(fifo.ok());
+  CHECK(fifo.status().code() == pi_fusion::kFsNotRegular);
+  CHECK_THAT(fifo.status().message(), Catch::Contains("fifo-link: not a regular file (a FIFO)"));
+  auto over = fs.ReadFileFollowingLink(dir / "link", 9);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.status().code() == pi_fusion::kFsTooLarge);
+  auto dangling = fs.ReadFileFollowingLink(dir / "missing", kAnySize);
+  REQUIRE_FALSE(dangling.ok());
+  CHECK(dangling.status().code() == pi_fusion::kFsNotFound);
+}
+
 TEST_CASE("FileSystem: ReadFile refuses a FIFO at once instead of waiting for a writer",
           "[core][fs]") {
   TempDir dir;

@@ -79,7 +79,7 @@ TEST_CASE("RunId: the validator matches ^(reason|investigate|research|validate)-
 TEST_CASE("RunId: 10,000 ids from the system source never repeat", "[store]") {
   std::unordered_set<std::string> seen;
   for (int i = 0; i < 10000; ++i) {
-    auto id = pi_fusion::store::NewRunId("validate");
+    auto id = pi_fusion::store::NewRunId("validate", pi_fusion::SystemRandom());
     REQUIRE(id.ok());
     REQUIRE(pi_fusion::store::IsValidRunId(id.value()));
     REQUIRE(seen.insert(id.value()).second);

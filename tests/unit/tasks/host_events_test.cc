@@ -1,5 +1,5 @@
 // The host binding's decisions, from plain values: settle holds, shutdown sources, where a run's
-// end is shown and how the agent is woken, bg_kill's wait, and what print mode writes.
+// end is shown and how the agent is woken, and what print mode writes.
 #include "tasks/host_events.h"
 
 #include <catch2/catch.hpp>
@@ -138,19 +138,6 @@ TEST_CASE("RunEntryData: the view plus the run's typed facts") {
   t.outcome.usage = nullptr;
   CHECK(RunEntryData(t)["run"]["state"] == "failed");
   CHECK(RunEntryData(t)["run"]["usage"].is_null());
-}
-
-TEST_CASE("KillWaitOver: stops once the run ended, the task vanished or the time is up") {
-  TaskInfo running;
-  running.state = TaskState::kRunning;
-  TaskInfo killed = running;
-  killed.state = TaskState::kKilled;
-  CHECK_FALSE(KillWaitOver(running, kKillWaitMs));
-  CHECK_FALSE(KillWaitOver(running, kKillPollMs));
-  CHECK(KillWaitOver(running, 0));
-  CHECK(KillWaitOver(killed, kKillWaitMs));
-  CHECK(KillWaitOver(Status::Error("invalid_arguments", "Unknown background task ID: x"),
-                     kKillWaitMs));
 }
 
 TEST_CASE("PrintModeOutcome: a failure goes to stderr with a failing exit, never to stdout") {

@@ -36,6 +36,31 @@ TEST_CASE("RunLifecycle: a clean run commits a verified answer, the receipt comi
   CHECK(h.sink.terminal->view["question"] == "What is 2 + 2?");
 }
 
+// The same bytes on every call: 0x00, 0x11, 0x22, ...
+class FixedRandom : public RandomSource {
+ public:
+  Status Fill(std::span<unsigned char> out) override {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(i * 17);
+    return Status::Ok();
+  }
+};
+
+TEST_CASE("RunLifecycle: the run id and the times come from the run's seams",
+          "[tasks][lifecycle]") {
+  FixedRandom fixed;
+  Harness h;
+  h.seams.random = &fixed;
+  h.Run();
+  REQUIRE(h.sink.launch.ok);
+  const std::string id = "reason-00112233445566778899aabbccddeeff";
+  CHECK(h.sink.launch.run_id == id);
+  CHECK_THAT(h.sink.launch.artifact_dir, Catch::EndsWith("/" + id));
+  const store::Manifest manifest = h.DiskManifest();
+  CHECK(manifest.run_id == id);
+  CHECK(manifest.created_at == "2025-01-02T03:04:05.006Z");  // the FixedClock's instant
+  REQUIRE(h.registry.Resolve(id).ok());
+}
+
 TEST_CASE("RunLifecycle: a failing candidate cancels its siblings at once (fail fast)",
           "[tasks][lifecycle]") {
   Script script;
@@ -241,7 +266,7 @@ TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, wh
   Result<tasks::TaskInfo> task = h.registry.Resolve(h.sink.launch.run_id);
   REQUIRE(task.ok());
   Result<tasks::ResultView> result =
-      tasks::BuildResultView(PosixFileSystem(), *task, tasks::Delivery::kInline);
+      tasks::BuildResultView(PosixFileSystem(), SystemClock(), *task, tasks::Delivery::kInline);
   REQUIRE(result.ok());
   const nlohmann::json& answer = result->details["answer"];
   REQUIRE(answer.contains("text_offset"));
@@ -252,7 +277,7 @@ TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, wh
 
   // Delivered as a file, the text holds no answer and the details no offset.
   Result<tasks::ResultView> file =
-      tasks::BuildResultView(PosixFileSystem(), *task, tasks::Delivery::kArtifact);
+      tasks::BuildResultView(PosixFileSystem(), SystemClock(), *task, tasks::Delivery::kArtifact);
   REQUIRE(file.ok());
   CHECK_FALSE(file->details["answer"].contains("text_offset"));
   CHECK(tasks::ToolResultView("bg_result", file->details, file->text, false,

@@ -69,12 +69,14 @@ TEST_CASE(
   StoreFixture f;
   f.WalkTo(store::RunState::kMerging);
   const char* session = "session/ünïcode id";  // SampleSpec's, written by pid 4242
-  std::vector<TaskInfo> runs = SessionRunsOnDisk(f.fs, f.dir.path(), session, /*own_pid=*/1);
+  std::vector<TaskInfo> runs =
+      SessionRunsOnDisk(f.fs, f.clock, f.dir.path(), session, /*own_pid=*/1);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].state == TaskState::kRunning);  // its owner holds the lock
 
   f.store.reset();  // the owner dies without finishing the run
-  runs = SessionRunsOnDisk(f.fs, f.dir.path(), session, /*own_pid=*/1);
+  f.clock.Advance(std::chrono::hours(2));
+  runs = SessionRunsOnDisk(f.fs, f.clock, f.dir.path(), session, /*own_pid=*/1);
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].state == TaskState::kFailed);
   CHECK_THAT(runs[0].terminal_text, Catch::StartsWith("host_ended: "));
@@ -83,6 +85,7 @@ TEST_CASE(
   CHECK(disk->state == store::RunState::kFailed);
   REQUIRE(disk->error.has_value());
   CHECK(disk->error->code == "host_ended");
+  CHECK(disk->updated_at == "2025-01-02T05:04:05.006Z");  // finalized at the given clock's time
 }
 
 TEST_CASE("RunCatalog: terminal runs are pruned by default after 30 days") {
@@ -169,7 +172,7 @@ TEST_CASE("FindRunOnDisk: a run of another session, named by id, prefix or short
   f.WalkTo(store::RunState::kCandidatesRunning);  // its owner (this fixture) is alive
   for (const char* query : {kRunId, "reason-0123", "01234567", "0123"}) {
     INFO(query);
-    Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.dir.path(), query);
+    Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.clock, f.dir.path(), query);
     REQUIRE(found.ok());
     REQUIRE(found->has_value());
     CHECK((*found)->id == kRunId);
@@ -178,7 +181,7 @@ TEST_CASE("FindRunOnDisk: a run of another session, named by id, prefix or short
   }
   for (const char* query : {"", "23456789", "research-0123"}) {
     INFO(query);
-    Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.dir.path(), query);
+    Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.clock, f.dir.path(), query);
     REQUIRE(found.ok());
     CHECK_FALSE(found->has_value());
   }

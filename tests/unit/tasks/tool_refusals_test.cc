@@ -120,7 +120,8 @@ TEST_CASE("ToolRefusals: a failed run's bg_result counts the refusals in its bou
   task.artifact_dir = f.store->run_dir();
   task.state = tasks::TaskState::kFailed;
   task.terminal_text = "Fusion failed (stage=candidate, slot=1, attempt=1): child_timeout: idle";
-  Result<tasks::ResultView> view = tasks::BuildResultView(f.fs, task, tasks::Delivery::kInline);
+  Result<tasks::ResultView> view =
+      tasks::BuildResultView(f.fs, f.clock, task, tasks::Delivery::kInline);
   REQUIRE(view.ok());
   CHECK_THAT(view->text,
              Catch::Contains("\nCandidate 2 had 3 tool calls refused "

@@ -384,3 +384,75 @@ TEST_CASE("IsExecutableFile: a regular executable file, not a directory or a pla
   CHECK_FALSE(child::IsExecutableFile("/etc/passwd"));
   CHECK_FALSE(child::IsExecutableFile("/nonexistent/pi-fusion"));
 }
+
+namespace {
+
+// Answers ReadFileFollowingLink from memory, recording what was asked.
+class PolicyFs : public pi_fusion::FileSystemWrapper {
+ public:
+  PolicyFs() : FileSystemWrapper(pi_fusion::PosixFileSystem()) {}
+  Result<std::string> ReadFileFollowingLink(const std::string& path, uint64_t max_bytes) override {
+    asked.push_back(path);
+    cap = max_bytes;
+    if (!status.ok()) return status;
+    return bytes;
+  }
+  std::string bytes;
+  Status status;
+  std::vector<std::string> asked;
+  uint64_t cap = 0;
+};
+
+std::string PolicyBytes() { return *url::SourcePolicyJson({kRunId, {kPage}}); }
+
+}  // namespace
+
+TEST_CASE("ReadDeclaredSourcePolicy: read through the seam, hash-checked, parsed", "[web_fetch]") {
+  PolicyFs fs;
+  fs.bytes = PolicyBytes();
+  const std::string sha = pi_fusion::Sha256Ref(fs.bytes);
+  Result<url::SourcePolicy> policy = child::ReadDeclaredSourcePolicy(fs, "/run/policy.json", sha);
+  REQUIRE(policy.ok());
+  CHECK(policy->run_id == kRunId);
+  CHECK(policy->declared_urls == std::vector<std::string>{kPage});
+  CHECK(fs.asked == std::vector<std::string>{"/run/policy.json"});
+  CHECK(fs.cap == url::kSourcePolicyMaxBytes);
+
+  auto altered = child::ReadDeclaredSourcePolicy(fs, "/run/policy.json", pi_fusion::Sha256Ref("x"));
+  CHECK(altered.status().code() == "config_invalid");
+  CHECK(altered.status().message() ==
+        "pi-fusion child: the source policy /run/policy.json is not the one the parent wrote");
+
+  fs.status = Status::Error(pi_fusion::kFsIoError, "open /run/policy.json: Permission denied");
+  auto unreadable = child::ReadDeclaredSourcePolicy(fs, "/run/policy.json", sha);
+  CHECK(unreadable.status().code() == "config_invalid");
+  CHECK(unreadable.status().message() ==
+        "pi-fusion child: cannot read the source policy /run/policy.json");
+
+  fs.status = Status::Ok();
+  fs.bytes = "{}";
+  auto garbled =
+      child::ReadDeclaredSourcePolicy(fs, "/run/policy.json", pi_fusion::Sha256Ref("{}"));
+  CHECK(garbled.status().code() == "config_invalid");
+  CHECK_THAT(garbled.status().message(), Catch::StartsWith("pi-fusion child: source policy "));
+}
+
+TEST_CASE("ReadDeclaredSourcePolicy: a linked policy is followed; a FIFO fails at once",
+          "[web_fetch]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("pi-fusion-policy-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string bytes = PolicyBytes();
+  std::ofstream(dir / "policy.json", std::ios::binary) << bytes;
+  std::filesystem::create_symlink(dir / "policy.json", dir / "link.json");
+  CHECK(child::ReadDeclaredSourcePolicy(pi_fusion::PosixFileSystem(), dir / "link.json",
+                                        pi_fusion::Sha256Ref(bytes))
+            .ok());
+  REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
+  auto fifo = child::ReadDeclaredSourcePolicy(pi_fusion::PosixFileSystem(), dir / "fifo.json",
+                                              pi_fusion::Sha256Ref(bytes));
+  CHECK(fifo.status().message() ==
+        "pi-fusion child: cannot read the source policy " + (dir / "fifo.json").string());
+  std::filesystem::remove_all(dir);
+}
