@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "view_checks.h"
+
 #include "pi_fusion/sha256.h"
 #include "store/artifact_ref.h"
 #include "test_support.h"
@@ -52,11 +54,7 @@ store::VerifiedResult Verified(const std::string& merged) {
   return v;
 }
 
-bool MentionsModelText(const json& view) {
-  const std::string dumped = view.dump();
-  return dumped.find("sha256") != std::string::npos ||
-         dumped.find("Do not poll") != std::string::npos;
-}
+using pi_fusion::tasks::testing::MentionsModelText;
 
 }  // namespace
 

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "view_checks.h"
+
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
 
@@ -45,11 +47,7 @@ json CompletedDetails(const std::string& answer, long offset) {
   return details;
 }
 
-bool MentionsModelText(const json& view) {
-  const std::string dumped = view.dump();
-  return dumped.find("sha256") != std::string::npos ||
-         dumped.find("Do not poll") != std::string::npos;
-}
+using pi_fusion::tasks::testing::MentionsModelText;
 
 }  // namespace
 
