@@ -7,7 +7,8 @@
  * prebuilds (lib/native.ts). Pi's TUI components are JavaScript classes, so the native side draws
  * its screens through the small modules it is handed here (they decide nothing).
  */
-import { dirname, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { showModelsSelector } from "./fusion-models-ui.ts";
 import * as render from "./fusion-render.ts";
@@ -27,5 +28,11 @@ export default function piFusion(pi: unknown): void {
       },
     ): void;
   }>(packageRoot, "pi_fusion", "PI_FUSION_ADDON", process.env.PI_FUSION_ADDON);
+  // Children load the child library built beside this host library (not another build's),
+  // unless PI_FUSION_CHILD_ADDON names one; they inherit it through Pi's environment.
+  const childBeside = join(dirname(path), "pi_fusion_child.node");
+  if (!process.env.PI_FUSION_CHILD_ADDON && existsSync(childBeside)) {
+    process.env.PI_FUSION_CHILD_ADDON = childBeside;
+  }
   addon.register(pi, { packageRoot, addonPath: path, showModelsSelector, render });
 }
