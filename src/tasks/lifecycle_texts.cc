@@ -205,12 +205,9 @@ KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now) {
   answer.details = {{"task_id", id}, {"state", state}};
   if (!stopped) {
     answer.text = "cancellation of " + id + " requested; it has not settled within 30 s";
-  } else if (now->state == TaskState::kCompleted) {
-    // The run committed its answer before the cancellation reached it: nothing was killed.
-    answer.text = id + " completed before it could be stopped; its answer is committed.\n" +
-                  now->terminal_text;
-  } else if (now->state == TaskState::kFailed) {
-    answer.text = id + " failed before it could be stopped.\n" + now->terminal_text;
+  } else if (now->state == TaskState::kCompleted || now->state == TaskState::kFailed) {
+    // The run ended before the cancellation reached it: nothing was killed.
+    answer.text = NothingToStopText(id, now->state, false) + "\n" + now->terminal_text;
   } else {
     answer.text = "killed " + id + "\n" + now->terminal_text;
   }
@@ -229,11 +226,20 @@ KillAnswer KillAnswerForEarlier(const TaskInfo& run) {
                   "called in. Call bg_kill there, or quit that Pi (quitting cancels its runs).";
     return answer;
   }
-  const char* how = run.state == TaskState::kCompleted ? "completed"
-                    : run.state == TaskState::kFailed  ? "failed"
-                                                       : "was cancelled";
-  answer.text = run.id + " ran in an earlier Pi process and " + how + "; nothing to stop." + ended;
+  answer.text = NothingToStopText(run.id, run.state, true) + ended;
   return answer;
+}
+
+std::string NothingToStopText(const std::string& id, TaskState state, bool earlier_process) {
+  if (earlier_process) {
+    const char* how = state == TaskState::kCompleted ? "completed"
+                      : state == TaskState::kFailed  ? "failed"
+                                                     : "was cancelled";
+    return id + " ran in an earlier Pi process and " + how + "; nothing to stop.";
+  }
+  return state == TaskState::kCompleted
+             ? id + " completed before it could be stopped; its answer is committed."
+             : id + " failed before it could be stopped.";
 }
 
 }  // namespace pi_fusion::tasks

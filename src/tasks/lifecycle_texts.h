@@ -77,6 +77,11 @@ struct KillAnswer {
   nlohmann::json details;  // {task_id, state}
 };
 KillAnswer KillAnswerFor(const std::string& id, const Result<TaskInfo>& now);
+// What bg_kill says of a run that had ended before it could stop it: "<id> completed before it
+// could be stopped; …", or for a run of an earlier Pi process "<id> ran in an earlier Pi process
+// and failed; nothing to stop." REQUIRES: `state` is completed or failed, or `earlier_process`
+// and not running.
+std::string NothingToStopText(const std::string& id, TaskState state, bool earlier_process);
 // The answer of a bg_kill for `run`, a run of this session from an earlier Pi process (after
 // `pi -c`): this process cannot stop it. One that ended says how; one whose owner still holds it
 // is running in that other Pi.

@@ -1,6 +1,7 @@
 #include "tasks/tool_result_view.h"
 
 #include "tasks/host_texts.h"
+#include "tasks/lifecycle_texts.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::tasks {
@@ -57,16 +58,13 @@ json KillView(const json& details) {
                                          "only runs of the Pi it is called in."
                                    : "Cancellation of " + run_id + " requested; not settled yet.");
   }
-  const std::string how = state == "completed" ? "completed"
-                          : state == "failed"  ? "failed"
-                                               : "was cancelled";
-  if (earlier)
-    return Note("info", run_id + " ran in an earlier Pi process and " + how + "; nothing to stop.");
-  if (state == "completed") {
-    return Note("info", run_id + " completed before it could be stopped; its answer is committed.");
+  const TaskState ended = state == "completed" ? TaskState::kCompleted
+                          : state == "failed"  ? TaskState::kFailed
+                                               : TaskState::kKilled;
+  if (!earlier && ended == TaskState::kKilled) {
+    return Note("info", "Cancelled " + run_id + " (asked by bg_kill).");
   }
-  if (state == "failed") return Note("info", run_id + " failed before it could be stopped.");
-  return Note("info", "Cancelled " + run_id + " (asked by bg_kill).");
+  return Note("info", NothingToStopText(run_id, ended, earlier));
 }
 
 // The question of a bg_status row from before rows carried `question`: older versions described
