@@ -19,8 +19,9 @@ using namespace pi_fusion::tasks;
 
 namespace {
 
-constexpr int64_t kStart = 1'700'000'000'000;
-constexpr char kRun[] = "reason-0123456789abcdef0123456789abcdef";
+using pi_fusion::tasks::testing::kRun;
+using pi_fusion::tasks::testing::kStart;
+using pi_fusion::tasks::testing::Usage;
 
 RunFacts Facts() {
   RunFacts f;
@@ -29,13 +30,6 @@ RunFacts Facts() {
   f.question = "How should we migrate the run store to the new manifest version without downtime?";
   f.artifact_dir = "/w/.pi/fusion/s-1/" + std::string(kRun);
   return f;
-}
-
-json Usage() {
-  return {
-      {"input", 12000},       {"output", 2210},
-      {"cacheRead", 0},       {"cacheWrite", 0},
-      {"totalTokens", 14210}, {"cost", {{"input", 0.01}, {"output", 0.0023}, {"total", 0.0123}}}};
 }
 
 store::VerifiedResult Verified(const std::string& merged) {

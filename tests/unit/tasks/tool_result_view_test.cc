@@ -16,15 +16,9 @@ using namespace pi_fusion::tasks;
 
 namespace {
 
-constexpr int64_t kStart = 1'700'000'000'000;
-constexpr char kRun[] = "reason-0123456789abcdef0123456789abcdef";
-
-json Usage() {
-  return {
-      {"input", 12000},       {"output", 2210},
-      {"cacheRead", 0},       {"cacheWrite", 0},
-      {"totalTokens", 14210}, {"cost", {{"input", 0.01}, {"output", 0.0023}, {"total", 0.0123}}}};
-}
+using pi_fusion::tasks::testing::kRun;
+using pi_fusion::tasks::testing::kStart;
+using pi_fusion::tasks::testing::Usage;
 
 // A completed bg_result's details as BuildResultView writes them, without `answer.text_offset`
 // when `offset` is negative (a result from before that key).
