@@ -60,7 +60,8 @@ TEST_CASE("FetchAnswer: the writer's lines match the closed schema and read back
     REQUIRE(read->has_value());
     CHECK(FetchAnswerLine(**read) == line);
   }
-  const FetchedPage& page =
+  // Copies, not references: the parsed Result is a temporary that ends with the statement.
+  const FetchedPage page =
       std::get<FetchedPage>(**ParseFetchAnswer(FetchAnswerLine(SamplePage())));
   CHECK(page.text == "# Title\n");
   CHECK(page.truncated);
