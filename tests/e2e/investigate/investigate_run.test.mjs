@@ -12,7 +12,7 @@ import { MERGED_TEXT } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import {
   agentFlowRules, assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRules,
-  FILE_TOOL_CALLS, INSPECT_TOOLS, INVESTIGATE_ARGS, WRAPPER, withFixtureEnv,
+  FILE_TOOL_CALLS, FIXTURE_FILES, INSPECT_TOOLS, INVESTIGATE_ARGS, WRAPPER, withFixtureEnv,
 } from "./investigate_support.mjs";
 
 const DENY = "bash,edit,write,powershell,fusion_reason,fusion_investigate,fusion_research,fusion_validate,fusion_brainstorm,bg_result,bg_status,bg_kill";
@@ -130,6 +130,37 @@ describe("fusion_investigate end to end", () => {
         assert.deepEqual(records.map((x) => x.error_code ?? null),
           ["path_outside_project", "path_outside_project", "path_outside_project", "path_outside_project", null, null]);
         assertAuditLogSchemas(dir, slot);  // refused calls' records too
+      }
+    });
+  });
+
+  test("outside a git repository: find and grep work with Debian 12's fd 8.6 and ripgrep", async () => {
+    // Pi's own find passes fd `--no-require-git` outside a git repository, a flag fd 8.6 rejects;
+    // the candidates' rebuilt find must not. The fixture here has no .git anywhere above it.
+    const files = Object.fromEntries(Object.entries(FIXTURE_FILES).filter(([name]) => !name.startsWith(".git/")));
+    const calls = [
+      { name: "find", arguments: { pattern: "*.md" } },
+      { name: "find", arguments: { pattern: "src/*.txt" } },
+      { name: "grep", arguments: { pattern: "FORTY", path: "." } },
+    ];
+    await withFixtureEnv({ files, script: { rules: agentFlowRules(candidateRules([{ tool_calls: calls }])) } }, async (env) => {
+      for (let dir = env.cwd; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+        assert.ok(!fs.existsSync(path.join(dir, ".git")), `${dir} is inside a git repository`);
+      }
+      const r = await env.print("please investigate");
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
+      const batches = candidateBatches(env);
+      assert.equal(batches.length, 3);
+      for (const batch of batches) {
+        assert.deepEqual(batch.map((t) => t.name), ["find", "find", "grep"]);
+        assert.equal(batch[0].text.trim(), "docs/notes.md");
+        assert.equal(batch[1].text.trim(), "src/app.txt");
+        assert.match(batch[2].text, /app\.txt:1: The answer is FORTY-TWO\./);
+      }
+      const [dir] = runDirs(env);
+      for (const slot of [1, 2, 3]) {
+        assert.deepEqual(auditLog(dir, slot).records.map((x) => x.status), ["ok", "ok", "ok"]);
       }
     });
   });

@@ -17,8 +17,8 @@ export const RUN_TIMEOUT_MS = 180000;
 export const INSPECT_TOOLS = ["read", "grep", "find", "ls"];
 
 /**
- * The project the candidates inspect. It is a git repository: Pi's find passes fd
- * `--no-require-git` outside one, which Debian 12's fd 8.6 does not know (docs/tools/fusion_investigate.md).
+ * The project the candidates inspect: a git repository (`.git/HEAD`), so that fd and ripgrep
+ * honour ignore files there; investigate_run.test.mjs also runs the tools without it.
  */
 export const FIXTURE_FILES = {
   ".git/HEAD": "ref: refs/heads/main\n",
