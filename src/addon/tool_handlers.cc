@@ -73,25 +73,68 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   return deferred.Promise();
 }
 
+// Where a tool call runs, from its `ctx`: empty strings (and not persisted) where Pi says nothing.
+struct CallPlace {
+  std::string cwd;
+  std::string session_id;
+  std::string session_dir;     // Pi's directory of this project's session files
+  bool session_saved = false;  // Pi keeps this session on disk
+};
+
+CallPlace PlaceOf(Napi::Object ctx) {
+  CallPlace place;
+  if (const Napi::Value cwd = ctx.Get("cwd"); cwd.IsString()) {
+    place.cwd = cwd.As<Napi::String>().Utf8Value();
+  }
+  const Napi::Value sessions = ctx.Get("sessionManager");
+  if (!sessions.IsObject()) return place;
+  Napi::Object sm = sessions.As<Napi::Object>();
+  const auto call = [&](const char* name) {
+    Napi::Function method = Method(sm, name);
+    return method.IsEmpty() ? Napi::Value() : method.Call(sm, {});
+  };
+  if (Napi::Value id = call("getSessionId"); !id.IsEmpty()) place.session_id = id.ToString();
+  if (Napi::Value dir = call("getSessionDir"); !dir.IsEmpty()) place.session_dir = dir.ToString();
+  if (Napi::Value saved = call("isPersisted"); !saved.IsEmpty()) {
+    place.session_saved = saved.ToBoolean().Value();
+  }
+  return place;
+}
+
 // This session's runs from earlier Pi processes (before `pi -c`, a restart or a /reload), read
 // from disk; runs this process knows are not repeated.
-std::vector<tasks::TaskInfo> EarlierRuns(Napi::Env env, Napi::Object ctx) {
-  const Napi::Value cwd = ctx.Get("cwd");
-  const Napi::Value sessions = ctx.Get("sessionManager");
-  if (!cwd.IsString() || !sessions.IsObject()) return {};
-  Napi::Object sm = sessions.As<Napi::Object>();
-  Napi::Function id = Method(sm, "getSessionId");
-  if (id.IsEmpty()) return {};
+std::vector<tasks::TaskInfo> EarlierRuns(Napi::Env env, const CallPlace& place) {
+  if (place.cwd.empty() || place.session_id.empty()) return {};
   const long pid = static_cast<long>(
       env.Global().Get("process").As<Napi::Object>().Get("pid").ToNumber().Int64Value());
   return tasks::NotLive(
       *State(env).tasks,
-      tasks::SessionRunsOnDisk(PosixFileSystem(), SystemClock(), cwd.As<Napi::String>().Utf8Value(),
-                               id.Call(sm, {}).ToString().Utf8Value(), pid));
+      tasks::SessionRunsOnDisk(PosixFileSystem(), SystemClock(), place.cwd, place.session_id, pid));
 }
 
+// Runs of this project whose Pi session was never saved (session_runs.h UnsavedSessionRuns):
+// listed by bg_status in a saved session, the one `pi -c` opens instead of theirs.
+std::vector<tasks::TaskInfo> UnsavedSessionRuns(Napi::Env env, const CallPlace& place) {
+  if (place.cwd.empty() || !place.session_saved || place.session_dir.empty()) return {};
+  FileSystem& fs = PosixFileSystem();
+  return tasks::NotLive(*State(env).tasks, tasks::UnsavedSessionRuns(
+                                               fs, SystemClock(), place.cwd,
+                                               tasks::SavedSessionIds(fs, place.session_dir),
+                                               place.session_id, tasks::kUnsavedSessionRunsListed));
+}
+
+// A run by id or prefix: this process's, this session's from earlier processes, else any run in
+// this project's run store (another session's, or one whose session Pi never saved).
 Result<tasks::TaskInfo> ResolveTask(Napi::Env env, Napi::Object ctx, const std::string& id) {
-  return tasks::ResolveLiveOrEarlier(*State(env).tasks, EarlierRuns(env, ctx), id);
+  const CallPlace place = PlaceOf(ctx);
+  tasks::TaskLookup task =
+      tasks::ResolveLiveOrEarlier(*State(env).tasks, EarlierRuns(env, place), id);
+  if (task.miss() != tasks::LookupMiss::kUnknownId || place.cwd.empty()) return task;
+  Result<std::optional<tasks::TaskInfo>> on_disk =
+      tasks::FindRunOnDisk(PosixFileSystem(), SystemClock(), place.cwd, id);
+  if (!on_disk.ok()) return on_disk.status();
+  if (!on_disk->has_value()) return task;
+  return std::move(on_disk).value().value();
 }
 
 Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
@@ -102,8 +145,14 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Objec
     if (!task.ok()) return ErrorResult(env, task.status());
     list.push_back(*task);
   } else {
-    list = EarlierRuns(env, ctx);
-    for (tasks::TaskInfo& task : state.tasks->List()) list.push_back(std::move(task));
+    // This session's runs: a session left by /new, /resume or /fork in this process keeps its
+    // own (cancelled then), which bg_result still finds by id.
+    const CallPlace place = PlaceOf(ctx);
+    list = EarlierRuns(env, place);
+    for (tasks::TaskInfo& task : state.tasks->List()) {
+      if (task.session_id == place.session_id) list.push_back(std::move(task));
+    }
+    for (tasks::TaskInfo& task : UnsavedSessionRuns(env, place)) list.push_back(std::move(task));
   }
   const tasks::StatusView view =
       tasks::BuildStatusView(*state.tasks, list, tasks::ToEpochMs(SystemClock().WallNow()));
@@ -113,19 +162,7 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Objec
 Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {
   const std::string id = args.at("taskId").get<std::string>();
   Result<tasks::TaskInfo> task = ResolveTask(env, ctx, id);
-  if (!task.ok()) {
-    // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
-    const Napi::Value cwd = ctx.Get("cwd");
-    if (cwd.IsString()) {
-      Result<std::optional<tasks::TaskInfo>> on_disk = tasks::FindRunOnDisk(
-          PosixFileSystem(), SystemClock(), cwd.As<Napi::String>().Utf8Value(), id);
-      if (!on_disk.ok()) return ErrorResult(env, on_disk.status());
-      if (!on_disk->has_value()) return ErrorResult(env, task.status());
-      task = std::move(on_disk).value().value();
-    } else {
-      return ErrorResult(env, task.status());
-    }
-  }
+  if (!task.ok()) return ErrorResult(env, task.status());
   const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? tasks::Delivery::kArtifact
                                        : tasks::Delivery::kInline;
@@ -170,10 +207,11 @@ Napi::Value KillTask(Napi::Env env, const nlohmann::json& args, Napi::Object ctx
   const std::string id = args.at("taskId").get<std::string>();
   Result<tasks::TaskInfo> task = State(env).tasks->Kill(id);
   if (!task.ok()) {
-    // Not a run of this process: one of this session's earlier runs is answered from disk.
+    // Not a run of this process: a run of an earlier one, or of another session, is answered from
+    // disk.
     if (State(env).tasks->Resolve(id).ok()) return Resolved(env, ErrorResult(env, task.status()));
-    Result<tasks::TaskInfo> earlier = tasks::ResolveAmong(EarlierRuns(env, ctx), id);
-    if (!earlier.ok()) return Resolved(env, ErrorResult(env, task.status()));
+    Result<tasks::TaskInfo> earlier = ResolveTask(env, ctx, id);
+    if (!earlier.ok()) return Resolved(env, ErrorResult(env, earlier.status()));
     const tasks::KillAnswer answer = tasks::KillAnswerForEarlier(*earlier);
     return Resolved(env, TextResult(env, answer.text, answer.details));
   }

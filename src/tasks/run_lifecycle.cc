@@ -84,6 +84,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   const std::string workflow_name(Name(request.request.workflow));
   const std::string description = TaskDescription(RequestText(request.request.request));
   const std::string source = TaskSource(request.source);
+  const std::string session_id = request.host.session_id;
 
   workflow::PreflightFailure failure;
   std::optional<workflow::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
@@ -93,6 +94,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
                 description,          source,        run->store->run_dir()};
   task.question = description;  // the description is the request's prompt or objective
+  task.session_id = session_id;
   task.progress.started_ms = ToEpochMs(seams.clock->WallNow());
   tasks.Add(task, cancel);
   sink.Launched(Receipt(*run, task));

@@ -50,6 +50,24 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   return task;
 }
 
+// The session directory of a run directory: `<sanitized-session-id>-<pid>`.
+std::string SessionDirOf(const RunListing& run) {
+  const std::string parent = run.run_dir.substr(0, run.run_dir.rfind('/'));
+  return parent.substr(parent.rfind('/') + 1);
+}
+
+// A run whose host died is finalized durably (failed, host_ended) before it is reported, as
+// bg_result does for runs of other sessions; if that cannot be done it stays "interrupted".
+void FinalizeIfInterrupted(FileSystem& fs, const Clock& clock, RunListing& run) {
+  if (run.State() != kInterruptedState) return;
+  Result<bool> finalized = store::FinalizeIfAbandoned(fs, clock, run.run_dir);
+  if (finalized.ok() && *finalized) {
+    if (Result<store::Manifest> now = store::ReadManifest(fs, run.run_dir); now.ok()) {
+      run.manifest = std::move(now).value();
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, const std::string& cwd,
@@ -57,24 +75,49 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, cons
   const std::string prefix = store::SanitizeSessionId(session_id) + "-";
   std::vector<TaskInfo> out;
   for (RunListing& run : ListRuns(fs, cwd)) {
-    const std::string parent = run.run_dir.substr(0, run.run_dir.rfind('/'));
-    const std::string session_dir = parent.substr(parent.rfind('/') + 1);
+    const std::string session_dir = SessionDirOf(run);
     if (session_dir.rfind(prefix, 0) != 0) continue;
     const std::string pid = session_dir.substr(prefix.size());
     if (!AllDigits(pid) || pid == std::to_string(own_pid)) continue;
-    // A run whose host died is finalized durably (failed, host_ended) before it is reported, as
-    // bg_result does for runs of other sessions; if that cannot be done it stays "interrupted".
-    if (run.State() == kInterruptedState) {
-      Result<bool> finalized = store::FinalizeIfAbandoned(fs, clock, run.run_dir);
-      if (finalized.ok() && *finalized) {
-        if (Result<store::Manifest> now = store::ReadManifest(fs, run.run_dir); now.ok()) {
-          run.manifest = std::move(now).value();
-        }
-      }
-    }
+    FinalizeIfInterrupted(fs, clock, run);
     if (std::optional<TaskInfo> task = TaskOf(run)) out.push_back(std::move(*task));
   }
   std::reverse(out.begin(), out.end());  // oldest first, like the registry
+  return out;
+}
+
+std::set<std::string> SavedSessionIds(FileSystem& fs, const std::string& session_dir) {
+  std::set<std::string> ids;
+  Result<std::vector<std::string>> names = fs.ListDir(session_dir);
+  if (!names.ok()) return ids;
+  constexpr std::string_view kSuffix = ".jsonl";
+  for (const std::string& name : *names) {
+    const size_t cut = name.rfind('_');
+    if (cut == std::string::npos || !name.ends_with(kSuffix)) continue;
+    const std::string id = name.substr(cut + 1, name.size() - cut - 1 - kSuffix.size());
+    if (!id.empty()) ids.insert(store::SanitizeSessionId(id));
+  }
+  return ids;
+}
+
+std::vector<TaskInfo> UnsavedSessionRuns(FileSystem& fs, const Clock& clock, const std::string& cwd,
+                                         const std::set<std::string>& saved,
+                                         std::string_view own_session_id, size_t limit) {
+  const std::string own = store::SanitizeSessionId(own_session_id);
+  std::vector<TaskInfo> out;
+  for (RunListing& run : ListRuns(fs, cwd)) {  // newest first
+    if (out.size() == limit) break;
+    const std::string session_dir = SessionDirOf(run);
+    const size_t dash = session_dir.rfind('-');
+    if (dash == std::string::npos || !AllDigits(session_dir.substr(dash + 1))) continue;
+    const std::string session = session_dir.substr(0, dash);
+    if (session == own || saved.contains(session)) continue;
+    FinalizeIfInterrupted(fs, clock, run);
+    if (std::optional<TaskInfo> task = TaskOf(run)) {
+      task->unsaved_session = true;
+      out.push_back(std::move(*task));
+    }
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 // Thread-safe (reads only through the FileSystem seam, and times only through the Clock seam).
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,20 @@ namespace pi_fusion::tasks {
 // what is reported is what the run directory now says.
 std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, const std::string& cwd,
                                         std::string_view session_id, long own_pid);
+
+// The session ids of Pi's saved session files in `session_dir` (`<timestamp>_<id>.jsonl`),
+// sanitized as run directories name them. Empty when the directory cannot be listed.
+std::set<std::string> SavedSessionIds(FileSystem& fs, const std::string& session_dir);
+
+// Runs of this project whose Pi session was never saved, newest first, at most `limit`. Pi writes
+// a session file only once the session holds a user or assistant message, so a session that only
+// ran /fusion leaves none, and `pi -c` opens another one; these runs would be known to no session.
+// A session is saved when its sanitized id is in `saved`; `own_session_id`'s runs are never
+// listed (they are this session's). Rows are marked `unsaved_session`; non-terminal runs whose
+// owner is gone are finalized first, as in SessionRunsOnDisk.
+std::vector<TaskInfo> UnsavedSessionRuns(FileSystem& fs, const Clock& clock, const std::string& cwd,
+                                         const std::set<std::string>& saved,
+                                         std::string_view own_session_id, size_t limit);
 
 // Exact id or unambiguous prefix among `runs`, with the registry's errors.
 TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix);

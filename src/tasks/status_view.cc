@@ -35,7 +35,8 @@ StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>
       detail = StageSummary(task.progress) + ", " + FormatElapsed(task.progress.ElapsedMs(now_ms)) +
                " elapsed";
     } else if (!is_live) {
-      detail = "earlier Pi process" + (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
+      detail = std::string(task.unsaved_session ? kUnsavedSessionNote : "earlier Pi process") +
+               (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
     }
     view.text += task.id + "  " + state_name + "  " + task.label +
                  (detail.empty() ? "" : "  (" + detail + ")") + "\n";

@@ -25,6 +25,11 @@ std::vector<TaskInfo> NotLive(const TaskRegistry& live, std::vector<TaskInfo> ea
 TaskLookup ResolveLiveOrEarlier(const TaskRegistry& live, const std::vector<TaskInfo>& earlier,
                                 std::string_view id_or_prefix);
 
+// The note of a bg_status row whose run's Pi session was never saved, and how many such runs
+// bg_status lists at most (the newest).
+inline constexpr char kUnsavedSessionNote[] = "from a session Pi did not save";
+inline constexpr size_t kUnsavedSessionRunsListed = 5;
+
 struct StatusView {
   std::string text;
   nlohmann::json details;  // {tasks: [{task_id, state, workflow, label, description, question,

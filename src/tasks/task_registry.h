@@ -39,6 +39,9 @@ struct TaskInfo {
   std::string terminal_text;  // set when the task ends
   ProgressSnapshot progress;  // stage, slots and times; started_ms set by the caller of Add
   CancelSource cancelled_by = CancelSource::kUnknown;  // set by the first cancellation request
+  std::string session_id;  // the Pi session that launched it ("" for a run read from disk)
+  // A run read from disk whose Pi session was never saved (session_runs.h UnsavedSessionRuns).
+  bool unsaved_session = false;
 };
 
 // Error texts of the contract.

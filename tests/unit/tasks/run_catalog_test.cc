@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <fstream>
+#include <set>
 
+#include "store/run_paths.h"
 #include "store/verify.h"
 #include "tasks/result_view.h"
 #include "tasks/run_catalog.h"
@@ -15,6 +18,7 @@ namespace {
 
 using store::testing::kRunId;
 using store::testing::StoreFixture;
+using store::testing::TempDir;
 
 constexpr int64_t kDayMs = 24LL * 3600 * 1000;
 
@@ -86,6 +90,34 @@ TEST_CASE(
   REQUIRE(disk->error.has_value());
   CHECK(disk->error->code == "host_ended");
   CHECK(disk->updated_at == "2025-01-02T05:04:05.006Z");  // finalized at the given clock's time
+}
+
+TEST_CASE("UnsavedSessionRuns: runs whose Pi session left no file, never this session's") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  f.store->Fail(store::RunState::kFailed, {"child_failed", "candidate 2 failed", {}, {}, {}});
+  f.store.reset();
+  const char* session = "session/ünïcode id";  // SampleSpec's, written by pid 4242
+  const std::string sanitized = store::SanitizeSessionId(session);
+
+  // Pi's session directory: files `<timestamp>_<id>.jsonl`, and things that are not sessions.
+  TempDir pi_sessions;
+  CHECK(SavedSessionIds(f.fs, pi_sessions.path() + "/missing").empty());
+  std::ofstream(pi_sessions.path() + "/2025-01-02T03-04-05-006Z_other.jsonl") << "{}\n";
+  std::ofstream(pi_sessions.path() + "/notes.txt") << "";
+  CHECK(SavedSessionIds(f.fs, pi_sessions.path()) == std::set<std::string>{"other"});
+
+  std::vector<TaskInfo> runs =
+      UnsavedSessionRuns(f.fs, f.clock, f.dir.path(), SavedSessionIds(f.fs, pi_sessions.path()),
+                         "a-session-of-now", /*limit=*/5);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].id == kRunId);
+  CHECK(runs[0].unsaved_session);
+  CHECK(runs[0].state == TaskState::kFailed);
+  CHECK_FALSE(UnsavedSessionRuns(f.fs, f.clock, f.dir.path(), {}, "x", /*limit=*/0).size());
+  // Its session is this one, or Pi saved it: not listed.
+  CHECK(UnsavedSessionRuns(f.fs, f.clock, f.dir.path(), {}, session, 5).empty());
+  CHECK(UnsavedSessionRuns(f.fs, f.clock, f.dir.path(), {sanitized}, "x", 5).empty());
 }
 
 TEST_CASE("RunCatalog: terminal runs are pruned by default after 30 days") {

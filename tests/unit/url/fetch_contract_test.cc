@@ -61,8 +61,7 @@ TEST_CASE("FetchAnswer: the writer's lines match the closed schema and read back
     CHECK(FetchAnswerLine(**read) == line);
   }
   // Copies, not references: the parsed Result is a temporary that ends with the statement.
-  const FetchedPage page =
-      std::get<FetchedPage>(**ParseFetchAnswer(FetchAnswerLine(SamplePage())));
+  const FetchedPage page = std::get<FetchedPage>(**ParseFetchAnswer(FetchAnswerLine(SamplePage())));
   CHECK(page.text == "# Title\n");
   CHECK(page.truncated);
   const FetchFailure failure = std::get<FetchFailure>(**ParseFetchAnswer(FetchAnswerLine(bare)));
