@@ -1,16 +1,21 @@
 #include "tasks/run_view.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <vector>
 
+#include "config/shared_model.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
+#include "workflow/validation_render.h"
+#include "workflow/validation_report.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -117,6 +122,17 @@ json CompletedSlots(const json& models) {
   return SlotsOf(done, models);
 }
 
+std::string SharedModelNote(const json& models) {
+  const json candidates = models.is_object() ? models.value("candidates", json()) : json();
+  if (!candidates.is_array() || candidates.size() != 3) return "";
+  std::array<std::string, 3> ids;
+  for (size_t i = 0; i < 3; ++i) {
+    if (candidates[i].is_string()) ids[i] = candidates[i].get<std::string>();
+  }
+  const std::optional<config::SharedModel> shared = config::SharedCandidateModel(ids);
+  return shared ? config::SharedModelText(*shared) : "";
+}
+
 std::string CancelSourceText(CancelSource source) {
   switch (source) {
     case CancelSource::kBgKill:
@@ -215,6 +231,10 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
     usage = std::to_string(attempts.value("total", 0)) + " model requests · " + usage;
   }
   if (!usage.empty()) view["usage"] = usage;
+  if (const std::string shared = SharedModelNote(details.value("models", json()));
+      !shared.empty()) {
+    view["notes"] = json::array({shared});
+  }
   view["answer"] =
       AnswerView(verified.merged, Grouped(verified.merged_ref.byte_length) + " bytes, verified");
   return view;
@@ -275,6 +295,22 @@ json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms) {
   return FailedView(facts, view, cancelled, task.cancelled_by, now_ms);
 }
 
+namespace {
+
+// What a person reads of a candidate's verified answer: a validation reviewer's JSON report as a
+// review (severity, location, summary of each finding), every other answer as it is. A report
+// that cannot be read as one is shown as it is.
+std::string CandidateMarkdown(const std::string& workflow_name, const std::string& answer) {
+  const std::optional<Workflow> workflow = ParseWorkflow(workflow_name);
+  if (!workflow || workflow::SpecOf(*workflow).shape != workflow::StageShape::kValidation) {
+    return answer;
+  }
+  const workflow::ReportReading reading = workflow::ReadValidationReport(answer);
+  return reading.ok() ? workflow::RenderReviewerReport(*reading.report) : answer;
+}
+
+}  // namespace
+
 json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   json artifacts = {{"dir", run_dir}};
   Result<store::Manifest> manifest = store::ReadManifest(fs, run_dir);
@@ -330,7 +366,7 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
     } else if (Sha256Ref(*text) != ref->second.sha256) {
       candidate["note"] = "(its answer file changed after the run; not shown)";
     } else {
-      candidate["markdown"] = *text;
+      candidate["markdown"] = CandidateMarkdown(manifest->workflow, *text);
     }
     candidates.push_back(candidate);
   }

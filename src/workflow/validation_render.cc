@@ -220,4 +220,36 @@ std::string RecoveredFenceLimitation(const std::string& candidate_id, int slot, 
          ContractEventArtifact(slot, attempt) + ".";
 }
 
+std::string RenderReviewerReport(const ValidationReport& report) {
+  std::string out;
+  if (report.findings.empty()) {
+    out = "No findings.\n";
+  } else {
+    std::map<int, size_t> by_rank;
+    for (const ValidationFinding& f : report.findings) ++by_rank[SeverityRank(f.severity)];
+    std::string counts;
+    for (const auto& [rank, n] : by_rank) {
+      const std::string_view name = rank == 0   ? kSeverityCritical
+                                    : rank == 1 ? kSeverityHigh
+                                                : kSeverityMinor;
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(name);
+    }
+    const size_t total = report.findings.size();
+    out = std::to_string(total) + (total == 1 ? " finding: " : " findings: ") + counts + ".\n";
+  }
+  for (const ValidationFinding& f : report.findings) {
+    out += "\n### " + f.severity + ": " + SanitizeInlineMarkdown(f.summary) + "\n\n" +
+           "- Location: " + SanitizeInlineMarkdown(f.location) + "\n" +
+           "- Evidence: " + SanitizeInlineMarkdown(f.evidence) + "\n" +
+           "- Impact: " + SanitizeInlineMarkdown(f.impact) + "\n";
+  }
+  for (const auto& [title, items] :
+       {std::pair{"Verified", &report.verified}, std::pair{"Limitations", &report.limitations}}) {
+    if (items->empty()) continue;
+    out += "\n**" + std::string(title) + "**\n\n";
+    for (const std::string& item : *items) out += "- " + SanitizeInlineMarkdown(item) + "\n";
+  }
+  return out;
+}
+
 }  // namespace pi_fusion::workflow

@@ -28,6 +28,7 @@
 
 #include "workflow/validation_accounting.h"
 #include "workflow/validation_findings.h"
+#include "workflow/validation_report.h"
 
 namespace pi_fusion::workflow {
 
@@ -41,6 +42,13 @@ struct ValidationRenderInput {
 
 // REQUIRES: `accounting` passed CheckValidationAccounting against SourceFindingIds(sources).
 std::string RenderValidationReport(const ValidationRenderInput& input);
+
+// One reviewer's report as the person reads it in the run's expanded view: a count line
+// ("2 findings: 1 critical, 1 minor." or "No findings."), one `### <severity>: <summary>` block
+// per finding in the reviewer's order with the bullets Location, Evidence and Impact, then
+// `**Verified**` and `**Limitations**` lists when not empty. Every value passes
+// SanitizeInlineMarkdown, as in the report.
+std::string RenderReviewerReport(const ValidationReport& report);
 
 // The run artifact that keeps the whole report when the committed one had to be cut.
 inline constexpr std::string_view kFullValidationReportArtifact = "validation-report.full.md";

@@ -221,6 +221,25 @@ TEST_CASE(
   CHECK(capped.text.find("wrapped its report in a ```json fence") != std::string::npos);
 }
 
+TEST_CASE("RenderReviewerReport: counts, findings in order, verified and limitations",
+          "[workflow][validation]") {
+  ValidationReport report;
+  report.findings = {
+      {"minor", "a.cc:1", "e1", "i1", "style"},
+      {"critical", "b.cc:2", "e2\nmore", "i2", "# crash"},
+      {"minor", "c.cc:3", "e3", "i3", "typo"},
+  };
+  report.verified = {"tests pass"};
+  CHECK(RenderReviewerReport(report) ==
+        "3 findings: 1 critical, 2 minor.\n"
+        "\n### minor: style\n\n- Location: a.cc:1\n- Evidence: e1\n- Impact: i1\n"
+        "\n### critical: \\# crash\n\n- Location: b.cc:2\n- Evidence: e2 more\n- Impact: i2\n"
+        "\n### minor: typo\n\n- Location: c.cc:3\n- Evidence: e3\n- Impact: i3\n"
+        "\n**Verified**\n\n- tests pass\n");
+  CHECK(RenderReviewerReport(ValidationReport{{}, {}, {"no tests read"}}) ==
+        "No findings.\n\n**Limitations**\n\n- no tests read\n");
+}
+
 TEST_CASE("MarkdownSanitize: inline and block rules", "[workflow][validation]") {
   struct Case {
     const char* name;
