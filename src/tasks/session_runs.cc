@@ -33,6 +33,9 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
     task.state = TaskState::kCompleted;
   } else if (state == "cancelled") {
     task.state = TaskState::kKilled;
+    task.cancelled_by = CancelledByOnDisk(*run.manifest);
+    if (task.cancelled_by != CancelSource::kUnknown)
+      task.terminal_text = CancelledText(task.cancelled_by);
   } else if (state == "failed") {
     task.state = TaskState::kFailed;
     if (run.manifest->error) {
@@ -45,12 +48,40 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   } else {
     // Another live Pi process owns it (or liveness cannot be known): never call it abandoned.
     task.state = TaskState::kRunning;
-    task.terminal_text = "owned by another Pi process";
+    RunDirOwner(run.run_dir, &task.owner_pid, &task.owner_session);
+    task.terminal_text = "running in " + OwnerText(task);
   }
   return task;
 }
 
 }  // namespace
+
+bool RunDirOwner(std::string_view run_dir, long* pid, std::string* session) {
+  const size_t run_slash = run_dir.rfind('/');
+  if (run_slash == std::string_view::npos) return false;
+  const std::string_view parent = run_dir.substr(0, run_slash);
+  const std::string_view name = parent.substr(parent.rfind('/') + 1);
+  const size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash == 0 || !AllDigits(name.substr(dash + 1)) ||
+      name.size() - dash > 12) {
+    return false;
+  }
+  *pid = std::stol(std::string(name.substr(dash + 1)));
+  *session = std::string(name.substr(0, dash));
+  return true;
+}
+
+std::string OwnerText(const TaskInfo& task) {
+  if (task.owner_pid == 0) return "another Pi process";
+  return "another Pi process (pid " + std::to_string(task.owner_pid) + ", session " +
+         task.owner_session + ")";
+}
+
+CancelSource CancelledByOnDisk(const store::Manifest& manifest) {
+  if (manifest.state != store::RunState::kCancelled || !manifest.error)
+    return CancelSource::kUnknown;
+  return CancelSourceOfMessage(manifest.error->message);
+}
 
 std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, const std::string& cwd,
                                         std::string_view session_id, long own_pid) {
@@ -76,6 +107,13 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, cons
   }
   std::reverse(out.begin(), out.end());  // oldest first, like the registry
   return out;
+}
+
+std::optional<TaskInfo> RunOnDisk(FileSystem& fs, const std::string& run_dir,
+                                  const std::string& run_id) {
+  const RunListing run = ReadRunState(fs, run_dir, run_id);
+  if (!run.manifest || run.manifest->run_id != run_id) return std::nullopt;
+  return TaskOf(run);
 }
 
 TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix) {

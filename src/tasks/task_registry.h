@@ -39,6 +39,10 @@ struct TaskInfo {
   std::string terminal_text;  // set when the task ends
   ProgressSnapshot progress;  // stage, slots and times; started_ms set by the caller of Add
   CancelSource cancelled_by = CancelSource::kUnknown;  // set by the first cancellation request
+  // A run read from disk that another live Pi process owns: that process's pid and the session
+  // its run directory names (0 and "" otherwise). Only that process is notified when it ends.
+  long owner_pid = 0;
+  std::string owner_session;
 };
 
 // Error texts of the contract.
