@@ -17,6 +17,7 @@
 #include "addon/js_dispatcher.h"
 #include "process/cancel_token.h"
 #include "tasks/kill_waits.h"
+#include "tasks/launched_runs.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
 
@@ -75,6 +76,8 @@ struct AddonState {
   // The worker thread of each launch, by launch id. A worker's last act posts its own reaping, so
   // it is joined and dropped here as it ends (run_launcher.cc); StopAllRuns joins the rest.
   std::map<uint64_t, std::thread> workers;
+  // Whether the run of a launch row has ended, for the rows Pi renders again (renderers.cc).
+  tasks::LaunchedRuns launched_runs;
   // bg_kill calls waiting for the runs they cancelled: answered by the run's terminal event.
   tasks::KillWaits kill_waits;
   // Every launch not yet delivered, by id; a worker posts its reports under its id.

@@ -16,7 +16,10 @@ AddonState::~AddonState() {
 
 void AddonState::CancelAllRuns(tasks::CancelSource source) {
   tasks->CancelAll(source);
-  for (auto& [id, launch] : launches) launch.cancel.CancelWithGrace(kQuitStopGrace);
+  // A run still in preflight is not registered yet: its token carries the cause itself.
+  for (auto& [id, launch] : launches) {
+    launch.cancel.CancelWithGrace(kQuitStopGrace, tasks::CancelSourceCause(source));
+  }
 }
 
 void AddonState::StopAllRuns(tasks::CancelSource source) {

@@ -126,8 +126,18 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
                      ? JsonOf(env, result.As<Napi::Object>().Get("details"))
                      : json::object();
              const bool expanded = Flag(options, "expanded");
-             json view = tasks::ToolResultView(name, details, FirstText(result),
-                                               Flag(context, "isError"), NowMs());
+             const int64_t now = NowMs();
+             // A launch row of a run that has ended since says how it ended.
+             std::optional<tasks::TaskInfo> ended;
+             if (name.rfind("fusion_", 0) == 0 && details.contains("run_id")) {
+               AddonState& state = State(env);
+               ended = state.launched_runs.Ended(*state.tasks, PosixFileSystem(),
+                                                 tasks::StringAt(details, "run_id"),
+                                                 tasks::StringAt(details, "artifact_dir"), now);
+             }
+             json view =
+                 tasks::ToolResultView(name, details, FirstText(result), Flag(context, "isError"),
+                                       now, ended ? &*ended : nullptr);
              if (expanded && name == "bg_result") view = WithExpansion(std::move(view));
              return Render(env, "renderView", std::move(view),
                            RenderOptions(env, expanded, context), info[2]);

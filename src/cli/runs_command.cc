@@ -106,6 +106,7 @@ nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
       {"size_bytes", run.size_bytes},
       {"question", run.question},
       {"run_dir", run.run_dir}};
+  if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
@@ -133,9 +134,11 @@ void PrintTable(std::vector<std::vector<std::string>> rows) {
 std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
   const std::optional<int64_t> age = AgeMs(run, now);
   const std::optional<int64_t> duration = run.DurationMs();
+  // A cancelled run says who cancelled it when it recorded that: "cancelled by quitting Pi".
+  const std::string cause = run.CancelCause();
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
-          run.State(),
+          cause.empty() ? run.State() : run.State() + " by " + cause,
           age ? Span(*age) : "-",
           duration ? Span(*duration) : "-",
           Size(run.size_bytes),

@@ -12,6 +12,9 @@
 // A cancellation may ask for a shorter stop than the child's own TERM grace (CancelWithGrace):
 // quitting the host or a failed sibling must not wait the full grace.
 //
+// A cancellation may name its cause (who asked, in the words people read: "quitting Pi"), so the
+// run can record it durably with its terminal state and every later view can say it.
+//
 // Thread-safety: all methods may be called concurrently from any thread. Cancel() takes one short
 // mutex and writes once per token, so it never blocks for long and never allocates.
 #pragma once
@@ -38,12 +41,19 @@ class CancelToken {
   // Marks the token cancelled and wakes every poller. Idempotent.
   // REQUIRES: the token came from Create(); on a default token it does nothing.
   void Cancel() const;
+  // Cancel(), recording `cause` unless a cause was recorded before (the first one given wins, as
+  // the first cancellation does). REQUIRES: `cause` is a string literal or other static text: it
+  // is kept as a pointer, so Cancel stays allocation-free. nullptr records nothing.
+  void Cancel(const char* cause) const;
   // Cancel(), asking every supervisor that stops a child for it to wait at most `grace` between
   // SIGTERM and SIGKILL. The shortest grace asked for wins, also when asked after the token was
   // already cancelled (a quit after a bg_kill); linked children honour their ancestors' grace.
-  void CancelWithGrace(std::chrono::milliseconds grace) const;
+  void CancelWithGrace(std::chrono::milliseconds grace, const char* cause = nullptr) const;
 
   bool IsCancelled() const;
+  // The cause recorded on this token or, failing that, its nearest ancestor with one; nullptr when
+  // no cancellation named one.
+  const char* cause() const;
   // The shortest grace asked for by CancelWithGrace on this token or an ancestor, if any.
   std::optional<std::chrono::milliseconds> stop_grace() const;
 
@@ -60,6 +70,8 @@ class CancelToken {
   explicit CancelToken(std::shared_ptr<State> state) : state_(std::move(state)) {}
   // Cancels `state` and, once, its children; grace_ms < 0 asks for no grace.
   static void CancelState(const std::shared_ptr<State>& state, int64_t grace_ms);
+  // Records `cause` on `state` unless one is recorded already.
+  static void RecordCause(State& state, const char* cause);
 
   std::shared_ptr<State> state_;
 };

@@ -20,7 +20,8 @@ namespace pi_fusion::process {
 // (one per child of a run) see the cancellation, now or whenever they next poll.
 struct CancelToken::State {
   std::atomic<bool> cancelled{false};
-  std::atomic<int64_t> grace_ms{-1};  // -1: no grace asked for
+  std::atomic<int64_t> grace_ms{-1};        // -1: no grace asked for
+  std::atomic<const char*> cause{nullptr};  // static text; the first one given wins
   int read_fd = -1;
   int write_fd = -1;  // == read_fd for an eventfd
   std::mutex mu;
@@ -84,12 +85,32 @@ void CancelToken::CancelState(const std::shared_ptr<State>& state, int64_t grace
   for (const auto& child : children) CancelState(child, -1);
 }
 
+void CancelToken::RecordCause(State& state, const char* cause) {
+  const char* none = nullptr;
+  if (cause != nullptr) state.cause.compare_exchange_strong(none, cause);
+}
+
 void CancelToken::Cancel() const {
   if (state_) CancelState(state_, -1);
 }
 
-void CancelToken::CancelWithGrace(std::chrono::milliseconds grace) const {
-  if (state_) CancelState(state_, grace.count() < 0 ? 0 : grace.count());
+void CancelToken::Cancel(const char* cause) const {
+  if (!state_) return;
+  RecordCause(*state_, cause);  // before the wake-up, so whoever wakes sees it
+  CancelState(state_, -1);
+}
+
+void CancelToken::CancelWithGrace(std::chrono::milliseconds grace, const char* cause) const {
+  if (!state_) return;
+  RecordCause(*state_, cause);
+  CancelState(state_, grace.count() < 0 ? 0 : grace.count());
+}
+
+const char* CancelToken::cause() const {
+  for (const State* s = state_.get(); s != nullptr; s = s->parent.get()) {
+    if (const char* cause = s->cause.load()) return cause;
+  }
+  return nullptr;
 }
 
 std::optional<std::chrono::milliseconds> CancelToken::stop_grace() const {

@@ -9,6 +9,7 @@
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "core/limits.h"
+#include "run/cancel_cause.h"
 #include "run/child_stage.h"
 #include "run/tool_refusals.h"
 #include "run/validation_run.h"
@@ -456,8 +457,12 @@ class Run {
                      std::optional<int> attempt) {
     const bool cancelled = cancel_.IsCancelled() || IsCancellation(status);
     const RunState terminal = cancelled ? RunState::kCancelled : RunState::kFailed;
+    // A cancellation that named its cause records it as the message: the durable place every
+    // later view reads it from (run/cancel_cause.h). A child's own "child cancelled" says less.
+    const char* cause = cancelled ? cancel_.cause() : nullptr;
     store::RunError error{cancelled ? std::string(kChildCancelled) : status.code(),
-                          status.message(), stage, slot, attempt};
+                          cause != nullptr ? CancelledByMessage(cause) : status.message(), stage,
+                          slot, attempt};
     warm_.EndUnused();  // before the terminal manifest, which must list them
     store::FailReport report = run_.store->Fail(terminal, error);
     outcome_.end = cancelled ? RunEnd::kCancelled : RunEnd::kFailed;
@@ -470,9 +475,9 @@ class Run {
     if (!report.terminal.ok()) outcome_.summary_note = report.terminal.ToString();
     if (!report.summary.ok()) outcome_.summary_note = report.summary_note;
     observer_.Progress(
-        cancelled
-            ? ProgressUpdate{ProgressEvent::kCancelled, 0, "cancelled (" + error.message + ")"}
-            : ProgressUpdate{ProgressEvent::kFailed, 0, "failed (" + error.code + ")"});
+        cancelled ? ProgressUpdate{ProgressEvent::kCancelled, 0,
+                                   "cancelled (" + (cause != nullptr ? cause : error.message) + ")"}
+                  : ProgressUpdate{ProgressEvent::kFailed, 0, "failed (" + error.code + ")"});
   }
 
   PreparedRun& run_;

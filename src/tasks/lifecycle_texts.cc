@@ -171,12 +171,15 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
       return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
              "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
     case workflow::RunEnd::kCancelled: {
-      const std::string who = CancelSourceText(task.cancelled_by);
+      const std::string& message = outcome.error.message();
       const bool host_ended = task.cancelled_by == CancelSource::kQuit ||
                               task.cancelled_by == CancelSource::kReload ||
                               task.cancelled_by == CancelSource::kSignal;
-      return task.label + " " + task.id + " cancelled" + (who.empty() ? "" : " by " + who) + ": " +
-             outcome.error.message() +
+      // The run recorded who cancelled it as its message ("cancelled by quitting Pi"): said once.
+      const bool message_says_who = task.cancelled_by != CancelSource::kUnknown &&
+                                    CancelSourceOfMessage(message) == task.cancelled_by;
+      return task.label + " " + task.id + " " +
+             (message_says_who ? message : CancelledText(task.cancelled_by) + ": " + message) +
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
              EndFacts(outcome);
     }

@@ -2,11 +2,59 @@
 
 #include <cstdio>
 
+#include "run/cancel_cause.h"
 #include "store/run_id.h"
 
 namespace pi_fusion::tasks {
 
 using workflow::ProgressEvent;
+
+const char* CancelSourceCause(CancelSource source) {
+  switch (source) {
+    case CancelSource::kBgKill:
+      return "bg_kill";
+    case CancelSource::kReload:
+      return "/reload";
+    case CancelSource::kQuit:
+      return "quitting Pi";
+    case CancelSource::kNewSession:
+      return "/new";
+    case CancelSource::kResume:
+      return "/resume";
+    case CancelSource::kFork:
+      return "/fork";
+    case CancelSource::kSignal:
+      return "a signal to Pi";
+    case CancelSource::kUnknown:
+      break;
+  }
+  return nullptr;
+}
+
+std::string CancelSourceText(CancelSource source) {
+  const char* cause = CancelSourceCause(source);
+  return cause == nullptr ? "" : cause;
+}
+
+CancelSource CancelSourceOfMessage(std::string_view message) {
+  for (CancelSource source : {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit,
+                              CancelSource::kNewSession, CancelSource::kResume, CancelSource::kFork,
+                              CancelSource::kSignal}) {
+    const std::string said = workflow::CancelledByMessage(CancelSourceCause(source));
+    // The cause ends the message or is followed by more words, never by more of a longer name.
+    if (message.starts_with(said) &&
+        (message.size() == said.size() || message[said.size()] == ' ' ||
+         message[said.size()] == ';' || message[said.size()] == ',')) {
+      return source;
+    }
+  }
+  return CancelSource::kUnknown;
+}
+
+std::string CancelledText(CancelSource source) {
+  const std::string who = CancelSourceText(source);
+  return who.empty() ? "cancelled" : workflow::CancelledByMessage(who);
+}
 
 std::string_view SlotStateName(SlotState state) {
   switch (state) {

@@ -24,6 +24,19 @@ inline constexpr char kProgressSchema[] = "pi-background-tasks.fusion-progress.v
 // Who or what asked for a run's cancellation (said in every cancellation notice).
 enum class CancelSource { kUnknown, kBgKill, kReload, kQuit, kNewSession, kResume, kFork, kSignal };
 
+// Who or what asked for a cancellation, as said to the person: "bg_kill", "/reload",
+// "quitting Pi", "/new", "/resume", "/fork", "a signal to Pi"; "" for kUnknown.
+std::string CancelSourceText(CancelSource source);
+// The same text as a static string for process::CancelToken::Cancel; nullptr for kUnknown.
+const char* CancelSourceCause(CancelSource source);
+// The source a run recorded in its terminal error's message (run/cancel_cause.h: "cancelled by
+// quitting Pi", possibly followed by more words); kUnknown for any other message, such as an older
+// run's "child cancelled".
+CancelSource CancelSourceOfMessage(std::string_view message);
+// "cancelled by quitting Pi", or "cancelled" when the source is unknown: the one phrase every
+// view uses for the state (never "killed", the contract's word in tool details).
+std::string CancelledText(CancelSource source);
+
 enum class SlotState { kPending, kRunning, kDone, kFailed, kCancelled, kSkipped };
 // "pending" | "running" | "done" | "failed" | "cancelled" | "skipped"
 std::string_view SlotStateName(SlotState state);

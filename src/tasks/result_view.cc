@@ -11,6 +11,7 @@
 #include "store/usage_claim.h"
 #include "store/verify.h"
 #include "tasks/lifecycle_texts.h"
+#include "tasks/session_runs.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -123,27 +124,50 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
     summary += (summary.empty() ? "" : "\n") + std::string("Failure summary unavailable: ") +
                failure.status().message();
   }
+  // One word for the state: "cancelled", with who asked when the run recorded it (never the
+  // contract's "killed", which stays in the details).
+  const std::string ended =
+      task.state == TaskState::kKilled
+          ? "(" + task.workflow + ") " + CancelledText(task.cancelled_by)
+          : std::string(TaskStateName(task.state)) + " (" + task.workflow + ")";
   view.text =
-      "Fusion " + task.id + " " + std::string(TaskStateName(task.state)) + " (" + task.workflow +
-      "); no answer was committed.\n" + summary +
+      "Fusion " + task.id + " " + ended + "; no answer was committed.\n" + summary +
       (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir : "");
+  return view;
+}
+
+// A run of this Pi ends with a notification to it; a run another live Pi owns notifies only that
+// Pi, so the text says whose run it is and how to read its answer once it ends.
+ResultView RunningView(const TaskInfo& task) {
+  ResultView view;
+  view.details = BaseDetails(task, "running", "none");
+  if (task.owner_pid == 0) {
+    view.text = "Fusion " + task.id + " is still running (" + task.workflow + ")" +
+                (task.last_progress.empty() ? "" : ": " + task.last_progress) +
+                ".\nArtifacts: " + task.artifact_dir +
+                "\nWait for the terminal notification; do not poll.";
+    return view;
+  }
+  view.details["owner"] = {{"pid", task.owner_pid}, {"session", task.owner_session}};
+  view.text = "Fusion " + task.id + " (" + task.workflow + ") is " + task.last_progress +
+              ".\nArtifacts: " + task.artifact_dir + "\n" + OwnedElsewhereText(task);
   return view;
 }
 
 }  // namespace
 
+std::string OwnedElsewhereText(const TaskInfo& task) {
+  return "That Pi owns the run: only it is notified when the run ends, and this Pi will not "
+         "be. Once it has ended, call bg_result({taskId:\"" +
+         task.id + "\"}) again for its verified answer (the answer file is " + task.artifact_dir +
+         "/merged.md; `pi-fusion runs` lists the run's state). Do not poll.";
+}
+
 Result<ResultView> BuildResultView(FileSystem& fs, const Clock& clock, const TaskInfo& task,
                                    Delivery delivery) {
   switch (task.state) {
-    case TaskState::kRunning: {
-      ResultView view;
-      view.text = "Fusion " + task.id + " is still running (" + task.workflow + ")" +
-                  (task.last_progress.empty() ? "" : ": " + task.last_progress) +
-                  ".\nArtifacts: " + task.artifact_dir +
-                  "\nWait for the terminal notification; do not poll.";
-      view.details = BaseDetails(task, "running", "none");
-      return view;
-    }
+    case TaskState::kRunning:
+      return RunningView(task);
     case TaskState::kCompleted:
       return CompletedView(fs, clock, task, delivery);
     case TaskState::kFailed:
@@ -194,14 +218,16 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock
         break;
       case store::RunState::kCancelled:
         task.state = TaskState::kKilled;
+        task.cancelled_by = CancelledByOnDisk(*manifest);
         break;
       case store::RunState::kFailed:
         task.state = TaskState::kFailed;
         break;
       default:
         task.state = TaskState::kRunning;
-        task.last_progress = "running in another Pi process (" +
-                             std::string(store::RunStateName(manifest->state)) + ")";
+        RunDirOwner(dir, &task.owner_pid, &task.owner_session);
+        task.last_progress = "running in " + OwnerText(task) + ", at " +
+                             std::string(store::RunStateName(manifest->state));
     }
     if (manifest->error) {
       task.terminal_text = manifest->error->code + ": " + manifest->error->message;

@@ -42,12 +42,17 @@ enum class Delivery { kInline, kArtifact };
 Result<ResultView> BuildResultView(FileSystem& fs, const Clock& clock, const TaskInfo& task,
                                    Delivery delivery);
 
+// What bg_result says of a running run that another live Pi owns (task.owner_pid set): that Pi
+// alone is notified when it ends; how to read the answer once it has.
+std::string OwnedElsewhereText(const TaskInfo& task);
+
 // Looks for `<cwd>/.pi/fusion/*/<run-id>/` written by an earlier (or another) host process, named
 // by `query`: the run id, a prefix of it, or the short id the views show (store::RunIdMatches);
 // a query that names several runs is the registry's ambiguous-prefix error. A
 // non-terminal run whose owner is gone is first finalized as host_ended (store/abandoned_run.h);
-// one whose owner is alive is reported running. Empty when there is no such directory; an error
-// (artifact_error, naming manifest.json) when there is one but its manifest is unreadable.
+// one whose owner is alive is reported running, with that owner's pid and session; a cancelled
+// one says who cancelled it when it recorded that. Empty when there is no such directory; an
+// error (artifact_error, naming manifest.json) when there is one but its manifest is unreadable.
 // `clock` stamps that finalization.
 Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock,
                                               const std::string& cwd, const std::string& query);

@@ -14,6 +14,7 @@
 #include "store/run_state.h"
 #include "store/verify.h"
 #include "store/wall_clock.h"
+#include "tasks/session_runs.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -63,22 +64,7 @@ std::string Question(FileSystem& fs, const std::string& run_dir) {
 }
 
 RunListing ReadListing(FileSystem& fs, std::string run_dir, std::string run_id) {
-  RunListing run;
-  run.run_dir = std::move(run_dir);
-  run.run_id = std::move(run_id);
-  Result<store::Manifest> manifest = store::ReadManifest(fs, run.run_dir);
-  if (manifest.ok()) {
-    run.manifest = std::move(manifest).value();
-  } else {
-    run.manifest_error = manifest.status().message();
-  }
-  Result<bool> alive = store::OwnerAlive(fs, run.run_dir);
-  if (alive.ok()) {
-    run.owner_alive = *alive;
-  } else {
-    run.owner_alive = true;  // unknown: never call it interrupted, never prune it
-    run.owner_error = alive.status().message();
-  }
+  RunListing run = ReadRunState(fs, std::move(run_dir), std::move(run_id));
   run.size_bytes = DirectorySize(fs, run.run_dir);
   run.question = Question(fs, run.run_dir);
   return run;
@@ -99,6 +85,31 @@ std::optional<int64_t> LastActivityMs(const store::Manifest& manifest) {
 }
 
 }  // namespace
+
+RunListing ReadRunState(FileSystem& fs, std::string run_dir, std::string run_id) {
+  RunListing run;
+  run.run_dir = std::move(run_dir);
+  run.run_id = std::move(run_id);
+  Result<store::Manifest> manifest = store::ReadManifest(fs, run.run_dir);
+  if (manifest.ok()) {
+    run.manifest = std::move(manifest).value();
+  } else {
+    run.manifest_error = manifest.status().message();
+  }
+  Result<bool> alive = store::OwnerAlive(fs, run.run_dir);
+  if (alive.ok()) {
+    run.owner_alive = *alive;
+  } else {
+    run.owner_alive = true;  // unknown: never call it interrupted, never prune it
+    run.owner_error = alive.status().message();
+  }
+  return run;
+}
+
+std::string RunListing::CancelCause() const {
+  if (!manifest) return "";
+  return CancelSourceText(CancelledByOnDisk(*manifest));
+}
 
 std::string RunListing::State() const {
   if (!manifest) return "unreadable";

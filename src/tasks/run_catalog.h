@@ -39,6 +39,9 @@ struct RunListing {
 
   // The manifest's state, "interrupted" (non-terminal, owner gone) or "unreadable".
   std::string State() const;
+  // Who cancelled a cancelled run ("quitting Pi"), as it recorded that; "" when it did not (or
+  // the run was not cancelled).
+  std::string CancelCause() const;
   bool terminal() const;
   // created_at to the run's end: its last update once it ended, its last recorded activity (the
   // latest attempt start or end) when its host ended first — interrupted, or finalized later as
@@ -49,6 +52,10 @@ struct RunListing {
 // Every run directory of `cwd`, newest first (by created_at, then by id). A missing
 // <cwd>/.pi/fusion is an empty list.
 std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd);
+
+// One run directory's manifest and owner, nothing more (no size, no question): for a view that
+// only needs the run's state.
+RunListing ReadRunState(FileSystem& fs, std::string run_dir, std::string run_id);
 
 // Milliseconds since the epoch of a manifest timestamp (store::FormatTimestamp's form).
 std::optional<int64_t> TimestampMillis(const std::string& timestamp);

@@ -5,6 +5,7 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "run/cancel_cause.h"
 #include "run/orchestrator.h"
 #include "tasks/run_view.h"
 
@@ -50,10 +51,14 @@ std::optional<workflow::PreparedRun> PreflightGuarded(workflow::RunRequest reque
   return std::nullopt;
 }
 
-// The session ended while preflight worked: the run ends durably as cancelled, childless.
-LaunchReport CancelledBeforeStart(workflow::PreparedRun& run) {
+// The session ended while preflight worked: the run ends durably as cancelled, childless, with
+// the cause when the cancellation named one (run/cancel_cause.h).
+LaunchReport CancelledBeforeStart(workflow::PreparedRun& run, const process::CancelToken& cancel) {
+  const char* cause = cancel.cause();
   const Status cancelled = Status::Error(
-      kChildCancelled, "cancelled during preflight (the session ended); no child started");
+      kChildCancelled,
+      cause != nullptr ? workflow::CancelledByMessage(cause) + " during preflight; no child started"
+                       : "cancelled during preflight (the session ended); no child started");
   run.store->Fail(store::RunState::kCancelled, {cancelled.code(), cancelled.message(), std::nullopt,
                                                 std::nullopt, std::nullopt});
   return FailedLaunch({cancelled, run.store->run_dir()});
@@ -89,7 +94,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   workflow::PreflightFailure failure;
   std::optional<workflow::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
   if (!run) return sink.Launched(FailedLaunch(failure));
-  if (cancel.IsCancelled()) return sink.Launched(CancelledBeforeStart(*run));
+  if (cancel.IsCancelled()) return sink.Launched(CancelledBeforeStart(*run, cancel));
 
   TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
                 description,          source,        run->store->run_dir()};

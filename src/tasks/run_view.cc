@@ -133,28 +133,6 @@ std::string SharedModelNote(const json& models) {
   return shared ? config::SharedModelText(*shared) : "";
 }
 
-std::string CancelSourceText(CancelSource source) {
-  switch (source) {
-    case CancelSource::kBgKill:
-      return "bg_kill";
-    case CancelSource::kReload:
-      return "/reload";
-    case CancelSource::kQuit:
-      return "quitting Pi";
-    case CancelSource::kNewSession:
-      return "/new";
-    case CancelSource::kResume:
-      return "/resume";
-    case CancelSource::kFork:
-      return "/fork";
-    case CancelSource::kSignal:
-      return "a signal to Pi";
-    case CancelSource::kUnknown:
-      break;
-  }
-  return "";
-}
-
 std::string ShortQuestion(std::string_view description) {
   std::string out;
   size_t chars = 0;

@@ -34,9 +34,6 @@ inline constexpr size_t kPreviewMaxBytes = 1200;
 // A short form of the question for headers.
 inline constexpr size_t kQuestionMaxChars = 72;
 
-// Who or what asked for a cancellation, as said to the person.
-std::string CancelSourceText(CancelSource source);  // "bg_kill", "/reload", "quitting Pi", …
-
 // The hints shown while runs are active: Pi cannot stop a quit or reload.
 inline constexpr char kActiveRunHint[] =
     "Quitting or reloading Pi cancels this run; Escape ends only the agent's turn.";

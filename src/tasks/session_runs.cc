@@ -33,6 +33,9 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
     task.state = TaskState::kCompleted;
   } else if (state == "cancelled") {
     task.state = TaskState::kKilled;
+    task.cancelled_by = CancelledByOnDisk(*run.manifest);
+    if (task.cancelled_by != CancelSource::kUnknown)
+      task.terminal_text = CancelledText(task.cancelled_by);
   } else if (state == "failed") {
     task.state = TaskState::kFailed;
     if (run.manifest->error) {
@@ -45,15 +48,10 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   } else {
     // Another live Pi process owns it (or liveness cannot be known): never call it abandoned.
     task.state = TaskState::kRunning;
-    task.terminal_text = "owned by another Pi process";
+    RunDirOwner(run.run_dir, &task.owner_pid, &task.owner_session);
+    task.terminal_text = "running in " + OwnerText(task);
   }
   return task;
-}
-
-// The session directory of a run directory: `<sanitized-session-id>-<pid>`.
-std::string SessionDirOf(const RunListing& run) {
-  const std::string parent = run.run_dir.substr(0, run.run_dir.rfind('/'));
-  return parent.substr(parent.rfind('/') + 1);
 }
 
 // A run whose host died is finalized durably (failed, host_ended) before it is reported, as
@@ -70,15 +68,42 @@ void FinalizeIfInterrupted(FileSystem& fs, const Clock& clock, RunListing& run) 
 
 }  // namespace
 
+bool RunDirOwner(std::string_view run_dir, long* pid, std::string* session) {
+  const size_t run_slash = run_dir.rfind('/');
+  if (run_slash == std::string_view::npos) return false;
+  const std::string_view parent = run_dir.substr(0, run_slash);
+  const std::string_view name = parent.substr(parent.rfind('/') + 1);
+  const size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || dash == 0 || !AllDigits(name.substr(dash + 1)) ||
+      name.size() - dash > 12) {
+    return false;
+  }
+  *pid = std::stol(std::string(name.substr(dash + 1)));
+  *session = std::string(name.substr(0, dash));
+  return true;
+}
+
+std::string OwnerText(const TaskInfo& task) {
+  if (task.owner_pid == 0) return "another Pi process";
+  return "another Pi process (pid " + std::to_string(task.owner_pid) + ", session " +
+         task.owner_session + ")";
+}
+
+CancelSource CancelledByOnDisk(const store::Manifest& manifest) {
+  if (manifest.state != store::RunState::kCancelled || !manifest.error)
+    return CancelSource::kUnknown;
+  return CancelSourceOfMessage(manifest.error->message);
+}
+
 std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, const std::string& cwd,
                                         std::string_view session_id, long own_pid) {
-  const std::string prefix = store::SanitizeSessionId(session_id) + "-";
+  const std::string own_session = store::SanitizeSessionId(session_id);
   std::vector<TaskInfo> out;
   for (RunListing& run : ListRuns(fs, cwd)) {
-    const std::string session_dir = SessionDirOf(run);
-    if (session_dir.rfind(prefix, 0) != 0) continue;
-    const std::string pid = session_dir.substr(prefix.size());
-    if (!AllDigits(pid) || pid == std::to_string(own_pid)) continue;
+    long pid = 0;
+    std::string session;
+    if (!RunDirOwner(run.run_dir, &pid, &session)) continue;
+    if (session != own_session || pid == own_pid) continue;
     FinalizeIfInterrupted(fs, clock, run);
     if (std::optional<TaskInfo> task = TaskOf(run)) out.push_back(std::move(*task));
   }
@@ -107,10 +132,9 @@ std::vector<TaskInfo> UnsavedSessionRuns(FileSystem& fs, const Clock& clock, con
   std::vector<TaskInfo> out;
   for (RunListing& run : ListRuns(fs, cwd)) {  // newest first
     if (out.size() == limit) break;
-    const std::string session_dir = SessionDirOf(run);
-    const size_t dash = session_dir.rfind('-');
-    if (dash == std::string::npos || !AllDigits(session_dir.substr(dash + 1))) continue;
-    const std::string session = session_dir.substr(0, dash);
+    long pid = 0;
+    std::string session;
+    if (!RunDirOwner(run.run_dir, &pid, &session)) continue;
     if (session == own || saved.contains(session)) continue;
     FinalizeIfInterrupted(fs, clock, run);
     if (std::optional<TaskInfo> task = TaskOf(run)) {
@@ -119,6 +143,13 @@ std::vector<TaskInfo> UnsavedSessionRuns(FileSystem& fs, const Clock& clock, con
     }
   }
   return out;
+}
+
+std::optional<TaskInfo> RunOnDisk(FileSystem& fs, const std::string& run_dir,
+                                  const std::string& run_id) {
+  const RunListing run = ReadRunState(fs, run_dir, run_id);
+  if (!run.manifest || run.manifest->run_id != run_id) return std::nullopt;
+  return TaskOf(run);
 }
 
 TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix) {

@@ -7,6 +7,7 @@
 // Thread-safe (reads only through the FileSystem seam, and times only through the Clock seam).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "core/clock.h"
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
+#include "store/manifest.h"
 #include "tasks/task_registry.h"
 
 namespace pi_fusion::tasks {
@@ -39,6 +41,23 @@ std::set<std::string> SavedSessionIds(FileSystem& fs, const std::string& session
 std::vector<TaskInfo> UnsavedSessionRuns(FileSystem& fs, const Clock& clock, const std::string& cwd,
                                          const std::set<std::string>& saved,
                                          std::string_view own_session_id, size_t limit);
+
+// The Pi process that wrote `run_dir` (`…/<sanitized-session-id>-<pid>/<run-id>`): its pid and
+// session; false when the session directory's name has no pid.
+bool RunDirOwner(std::string_view run_dir, long* pid, std::string* session);
+
+// "another Pi process (pid 4242, session 0f3a…)": who owns a run that task.owner_pid names.
+std::string OwnerText(const TaskInfo& task);
+
+// A cancelled run read from disk: who cancelled it, from the cause its terminal error records
+// (run/cancel_cause.h); kUnknown for runs that recorded none.
+CancelSource CancelledByOnDisk(const store::Manifest& manifest);
+
+// The run in `run_dir` as SessionRunsOnDisk would list it, read only (an interrupted run is
+// reported failed, not finalized); nullopt when the directory holds no readable manifest of
+// `run_id`.
+std::optional<TaskInfo> RunOnDisk(FileSystem& fs, const std::string& run_dir,
+                                  const std::string& run_id);
 
 // Exact id or unambiguous prefix among `runs`, with the registry's errors.
 TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix);

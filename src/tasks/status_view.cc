@@ -37,8 +37,12 @@ StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>
     } else if (!is_live) {
       detail = std::string(task.unsaved_session ? kUnsavedSessionNote : "earlier Pi process") +
                (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
+    } else if (task.state == TaskState::kKilled && task.cancelled_by != CancelSource::kUnknown) {
+      detail = CancelledText(task.cancelled_by);
     }
-    view.text += task.id + "  " + state_name + "  " + task.label +
+    // The text says "cancelled", the word of every view; the details keep the contract's state.
+    const std::string shown = task.state == TaskState::kKilled ? "cancelled" : state_name;
+    view.text += task.id + "  " + shown + "  " + task.label +
                  (detail.empty() ? "" : "  (" + detail + ")") + "\n";
     nlohmann::json row = {
         {"task_id", task.id},
@@ -50,7 +54,7 @@ StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>
         {"artifact_dir", task.artifact_dir},
         {"progress", is_live ? ProgressJson(task.progress, task.id, task.workflow, now_ms)
                              : nlohmann::json(nullptr)}};
-    if (!is_live) row["note"] = detail;
+    if (!detail.empty() && !(is_live && task.state == TaskState::kRunning)) row["note"] = detail;
     rows.push_back(std::move(row));
   }
   view.details = {{"tasks", rows}};

@@ -99,7 +99,7 @@ Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix, CancelSource 
                          "Background task " + running.info.id + " is not running");
   }
   if (running.info.cancelled_by == CancelSource::kUnknown) running.info.cancelled_by = source;
-  running.cancel.Cancel();
+  running.cancel.Cancel(CancelSourceCause(source));  // the run records it (run/cancel_cause.h)
   return running.info;
 }
 
@@ -108,7 +108,7 @@ void TaskRegistry::CancelAll(CancelSource source) {
   for (auto& [id, entry] : tasks_) {
     if (entry.info.state != TaskState::kRunning) continue;
     if (entry.info.cancelled_by == CancelSource::kUnknown) entry.info.cancelled_by = source;
-    entry.cancel.Cancel();
+    entry.cancel.Cancel(CancelSourceCause(source));
   }
 }
 

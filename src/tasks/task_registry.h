@@ -42,6 +42,10 @@ struct TaskInfo {
   std::string session_id;  // the Pi session that launched it ("" for a run read from disk)
   // A run read from disk whose Pi session was never saved (session_runs.h UnsavedSessionRuns).
   bool unsaved_session = false;
+  // A run read from disk that another live Pi process owns: that process's pid and the session
+  // its run directory names (0 and "" otherwise). Only that process is notified when it ends.
+  long owner_pid = 0;
+  std::string owner_session;
 };
 
 // Error texts of the contract.

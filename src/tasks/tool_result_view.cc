@@ -35,11 +35,37 @@ json ErrorView(const json& details, const std::string& text) {
   return Note("error", cut == std::string::npos ? text : text.substr(0, cut));
 }
 
+// A launch row whose run has ended since: how it ended, never "started in the background".
+json EndedLaunchView(const RunFacts& facts, const TaskInfo& ended) {
+  const std::string id = " (" + facts.run_id + ")";
+  if (ended.state == TaskState::kCompleted) {
+    json view = BaseView(facts, "completed", "ran in the background and completed" + id);
+    view["notes"] = json::array({"bg_result " + facts.run_id + " gives its verified answer."});
+    return view;
+  }
+  if (ended.state == TaskState::kKilled) {
+    json view = BaseView(facts, "cancelled",
+                         "ran in the background and was " + CancelledText(ended.cancelled_by) + id);
+    if (ended.cancelled_by == CancelSource::kQuit || ended.cancelled_by == CancelSource::kReload) {
+      view["notes"] = json::array({"Pi cancels active runs when it quits or reloads."});
+    }
+    return view;
+  }
+  json view = BaseView(facts, "failed", "ran in the background and failed" + id);
+  // The first line of its terminal text: the contract's failure line, or its recorded error.
+  const std::string why = ended.terminal_text.substr(0, ended.terminal_text.find('\n'));
+  if (!why.empty()) view["error"] = why;
+  return view;
+}
+
 // fusion_*: the launch receipt; before it, the preflight update line as it is.
-json LaunchView(const json& details, const std::string& text) {
+json LaunchView(const json& details, const std::string& text, const TaskInfo* ended) {
   if (!details.is_object() || !details.contains("task")) return Note("info", text);
   RunFacts facts = FactsOf(details);
   facts.run_id = StringAt(details, "run_id");
+  if (ended != nullptr && ended->id == facts.run_id && ended->state != TaskState::kRunning) {
+    return EndedLaunchView(facts, *ended);
+  }
   json view = BaseView(facts, "running", "started in the background (" + facts.run_id + ")");
   view["notes"] =
       json::array({"You will be notified when it ends. " + std::string(kActiveRunHint)});
@@ -159,24 +185,45 @@ json CompletedResultView(const json& details, const std::string& text, const Run
   return view;
 }
 
+// A running run: this Pi is told when its own runs end; a run another live Pi owns
+// (details.owner) ends there, so the view says whose it is and where its answer will be.
+json RunningResultView(const json& details, const RunFacts& facts) {
+  const json owner = details.value("owner", json());
+  if (!owner.is_object() || !owner.value("pid", json()).is_number_integer()) {
+    return BaseView(facts, "running", "still running; you will be notified when it ends");
+  }
+  json view =
+      BaseView(facts, "running",
+               "running in another Pi process (pid " + std::to_string(owner["pid"].get<int64_t>()) +
+                   ", session " + StringAt(owner, "session") + ")");
+  view["notes"] =
+      json::array({"That Pi owns this run; this Pi will not be notified when it ends.",
+                   "Once it has ended: bg_result " + facts.run_id + " again, the answer file " +
+                       facts.artifact_dir + "/merged.md, or `pi-fusion runs`."});
+  return view;
+}
+
 json BgResultView(const json& details, const std::string& text, int64_t now_ms) {
   const RunFacts facts = FactsOf(details);
   const std::string state = StringAt(details, "state");
-  if (state == "running") {
-    return BaseView(facts, "running", "still running; you will be notified when it ends");
-  }
+  if (state == "running") return RunningResultView(details, facts);
   if (state == "completed") return CompletedResultView(details, text, facts);
-  return FailedView(facts, details, state == "killed", CancelSource::kUnknown, now_ms);
+  // A cancelled run recorded who asked in its terminal error (run/cancel_cause.h).
+  const CancelSource who =
+      state == "killed"
+          ? CancelSourceOfMessage(StringAt(details.value("failure", json()), "message"))
+          : CancelSource::kUnknown;
+  return FailedView(facts, details, state == "killed", who, now_ms);
 }
 
 }  // namespace
 
 json ToolResultView(std::string_view tool, const json& details, const std::string& text,
-                    bool is_error, int64_t now_ms) {
+                    bool is_error, int64_t now_ms, const TaskInfo* ended) {
   if (is_error || (details.is_object() && details.contains("error"))) {
     return ErrorView(details, text);
   }
-  if (tool.substr(0, 7) == "fusion_") return LaunchView(details, text);
+  if (tool.substr(0, 7) == "fusion_") return LaunchView(details, text, ended);
   if (tool == "bg_kill") return KillView(details);
   if (tool == "bg_status") return StatusListView(details);
   return BgResultView(details, text, now_ms);

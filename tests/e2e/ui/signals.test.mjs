@@ -33,7 +33,7 @@ async function signalDuringCandidates(env, run, signal) {
 
 function assertCancelledBySignal(env, r, code) {
   assert.equal(r.code, code, r.stderr);
-  assert.match(r.stderr, /fusion reason reason-[0-9a-f]{32} cancelled by a signal to Pi: /);
+  assert.match(r.stderr, /fusion reason reason-[0-9a-f]{32} cancelled by a signal to Pi\n/);
   assert.match(r.stderr, /Pi cancels active runs when it quits or reloads\./);
   const [dir] = runDirs(env);
   assert.equal(manifestOf(dir).state, "cancelled");

@@ -1,4 +1,4 @@
-// CancelToken: linked children and the stop grace a cancellation asks for.
+// CancelToken: linked children, the stop grace a cancellation asks for, and its cause.
 #include <poll.h>
 
 #include <catch2/catch.hpp>
@@ -45,6 +45,26 @@ TEST_CASE("CancelToken: a child of a cancelled token starts cancelled") {
   REQUIRE(child.ok());
   CHECK(child->IsCancelled());
   CHECK(Readable(*child));
+}
+
+TEST_CASE("CancelToken: the first cause given is kept, and children see their ancestors'") {
+  Result<CancelToken> run = CancelToken::Create();
+  REQUIRE(run.ok());
+  Result<CancelToken> child = run->NewChild();
+  REQUIRE(child.ok());
+  CHECK(run->cause() == nullptr);
+  child->CancelWithGrace(300ms);  // a failed sibling names no cause
+  CHECK(child->cause() == nullptr);
+  run->Cancel(nullptr);
+  CHECK(run->IsCancelled());
+  CHECK(run->cause() == nullptr);
+  run->CancelWithGrace(1000ms, "quitting Pi");  // named after a plain cancel: recorded
+  CHECK(std::string(run->cause()) == "quitting Pi");
+  CHECK(std::string(child->cause()) == "quitting Pi");
+  run->Cancel("bg_kill");  // the first cause stays
+  CHECK(std::string(run->cause()) == "quitting Pi");
+  CHECK(CancelToken().cause() == nullptr);
+  CancelToken().Cancel("bg_kill");  // a default token records nothing and does nothing
 }
 
 TEST_CASE("CancelToken: the shortest grace asked for wins, also through ancestors") {
