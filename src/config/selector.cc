@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "config/shared_model.h"
 #include "core/utf8.h"
 
 namespace pi_fusion::config {
@@ -266,6 +267,12 @@ std::vector<std::string> Selector::TopologyNotes() const {
     return Effective(config_.selection(slot)) == first;
   });
   if (one_model) notes.push_back("Five slots, one model: no diversity (" + first + ").");
+  if (std::optional<SharedModel> shared =
+          SharedCandidateModel({Effective(config_.selection(Slot::kCandidate1)),
+                                Effective(config_.selection(Slot::kCandidate2)),
+                                Effective(config_.selection(Slot::kCandidate3))})) {
+    notes.push_back(SharedModelText(*shared));
+  }
   for (Slot judge : {Slot::kEvaluator, Slot::kMerger}) {
     const std::string model = Effective(config_.selection(judge));
     std::vector<std::string> same;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "config/route_admission.h"
+#include "config/shared_model.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 #include "workflow/child_wrapper.h"
@@ -61,9 +62,13 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
   launch.ok = true;
   launch.run_id = task.id;
   launch.artifact_dir = task.artifact_dir;
+  const std::optional<config::SharedModel> shared = config::SharedCandidateModel(
+      {run.models.routes[0].model.QualifiedId(), run.models.routes[1].model.QualifiedId(),
+       run.models.routes[2].model.QualifiedId()});
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
                         WrapperLine(run) +
+                        (shared ? "\n" + config::SharedModelText(*shared) : std::string()) +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
@@ -77,6 +82,7 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
                     {"run_id", task.id},
                     {"workflow", task.workflow},
                     {"artifact_dir", task.artifact_dir}};
+  if (shared) launch.details["shared_model"] = {{"model", shared->model}, {"slots", shared->slots}};
   return launch;
 }
 

@@ -11,6 +11,7 @@
 #include "store/usage_claim.h"
 #include "store/verify.h"
 #include "tasks/lifecycle_texts.h"
+#include "tasks/run_view.h"
 #include "tasks/session_runs.h"
 
 namespace pi_fusion::tasks {
@@ -69,12 +70,13 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
   // A candidate that tried to read past the walls is said here, not only in the details.
   const std::string refusals =
       workflow::RefusalsText(verified->details.value("tool_refusals", json()));
-  const std::string head = "Fusion " + task.id + " completed (" + task.workflow +
-                           ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) +
-                           " bytes, " + verified->merged_ref.sha256 +
-                           " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
-                           UsageLine(verified->usage, attachment, why) +
-                           (refusals.empty() ? "" : "\n" + refusals) + "\n\n";
+  const std::string shared = SharedModelNote(verified->details.value("models", json()));
+  const std::string head =
+      "Fusion " + task.id + " completed (" + task.workflow +
+      ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
+      verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
+      UsageLine(verified->usage, attachment, why) + (refusals.empty() ? "" : "\n" + refusals) +
+      (shared.empty() ? "" : "\n" + shared) + "\n\n";
   view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
   view.details["answer"] = {{"present", true},

@@ -88,5 +88,8 @@ std::string Grouped(uint64_t n);
 nlohmann::json BaseView(const RunFacts& facts, std::string_view state, const std::string& status);
 // The five slots of a completed run, all done, with the models of result details' `models`.
 nlohmann::json CompletedSlots(const nlohmann::json& models);
+// config::SharedModelText of result details' `models` (`candidates`: three "provider/model"); ""
+// when the candidates run on three models or the models cannot be read.
+std::string SharedModelNote(const nlohmann::json& models);
 
 }  // namespace pi_fusion::tasks

@@ -1,5 +1,7 @@
 #include "tasks/tool_result_view.h"
 
+#include "config/shared_model.h"
+
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/run_view.h"
@@ -69,6 +71,11 @@ json LaunchView(const json& details, const std::string& text, const TaskInfo* en
   json view = BaseView(facts, "running", "started in the background (" + facts.run_id + ")");
   view["notes"] =
       json::array({"You will be notified when it ends. " + std::string(kActiveRunHint)});
+  if (const json shared = details.value("shared_model", json()); shared.is_object()) {
+    const config::SharedModel model{StringAt(shared, "model"),
+                                    shared.value("slots", std::vector<int>{})};
+    if (model.slots.size() > 1) view["notes"].push_back(config::SharedModelText(model));
+  }
   return view;
 }
 
@@ -167,6 +174,9 @@ json CompletedResultView(const json& details, const std::string& text, const Run
   json view = BaseView(facts, "completed", "completed (" + facts.run_id + ")");
   const json result = details.value("result", json());
   view["slots"] = CompletedSlots(result.value("models", json()));
+  if (const std::string shared = SharedModelNote(result.value("models", json())); !shared.empty()) {
+    view["notes"] = json::array({shared});
+  }
   const std::string usage = UsageText(details.value("usage", json()));
   if (!usage.empty()) {
     view["usage"] = usage + (StringAt(details, "usage_attached") == "now"

@@ -59,6 +59,7 @@ describe("/fusion-models", () => {
       }
       assert.ok(path.isAbsolute(configPath));
       assert.match(screen, /Five slots, one model: no diversity \(scripted\/scripted-a\)\./);
+      assert.match(screen, /All three candidates run on one model \(scripted\/scripted-a\), so their agreement/);
       assert.match(screen, /Evaluator uses the same model as Candidates 1, 2, 3 .*self-preference risk/);
 
       // Esc closes without writing anything; with no edits it says nothing.

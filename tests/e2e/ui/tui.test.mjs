@@ -38,6 +38,8 @@ describe("the TUI shows Fusion to the person", () => {
       assert.match(collapsed, /Why the sky is blue/);
       assert.match(collapsed, /Sunlight is scattered by air molecules/);
       assert.match(collapsed, /to expand/);
+      // Every slot is $current: the block says the agreement of one model is weaker evidence.
+      assert.match(collapsed, /All three candidates run on one model \(scripted\/scripted-a\), so their/);
       assert.doesNotMatch(collapsed, /sha256|Do not poll|Call bg_result/);
       assert.doesNotMatch(collapsed, /Candidate 1 \(/);
       assert.doesNotMatch(collapsed, /Quitting or reloading Pi cancels/, "no hint once no run is active");

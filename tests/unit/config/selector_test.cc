@@ -214,6 +214,9 @@ TEST_CASE("Selector: topology notes") {
   Selector selector(f.store, Registry());
   CHECK(Shows(selector, "Five slots, one model: no diversity (scripted/scripted-a)."));
   CHECK(Shows(selector,
+              "All three candidates run on one model (scripted/scripted-a), so their "
+              "agreement is weaker evidence"));
+  CHECK(Shows(selector,
               "Evaluator uses the same model as Candidates 1, 2, 3 (scripted/scripted-a): "
               "self-preference risk."));
   // Candidate 2 explicitly on the current model still counts as the same model.
@@ -223,6 +226,9 @@ TEST_CASE("Selector: topology notes") {
   Type(selector, "scripted-b");
   selector.HandleKey(SelectorKey::kEnter);  // Candidate 3 = scripted-b
   CHECK_FALSE(Shows(selector, "Five slots, one model"));
+  CHECK_FALSE(Shows(selector, "All three candidates run on one model"));
+  CHECK(Shows(selector,
+              "Candidates 1 and 2 run on one model (scripted/scripted-a), so their agreement"));
   CHECK(Shows(selector, "Merger uses the same model as Candidates 1, 2 (scripted/scripted-a)"));
   for (int i = 0; i < 2; ++i) selector.HandleKey(SelectorKey::kDown);  // Merger
   selector.HandleKey(SelectorKey::kEnter);
