@@ -12,7 +12,7 @@ import { MERGED_TEXT } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import {
   agentFlowRules, assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRules,
-  FILE_TOOL_CALLS, FIXTURE_FILES, INSPECT_TOOLS, INVESTIGATE_ARGS, WRAPPER, withFixtureEnv,
+  FILE_TOOL_CALLS, FIXTURE_FILES, INSPECT_TOOLS, INVESTIGATE_ARGS, investigateBatches, WRAPPER, withFixtureEnv,
 } from "./investigate_support.mjs";
 
 const DENY = "bash,edit,write,powershell,fusion_reason,fusion_investigate,fusion_research,fusion_validate,fusion_brainstorm,bg_result,bg_status,bg_kill";
@@ -101,12 +101,7 @@ describe("fusion_investigate end to end", () => {
       fs.symlinkSync(outside, path.join(env.cwd, "escape.txt"));
       attempts[1].arguments.path = outside;
       env.server.setScript({ rules: agentFlowRules(candidateRules([{ tool_calls: attempts }])) });
-      const r = await env.print("please investigate");
-      assert.equal(r.code, 0, r.stderr);
-      assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
-
-      const batches = candidateBatches(env);
-      assert.equal(batches.length, 3);
+      const batches = await investigateBatches(env);
       // (openai-completions carries no error flag on the wire; the journal below records it.)
       for (const batch of batches) {
         for (const t of batch.slice(0, 4)) assert.match(t.text, /^Refused: ".*" (is|resolves) outside the project directory/);
@@ -147,12 +142,7 @@ describe("fusion_investigate end to end", () => {
       for (let dir = env.cwd; dir !== path.dirname(dir); dir = path.dirname(dir)) {
         assert.ok(!fs.existsSync(path.join(dir, ".git")), `${dir} is inside a git repository`);
       }
-      const r = await env.print("please investigate");
-      assert.equal(r.code, 0, r.stderr);
-      assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
-      const batches = candidateBatches(env);
-      assert.equal(batches.length, 3);
-      for (const batch of batches) {
+      for (const batch of await investigateBatches(env)) {
         assert.deepEqual(batch.map((t) => t.name), ["find", "find", "grep"]);
         assert.equal(batch[0].text.trim(), "docs/notes.md");
         assert.equal(batch[1].text.trim(), "src/app.txt");

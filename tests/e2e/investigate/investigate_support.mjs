@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import path from "node:path";
-import { agentRules, fusionRules, STAGE } from "../../support/fusion_script.mjs";
+import { agentRules, fusionRules, MERGED_TEXT, STAGE } from "../../support/fusion_script.mjs";
 import { artifactJson, artifactText, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { offeredTools } from "../../support/pi_harness.mjs";
 import { assertConforms } from "../../support/schema_check.mjs";
@@ -105,4 +105,14 @@ export function candidateBatches(env) {
 /** Asserts that every candidate request offered the model exactly `tools`. */
 export function assertCandidatesOffered(env, tools) {
   for (const q of candidateRequests(env)) assert.deepEqual(offeredTools(q).sort(), [...tools].sort());
+}
+
+/** Runs "please investigate" in print mode, checks that the merged answer came back, and returns the three candidates' tool batches. */
+export async function investigateBatches(env) {
+  const r = await env.print("please investigate");
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
+  const batches = candidateBatches(env);
+  assert.equal(batches.length, 3);
+  return batches;
 }
