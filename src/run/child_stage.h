@@ -40,6 +40,8 @@ struct StageChild {
   // first provider request signals (request_signal.h); the child inherits it as descriptor
   // FirstRequestSignal::kChildFd. -1 otherwise.
   int request_signal_fd = -1;
+  // Sees the child's start and output while it runs (signs of life for the person); may be empty.
+  process::ProgressCallback watch;
 };
 
 // Where a child writes the files the parent reads after it ended.

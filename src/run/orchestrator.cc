@@ -10,6 +10,7 @@
 #include "core/json_text.h"
 #include "core/limits.h"
 #include "run/child_stage.h"
+#include "run/stage_watch.h"
 #include "run/tool_refusals.h"
 #include "run/validation_run.h"
 #include "run/warm_stages.h"
@@ -265,6 +266,15 @@ class Run {
     return Advance(RunState::kCandidatesComplete);
   }
 
+  // Signs of life of a stage child while it runs (stage_watch.h).
+  process::ProgressCallback Watch(const StageChild& child) const {
+    const std::string journal =
+        child.tools.empty()
+            ? ""
+            : run_.store->run_dir() + "/" + store::AttemptPrefix(child.key) + ".tool-calls.jsonl";
+    return WatchStageChild(observer_, *run_.seams.clock, *run_.seams.fs, child.key, journal);
+  }
+
   // RunStageChild on a thread of its own, where an escaping exception would end the host.
   StageResult RunStageChildGuarded(const StageChild& child, const process::CancelToken& cancel) {
     try {
@@ -288,6 +298,7 @@ class Run {
     child.system_prompt = CandidateSystemPromptOf(Spec());
     child.stdin_text = CandidateStdin(run_.canonical_input);
     child.request_signal_fd = warm_.signal_fd();
+    child.watch = Watch(child);
     return child;
   }
 
@@ -310,6 +321,7 @@ class Run {
     child.role = "evaluator";
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
+    child.watch = Watch(child);
     return child;
   }
 
@@ -373,6 +385,7 @@ class Run {
     child.role = "merger";
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
+    child.watch = Watch(child);
     return child;
   }
 

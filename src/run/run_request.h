@@ -66,12 +66,24 @@ struct ProgressUpdate {
   std::string line;  // the contract's progress text, e.g. "candidates 2/3 complete"
 };
 
+// A sign of life of a running stage child: when it last wrote a byte (stdout or stderr, the idle
+// watchdog's measure; its start when it wrote none yet) and, for a tool-using child, how many
+// tool calls it has made so far.
+struct ChildActivity {
+  store::Stage stage = store::Stage::kCandidate;
+  std::optional<int> slot;     // candidates
+  int64_t last_output_ms = 0;  // wall clock, milliseconds since the epoch
+  std::optional<int64_t> tool_calls;
+};
+
 // Progress for the user ("<label>: candidates running" is formed by the caller from the line).
 // Called from worker threads; implementations must be thread-safe.
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void Progress(const ProgressUpdate& update) = 0;
+  // A running child's output or start; at most about once a second per child.
+  virtual void Activity(const ChildActivity&) {}
 };
 
 // The outcome of preflight: a durable run directory with its inputs and plan, no child yet.

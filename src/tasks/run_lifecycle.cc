@@ -27,6 +27,10 @@ class TaskObserver : public workflow::RunObserver {
     sink_.Progress(text);
   }
 
+  void Activity(const workflow::ChildActivity& activity) override {
+    tasks_.Activity(id_, activity);
+  }
+
  private:
   TaskRegistry& tasks_;
   LifecycleSink& sink_;

@@ -284,3 +284,20 @@ TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, wh
                               0)["answer"]["markdown"] ==
         "Answer file: `" + file->details["answer"]["path"].get<std::string>() + "`");
 }
+
+TEST_CASE("RunLifecycle: every stage child's signs of life reach the task's progress",
+          "[tasks][lifecycle][activity]") {
+  Harness h;
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  CHECK(h.launcher.watched() == 5);  // three candidates, the evaluator, the merger
+  auto task = h.registry.Resolve(h.sink.launch.run_id);
+  REQUIRE(task.ok());
+  const int64_t wall = tasks::ToEpochMs(h.clock.WallNow());
+  for (const tasks::ChildLife& life : task->progress.candidate_life) {
+    CHECK(life.last_output_ms > 0);
+    CHECK(life.last_output_ms <= wall);
+  }
+  CHECK(task->progress.evaluator_life.last_output_ms > 0);
+  CHECK(task->progress.merger_life.last_output_ms > 0);
+}
