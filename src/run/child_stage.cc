@@ -319,7 +319,9 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   if (!written.ok()) verdict = written;
   Status ended = attempt.End(verdict, usage);
-  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals)};
+  std::optional<int64_t> tool_calls;
+  if (!child.tools.empty() && report.settlement) tool_calls = report.settlement->tool_calls;
+  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals), tool_calls};
 }
 
 }  // namespace pi_fusion::workflow

@@ -97,11 +97,13 @@ class Run {
     if (!Advance(RunState::kCandidatesRunning)) return outcome_;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     ArmWarmStages();
+    const Clock::TimePoint started = run_.seams.clock->Now();  // the reviewers start together
     ReviewerPhase phase = RunReviewers(
         run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_,
-        [this](int slot, const StageResult& result) {
+        [this, started](int slot, const StageResult& result) {
           NoteCalibration(result, budget::Stage::kCandidate);
           NoteRefusals(slot, result);
+          if (result.status.ok()) ReportLanded(slot, result, started);
         });
     warm_.CandidatesEnded();
     if (phase.failure) {
@@ -226,6 +228,7 @@ class Run {
       threads.emplace_back([&, slot] {
         observer_.Progress({ProgressEvent::kCandidateStarted, slot,
                             "candidate " + std::to_string(slot) + " starting"});
+        const Clock::TimePoint started = run_.seams.clock->Now();
         StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
         NoteCalibration(result, budget::Stage::kCandidate);
         NoteRefusals(slot, result);
@@ -234,6 +237,7 @@ class Run {
         if (result.status.ok()) {
           observer_.Progress({ProgressEvent::kCandidateDone, slot,
                               "candidates " + std::to_string(++done) + "/3 complete"});
+          ReportLanded(slot, result, started);
         } else {
           {
             std::lock_guard lock(mu);
@@ -264,6 +268,21 @@ class Run {
       (*answers)[slot - 1] = std::move(results[slot - 1].answer);
     }
     return Advance(RunState::kCandidatesComplete);
+  }
+
+  // The person may read a verified candidate now; the later stages see it only as they always do.
+  // `started` is when the candidate began.
+  void ReportLanded(int slot, const StageResult& result, Clock::TimePoint started) {
+    LandedCandidate landed;
+    landed.slot = slot;
+    landed.model = run_.models.routes[slot - 1].model.QualifiedId();
+    landed.elapsed_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(run_.seams.clock->Now() - started)
+            .count();
+    landed.answer = result.answer;
+    landed.artifact = store::AttemptPrefix({Stage::kCandidate, slot, 1}) + ".response.md";
+    landed.tool_calls = result.tool_calls;
+    observer_.CandidateLanded(landed);
   }
 
   // Signs of life of a stage child while it runs (stage_watch.h).

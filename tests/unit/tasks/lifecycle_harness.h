@@ -134,12 +134,17 @@ struct RecordingSink : tasks::LifecycleSink {
     lines.push_back(line);
   }
   void Ended(const tasks::TerminalReport& report) override { terminal = report; }
+  void CandidateLanded(const tasks::LandedReport& report) override {
+    std::lock_guard lock(mu);
+    landed.push_back(report);
+  }
 
   std::atomic<bool> launched{false};
   tasks::LaunchReport launch;
   std::optional<tasks::TerminalReport> terminal;
   std::mutex mu;
   std::vector<std::string> lines;
+  std::vector<tasks::LandedReport> landed;
 };
 
 inline workflow::RunRequest MakeRequest(const std::string& cwd,
