@@ -12,6 +12,7 @@ import {
 } from "../../support/fusion_script.mjs";
 import { withFusionEnv } from "../../support/fusion_runs.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
+import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
 const RUN_TIMEOUT_MS = 120000;
 const LANDED_LINE = /fusion reason [0-9a-f]{8}: candidate ([123]) landed · (scripted\/scripted-[ab]) · \d+:\d\d · ([\d,]+) bytes$/;
@@ -97,4 +98,15 @@ describe("landed candidates reach the person before the run ends", () => {
       assert.equal(env.requests().length, 5, "no model turn reads them");
     });
   });
+
+  test("print mode: a tool-using candidate's line says how many tool calls it made", () =>
+    withFixtureEnv({ script: { rules: agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }])) } }, async (env) => {
+      const r = await env.print("please investigate");
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stderr.split("\n").filter((l) => / candidate [123] landed · /.test(l));
+      assert.equal(lines.length, 3, r.stderr);
+      for (const line of lines) {
+        assert.match(line, /^fusion investigate [0-9a-f]{8}: candidate [123] landed · scripted\/scripted-a · \d+:\d\d · [\d,]+ bytes · 4 tool calls$/);
+      }
+    }));
 });
