@@ -8,10 +8,12 @@
  *    agreements?, conflicts?, artifacts?, notes?, error?}
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
- * and a tool call header is {title, question?}. Only erasable TypeScript syntax, so Node runs the
+ * and a tool call header is {title, question?}. The live view of active runs, drawn above the
+ * editor while they work (src/tasks/live_view.h), is
+ *   {kind:"live", runs: [{line, candidates: [{slot, name, model?, note?, markdown?}]}], hint?, expand?} Only erasable TypeScript syntax, so Node runs the
  * unit tests (tests/unit/render/) without a build step.
  */
-import { Box, type Component, Container, Markdown, type MarkdownTheme, Spacer, Text } from "@earendil-works/pi-tui";
+import { Box, type Component, Container, getKeybindings, Markdown, type MarkdownTheme, Spacer, Text } from "@earendil-works/pi-tui";
 
 /** The slice of Pi's theme the renderers use (Pi passes its Theme instance). */
 export interface RenderTheme {
@@ -84,6 +86,28 @@ export interface NoteView {
 }
 
 export type View = RunView | ListView | NoteView;
+
+/** A candidate whose answer verified while its run still works. */
+export interface LandedView {
+  slot: number;
+  name: string;
+  model?: string;
+  note?: string;
+  markdown?: string;
+}
+
+export interface LiveView {
+  kind: "live";
+  runs: { line: string; candidates: LandedView[] }[];
+  hint?: string;
+  /** The words after the expand key in the hint ("to expand"). */
+  expand?: string;
+}
+
+/** The slice of ctx.ui the live view reads: whether Pi's tool output is expanded. */
+export interface ExpandState {
+  getToolsExpanded?(): boolean;
+}
 
 export interface CallView {
   title: string;
@@ -222,4 +246,53 @@ export function renderMessage(view: View, options: RenderOptions, theme: RenderT
   const box = new Box(1, 1, background);
   addRun(box, view, options, theme, true);
   return box;
+}
+
+/** The live view: each active run's progress line and its landed candidates, their answers when expanded. */
+export function renderLive(view: LiveView, options: RenderOptions, theme: RenderTheme): Component {
+  const box = new Container();
+  const md = markdownTheme(theme);
+  let answers = false;
+  for (const run of view.runs) {
+    box.addChild(new Text(run.line, 1, 0));
+    for (const landed of run.candidates) {
+      let row = `  ${mark(theme, "done")} ${landed.name}`;
+      if (landed.model) row += " " + theme.fg("dim", landed.model);
+      if (landed.note) row += " " + theme.fg("muted", `· ${landed.note}`);
+      box.addChild(new Text(row, 1, 0));
+      if (!landed.markdown) continue;
+      answers = true;
+      if (options.expanded) box.addChild(new Markdown(landed.markdown, 5, 0, md));
+    }
+  }
+  if (answers && !options.expanded && options.expandHint) {
+    box.addChild(new Text(theme.fg("dim", `  ${options.expandHint}`), 1, 0));
+  }
+  if (view.hint) box.addChild(new Text(view.hint, 1, 0));
+  return box;
+}
+
+/** Pi's expand key(s) and `words`, e.g. "ctrl+o to expand"; "" when Pi names no key. */
+function expandHint(words: string | undefined): string {
+  if (!words) return "";
+  try {
+    const keys = getKeybindings().getKeys("app.tools.expand" as never);
+    return keys.length > 0 ? `${keys.join("/")} ${words}` : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The widget factory for ctx.ui.setWidget: draws `view` expanded while Pi's tool output is
+ * expanded, so Pi's expand key opens the landed answers without a redraw from the native side.
+ */
+export function liveWidget(view: LiveView, ui: ExpandState): (tui: unknown, theme: RenderTheme) => Component {
+  return (_tui, theme) => ({
+    render(width: number): string[] {
+      const expanded = typeof ui.getToolsExpanded === "function" ? Boolean(ui.getToolsExpanded()) : false;
+      return renderLive(view, { expanded, expandHint: expandHint(view.expand) }, theme).render(width);
+    },
+    invalidate(): void {},
+  });
 }

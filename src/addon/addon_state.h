@@ -19,6 +19,7 @@
 #include "tasks/kill_waits.h"
 #include "tasks/launched_runs.h"
 #include "tasks/lifecycle_texts.h"
+#include "tasks/live_view.h"
 #include "tasks/task_registry.h"
 
 namespace pi_fusion::addon {
@@ -66,6 +67,10 @@ struct AddonState {
   // redraw is not sent again: in RPC mode every setWidget is a frame to the client.
   std::vector<std::string> widget_rows;
   bool widget_synced = false;
+  // The TUI's live view as last drawn (its JSON; "" when it was rows or nothing), and each active
+  // run's landed candidates by run id, answers included (tasks/live_view.h): the person's only.
+  std::string widget_view;
+  std::map<std::string, std::vector<tasks::LandedReport>> landed;
   // Terminal notices that arrived after the registration they belonged to ended (a /reload
   // cancels its runs): shown by the next session_start.
   std::vector<std::string> carried_notices;

@@ -4,8 +4,11 @@
 
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
+#include "addon/renderers.h"
 #include "core/clock.h"
 #include "core/terminal_text.h"
+#include "tasks/host_texts.h"
+#include "tasks/live_view.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::addon {
@@ -60,6 +63,52 @@ void ShowRunProgress(Napi::Env env, const std::string& line) {
   RefreshRunProgress(env);
 }
 
+void ShowLandedCandidate(Napi::Env env, const tasks::LandedReport& report) {
+  AddonState& state = State(env);
+  // A registration that ended (a /reload) cancelled its runs: nothing of theirs is shown.
+  if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) return;
+  if (!UiOf(env).IsEmpty()) {
+    state.landed[report.run_id].push_back(report);
+    RefreshRunProgress(env);
+    return;
+  }
+  WriteStderrLine(env, tasks::LandedLine(report));
+  // json mode: the answer as an event (entry_appended) that no model turn reads.
+  if (ModeOf(state.ui_ctx.Value()) == "json") {
+    AppendEntry(env, tasks::kCandidateEntryType, tasks::LandedEntryData(report));
+  }
+}
+
+namespace {
+
+// The TUI's live view: one component drawn by the render module, with each landed answer
+// expandable by Pi's expand key. Redrawn only when what it shows changed.
+void SetLiveWidget(Napi::Env env, Napi::Object ui, const nlohmann::json& runs) {
+  AddonState& state = State(env);
+  Napi::Function set_widget = Method(ui, "setWidget");
+  if (runs.empty()) {
+    if (!state.widget_synced || !state.widget_view.empty() || !state.widget_rows.empty()) {
+      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), env.Undefined()});
+    }
+    state.widget_view.clear();
+    state.widget_rows.clear();
+    state.widget_synced = true;
+    return;
+  }
+  const nlohmann::json view = {{"kind", "live"},
+                               {"runs", runs},
+                               {"hint", tasks::kActiveRunsHint},
+                               {"expand", tasks::kExpandHintText}};
+  std::string dumped = view.dump();
+  if (state.widget_synced && dumped == state.widget_view) return;
+  set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), LiveWidgetFactory(env, view, ui)});
+  state.widget_view = std::move(dumped);
+  state.widget_rows.clear();
+  state.widget_synced = true;
+}
+
+}  // namespace
+
 void RefreshRunProgress(Napi::Env env) {
   AddonState& state = State(env);
   Napi::Object ui = UiOf(env);
@@ -69,6 +118,9 @@ void RefreshRunProgress(Napi::Env env) {
   }
   const int64_t now = tasks::ToEpochMs(SystemClock().WallNow());
   std::vector<std::pair<std::string, std::string>> lines;  // status key, text
+  std::vector<std::vector<std::string>> landed_rows;       // per line: its landed candidates
+  nlohmann::json live_runs = nlohmann::json::array();
+  std::map<std::string, std::vector<tasks::LandedReport>> still_landed;
   for (const tasks::TaskInfo& task : state.tasks->List()) {
     if (task.state != tasks::TaskState::kRunning) continue;
     // One line each; a model's name or a slot note must not move the cursor or clear the screen.
@@ -76,13 +128,36 @@ void RefreshRunProgress(Napi::Env env) {
         "pi-fusion:" + task.id,
         NeutralizeControls(tasks::StatusLine(task.progress, task.label, task.id, now),
                            TextShape::kSingleLine));
-  }
-  Napi::Function set_widget = Method(ui, "setWidget");
-  if (!set_widget.IsEmpty()) {
+    std::vector<tasks::LandedReport>& landed = still_landed[task.id];
+    if (auto it = state.landed.find(task.id); it != state.landed.end()) landed = it->second;
     std::vector<std::string> rows;
-    for (const auto& [key, text] : lines) rows.push_back(text);
+    for (const tasks::LandedReport& r : landed) {
+      rows.push_back(NeutralizeControls(tasks::LandedRow(r.candidate), TextShape::kSingleLine));
+    }
+    landed_rows.push_back(std::move(rows));
+    nlohmann::json live_run = tasks::LiveRunView(task, landed, now);
+    live_run["line"] = lines.back().second;
+    for (nlohmann::json& candidate : live_run["candidates"]) {  // rows: one line each
+      for (const char* key : {"model", "note"}) {
+        candidate[key] =
+            NeutralizeControls(candidate[key].get<std::string>(), TextShape::kSingleLine);
+      }
+    }
+    live_runs.push_back(std::move(live_run));
+  }
+  state.landed = std::move(still_landed);  // an ended run's answers go with its live view
+  const bool live = ModeOf(state.ui_ctx.Value()) == "tui" && CanRenderLive(env);
+  Napi::Function set_widget = Method(ui, "setWidget");
+  if (!set_widget.IsEmpty() && live) {
+    SetLiveWidget(env, ui, live_runs);
+  } else if (!set_widget.IsEmpty()) {
+    std::vector<std::string> rows;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      rows.push_back(lines[i].second);
+      rows.insert(rows.end(), landed_rows[i].begin(), landed_rows[i].end());
+    }
     if (!rows.empty()) rows.push_back(tasks::kActiveRunsHint);
-    if (!state.widget_synced || rows != state.widget_rows) {
+    if (!state.widget_synced || rows != state.widget_rows || !state.widget_view.empty()) {
       Napi::Value shown = env.Undefined();
       if (!rows.empty()) {
         Napi::Array array = Napi::Array::New(env, rows.size());
@@ -91,6 +166,7 @@ void RefreshRunProgress(Napi::Env env) {
       }
       set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), shown});
       state.widget_rows = std::move(rows);
+      state.widget_view.clear();
       state.widget_synced = true;
     }
   } else {

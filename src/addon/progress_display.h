@@ -1,7 +1,9 @@
-// Live progress of every active run: in the TUI one widget line per run (stage, candidates done
-// and failed, elapsed time) above the editor, plus the hint that quitting or reloading Pi
-// cancels them; on a Pi without widgets one status entry per run. No run's line is ever
-// overwritten or cleared by another's. Without a UI (print, json) progress goes to stderr.
+// Live progress of every active run: in the TUI a live view above the editor with one line per
+// run (stage, candidates done and failed, elapsed time, each running child's time since its last
+// output) and the run's landed candidates, whose answers Pi's expand key shows, plus the hint
+// that quitting or reloading Pi cancels them (plain rows where no live view can be drawn); on a
+// Pi without widgets one status entry per run. No run's line is ever overwritten or cleared by
+// another's. Without a UI (print, json) progress goes to stderr.
 // JS thread only.
 #pragma once
 
@@ -9,10 +11,15 @@
 
 #include <string>
 
+#include "tasks/live_view.h"
+
 namespace pi_fusion::addon {
 
 // A run reported `line` (already recorded in the task registry).
 void ShowRunProgress(Napi::Env env, const std::string& line);
+// A candidate of a run landed (its answer verified): listed in the TUI's live view, a stderr
+// line in print and json mode, and in json mode also a `fusion-candidate` entry with the answer.
+void ShowLandedCandidate(Napi::Env env, const tasks::LandedReport& report);
 // Redraws every active run's line from the registry; starts or stops the once-a-second ticker
 // that keeps elapsed times moving (unref'd: it never holds Pi open).
 void RefreshRunProgress(Napi::Env env);

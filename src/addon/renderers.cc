@@ -187,13 +187,26 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
 }
 
 bool AppendRunEntry(Napi::Env env, const json& view) {
+  return AppendEntry(env, kRunEntryType, view);
+}
+
+bool AppendEntry(Napi::Env env, const char* custom_type, const json& data) {
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) return false;
   Napi::Object pi = state.pi.Value();
   Napi::Function append = Method(pi, "appendEntry");
   if (append.IsEmpty()) return false;
-  append.Call(pi, {Napi::String::New(env, kRunEntryType), FromJson(env, view)});
+  append.Call(pi, {Napi::String::New(env, custom_type), FromJson(env, data)});
   return true;
+}
+
+bool CanRenderLive(Napi::Env env) {
+  return CanRender(env) && !RenderFunction(env, "liveWidget").IsEmpty();
+}
+
+Napi::Value LiveWidgetFactory(Napi::Env env, json view, Napi::Object ui) {
+  NeutralizeStrings(view);  // answers and model names are model text: never terminal control
+  return RenderFunction(env, "liveWidget").Call({FromJson(env, view), ui});
 }
 
 }  // namespace pi_fusion::addon

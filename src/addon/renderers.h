@@ -33,5 +33,14 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi);
 // Appends a display-only entry holding `view` (a run view) when Pi offers appendEntry and a
 // renderer exists; false otherwise (the caller then falls back to a notification).
 bool AppendRunEntry(Napi::Env env, const nlohmann::json& view);
+// Appends a display-only entry of `custom_type` (never sent to the model) when Pi offers
+// appendEntry; json and rpc clients get it as an `entry_appended` event.
+bool AppendEntry(Napi::Env env, const char* custom_type, const nlohmann::json& data);
+
+// True when the render module can draw the TUI's live view of active runs.
+bool CanRenderLive(Napi::Env env);
+// The widget factory (tui, theme) => component that draws `view` (tasks/live_view.h), expanded
+// while Pi's tool output is (ui.getToolsExpanded()). REQUIRES: CanRenderLive(env).
+Napi::Value LiveWidgetFactory(Napi::Env env, nlohmann::json view, Napi::Object ui);
 
 }  // namespace pi_fusion::addon

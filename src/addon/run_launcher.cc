@@ -41,6 +41,10 @@ class DispatchingSink : public tasks::LifecycleSink {
     dispatcher_->Post([line](Napi::Env env) { ShowRunProgress(env, line); });
   }
 
+  void CandidateLanded(const tasks::LandedReport& report) override {
+    dispatcher_->Post([report](Napi::Env env) { ShowLandedCandidate(env, report); });
+  }
+
   void Ended(const Terminal& terminal) override {
     dispatcher_->Post(
         [id = launch_id_, terminal](Napi::Env env) { DeliverEnd(env, id, terminal); });

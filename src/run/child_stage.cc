@@ -117,10 +117,10 @@ namespace {
 // Candidates get one retry when no child could be spawned at all (no process ever existed).
 Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::ChildSpec& spec,
                                     const StageChild& child, const process::CancelToken& cancel) {
-  Result<process::ChildOutcome> outcome = launcher.Run(spec, cancel);
+  Result<process::ChildOutcome> outcome = launcher.RunWatched(spec, cancel, child.watch);
   if (!outcome.ok() && outcome.status().code() == kChildSpawnFailed &&
       child.key.stage == store::Stage::kCandidate && !cancel.IsCancelled()) {
-    outcome = launcher.Run(spec, cancel);
+    outcome = launcher.RunWatched(spec, cancel, child.watch);
   }
   return outcome;
 }
@@ -252,7 +252,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
   if (!started.ok()) return {attempt.End(started.status(), std::nullopt), ""};
   Result<process::ChildOutcome> outcome =
-      *started ? Result<process::ChildOutcome>((*started)->Feed(*spec, cancel))
+      *started ? Result<process::ChildOutcome>((*started)->Feed(*spec, cancel, child.watch))
                : Spawn(*run.seams.children, *spec, child, cancel);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
 
@@ -319,7 +319,9 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   if (!written.ok()) verdict = written;
   Status ended = attempt.End(verdict, usage);
-  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals)};
+  std::optional<int64_t> tool_calls;
+  if (!child.tools.empty() && report.settlement) tool_calls = report.settlement->tool_calls;
+  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals), tool_calls};
 }
 
 }  // namespace pi_fusion::workflow

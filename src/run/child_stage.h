@@ -40,6 +40,8 @@ struct StageChild {
   // first provider request signals (request_signal.h); the child inherits it as descriptor
   // FirstRequestSignal::kChildFd. -1 otherwise.
   int request_signal_fd = -1;
+  // Sees the child's start and output while it runs (signs of life for the person); may be empty.
+  process::ProgressCallback watch;
 };
 
 // Where a child writes the files the parent reads after it ended.
@@ -65,6 +67,8 @@ struct StageResult {
   // A tool-enabled child's file-tool calls the walls refused, by error_code, counted from its
   // audit log once that verified (tool_refusals.h); empty otherwise.
   std::map<std::string, int64_t> tool_refusals;
+  // A tool-enabled child's tool calls, as its settlement counted them; nullopt otherwise.
+  std::optional<int64_t> tool_calls;
 };
 
 // REQUIRES: `run.store` is open; `cancel` outlives the call. With `warm`, a warm child started

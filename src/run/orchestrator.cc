@@ -11,6 +11,7 @@
 #include "core/limits.h"
 #include "run/cancel_cause.h"
 #include "run/child_stage.h"
+#include "run/stage_watch.h"
 #include "run/tool_refusals.h"
 #include "run/validation_run.h"
 #include "run/warm_stages.h"
@@ -97,11 +98,13 @@ class Run {
     if (!Advance(RunState::kCandidatesRunning)) return outcome_;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     ArmWarmStages();
+    const Clock::TimePoint started = run_.seams.clock->Now();  // the reviewers start together
     ReviewerPhase phase = RunReviewers(
         run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_,
-        [this](int slot, const StageResult& result) {
+        [this, started](int slot, const StageResult& result) {
           NoteCalibration(result, budget::Stage::kCandidate);
           NoteRefusals(slot, result);
+          if (result.status.ok()) ReportLanded(slot, result, started);
         });
     warm_.CandidatesEnded();
     if (phase.failure) {
@@ -226,6 +229,7 @@ class Run {
       threads.emplace_back([&, slot] {
         observer_.Progress({ProgressEvent::kCandidateStarted, slot,
                             "candidate " + std::to_string(slot) + " starting"});
+        const Clock::TimePoint started = run_.seams.clock->Now();
         StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
         NoteCalibration(result, budget::Stage::kCandidate);
         NoteRefusals(slot, result);
@@ -234,6 +238,7 @@ class Run {
         if (result.status.ok()) {
           observer_.Progress({ProgressEvent::kCandidateDone, slot,
                               "candidates " + std::to_string(++done) + "/3 complete"});
+          ReportLanded(slot, result, started);
         } else {
           {
             std::lock_guard lock(mu);
@@ -266,6 +271,30 @@ class Run {
     return Advance(RunState::kCandidatesComplete);
   }
 
+  // The person may read a verified candidate now; the later stages see it only as they always do.
+  // `started` is when the candidate began.
+  void ReportLanded(int slot, const StageResult& result, Clock::TimePoint started) {
+    LandedCandidate landed;
+    landed.slot = slot;
+    landed.model = run_.models.routes[slot - 1].model.QualifiedId();
+    landed.elapsed_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(run_.seams.clock->Now() - started)
+            .count();
+    landed.answer = result.answer;
+    landed.artifact = store::AttemptPrefix({Stage::kCandidate, slot, 1}) + ".response.md";
+    landed.tool_calls = result.tool_calls;
+    observer_.CandidateLanded(landed);
+  }
+
+  // Signs of life of a stage child while it runs (stage_watch.h).
+  process::ProgressCallback Watch(const StageChild& child) const {
+    const std::string journal =
+        child.tools.empty()
+            ? ""
+            : run_.store->run_dir() + "/" + store::AttemptPrefix(child.key) + ".tool-calls.jsonl";
+    return WatchStageChild(observer_, *run_.seams.clock, *run_.seams.fs, child.key, journal);
+  }
+
   // RunStageChild on a thread of its own, where an escaping exception would end the host.
   StageResult RunStageChildGuarded(const StageChild& child, const process::CancelToken& cancel) {
     try {
@@ -289,6 +318,7 @@ class Run {
     child.system_prompt = CandidateSystemPromptOf(Spec());
     child.stdin_text = CandidateStdin(run_.canonical_input);
     child.request_signal_fd = warm_.signal_fd();
+    child.watch = Watch(child);
     return child;
   }
 
@@ -311,6 +341,7 @@ class Run {
     child.role = "evaluator";
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
+    child.watch = Watch(child);
     return child;
   }
 
@@ -374,6 +405,7 @@ class Run {
     child.role = "merger";
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
+    child.watch = Watch(child);
     return child;
   }
 

@@ -66,12 +66,38 @@ struct ProgressUpdate {
   std::string line;  // the contract's progress text, e.g. "candidates 2/3 complete"
 };
 
+// A candidate whose answer verified and was written durably (its response artifact): the person
+// may read it while the rest of the run works. Nothing of it reaches a later stage's input or the
+// agent through this report.
+struct LandedCandidate {
+  int slot = 0;                       // 1..3
+  std::string model;                  // provider/id of its route
+  int64_t elapsed_ms = 0;             // from its start to its verified answer
+  std::string answer;                 // the verified bytes, as in `artifact`
+  std::string artifact;               // e.g. "candidate-1.attempt-1.response.md"
+  std::optional<int64_t> tool_calls;  // tool-using candidates: calls it made
+};
+
+// A sign of life of a running stage child: when it last wrote a byte (stdout or stderr, the idle
+// watchdog's measure; its start when it wrote none yet) and, for a tool-using child, how many
+// tool calls it has made so far.
+struct ChildActivity {
+  store::Stage stage = store::Stage::kCandidate;
+  std::optional<int> slot;     // candidates
+  int64_t last_output_ms = 0;  // wall clock, milliseconds since the epoch
+  std::optional<int64_t> tool_calls;
+};
+
 // Progress for the user ("<label>: candidates running" is formed by the caller from the line).
 // Called from worker threads; implementations must be thread-safe.
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void Progress(const ProgressUpdate& update) = 0;
+  // Each candidate whose answer verified, once, right after its kCandidateDone progress.
+  virtual void CandidateLanded(const LandedCandidate&) {}
+  // A running child's output or start; at most about once a second per child.
+  virtual void Activity(const ChildActivity&) {}
 };
 
 // The outcome of preflight: a durable run directory with its inputs and plan, no child yet.

@@ -26,6 +26,13 @@ class ChildLauncher {
   virtual ~ChildLauncher() = default;
   virtual Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
                                             const process::CancelToken& cancel) = 0;
+  // Run() reporting the child's start and output to `progress` (the supervisor's callback); a
+  // launcher that cannot report runs it unwatched.
+  virtual Result<process::ChildOutcome> RunWatched(const process::ChildSpec& spec,
+                                                   const process::CancelToken& cancel,
+                                                   const process::ProgressCallback&) {
+    return Run(spec, cancel);
+  }
   // Starts a child ahead of its input (process::WarmChild), or returns null when this launcher
   // cannot; the stage then starts cold. The default cannot.
   virtual Result<std::unique_ptr<process::WarmChild>> Prestart(const process::ChildSpec&) {

@@ -9,6 +9,11 @@ class PosixLauncher : public ChildLauncher {
                                     const process::CancelToken& cancel) override {
     return process::RunChild(spec, cancel);
   }
+  Result<process::ChildOutcome> RunWatched(const process::ChildSpec& spec,
+                                           const process::CancelToken& cancel,
+                                           const process::ProgressCallback& progress) override {
+    return process::RunChild(spec, cancel, progress);
+  }
   Result<std::unique_ptr<process::WarmChild>> Prestart(const process::ChildSpec& spec) override {
     return process::WarmChild::StartPosix(spec);
   }

@@ -172,6 +172,28 @@ void ProgressTracker::Apply(const workflow::ProgressUpdate& update, int64_t now_
   }
 }
 
+void ProgressTracker::Note(const workflow::ChildActivity& activity) {
+  ProgressSnapshot& s = snapshot_;
+  if (!s.Active()) return;
+  ChildLife* life = nullptr;
+  switch (activity.stage) {
+    case store::Stage::kCandidate:
+      if (activity.slot && *activity.slot >= 1 && *activity.slot <= 3) {
+        life = &s.candidate_life[*activity.slot - 1];
+      }
+      break;
+    case store::Stage::kEvaluation:
+      life = &s.evaluator_life;
+      break;
+    case store::Stage::kMerge:
+      life = &s.merger_life;
+      break;
+  }
+  if (life == nullptr) return;
+  life->last_output_ms = activity.last_output_ms;
+  life->tool_calls = activity.tool_calls;
+}
+
 // Whatever was still running takes the run's end; what never started is skipped.
 void ProgressTracker::End(Stage stage, SlotState running_becomes, int64_t now_ms) {
   ProgressSnapshot& s = snapshot_;
@@ -199,6 +221,61 @@ std::string FormatElapsed(int64_t elapsed_ms) {
   return out;
 }
 
+std::vector<RunningChild> RunningChildren(const ProgressSnapshot& s) {
+  std::vector<RunningChild> children;
+  for (int slot = 1; slot <= 3; ++slot) {
+    const ChildLife& life = s.candidate_life[slot - 1];
+    if (s.candidates[slot - 1] != SlotState::kRunning || life.last_output_ms == 0) continue;
+    children.push_back({"candidate " + std::to_string(slot), "candidate", slot, life});
+  }
+  if (s.evaluator == SlotState::kRunning && s.evaluator_life.last_output_ms != 0) {
+    children.push_back({"evaluator", "evaluator", 0, s.evaluator_life});
+  }
+  if (s.merger == SlotState::kRunning && s.merger_life.last_output_ms != 0) {
+    children.push_back({"merger", "merger", 0, s.merger_life});
+  }
+  return children;
+}
+
+std::string FormatSince(int64_t since_ms) {
+  const int64_t total = since_ms < 0 ? 0 : since_ms / 1000;
+  char out[32];
+  if (total < 60) {
+    std::snprintf(out, sizeof(out), "%llds", static_cast<long long>(total));
+  } else if (total < 3600) {
+    std::snprintf(out, sizeof(out), "%lldm %02llds", static_cast<long long>(total / 60),
+                  static_cast<long long>(total % 60));
+  } else {
+    std::snprintf(out, sizeof(out), "%lldh %02lldm", static_cast<long long>(total / 3600),
+                  static_cast<long long>(total / 60 % 60));
+  }
+  return out;
+}
+
+namespace {
+
+std::string ToolCallsText(const ChildLife& life) {
+  if (!life.tool_calls) return "";
+  return " (" + std::to_string(*life.tool_calls) +
+         (*life.tool_calls == 1 ? " tool call)" : " tool calls)");
+}
+
+}  // namespace
+
+std::string ChildLifeText(const ChildLife& life, int64_t now_ms) {
+  return "last output " + FormatSince(now_ms - life.last_output_ms) + " ago" + ToolCallsText(life);
+}
+
+std::string ActivitySummary(const ProgressSnapshot& s, int64_t now_ms) {
+  std::string text;
+  for (const RunningChild& child : RunningChildren(s)) {
+    text += text.empty() ? "last output: " : ", ";
+    text += child.name + " " + FormatSince(now_ms - child.life.last_output_ms) + " ago" +
+            ToolCallsText(child.life);
+  }
+  return text;
+}
+
 std::string StageSummary(const ProgressSnapshot& s) {
   std::string text(TextsOf(s.stage).summary);
   if (s.stage != Stage::kCandidates) return text;
@@ -212,6 +289,16 @@ nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
                             std::string_view workflow, int64_t now_ms) {
   nlohmann::json slots = nlohmann::json::array();
   for (SlotState slot : s.candidates) slots.push_back(SlotStateName(slot));
+  nlohmann::json activity = nlohmann::json::array();
+  for (const RunningChild& child : RunningChildren(s)) {
+    const int64_t since = now_ms - child.life.last_output_ms;
+    activity.push_back(
+        {{"role", child.role},
+         {"slot", child.slot > 0 ? nlohmann::json(child.slot) : nlohmann::json(nullptr)},
+         {"since_output_ms", since < 0 ? 0 : since},
+         {"tool_calls", child.life.tool_calls ? nlohmann::json(*child.life.tool_calls)
+                                              : nlohmann::json(nullptr)}});
+  }
   return {{"schema_version", kProgressSchema},
           {"run_id", run_id},
           {"workflow", workflow},
@@ -226,13 +313,17 @@ nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
           {"evaluator", SlotStateName(s.evaluator)},
           {"merger", SlotStateName(s.merger)},
           {"elapsed_ms", s.ElapsedMs(now_ms)},
-          {"warnings", s.warnings}};
+          {"warnings", s.warnings},
+          {"activity", activity}};
 }
 
 std::string StatusLine(const ProgressSnapshot& s, std::string_view label, std::string_view run_id,
                        int64_t now_ms) {
-  return std::string(label) + " " + std::string(store::ShortRunId(run_id)) + ": " +
-         StageSummary(s) + " · " + FormatElapsed(s.ElapsedMs(now_ms));
+  std::string line = std::string(label) + " " + std::string(store::ShortRunId(run_id)) + ": " +
+                     StageSummary(s) + " · " + FormatElapsed(s.ElapsedMs(now_ms));
+  const std::string activity = ActivitySummary(s, now_ms);
+  if (!activity.empty()) line += " · " + activity;
+  return line;
 }
 
 }  // namespace pi_fusion::tasks

@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,12 +56,21 @@ enum class Stage {
 // "cancelled"
 std::string_view StageName(Stage stage);
 
+// Signs of life of one stage child while it runs (workflow::ChildActivity): 0 until it started.
+struct ChildLife {
+  int64_t last_output_ms = 0;         // wall clock: its last byte on stdout or stderr, or its start
+  std::optional<int64_t> tool_calls;  // tool-using children: calls made so far
+};
+
 struct ProgressSnapshot {
   Stage stage = Stage::kPreflight;
   std::array<SlotState, 3> candidates{SlotState::kPending, SlotState::kPending,
                                       SlotState::kPending};
   SlotState evaluator = SlotState::kPending;
   SlotState merger = SlotState::kPending;
+  std::array<ChildLife, 3> candidate_life;
+  ChildLife evaluator_life;  // the evaluator, then its repair
+  ChildLife merger_life;
   int64_t started_ms = 0;  // wall clock, milliseconds since the epoch
   int64_t ended_ms = 0;    // 0 while the run is active
   std::string line;        // the newest progress text of the contract
@@ -75,6 +85,8 @@ class ProgressTracker {
  public:
   explicit ProgressTracker(int64_t started_ms) { snapshot_.started_ms = started_ms; }
   void Apply(const workflow::ProgressUpdate& update, int64_t now_ms);
+  // Records a running child's sign of life; nothing once the run has ended.
+  void Note(const workflow::ChildActivity& activity);
   const ProgressSnapshot& snapshot() const { return snapshot_; }
 
  private:
@@ -89,15 +101,38 @@ inline int64_t ToEpochMs(std::chrono::system_clock::time_point when) {
 // "0:07", "1:04", "1:02:03".
 std::string FormatElapsed(int64_t elapsed_ms);
 
+// A running child and its signs of life, in slot order, then the evaluator, then the merger.
+struct RunningChild {
+  std::string name;  // "candidate 2", "evaluator", "merger"
+  std::string role;  // "candidate" | "evaluator" | "merger"
+  int slot = 0;      // candidates; 0 otherwise
+  ChildLife life;
+};
+// Only children that are running and have reported their start.
+std::vector<RunningChild> RunningChildren(const ProgressSnapshot& snapshot);
+
+// Time since a child's last output: "0s", "41s", "2m 05s", "1h 02m" (never negative).
+std::string FormatSince(int64_t since_ms);
+
+// "last output 3s ago (4 tool calls)" for one running child (the count only for tool users).
+std::string ChildLifeText(const ChildLife& life, int64_t now_ms);
+
+// "last output: candidate 2 3s ago, candidate 3 41s ago (2 tool calls)"; "" when no running
+// child has reported yet.
+std::string ActivitySummary(const ProgressSnapshot& snapshot, int64_t now_ms);
+
 // "candidates 1/3 done, 1 failed" / "evaluating" / "merging" / "completed"; no elapsed time.
 std::string StageSummary(const ProgressSnapshot& snapshot);
 
 // {schema_version, run_id, workflow, stage, line, candidates{total, done, failed, running, slots},
-//  evaluator, merger, elapsed_ms, warnings}
+//  evaluator, merger, elapsed_ms, warnings, activity[{role, slot, since_output_ms, tool_calls}]}
+// (`activity`: the running children that reported; slot and tool_calls null where they do not
+// apply.)
 nlohmann::json ProgressJson(const ProgressSnapshot& snapshot, std::string_view run_id,
                             std::string_view workflow, int64_t now_ms);
 
-// The run's own status line: "fusion reason 1a2b3c4d: candidates 1/3 done, 1 failed · 0:42".
+// The run's own status line: "fusion reason 1a2b3c4d: candidates 1/3 done, 1 failed · 0:42",
+// then " · " and the ActivitySummary while a running child has reported.
 std::string StatusLine(const ProgressSnapshot& snapshot, std::string_view label,
                        std::string_view run_id, int64_t now_ms);
 

@@ -20,7 +20,12 @@ Status InternalError(const std::string& what) {
 class TaskObserver : public workflow::RunObserver {
  public:
   TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task, const Clock& clock)
-      : tasks_(tasks), sink_(sink), id_(task.id), label_(task.label), clock_(clock) {}
+      : tasks_(tasks),
+        sink_(sink),
+        id_(task.id),
+        workflow_(task.workflow),
+        label_(task.label),
+        clock_(clock) {}
 
   void Progress(const workflow::ProgressUpdate& update) override {
     const std::string text = label_ + ": " + update.line;
@@ -28,10 +33,19 @@ class TaskObserver : public workflow::RunObserver {
     sink_.Progress(text);
   }
 
+  void CandidateLanded(const workflow::LandedCandidate& landed) override {
+    sink_.CandidateLanded({id_, workflow_, label_, landed});
+  }
+
+  void Activity(const workflow::ChildActivity& activity) override {
+    tasks_.Activity(id_, activity);
+  }
+
  private:
   TaskRegistry& tasks_;
   LifecycleSink& sink_;
   std::string id_;
+  std::string workflow_;
   std::string label_;
   const Clock& clock_;
 };

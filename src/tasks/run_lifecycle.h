@@ -26,6 +26,7 @@
 #include "run/run_request.h"
 #include "run/run_seams.h"
 #include "tasks/lifecycle_texts.h"
+#include "tasks/live_view.h"
 #include "tasks/task_registry.h"
 
 namespace pi_fusion::tasks {
@@ -39,6 +40,8 @@ class LifecycleSink {
   virtual void Launched(const LaunchReport& launch) = 0;
   // A progress line for the person ("fusion reason: candidates running"). Must be thread-safe.
   virtual void Progress(const std::string& line) = 0;
+  // A candidate's verified answer, for the person only (never the agent). Must be thread-safe.
+  virtual void CandidateLanded(const LandedReport&) {}
   // Once, after a successful Launched(), when the run has ended and its task's terminal state
   // is recorded in the registry.
   virtual void Ended(const TerminalReport& terminal) = 0;

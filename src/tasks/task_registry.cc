@@ -81,6 +81,14 @@ void TaskRegistry::Progress(const std::string& id, const workflow::ProgressUpdat
   entry.info.last_progress = entry.info.label + ": " + update.line;
 }
 
+void TaskRegistry::Activity(const std::string& id, const workflow::ChildActivity& activity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return;
+  it->second.tracker.Note(activity);
+  it->second.info.progress = it->second.tracker.snapshot();
+}
+
 void TaskRegistry::Finish(const std::string& id, TaskState state, const std::string& text) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tasks_.find(id);

@@ -127,3 +127,18 @@ export const SECOND_CANDIDATE_ON_B = {
 export function writeFusionModels(env, models) {
   return env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: FUSION_MODELS_V1, ...models }));
 }
+
+/** Candidate 3 on scripted-b, every other slot on scripted-a: a rule matching scripted-b scripts candidate 3 alone. */
+export const THIRD_CANDIDATE_ON_B = {
+  candidates: ["scripted/scripted-a", "scripted/scripted-a", "scripted/scripted-b"],
+  evaluator: "scripted/scripted-a",
+  merger: "scripted/scripted-a",
+};
+
+/** fusionRules() with candidate 3 (on scripted-b, THIRD_CANDIDATE_ON_B) answering only after `delayMs`. */
+export function slowThirdCandidateRules(delayMs) {
+  return [
+    { name: "slow-third", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ text: CANDIDATE_TEXT, delay_ms: delayMs }] },
+    ...fusionRules(),
+  ];
+}

@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import { visibleWidth } from "@earendil-works/pi-tui";
 
-import { renderCall, renderMessage, renderView } from "../../../extensions/fusion-render.ts";
+import { liveWidget, renderCall, renderLive, renderMessage, renderView } from "../../../extensions/fusion-render.ts";
 
 // Pi's theme wraps text in colour codes; this one tags it so the tests can see which colour a
 // part got, and strips nothing.
@@ -186,5 +186,48 @@ test("no rendered line is wider than the width, in any state, collapsed or expan
         }
       }
     }
+  }
+});
+
+const live = {
+  kind: "live",
+  runs: [{
+    line: "fusion reason 1a2b3c4d: candidates 1/3 done · 0:42 · last output: candidate 2 3s ago",
+    candidates: [{ slot: 1, name: "Candidate 1", model: "local/m1", note: "0:12 · 1,234 bytes", markdown: "# First\n\nThe **first** answer." }],
+  }],
+  hint: "Quitting or reloading Pi cancels active Fusion runs (Escape ends only the agent's turn).",
+  expand: "to expand",
+};
+
+test("live view, collapsed: the progress line, each landed candidate's row and the expand hint; no answer", () => {
+  const out = text(renderLive(live, { expanded: false, expandHint: "ctrl+o to expand" }, theme), 160);
+  assert.match(out, /^ fusion reason 1a2b3c4d: candidates 1\/3 done · 0:42 · last output: candidate 2 3s ago$/m);
+  assert.match(out, /^ {3}<success>✓<\/success> Candidate 1 <dim>local\/m1<\/dim> <muted>· 0:12 · 1,234 bytes<\/muted>$/m);
+  assert.match(out, /<dim> {2}ctrl\+o to expand<\/dim>/);
+  assert.match(out, /Quitting or reloading Pi cancels active Fusion runs/);
+  assert.doesNotMatch(out, /first/);
+});
+
+test("live view, expanded: each landed answer in full under its row", () => {
+  const out = text(renderLive(live, { expanded: true, expandHint: "ctrl+o to expand" }, plain));
+  assert.match(out, /Candidate 1 local\/m1 · 0:12 · 1,234 bytes\n\s+First\n\n\s+The first answer\./);
+  assert.doesNotMatch(out, /to expand/);
+});
+
+test("live view with nothing landed: no expand hint", () => {
+  const none = { ...live, runs: [{ ...live.runs[0], candidates: [] }] };
+  assert.doesNotMatch(text(renderLive(none, { expanded: false, expandHint: "ctrl+o to expand" }, plain)), /expand/);
+});
+
+test("the live widget follows Pi's expand state at every render", () => {
+  let expanded = false;
+  const component = liveWidget(live, { getToolsExpanded: () => expanded })(undefined, plain);
+  assert.doesNotMatch(component.render(80).join("\n"), /first answer/);
+  expanded = true;
+  assert.match(component.render(80).join("\n"), /The first answer\./);
+  // A ui without the getter (an older Pi) stays collapsed.
+  assert.doesNotMatch(liveWidget(live, {})(undefined, plain).render(80).join("\n"), /first answer/);
+  for (const width of [20, 47, 80]) {
+    for (const line of component.render(width)) assert.ok(visibleWidth(line) <= width, `width ${width}: ${JSON.stringify(line)}`);
   }
 });

@@ -81,6 +81,23 @@ class ScriptedLauncher : public workflow::ChildLauncher {
     return outcome;
   }
 
+  // Reports the child's start and one output to its watch, as the supervisor does, then runs it.
+  Result<process::ChildOutcome> RunWatched(const process::ChildSpec& spec,
+                                           const process::CancelToken& cancel,
+                                           const process::ProgressCallback& progress) override {
+    if (progress) {
+      progress({process::ChildProgress::Event::kSpawned, 1, 0, 0, 0ms});
+      progress({process::ChildProgress::Event::kOutput, 1, 0, 10, 5ms});
+      std::lock_guard lock(mu_);
+      ++watched_;
+    }
+    return Run(spec, cancel);
+  }
+  int watched() const {
+    std::lock_guard lock(mu_);
+    return watched_;
+  }
+
   std::vector<std::string> started() const {
     std::lock_guard lock(mu_);
     return started_;
@@ -104,6 +121,7 @@ class ScriptedLauncher : public workflow::ChildLauncher {
   std::vector<std::string> started_;
   std::vector<std::vector<std::string>> envs_;
   int candidates_ = 0;
+  int watched_ = 0;
 };
 
 struct RecordingSink : tasks::LifecycleSink {
@@ -116,12 +134,17 @@ struct RecordingSink : tasks::LifecycleSink {
     lines.push_back(line);
   }
   void Ended(const tasks::TerminalReport& report) override { terminal = report; }
+  void CandidateLanded(const tasks::LandedReport& report) override {
+    std::lock_guard lock(mu);
+    landed.push_back(report);
+  }
 
   std::atomic<bool> launched{false};
   tasks::LaunchReport launch;
   std::optional<tasks::TerminalReport> terminal;
   std::mutex mu;
   std::vector<std::string> lines;
+  std::vector<tasks::LandedReport> landed;
 };
 
 inline workflow::RunRequest MakeRequest(const std::string& cwd,

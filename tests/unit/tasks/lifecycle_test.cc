@@ -1,6 +1,7 @@
 // RunLifecycle through fake seams (lifecycle_harness.h): the paths of one launch.
 #include <algorithm>
 #include <cerrno>
+#include <set>
 
 #include "lifecycle_harness.h"
 #include "store/constants.h"
@@ -283,4 +284,59 @@ TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, wh
   CHECK(tasks::ToolResultView("bg_result", file->details, file->text, false,
                               0)["answer"]["markdown"] ==
         "Answer file: `" + file->details["answer"]["path"].get<std::string>() + "`");
+}
+
+TEST_CASE("RunLifecycle: each verified candidate is reported once, with the bytes of its artifact",
+          "[tasks][lifecycle][landed]") {
+  Harness h(Script{[](int n) { return "answer of candidate " + std::to_string(n); }});
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  REQUIRE(h.sink.landed.size() == 3);
+  std::set<int> slots;
+  for (const tasks::LandedReport& r : h.sink.landed) {
+    slots.insert(r.candidate.slot);
+    CHECK(r.run_id == h.sink.launch.run_id);
+    CHECK(r.workflow == "reason");
+    CHECK(r.label == "fusion reason");
+    CHECK(r.candidate.model == "scripted/scripted-a");
+    CHECK(r.candidate.elapsed_ms >= 0);
+    CHECK_FALSE(r.candidate.tool_calls.has_value());  // reason candidates use no tools
+    CHECK(r.candidate.artifact ==
+          "candidate-" + std::to_string(r.candidate.slot) + ".attempt-1.response.md");
+    auto bytes = PosixFileSystem().ReadFile(h.sink.launch.artifact_dir + "/" + r.candidate.artifact,
+                                            1 << 20);
+    REQUIRE(bytes.ok());
+    CHECK(r.candidate.answer == *bytes);
+    CHECK(r.candidate.answer.rfind("answer of candidate ", 0) == 0);
+  }
+  CHECK(slots == std::set<int>{1, 2, 3});
+}
+
+TEST_CASE("RunLifecycle: a failed candidate never lands", "[tasks][lifecycle][landed]") {
+  Script script;
+  script.failing_candidate = 1;
+  script.block_others = true;
+  Harness h(script);
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  CHECK(h.sink.landed.empty());
+}
+
+TEST_CASE("RunLifecycle: every stage child's signs of life reach the task's progress",
+          "[tasks][lifecycle][activity]") {
+  Harness h;
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  CHECK(h.launcher.watched() == 5);  // three candidates, the evaluator, the merger
+  auto task = h.registry.Resolve(h.sink.launch.run_id);
+  REQUIRE(task.ok());
+  const int64_t wall = tasks::ToEpochMs(h.clock.WallNow());
+  for (const tasks::ChildLife& life : task->progress.candidate_life) {
+    CHECK(life.last_output_ms > 0);
+    CHECK(life.last_output_ms <= wall);
+  }
+  CHECK(task->progress.evaluator_life.last_output_ms > 0);
+  CHECK(task->progress.merger_life.last_output_ms > 0);
 }

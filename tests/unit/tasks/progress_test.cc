@@ -131,3 +131,81 @@ TEST_CASE("every stage has its contract name and the summary a person reads") {
     CHECK(StageSummary(s) == row.summary);
   }
 }
+
+// Signs of life: each running child's time since its last output (and tool calls so far).
+
+namespace {
+
+pi_fusion::workflow::ChildActivity Life(pi_fusion::store::Stage stage, std::optional<int> slot,
+                                        int64_t last_output_ms,
+                                        std::optional<int64_t> tool_calls = std::nullopt) {
+  pi_fusion::workflow::ChildActivity a;
+  a.stage = stage;
+  a.slot = slot;
+  a.last_output_ms = last_output_ms;
+  a.tool_calls = tool_calls;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("time since output reads in seconds, then minutes, then hours") {
+  CHECK(FormatSince(0) == "0s");
+  CHECK(FormatSince(999) == "0s");
+  CHECK(FormatSince(41'000) == "41s");
+  CHECK(FormatSince(59'999) == "59s");
+  CHECK(FormatSince(60'000) == "1m 00s");
+  CHECK(FormatSince(125'000) == "2m 05s");
+  CHECK(FormatSince(3'599'000) == "59m 59s");
+  CHECK(FormatSince(3'720'000) == "1h 02m");
+  CHECK(FormatSince(-5'000) == "0s");  // a wall clock that stepped back
+}
+
+TEST_CASE("the status line shows each running candidate's time since its last output") {
+  using pi_fusion::store::Stage;
+  ProgressTracker t = Started();
+  t.Apply({ProgressEvent::kCandidateDone, 1, "candidates 1/3 complete"}, kStart + 5000);
+  t.Note(Life(Stage::kCandidate, 1, kStart + 4000));
+  t.Note(Life(Stage::kCandidate, 2, kStart + 39'000, 4));
+  t.Note(Life(Stage::kCandidate, 3, kStart + 1000, 1));
+  const int64_t now = kStart + 42'000;
+  // Candidate 1 has landed: only the running ones are listed, in slot order.
+  CHECK(ActivitySummary(t.snapshot(), now) ==
+        "last output: candidate 2 3s ago (4 tool calls), candidate 3 41s ago (1 tool call)");
+  CHECK(StatusLine(t.snapshot(), "fusion reason", kRun, now) ==
+        "fusion reason 01234567: candidates 1/3 done · 0:42 · last output: candidate 2 3s ago "
+        "(4 tool calls), candidate 3 41s ago (1 tool call)");
+  const nlohmann::json j = ProgressJson(t.snapshot(), kRun, "reason", now);
+  REQUIRE(j["activity"].size() == 2);
+  CHECK(j["activity"][0] ==
+        nlohmann::json(
+            {{"role", "candidate"}, {"slot", 2}, {"since_output_ms", 3000}, {"tool_calls", 4}}));
+  CHECK(j["activity"][1]["since_output_ms"] == 41'000);
+}
+
+TEST_CASE("a child that has not reported adds nothing; the evaluator and merger report too") {
+  using pi_fusion::store::Stage;
+  ProgressTracker t = Started();
+  CHECK(ActivitySummary(t.snapshot(), kStart + 1000).empty());
+  CHECK(StatusLine(t.snapshot(), "fusion reason", kRun, kStart + 1000) ==
+        "fusion reason 01234567: candidates 0/3 done · 0:01");
+  CHECK(ProgressJson(t.snapshot(), kRun, "reason", kStart + 1000)["activity"].empty());
+  for (int slot = 1; slot <= 3; ++slot) {
+    t.Apply({ProgressEvent::kCandidateDone, slot, "done"}, kStart + 2000);
+  }
+  t.Apply({ProgressEvent::kEvaluating, 0, "evaluating candidates"}, kStart + 2000);
+  t.Note(Life(Stage::kEvaluation, std::nullopt, kStart + 2500));
+  CHECK(ActivitySummary(t.snapshot(), kStart + 9500) == "last output: evaluator 7s ago");
+  const nlohmann::json j = ProgressJson(t.snapshot(), kRun, "reason", kStart + 9500);
+  CHECK(j["activity"][0] == nlohmann::json({{"role", "evaluator"},
+                                            {"slot", nullptr},
+                                            {"since_output_ms", 7000},
+                                            {"tool_calls", nullptr}}));
+  t.Apply({ProgressEvent::kMerging, 0, "merging final answer"}, kStart + 10'000);
+  t.Note(Life(Stage::kMerge, std::nullopt, kStart + 10'000));
+  CHECK(ActivitySummary(t.snapshot(), kStart + 75'000) == "last output: merger 1m 05s ago");
+  t.Apply({ProgressEvent::kCompleted, 0, "completed"}, kStart + 80'000);
+  t.Note(Life(Stage::kMerge, std::nullopt, kStart + 80'000));  // after the end: ignored
+  CHECK(ActivitySummary(t.snapshot(), kStart + 90'000).empty());
+  CHECK(t.snapshot().merger_life.last_output_ms == kStart + 10'000);
+}

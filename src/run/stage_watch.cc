@@ -1,0 +1,38 @@
+#include "run/stage_watch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "store/artifact_ref.h"
+
+namespace pi_fusion::workflow {
+
+int64_t CountJournalLines(FileSystem& fs, const std::string& journal) {
+  const size_t slash = journal.rfind('/');
+  const std::string name = slash == std::string::npos ? journal : journal.substr(slash + 1);
+  Result<std::string> bytes = fs.ReadFile(journal, store::ArtifactReadCap(name));
+  if (!bytes.ok()) return 0;
+  return std::count(bytes->begin(), bytes->end(), '\n');
+}
+
+process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& clock, FileSystem& fs,
+                                          const store::AttemptKey& key, std::string journal) {
+  return [&observer, &clock, &fs, key,
+          journal = std::move(journal)](const process::ChildProgress&) {
+    // Must not throw (the supervisor's contract): a failure here only costs a sign of life.
+    try {
+      ChildActivity activity;
+      activity.stage = key.stage;
+      activity.slot = key.slot;
+      activity.last_output_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch())
+              .count();
+      if (!journal.empty()) activity.tool_calls = CountJournalLines(fs, journal);
+      observer.Activity(activity);
+    } catch (...) {
+    }
+  };
+}
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,65 @@
+// WatchStageChild (src/run/stage_watch.h): a stage child's start and output become signs of life
+// for the person, with a tool-using child's tool calls counted from its journal so far.
+#include "run/stage_watch.h"
+
+#include <mutex>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "test_support.h"
+
+using namespace pi_fusion;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct RecordingObserver : workflow::RunObserver {
+  void Progress(const workflow::ProgressUpdate&) override {}
+  void Activity(const workflow::ChildActivity& activity) override {
+    std::lock_guard lock(mu);
+    seen.push_back(activity);
+  }
+  std::mutex mu;
+  std::vector<workflow::ChildActivity> seen;
+};
+
+int64_t WallMs(const Clock& clock) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+TEST_CASE("a child's output is reported with the time it arrived") {
+  RecordingObserver observer;
+  store::testing::FixedClock clock;
+  process::ProgressCallback watch = workflow::WatchStageChild(observer, clock, PosixFileSystem(),
+                                                              {store::Stage::kCandidate, 2, 1}, "");
+  watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});
+  const int64_t spawned = WallMs(clock);
+  clock.Advance(4000ms);
+  watch({process::ChildProgress::Event::kOutput, 7, 0, 120, 4000ms});
+  REQUIRE(observer.seen.size() == 2);
+  CHECK(observer.seen[0].stage == store::Stage::kCandidate);
+  CHECK(observer.seen[0].slot == 2);
+  CHECK(observer.seen[0].last_output_ms == spawned);
+  CHECK(observer.seen[1].last_output_ms == spawned + 4000);
+  CHECK_FALSE(observer.seen[1].tool_calls.has_value());  // no tools: no count
+}
+
+TEST_CASE("a tool-using child reports the calls its journal holds so far") {
+  store::testing::TempDir dir;
+  const std::string journal = dir.path() + "/candidate-1.attempt-1.tool-calls.jsonl";
+  RecordingObserver observer;
+  store::testing::FixedClock clock;
+  process::ProgressCallback watch = workflow::WatchStageChild(
+      observer, clock, PosixFileSystem(), {store::Stage::kCandidate, 1, 1}, journal);
+  watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});  // no journal yet
+  store::testing::WriteAll(journal, "{\"ordinal\":1}\n{\"ordinal\":2}\n{\"ord");
+  watch({process::ChildProgress::Event::kOutput, 7, 0, 50, 1000ms});
+  REQUIRE(observer.seen.size() == 2);
+  CHECK(observer.seen[0].tool_calls == 0);
+  CHECK(observer.seen[1].tool_calls == 2);  // the record still being written is not counted
+  CHECK(workflow::CountJournalLines(PosixFileSystem(), dir.path() + "/absent.jsonl") == 0);
+}
