@@ -11,11 +11,12 @@ namespace pi_fusion::protocol {
 bool AnswerArrival::Complete(std::string_view stdout_bytes, std::string_view stderr_bytes) {
   if (never_) return false;
   if (!announced_ && !FindSettlement(stderr_bytes)) return false;
-  if (stdout_bytes.size() != announced_->bytes || stdout_bytes.size() == hashed_size_) {
+  // Stdout only grows, so a size already hashed holds the same bytes: each size is hashed once.
+  if (stdout_bytes.size() != announced_->bytes || stdout_bytes.size() == mismatched_size_) {
     return false;
   }
   if (Sha256Ref(stdout_bytes) == announced_->sha256) return true;
-  hashed_size_ = stdout_bytes.size();
+  mismatched_size_ = stdout_bytes.size();
   return false;
 }
 

@@ -23,6 +23,7 @@ namespace pi_fusion::protocol {
 
 class AnswerArrival {
  public:
+  // REQUIRES: each call's bytes extend the previous call's (a child's streams only grow).
   bool Complete(std::string_view stdout_bytes, std::string_view stderr_bytes);
 
  private:
@@ -36,7 +37,7 @@ class AnswerArrival {
   size_t searched_ = 0;  // stderr bytes searched for the settlement line so far
   bool never_ = false;   // the settlement is not `ok` or names no final record: wait for the exit
   std::optional<Announced> announced_;
-  size_t hashed_size_ = SIZE_MAX;  // stdout size whose hash did not match
+  size_t mismatched_size_ = SIZE_MAX;  // a stdout size whose hash was not the announced one
 };
 
 }  // namespace pi_fusion::protocol

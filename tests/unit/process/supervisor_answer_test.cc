@@ -98,9 +98,9 @@ TEST_CASE("Supervisor: without an answer the after_answer limit never fires") {
 }
 
 TEST_CASE("Supervisor: a cancel after the answer stops the child as one made after its answer") {
-  const auto fds = OpenFds();
   Result<CancelToken> cancel = CancelToken::Create();
   REQUIRE(cancel.ok());
+  const auto fds = OpenFds();  // the token's own descriptor stays open
   ChildLimits limits = RelaxedLimits();
   limits.after_answer = 30s;
   ChildSpec spec = Misbehave({"answer-then-exit", "30000", "0"}, limits);
