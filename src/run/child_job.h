@@ -26,7 +26,7 @@ class ChildJob {
   // Runs the child to its end (a launcher's Run, or a warm child's Feed) with the spec it is given.
   using Runner = std::function<Result<process::ChildOutcome>(const process::ChildSpec&)>;
 
-  // Starts `runner(spec)` now. REQUIRES: `check` is callable (a null check never ends early).
+  // Starts `runner(spec)` now. A null `check` never ends the wait early: the child's end does.
   ChildJob(Runner runner, process::ChildSpec spec, process::AnswerCheck check);
   ~ChildJob();
   ChildJob(const ChildJob&) = delete;

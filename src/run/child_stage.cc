@@ -323,7 +323,9 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   if (!started.ok()) return {attempt.End(started.status(), std::nullopt), ""};
   auto job = std::make_unique<ChildJob>(
       RunnerFor(std::move(started).value(), *run.seams.children, child, cancel),
-      std::move(spec).value(), ArrivalCheck());
+      std::move(spec).value(), child.tools.empty() ? ArrivalCheck() : process::AnswerCheck());
+  // A tool-enabled child's audit log is a file its process tree may still change until it exits,
+  // and it is read only once the child ended: such a stage waits for the exit, as it always did.
   bool at_answer = false;
   Result<process::ChildOutcome> outcome = job->WaitForAnswerOrEnd(&at_answer);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
