@@ -84,6 +84,8 @@ void ChildRun::CheckTimers() {
         Trigger(StopReason::kIdleLimit,
                 Status::Error(kChildTimeout, "child wrote nothing to stdout or stderr for " +
                                                  FormatDuration(limits.idle) + " (idle limit)"));
+      } else if (answered_ && Elapsed(answered_at_) >= limits.after_answer) {
+        Trigger(StopReason::kAfterAnswer, Status::Ok());
       }
       break;
     case Phase::kTerminating:
@@ -105,6 +107,7 @@ milliseconds ChildRun::NextTimeout() const {
   if (phase_ == Phase::kRunning) {
     timeout = std::min(timeout, spec_.limits.wall - Elapsed(started_));
     timeout = std::min(timeout, spec_.limits.idle - Elapsed(last_activity_));
+    if (answered_) timeout = std::min(timeout, spec_.limits.after_answer - Elapsed(answered_at_));
   } else {
     timeout = std::min(timeout, phase_limit_ - Elapsed(phase_started_));
   }
@@ -140,6 +143,10 @@ void ChildRun::PollOnce() {
   if (out != nullptr && out->revents != 0) Drain(&out_, kMaxChunksPerRound);
   if (err != nullptr && err->revents != 0) Drain(&err_, kMaxChunksPerRound);
   if (in != nullptr && in->revents != 0) WriteStdin();
+  // Before the exit check: a child that has already exited is simply seen to its end.
+  if ((out != nullptr && out->revents != 0) || (err != nullptr && err->revents != 0)) {
+    CheckAnswer();
+  }
   if (exit_fd_ < 0 || (exited != nullptr && exited->revents != 0)) CheckLeader();
   if (cancel != nullptr && cancel->revents != 0) {
     Trigger(StopReason::kCancelled, Status::Error(kChildCancelled, "child cancelled"));
@@ -269,6 +276,7 @@ void ChildRun::Trigger(StopReason reason, Status status) {
 
 void ChildRun::BeginStop() {
   if (phase_ != Phase::kRunning) return;
+  outcome_.stopped_after_answer = answered_;
   Signal(SIGTERM);
   milliseconds grace = spec_.limits.term_grace;
   if (outcome_.stop_reason == StopReason::kCancelled) {
@@ -337,6 +345,17 @@ void ChildRun::Finish() {
   now_ = env_->clock().Now();
   outcome_.duration = Elapsed(started_);
   outcome_.ended_at = env_->clock().WallNow();
+}
+
+// Asks the caller's answer check once per round with new bytes, until it says true; then tells the
+// caller, with a copy of what was captured so far, and starts the after-answer timer.
+void ChildRun::CheckAnswer() {
+  if (answered_ || phase_ != Phase::kRunning || leader_exited_ || !spec_.answer_complete) return;
+  if (!spec_.answer_complete(outcome_.stdout_bytes, outcome_.stderr_bytes)) return;
+  answered_ = true;
+  answered_at_ = now_;
+  outcome_.answer_at = Elapsed(started_);
+  if (spec_.on_answer) spec_.on_answer(outcome_);
 }
 
 // kSpawned once; kOutput only when something new was captured and the interval has passed.

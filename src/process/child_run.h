@@ -6,6 +6,8 @@
 // Loop: each round reads the clock, fires due timers (wall, idle, grace, kill wait), then polls
 // the child's pipes, its exit watch (pidfd) and the cancel token, and services what is ready:
 // drain stdout/stderr into capped buffers, write the next stdin chunk, notice the leader's exit.
+// With an answer check, the caller is told when the child's answer is complete and the child
+// gets limits.after_answer from then to exit before it is stopped.
 // Phases: kRunning -> (limit, cancel, stdin error, or a group that outlives its leader)
 // kTerminating (SIGTERM sent, grace) -> kKilling (SIGKILL sent, kill wait) -> kDone. A child
 // that ends by itself goes from kRunning straight to kDone once its pipes are at EOF.
@@ -66,6 +68,7 @@ class ChildRun {
   void CloseFd(int* fd, const char* what);
   void Finish();
   void ReportProgress(ChildProgress::Event event);
+  void CheckAnswer();
   bool PipesOpen() const { return out_.fd >= 0 || err_.fd >= 0; }
 
   ProcessEnv* const env_;
@@ -81,12 +84,14 @@ class ChildRun {
   bool leader_exited_ = false;
   bool leader_lost_ = false;  // exited but cannot be reaped by us (waitid failed)
   bool poll_failed_ = false;  // poll() failed once; the rest of the run sleeps and retries
+  bool answered_ = false;     // ChildSpec::answer_complete said true (on_answer was called)
 
   Phase phase_ = Phase::kRunning;
   TimePoint now_;
   TimePoint started_;
   TimePoint last_activity_;
   TimePoint phase_started_;
+  TimePoint answered_at_;
   std::chrono::milliseconds phase_limit_{0};
   TimePoint last_progress_;
   size_t reported_stdout_ = 0;

@@ -10,7 +10,7 @@ Status CheckLimits(const ChildLimits& limits) {
   using std::chrono::milliseconds;
   const milliseconds zero(0);
   if (limits.wall < zero || limits.idle < zero || limits.term_grace < zero ||
-      limits.kill_wait < zero || limits.progress_interval < zero) {
+      limits.kill_wait < zero || limits.progress_interval < zero || limits.after_answer < zero) {
     return Status::Error(kChildSpawnFailed, "invalid child limits: negative duration");
   }
   return Status::Ok();
@@ -46,6 +46,8 @@ const char* StopReasonName(StopReason reason) {
       return "stdin_failed";
     case StopReason::kSupervisorError:
       return "supervisor_error";
+    case StopReason::kAfterAnswer:
+      return "after_answer";
   }
   return "unknown";
 }

@@ -44,7 +44,22 @@ struct ChildLimits {
   std::chrono::milliseconds kill_wait{5000};
   // Minimum spacing of kOutput progress reports. 0 = after every read.
   std::chrono::milliseconds progress_interval{1000};
+  // With ChildSpec::answer_complete: how long a child may go on after its answer is complete
+  // before it is stopped (SIGTERM -> grace -> SIGKILL). A Pi child exits 0.2-0.5 s after it
+  // printed its answer; one that lingers longer holds nothing the run needs.
+  std::chrono::milliseconds after_answer{1000};
 };
+
+struct ChildOutcome;
+
+// Whether everything the child owes has arrived (its caller's protocol decides; the process layer
+// only asks). Called on the supervising thread after new bytes were read, while the child runs.
+// REQUIRES: must not throw and should return quickly.
+using AnswerCheck =
+    std::function<bool(const std::string& stdout_bytes, const std::string& stderr_bytes)>;
+// Called once, on the supervising thread, when AnswerCheck first says true: the outcome so far
+// (the bytes captured up to then; no exit status yet). Supervision goes on to the child's end.
+using AnswerCallback = std::function<void(const ChildOutcome& at_answer)>;
 
 struct ChildSpec {
   std::vector<std::string> argv;  // argv[0]: the executable path (no PATH lookup by default)
@@ -55,6 +70,11 @@ struct ChildSpec {
   std::vector<int> inherit_fds;   // see SpawnRequest::inherit_fds (not owned)
   std::string stdin_data;         // written fully, then stdin is closed
   ChildLimits limits;
+  // Optional, together: let the caller move on at the child's complete answer instead of its
+  // exit (docs/architecture-process.md, "Ending at the answer"). From then on the child has
+  // limits.after_answer to exit by itself before it is stopped.
+  AnswerCheck answer_complete;
+  AnswerCallback on_answer;
 };
 
 // Why the supervisor stopped the child, if it did.
@@ -67,6 +87,9 @@ enum class StopReason {
   kCancelled,        // child_cancelled
   kStdinFailed,      // child_stdin_failed (EPIPE or another write error)
   kSupervisorError,  // child_exit_failed: poll() itself failed
+  // The child had not exited limits.after_answer after its answer was complete. Not an error by
+  // itself (status stays ok): the caller judges what the child did after its answer.
+  kAfterAnswer,
 };
 
 // Stable snake_case name ("wall_limit", ...), for records and logs.
@@ -91,6 +114,11 @@ struct ChildOutcome {
   // True when the leader exited while other members of its group still held stdout/stderr open;
   // they were then stopped like a timed-out child.
   bool group_outlived_leader = false;
+  // With ChildSpec::answer_complete: when the answer was complete (from the start, like
+  // duration), and whether the stop, if any, began after it (then it was ours to make, not the
+  // child's failure).
+  std::optional<std::chrono::milliseconds> answer_at;
+  bool stopped_after_answer = false;
   // Failures while stopping or reaping (kill() errors other than ESRCH, pipes still open after the
   // kill wait, a pid that could not be reaped). Never silently dropped.
   std::vector<std::string> cleanup_errors;

@@ -7,9 +7,11 @@
 #include "core/file_system.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
+#include "protocol/answer_arrival.h"
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
+#include "run/child_job.h"
 #include "run/request_signal.h"
 #include "run/tool_refusals.h"
 #include "run/warm_stages.h"
@@ -197,11 +199,13 @@ class AttemptRecorder {
   }
 
   // Records the end state; a store failure outranks the child's own outcome.
-  Status End(const Status& outcome, const std::optional<store::Usage>& usage) {
+  Status End(const Status& outcome, const std::optional<store::Usage>& usage,
+             std::optional<store::ChildExitRecord> exit = std::nullopt) {
     store::AttemptUpdate update;
     update.key = key_;
     update.state = StateFor(outcome);
     update.usage = usage;
+    update.exit = std::move(exit);
     if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
     update.artifacts = artifacts_;
     Status recorded = run_.store->RecordAttempt(update);
@@ -229,6 +233,72 @@ Status Judge(const process::ChildOutcome& outcome, const protocol::ChildReport& 
   return CheckOutputContract(child.output, report.answer);
 }
 
+// Everything the parent concludes from one child's captured output, before anything is written.
+struct Judgement {
+  protocol::VerifyRequest verify;
+  protocol::ChildReport report;
+  std::optional<std::string> journal;
+  std::optional<std::string> seal;
+  std::map<std::string, int64_t> refusals;
+  std::optional<store::Usage> usage;
+  Status verdict;
+};
+
+Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const ChildFiles& files,
+                     const process::ChildOutcome& outcome, bool at_answer) {
+  const config::ModelInfo& model = run.models.route(child.route).model;
+  Judgement j;
+  const protocol::ChildExit exit =
+      at_answer ? protocol::ChildExit{0, std::nullopt}
+                : protocol::ChildExit{outcome.exit_code, outcome.term_signal};
+  j.verify = protocol::VerifyRequest{
+      outcome.stdout_bytes, outcome.stderr_bytes, exit, model.provider, model.id, std::nullopt};
+  if (!files.oversized.empty()) {
+    // Present only when the child preserved an oversized first answer.
+    j.verify.oversized_original = ReadIfPresent(*run.seams.fs, files.oversized);
+  }
+  j.report = protocol::VerifyChildRun(j.verify);
+  std::optional<protocol::ToolAuditReport> audit;
+  Status sources = Status::Ok();
+  if (!child.tools.empty()) {
+    j.journal = ReadIfPresent(*run.seams.fs, files.journal);
+    j.seal = ReadIfPresent(*run.seams.fs, files.seal);
+    protocol::ToolAuditInput input{j.journal, j.seal, child.tools};
+    // Recounted against the child's own tally and the run's sources (docs/protocol.md).
+    if (j.report.settlement) input.settled_tool_calls = j.report.settlement->tool_calls;
+    Result<std::vector<std::string>> declared = DeclaredUrls(run);
+    if (declared.ok()) input.declared_urls = *declared;
+    if (!declared.ok()) sources = declared.status();
+    audit = protocol::VerifyToolAudit(input);
+    if (audit->ok()) j.refusals = CountPathRefusals(audit->records);
+  }
+  if (j.report.usage.is_object()) {
+    Result<store::Usage> parsed =
+        store::UsageFromJson(j.report.usage, store::AttemptPrefix(child.key));
+    if (parsed.ok()) j.usage = *parsed;
+  }
+  j.verdict = Judge(outcome, j.report, audit, sources, child);
+  return j;
+}
+
+// Runs the child to its end: the warm child of the stage when there is one, else a cold start.
+ChildJob::Runner RunnerFor(std::unique_ptr<process::WarmChild> warm, ChildLauncher& launcher,
+                           const StageChild& child, const process::CancelToken& cancel) {
+  std::shared_ptr<process::WarmChild> shared(std::move(warm));
+  return [shared, &launcher, child, cancel](const process::ChildSpec& spec) {
+    if (shared) return Result<process::ChildOutcome>(shared->Feed(spec, cancel, child.watch));
+    return Spawn(launcher, spec, child, cancel);
+  };
+}
+
+// The trigger that ends the stage's wait at the child's answer (protocol/answer_arrival.h).
+process::AnswerCheck ArrivalCheck() {
+  auto arrival = std::make_shared<protocol::AnswerArrival>();
+  return [arrival](const std::string& out, const std::string& err) {
+    return arrival->Complete(out, err);
+  };
+}
+
 }  // namespace
 
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
@@ -251,46 +321,28 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   Result<std::unique_ptr<process::WarmChild>> started{std::unique_ptr<process::WarmChild>()};
   if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
   if (!started.ok()) return {attempt.End(started.status(), std::nullopt), ""};
-  Result<process::ChildOutcome> outcome =
-      *started ? Result<process::ChildOutcome>((*started)->Feed(*spec, cancel, child.watch))
-               : Spawn(*run.seams.children, *spec, child, cancel);
+  auto job = std::make_unique<ChildJob>(
+      RunnerFor(std::move(started).value(), *run.seams.children, child, cancel),
+      std::move(spec).value(), child.tools.empty() ? ArrivalCheck() : process::AnswerCheck());
+  // A tool-enabled child's audit log is a file its process tree may still change until it exits,
+  // and it is read only once the child ended: such a stage waits for the exit, as it always did.
+  bool at_answer = false;
+  Result<process::ChildOutcome> outcome = job->WaitForAnswerOrEnd(&at_answer);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
 
   const config::ModelInfo& model = run.models.route(child.route).model;
-  protocol::VerifyRequest verify{outcome->stdout_bytes,
-                                 outcome->stderr_bytes,
-                                 {outcome->exit_code, outcome->term_signal},
-                                 model.provider,
-                                 model.id,
-                                 std::nullopt};
-  if (!files.oversized.empty()) {
-    // Present only when the child preserved an oversized first answer.
-    verify.oversized_original = ReadIfPresent(*run.seams.fs, files.oversized);
+  // At the answer the child has not exited yet: it is judged as if it exited 0, and its real exit
+  // is judged later with everything it wrote (ChildExits::Settle).
+  Judgement judged = JudgeChild(run, child, files, *outcome, at_answer);
+  if (at_answer && !judged.verdict.ok()) {
+    // An answer that does not verify is judged the old way, on the child's whole run.
+    at_answer = false;
+    outcome = job->WaitForEnd();
+    if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
+    judged = JudgeChild(run, child, files, *outcome, false);
   }
-  protocol::ChildReport report = protocol::VerifyChildRun(verify);
-  std::optional<std::string> journal, seal;
-  std::optional<protocol::ToolAuditReport> audit;
-  Status sources = Status::Ok();
-  std::map<std::string, int64_t> refusals;
-  if (!child.tools.empty()) {
-    journal = ReadIfPresent(*run.seams.fs, files.journal);
-    seal = ReadIfPresent(*run.seams.fs, files.seal);
-    protocol::ToolAuditInput input{journal, seal, child.tools};
-    // Recounted against the child's own tally and the run's sources (docs/protocol.md).
-    if (report.settlement) input.settled_tool_calls = report.settlement->tool_calls;
-    Result<std::vector<std::string>> declared = DeclaredUrls(run);
-    if (declared.ok()) input.declared_urls = *declared;
-    if (!declared.ok()) sources = declared.status();
-    audit = protocol::VerifyToolAudit(input);
-    if (audit->ok()) refusals = CountPathRefusals(audit->records);
-  }
-
-  std::optional<store::Usage> usage;
-  if (report.usage.is_object()) {
-    Result<store::Usage> parsed = store::UsageFromJson(report.usage, attempt.prefix());
-    if (parsed.ok()) usage = *parsed;
-  }
-  Status verdict = Judge(*outcome, report, audit, sources, child);
+  const protocol::ChildReport& report = judged.report;
+  Status verdict = judged.verdict;
   Status written = attempt.Write(".stderr.txt", outcome->stderr_bytes);
   if (written.ok()) written = attempt.Write(".events.jsonl", EventsJsonl(outcome->stderr_bytes));
   std::optional<int64_t> under_forecast;
@@ -305,6 +357,9 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
       }
     }
   }
+  const std::optional<std::string>& journal = judged.journal;
+  const std::optional<std::string>& seal = judged.seal;
+  const protocol::VerifyRequest& verify = judged.verify;
   const std::string ext = child.output == OutputKind::kEvaluator ? ".txt" : ".md";
   // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
   if (written.ok() && journal) written = attempt.Write(".tool-calls.jsonl", *journal);
@@ -318,10 +373,18 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
     written = attempt.Write(".response.partial" + ext, outcome->stdout_bytes);
   }
   if (!written.ok()) verdict = written;
-  Status ended = attempt.End(verdict, usage);
+  std::optional<store::ChildExitRecord> exit;
+  if (!at_answer) exit = ExitRecordOf(*outcome, false);
+  Status ended = attempt.End(verdict, judged.usage, exit);
+  if (at_answer) {
+    // Reaped, recorded and judged again before the run's terminal manifest.
+    run.exits->Add({std::move(job), child.key, report.answer, model.provider, model.id,
+                    verify.oversized_original});
+  }
   std::optional<int64_t> tool_calls;
   if (!child.tools.empty() && report.settlement) tool_calls = report.settlement->tool_calls;
-  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(refusals), tool_calls};
+  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(judged.refusals),
+          tool_calls};
 }
 
 }  // namespace pi_fusion::workflow

@@ -421,6 +421,12 @@ class Run {
 
   RunOutcome Commit(const std::string& merged, const AnonymousMap& map) {
     warm_.EndUnused();  // none is left after the merge; this keeps that true by construction
+    // Every child reaped and its exit recorded before the result is committed; a child that
+    // failed after its answer fails the run (child_exits.h).
+    if (std::optional<LateFailure> late = run_.exits->Settle(*run_.store)) {
+      RecordFailure(late->status, late->key.stage, late->key.slot, late->key.attempt);
+      return outcome_;
+    }
     const store::Manifest manifest = run_.store->Snapshot();
     ResultDetailsInput details;
     details.run_id = manifest.run_id;
@@ -496,6 +502,9 @@ class Run {
                           cause != nullptr ? CancelledByMessage(cause) : status.message(), stage,
                           slot, attempt};
     warm_.EndUnused();  // before the terminal manifest, which must list them
+    // Every child reaped and its exit recorded before the terminal manifest; the run fails
+    // already, so what they did after their answers changes nothing but their records.
+    (void)run_.exits->Settle(*run_.store);
     store::FailReport report = run_.store->Fail(terminal, error);
     outcome_.end = cancelled ? RunEnd::kCancelled : RunEnd::kFailed;
     outcome_.error = Status::Error(error.code, error.message);

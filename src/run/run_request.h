@@ -13,6 +13,7 @@
 #include "budget/planner.h"
 #include "config/route_admission.h"
 #include "process/supervisor.h"
+#include "run/child_exits.h"
 #include "run/run_seams.h"
 #include "schema/normalize.h"
 #include "store/run_store.h"
@@ -113,6 +114,8 @@ struct PreparedRun {
   std::optional<store::ArtifactRef> source_policy;
   // PI_FUSION_CHILD_WRAPPER of the host, checked at preflight (child_wrapper.h); empty when unset.
   std::string child_wrapper;
+  // The stage children still running after their verified answers (child_exits.h).
+  std::unique_ptr<ChildExits> exits = std::make_unique<ChildExits>();
 };
 
 enum class RunEnd { kCompleted, kFailed, kCancelled };

@@ -67,18 +67,41 @@ Result<RunModels> ModelsFromJson(const json& value) {
   return m;
 }
 
+json ChildExitToJson(const ChildExitRecord& e) {
+  return {{"code", OptionalInt(e.code)},
+          {"signal", OptionalInt(e.signal)},
+          {"stop_reason", e.stop_reason},
+          {"after_answer", e.after_answer}};
+}
+
+Result<ChildExitRecord> ChildExitFromJson(const json& value, const std::string& where) {
+  FieldReader r(value, where + " exit");
+  ChildExitRecord e;
+  e.code = ReadOptionalInt(r, "code");
+  e.signal = ReadOptionalInt(r, "signal");
+  e.stop_reason = r.String("stop_reason");
+  e.after_answer = r.Bool("after_answer");
+  if (e.stop_reason.empty()) r.Fail("\"stop_reason\" is empty");
+  if (e.code && e.signal) r.Fail("has both an exit code and a signal");
+  Status s = r.Finish();
+  if (!s.ok()) return s;
+  return e;
+}
+
 json AttemptToJson(const AttemptRecord& a) {
   json error =
       a.error ? json{{"code", a.error->code}, {"message", a.error->message}} : json(nullptr);
-  return {{"stage", StageName(a.key.stage)},
-          {"slot", OptionalInt(a.key.slot)},
-          {"attempt", a.key.attempt},
-          {"state", AttemptStateName(a.state)},
-          {"started_at", a.started_at},
-          {"ended_at", a.ended_at ? json(*a.ended_at) : json(nullptr)},
-          {"usage", a.usage ? UsageToJson(*a.usage) : json(nullptr)},
-          {"error", std::move(error)},
-          {"artifacts", a.artifacts}};
+  json out = {{"stage", StageName(a.key.stage)},
+              {"slot", OptionalInt(a.key.slot)},
+              {"attempt", a.key.attempt},
+              {"state", AttemptStateName(a.state)},
+              {"started_at", a.started_at},
+              {"ended_at", a.ended_at ? json(*a.ended_at) : json(nullptr)},
+              {"usage", a.usage ? UsageToJson(*a.usage) : json(nullptr)},
+              {"error", std::move(error)},
+              {"artifacts", a.artifacts}};
+  if (a.exit) out["exit"] = ChildExitToJson(*a.exit);
+  return out;
 }
 
 Result<AttemptError> AttemptErrorFromJson(const json& value, const std::string& where) {
@@ -106,6 +129,7 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
   const json& usage = r.Value("usage");
   const json& error = r.Value("error");
   const json& artifacts = r.Array("artifacts");
+  const json* exit = r.Has("exit") ? &r.Value("exit") : nullptr;
   Status s = r.Finish();
   if (s.ok()) s = ValidateAttemptKey(a.key);
   if (!s.ok()) return Status::Error(kArtifactError, s.message());
@@ -118,6 +142,11 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
     auto e = AttemptErrorFromJson(error, where);
     if (!e.ok()) return e.status();
     a.error = e.value();
+  }
+  if (exit != nullptr) {
+    auto e = ChildExitFromJson(*exit, where);
+    if (!e.ok()) return Status::Error(kArtifactError, e.status().message());
+    a.exit = e.value();
   }
   for (const json& name : artifacts) {
     if (!name.is_string())

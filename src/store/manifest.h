@@ -67,6 +67,20 @@ struct AttemptError {
   bool operator==(const AttemptError&) const = default;
 };
 
+// How an attempt's child process ended. A stage moves on at its child's verified answer, so this
+// may be recorded after the attempt completed (docs/architecture-process.md, "Ending at the
+// answer"); every child that ran has it before the run's terminal manifest.
+struct ChildExitRecord {
+  std::optional<int> code;    // the exit code, when it exited
+  std::optional<int> signal;  // the signal that ended it; neither when it could not be reaped
+  // "none" when it ended by itself; otherwise why the supervisor stopped it ("after_answer",
+  // "cancelled", "wall_limit", …: process::StopReasonName).
+  std::string stop_reason = "none";
+  bool after_answer = false;  // the stage moved on at its answer, before this exit
+
+  bool operator==(const ChildExitRecord&) const = default;
+};
+
 struct AttemptRecord {
   AttemptKey key;
   AttemptState state = AttemptState::kRunning;
@@ -75,6 +89,8 @@ struct AttemptRecord {
   std::optional<Usage> usage;           // absent until the child reported usage
   std::optional<AttemptError> error;
   std::vector<std::string> artifacts;  // names in Manifest::artifacts
+  // Optional in the JSON form (`exit`): absent when no child process ran, or not yet reaped.
+  std::optional<ChildExitRecord> exit;
 
   bool operator==(const AttemptRecord&) const = default;
 };

@@ -61,9 +61,10 @@ struct RunSpec {
 struct AttemptUpdate {
   AttemptKey key;
   AttemptState state = AttemptState::kRunning;
-  std::optional<Usage> usage;          // replaces the row's usage when set
-  std::optional<AttemptError> error;   // replaces the row's error when set
-  std::vector<std::string> artifacts;  // appended once each; REQUIRES: already written
+  std::optional<Usage> usage;           // replaces the row's usage when set
+  std::optional<AttemptError> error;    // replaces the row's error when set
+  std::vector<std::string> artifacts;   // appended once each; REQUIRES: already written
+  std::optional<ChildExitRecord> exit;  // replaces the row's exit when set
 };
 
 struct CommittedRefs {

@@ -207,6 +207,11 @@ int main(int argc, char** argv) {
     SigState();
     return 0;
   }
+  if (mode == "answer-then-exit" && argc > 3) {  // answer, linger <ms>, exit <code>
+    WriteAll(1, "answer\n");
+    SleepMs(atol(arg));
+    return atoi(argv[3]);
+  }
   if (mode == "sleep") {
     SleepMs(atol(arg));
     WriteAll(1, "slept\n");

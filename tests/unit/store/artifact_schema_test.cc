@@ -42,6 +42,9 @@ void RecordVariedAttempts(StoreFixture& f) {
   with_subsets.reasoning = 1;
   with_subsets.cost.total_from_provider = true;
   REQUIRE(f.store->AddAttemptUsage({Stage::kCandidate, 1, 1}, with_subsets).ok());
+  AttemptUpdate exited{{Stage::kCandidate, 1, 1}, AttemptState::kCompleted};
+  exited.exit = ChildExitRecord{std::nullopt, 15, "after_answer", true};
+  REQUIRE(f.store->RecordAttempt(exited).ok());
   f.WalkTo(RunState::kEvaluating);
   REQUIRE(f.store
               ->RecordAttempt({{Stage::kEvaluation, std::nullopt, 1},

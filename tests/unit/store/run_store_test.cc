@@ -254,6 +254,34 @@ TEST_CASE("RunStore: warm children that never became attempts are listed, and on
   CHECK_FALSE(ManifestFromJson(bad).ok());
 }
 
+TEST_CASE("RunStore: a child's exit is recorded on its attempt, also after it completed",
+          "[store]") {
+  StoreFixture f;
+  const AttemptKey key{Stage::kCandidate, 2, 1};
+  REQUIRE(f.store->RecordAttempt({key}).ok());
+  REQUIRE(f.store->RecordAttempt({key, AttemptState::kCompleted, SampleUsage(1)}).ok());
+  // No exit yet: the key is absent, so older readers see the manifest they know.
+  CHECK_FALSE(ManifestToJson(DiskManifest(f))["attempts"][0].contains("exit"));
+  AttemptUpdate exited{key, AttemptState::kCompleted};
+  exited.exit = ChildExitRecord{0, std::nullopt, "none", true};
+  REQUIRE(f.store->RecordAttempt(exited).ok());
+  const Manifest m = DiskManifest(f);
+  REQUIRE(m.attempts[0].exit.has_value());
+  CHECK(*m.attempts[0].exit == ChildExitRecord{0, std::nullopt, "none", true});
+  CHECK(m.attempts[0].state == AttemptState::kCompleted);
+  CHECK(m.attempts[0].usage == SampleUsage(1));  // an exit-only update keeps the usage
+  CheckDiskMatchesMemory(f);
+  CHECK(ManifestToJson(m)["attempts"][0]["exit"] ==
+        json{{"code", 0}, {"signal", nullptr}, {"stop_reason", "none"}, {"after_answer", true}});
+  // The strict reader refuses a malformed exit.
+  json bad = ManifestToJson(m);
+  bad["attempts"][0]["exit"]["signal"] = 9;  // both a code and a signal
+  CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+  bad = ManifestToJson(m);
+  bad["attempts"][0]["exit"].erase("after_answer");
+  CHECK_FALSE(ManifestFromJson(bad).ok());
+}
+
 // Regression: a validate reviewer dropped under the minority rule was named only in the report's
 // Limitations prose; the run's own record did not say that one of three reviewers was left out.
 TEST_CASE("RunStore: a dropped reviewer is recorded in the manifest, and only then", "[store]") {

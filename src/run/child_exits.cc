@@ -1,0 +1,78 @@
+#include "run/child_exits.h"
+
+#include <utility>
+
+#include "core/error_codes.h"
+#include "protocol/verify.h"
+#include "store/run_store.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+Status Late(const Status& status) {
+  return Status::Error(status.code(), "after its verified answer: " + status.message());
+}
+
+// What the child did after its answer, judged on everything it wrote and how it ended.
+Status JudgeAfterAnswer(const AnsweredChild& child, const process::ChildOutcome& end) {
+  if (!end.cleanup_errors.empty()) return Late(process::OutcomeStatus(end));
+  // Stopped by us after the answer (it lingered, or the run was cancelled): its exit is ours.
+  // Any other stop (an output cap) is the child's failure.
+  const bool stopped = end.stop_reason != process::StopReason::kNone;
+  const bool ours =
+      end.stopped_after_answer && (end.stop_reason == process::StopReason::kAfterAnswer ||
+                                   end.stop_reason == process::StopReason::kCancelled);
+  if (stopped && !ours) return Late(end.status);
+  protocol::ChildExit exit{end.exit_code, end.term_signal};
+  if (stopped) exit = protocol::ChildExit{0, std::nullopt};
+  protocol::VerifyRequest verify{end.stdout_bytes, end.stderr_bytes, exit,
+                                 child.provider,   child.model,      child.oversized_original};
+  const protocol::ChildReport report = protocol::VerifyChildRun(verify);
+  if (!report.ok()) return Late(report.status);
+  if (report.answer != child.answer) {
+    return Late(Status::Error(kChildEventInvalid,
+                              "its stdout changed after the answer the stage moved on with"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool after_answer) {
+  return {outcome.exit_code, outcome.term_signal, process::StopReasonName(outcome.stop_reason),
+          after_answer};
+}
+
+ChildExits::~ChildExits() {
+  for (AnsweredChild& child : children_) (void)child.job->WaitForEnd();
+}
+
+void ChildExits::Add(AnsweredChild child) {
+  std::lock_guard lock(mu_);
+  children_.push_back(std::move(child));
+}
+
+std::optional<LateFailure> ChildExits::Settle(store::RunStore& store) {
+  std::vector<AnsweredChild> children;
+  {
+    std::lock_guard lock(mu_);
+    children.swap(children_);
+  }
+  std::optional<LateFailure> first;
+  for (AnsweredChild& child : children) {
+    Result<process::ChildOutcome> end = child.job->WaitForEnd();
+    Status late = end.ok() ? JudgeAfterAnswer(child, *end) : Late(end.status());
+    if (end.ok()) {
+      store::AttemptUpdate update;
+      update.key = child.key;
+      update.state = store::AttemptState::kCompleted;
+      update.exit = ExitRecordOf(*end, /*after_answer=*/true);
+      Status recorded = store.RecordAttempt(update);
+      if (late.ok()) late = recorded;
+    }
+    if (!late.ok() && !first) first = LateFailure{late, child.key};
+  }
+  return first;
+}
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,70 @@
+// ChildExits: the stage children whose stage moved on at their verified answer, until they are
+// reaped (docs/architecture-process.md, "Ending at the answer").
+//
+// A stage hands its child here once the child's answer verified and its attempt was recorded
+// completed; the child's job goes on supervising it (it exits by itself, or is stopped
+// limits.after_answer later). Settle() waits for every such child, records each exit in its
+// attempt, and judges what each child did after its answer: the whole run is verified again with
+// the real exit status (a stop the supervisor made after the answer counts as a clean exit), so a
+// non-zero exit, a signal it was not sent, a frame or stdout byte after the answer, or an answer
+// that no longer verifies is a late failure. The run calls Settle() before its terminal
+// manifest, so it never becomes terminal with a child alive or an exit unrecorded, and a late
+// failure fails the run, even after a later stage has used the answer.
+//
+// Thread-safe: candidates Add() from their own threads; Settle() runs on the run's thread.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pi_fusion/status.h"
+#include "process/supervisor.h"
+#include "run/child_job.h"
+#include "store/manifest.h"
+
+namespace pi_fusion::store {
+class RunStore;
+}
+
+namespace pi_fusion::workflow {
+
+// The manifest's record of how a child ended.
+store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool after_answer);
+
+struct AnsweredChild {
+  std::unique_ptr<ChildJob> job;
+  store::AttemptKey key;
+  std::string answer;  // the verified answer the stage moved on with
+  std::string provider;
+  std::string model;
+  std::optional<std::string> oversized_original;  // as read when the answer was verified
+};
+
+struct LateFailure {
+  Status status;
+  store::AttemptKey key;
+};
+
+class ChildExits {
+ public:
+  ChildExits() = default;
+  ~ChildExits();  // waits for children never settled (a run that threw), without recording
+  ChildExits(const ChildExits&) = delete;
+  ChildExits& operator=(const ChildExits&) = delete;
+
+  void Add(AnsweredChild child);
+
+  // Waits for every child added so far, records each exit in its attempt (state unchanged:
+  // completed), and returns the first late failure in the order the children were added. A
+  // failure to record is a late failure too.
+  std::optional<LateFailure> Settle(store::RunStore& store);
+
+ private:
+  std::mutex mu_;
+  std::vector<AnsweredChild> children_;  // guarded by mu_
+};
+
+}  // namespace pi_fusion::workflow
