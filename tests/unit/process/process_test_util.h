@@ -18,6 +18,9 @@
 #include <thread>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
+#include "process/cancel_token.h"
 #include "process/supervisor.h"
 
 namespace pi_fusion::process::testing {
@@ -117,6 +120,15 @@ inline bool Reaped(pid_t pid) { return waitpid(pid, nullptr, WNOHANG) == -1 && e
 inline pid_t GrandchildPid(const std::string& stdout_bytes) {
   size_t at = stdout_bytes.find("gc ");
   return at == std::string::npos ? -1 : std::atoi(stdout_bytes.c_str() + at + 3);
+}
+
+// RunChild(spec, cancel, progress), which must succeed: the test stops with the status otherwise.
+inline ChildOutcome MustRun(const ChildSpec& spec, const CancelToken& cancel = CancelToken(),
+                            const ProgressCallback& progress = nullptr) {
+  Result<ChildOutcome> r = RunChild(spec, cancel, progress);
+  INFO((r.ok() ? std::string("ok") : r.status().ToString()));
+  REQUIRE(r.ok());
+  return std::move(r).value();
 }
 
 }  // namespace pi_fusion::process::testing

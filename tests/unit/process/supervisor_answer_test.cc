@@ -13,6 +13,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::Misbehave;
+using testing::MustRun;
 using testing::OpenFds;
 using testing::RelaxedLimits;
 
@@ -35,13 +36,6 @@ ChildSpec WithAnswerHooks(ChildSpec spec, AnswerSeen* seen) {
     seen->alive = testing::AliveNotZombie(at_answer.pid);
   };
   return spec;
-}
-
-ChildOutcome MustRun(const ChildSpec& spec) {
-  Result<ChildOutcome> r = RunChild(spec);
-  INFO((r.ok() ? std::string("ok") : r.status().ToString()));
-  REQUIRE(r.ok());
-  return std::move(r).value();
 }
 
 TEST_CASE("Supervisor: a child that lingers after its answer is stopped after_answer later") {

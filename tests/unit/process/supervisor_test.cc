@@ -12,16 +12,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::Misbehave;
+using testing::MustRun;
 using testing::OpenFds;
 using testing::RelaxedLimits;
-
-ChildOutcome MustRun(const ChildSpec& spec, const CancelToken& cancel = CancelToken(),
-                     const ProgressCallback& progress = nullptr) {
-  Result<ChildOutcome> r = RunChild(spec, cancel, progress);
-  INFO((r.ok() ? std::string("ok") : r.status().ToString()));
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
 
 std::string BinaryPayload(size_t size) {
   std::string s(size, '\0');
