@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/error_codes.h"
+#include "core/utf8.h"
 #include "extract/charset.h"
 #include "extract/html_parse.h"
 #include "extract/nesting_guard.h"
@@ -85,6 +86,9 @@ Result<ExtractOutput> Extract(std::string_view body, const ExtractOptions& optio
   }
   Result<Rendered> rendered = RenderHtml(body, type.charset, options);
   if (!rendered.ok()) return rendered.status();
+  // Gumbo writes a numeric character reference whose value overflows its int as one raw byte
+  // (`&#xaaaaaaaaF6;` gives 0xF6): the text is repaired before it is measured and cut.
+  if (!IsValidUtf8(rendered->text)) rendered->text = RepairUtf8(rendered->text);
   return Finish(std::move(rendered).value(), options.max_output_bytes);
 }
 

@@ -54,6 +54,18 @@ TEST_CASE("Extract: a table row with no text adds no line in plain text", "[extr
             ->text == "a\nb");
 }
 
+TEST_CASE("Extract: an overflowing numeric character reference gives U+FFFD, never a raw byte",
+          "[extract]") {
+  // Found by fuzz/extract_fuzz.cc (fuzz/regressions/extract/numeric_ref_overflow): gumbo writes
+  // the wrapped value of `&#xaaaaaaaaaaF6` as the single byte 0xF6.
+  for (Format format : {Format::kMarkdown, Format::kText}) {
+    const auto out = Run("<p>&#xaaaaaaaaaaF6 x</p>", "text/html", format);
+    REQUIRE(out.ok());
+    CHECK(IsValidUtf8(out->text));
+    CHECK(out->text == "\xEF\xBF\xBD x");
+  }
+}
+
 TEST_CASE("Extract: plain text is decoded, repaired and capped", "[extract]") {
   const auto out = Run("caf\xE9\r\n", "text/plain; charset=iso-8859-1");
   CHECK(out->text == "caf\xC3\xA9");
