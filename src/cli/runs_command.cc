@@ -104,6 +104,8 @@ nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
       {"age_seconds", optional_ms(AgeMs(run, now))},
       {"duration_seconds", optional_ms(run.DurationMs())},
       {"size_bytes", run.size_bytes},
+      {"cost_usd",
+       run.manifest ? nlohmann::json(run.manifest->usage.cost.total) : nlohmann::json(nullptr)},
       {"question", run.question},
       {"run_dir", run.run_dir}};
   if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
@@ -131,6 +133,15 @@ void PrintTable(std::vector<std::vector<std::string>> rows) {
   }
 }
 
+// What the run's children cost so far, as Pi priced their usage: "$0.0027"; "-" when the
+// manifest cannot be read.
+std::string Cost(const tasks::RunListing& run) {
+  if (!run.manifest) return "-";
+  char out[32];
+  std::snprintf(out, sizeof(out), "$%.4f", run.manifest->usage.cost.total);
+  return out;
+}
+
 std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
   const std::optional<int64_t> age = AgeMs(run, now);
   const std::optional<int64_t> duration = run.DurationMs();
@@ -142,11 +153,12 @@ std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
           age ? Span(*age) : "-",
           duration ? Span(*duration) : "-",
           Size(run.size_bytes),
+          Cost(run),
           tasks::ShortQuestion(run.question)};
 }
 
-const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE",   "AGE",
-                                          "DURATION", "SIZE",     "QUESTION"};
+const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE", "AGE",
+                                          "DURATION", "SIZE",     "COST",  "QUESTION"};
 
 struct RunsArgs {
   std::string cwd;

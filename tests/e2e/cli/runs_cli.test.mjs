@@ -162,13 +162,16 @@ describe("pi-fusion runs, verify, prune", () => {
         assert.ok(x.age_seconds >= 0);
       }
       assert.equal(typeof byId[completed.id].duration_seconds, "number");
+      // The cost Pi priced the children's usage at (the scripted routes have prices).
+      assert.ok(byId[completed.id].cost_usd > 0, JSON.stringify(byId[completed.id]));
       // Interrupted: from its creation to its last recorded activity, not growing with its age.
       assert.equal(typeof byId[liveId].duration_seconds, "number");
       assert.ok(byId[liveId].duration_seconds <= byId[liveId].age_seconds);
       r = cli(env, "runs", "--cwd", env.cwd);
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^RUN ID +WORKFLOW +STATE +AGE +DURATION +SIZE +QUESTION$/m);
-      assert.match(r.stdout, new RegExp(`^${liveId} +reason +interrupted +\\d+s +\\d+s +[\\d.]+ (B|KiB|MiB) +Why is the sky blue\\?$`, "m"));
+      assert.match(r.stdout, /^RUN ID +WORKFLOW +STATE +AGE +DURATION +SIZE +COST +QUESTION$/m);
+      assert.match(r.stdout, new RegExp(`^${liveId} +reason +interrupted +\\d+s +\\d+s +[\\d.]+ (B|KiB|MiB) +\\$\\d+\\.\\d{4} +Why is the sky blue\\?$`, "m"));
+      assert.match(r.stdout, new RegExp(`^${completed.id} +reason +completed +.* \\$0\\.0\\d*[1-9]\\d* +Why`, "m"));
 
       // prune: young runs stay by default; --state interrupted takes only the interrupted one.
       r = cli(env, "prune", "--cwd", env.cwd);
