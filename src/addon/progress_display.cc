@@ -129,7 +129,9 @@ void RefreshRunProgress(Napi::Env env) {
         NeutralizeControls(tasks::StatusLine(task.progress, task.label, task.id, now),
                            TextShape::kSingleLine));
     std::vector<tasks::LandedReport>& landed = still_landed[task.id];
-    if (auto it = state.landed.find(task.id); it != state.landed.end()) landed = it->second;
+    if (auto it = state.landed.find(task.id); it != state.landed.end()) {
+      landed = std::move(it->second);  // state.landed is replaced by still_landed below
+    }
     std::vector<std::string> rows;
     for (const tasks::LandedReport& r : landed) {
       rows.push_back(NeutralizeControls(tasks::LandedRow(r.candidate), TextShape::kSingleLine));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <utility>
 
 #include "store/artifact_ref.h"
@@ -18,8 +19,14 @@ int64_t CountJournalLines(FileSystem& fs, const std::string& journal) {
 
 process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& clock, FileSystem& fs,
                                           const store::AttemptKey& key, std::string journal) {
-  return [&observer, &clock, &fs, key,
-          journal = std::move(journal)](const process::ChildProgress&) {
+  // The journal only grows: it is counted again only when its size changed, not on every output.
+  struct Counted {
+    uint64_t size = 0;
+    int64_t lines = 0;
+  };
+  auto counted = std::make_shared<Counted>();
+  return [&observer, &clock, &fs, key, journal = std::move(journal),
+          counted](const process::ChildProgress&) {
     // Must not throw (the supervisor's contract): a failure here only costs a sign of life.
     try {
       ChildActivity activity;
@@ -28,7 +35,13 @@ process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& cl
       activity.last_output_ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch())
               .count();
-      if (!journal.empty()) activity.tool_calls = CountJournalLines(fs, journal);
+      if (!journal.empty()) {
+        if (Result<FileInfo> info = fs.Stat(journal); info.ok() && info->size != counted->size) {
+          counted->size = info->size;
+          counted->lines = CountJournalLines(fs, journal);
+        }
+        activity.tool_calls = counted->lines;
+      }
       observer.Activity(activity);
     } catch (...) {
     }

@@ -1,7 +1,6 @@
 #include "tasks/tool_result_view.h"
 
 #include "config/shared_model.h"
-
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/run_view.h"
