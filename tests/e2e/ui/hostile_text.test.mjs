@@ -5,14 +5,15 @@
  * directory planted in another project. What a person sees must show them as visible characters
  * ("␛") and never carry the raw sequences: the TUI (the raw bytes Pi writes to its terminal, taken
  * with tmux pipe-pane, and tmux's paste buffers, which OSC 52 would fill), `pi -p` stdout and
- * stderr, and `pi-fusion runs | prune | verify`.
+ * stderr, and `pi-fusion runs | prune | verify`; also a landed candidate in the TUI's live view
+ * while the run still works.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { EVALUATION, fusionRules } from "../../support/fusion_script.mjs";
+import { CANDIDATE_TEXT, EVALUATION, fusionRules, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
 import { artifactText, piFusion, RUN_TIMEOUT_MS, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { waitUntil, withPiEnv } from "../../support/pi_harness.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
@@ -79,6 +80,33 @@ describe("hostile text stays text", () => {
       }
       assert.equal(ui.tmux("list-buffers").trim(), "", "no clipboard write reached tmux");
     }));
+  });
+
+  test("the live view shows a landed candidate's escapes as text while the run still works, collapsed and expanded", async () => {
+    // Candidate 3 (on scripted-b) answers late, so candidates 1 and 2 sit in the live view.
+    const rules = [
+      { name: "slow-third", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ text: CANDIDATE_TEXT, delay_ms: 30000 }] },
+      ...hostileRules(),
+    ];
+    await withFusionEnv({ script: { rules } }, async (env) => {
+      writeFusionModels(env, THIRD_CANDIDATE_ON_B);
+      await withTmuxPi(env, {}, async (ui) => {
+        const raw = path.join(env.tmp, "terminal.raw");
+        ui.tmux("set-option", "-s", "set-clipboard", "on");
+        ui.tmux("pipe-pane", "-o", "-t", "ui", `cat >> '${raw}'`);
+        await ui.ready();
+        await ui.submit("/fusion Why is the sky blue?");
+        const written = () => fs.existsSync(raw) ? fs.readFileSync(raw, "latin1") : "";
+        await waitUntil(() => /Candidate 1 scripted\/scripted-a ·/.test(ui.screen()), "candidate 1 in the live view", { timeoutMs: RUN_TIMEOUT_MS });
+        ui.keys("C-o");
+        await waitUntil(() => ui.screen().includes("Candidate hostile ␛[2JCLEARED"), "the landed answer, expanded", { timeoutMs: 10000 });
+        await sleep(1000);  // the expanded frame is written out
+        assert.ok(env.requests().length <= 3, "the run is still in its candidates");
+        assertNoRaw(written(), "the terminal stream");
+        for (const shown of SHOWN) assert.ok(ui.screen().includes(shown), `the live view shows ${shown}`);
+        assert.equal(ui.tmux("list-buffers").trim(), "", "no clipboard write reached tmux");
+      });
+    });
   });
 
   test("pi -p: the answer on stdout and the notices on stderr show the escapes as text; raw on request", async () => {
