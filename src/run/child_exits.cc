@@ -4,6 +4,7 @@
 
 #include "core/error_codes.h"
 #include "protocol/verify.h"
+#include "store/artifact_ref.h"
 #include "store/run_store.h"
 
 namespace pi_fusion::workflow {
@@ -36,6 +37,25 @@ Status JudgeAfterAnswer(const AnsweredChild& child, const process::ChildOutcome&
   return Status::Ok();
 }
 
+// The audit log and seal the stage bound at the answer, read again now that the child ended.
+Status CheckAuditUnchanged(const AnsweredChild& child, const store::Manifest& manifest,
+                           FileSystem& fs, const std::string& run_dir) {
+  for (const std::string& name : child.audit_artifacts) {
+    const auto ref = manifest.artifacts.find(name);
+    Result<std::string> bytes =
+        ref == manifest.artifacts.end()
+            ? Result<std::string>(Status::Error(kArtifactError, name + ": not bound"))
+            : store::VerifyArtifact(fs, run_dir, ref->second);
+    if (!bytes.ok()) {
+      return Late(Status::Error(
+          kToolAuditInvalid,
+          "its tool-call audit log changed after the answer the stage moved on with: " +
+              bytes.status().message()));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool after_answer) {
@@ -52,7 +72,7 @@ void ChildExits::Add(AnsweredChild child) {
   children_.push_back(std::move(child));
 }
 
-std::optional<LateFailure> ChildExits::Settle(store::RunStore& store) {
+std::optional<LateFailure> ChildExits::Settle(store::RunStore& store, FileSystem& fs) {
   std::vector<AnsweredChild> children;
   {
     std::lock_guard lock(mu_);
@@ -62,6 +82,7 @@ std::optional<LateFailure> ChildExits::Settle(store::RunStore& store) {
   for (AnsweredChild& child : children) {
     Result<process::ChildOutcome> end = child.job->WaitForEnd();
     Status late = end.ok() ? JudgeAfterAnswer(child, *end) : Late(end.status());
+    if (late.ok()) late = CheckAuditUnchanged(child, store.Snapshot(), fs, store.run_dir());
     if (end.ok()) {
       store::AttemptUpdate update;
       update.key = child.key;

@@ -6,10 +6,11 @@
 // limits.after_answer later). Settle() waits for every such child, records each exit in its
 // attempt, and judges what each child did after its answer: the whole run is verified again with
 // the real exit status (a stop the supervisor made after the answer counts as a clean exit), so a
-// non-zero exit, a signal it was not sent, a frame or stdout byte after the answer, or an answer
-// that no longer verifies is a late failure. The run calls Settle() before its terminal
-// manifest, so it never becomes terminal with a child alive or an exit unrecorded, and a late
-// failure fails the run, even after a later stage has used the answer.
+// non-zero exit, a signal it was not sent, a frame or stdout byte after the answer, an answer
+// that no longer verifies, or a tool-call audit log changed since the answer is a late failure. The
+// run calls Settle() before its terminal manifest, so it never becomes terminal with a child alive
+// or an exit unrecorded, and a late failure fails the run, even after a later stage has used the
+// answer.
 //
 // Thread-safe: candidates Add() from their own threads; Settle() runs on the run's thread.
 #pragma once
@@ -24,6 +25,10 @@
 #include "process/supervisor.h"
 #include "run/child_job.h"
 #include "store/manifest.h"
+
+namespace pi_fusion {
+class FileSystem;
+}
 
 namespace pi_fusion::store {
 class RunStore;
@@ -41,6 +46,9 @@ struct AnsweredChild {
   std::string provider;
   std::string model;
   std::optional<std::string> oversized_original;  // as read when the answer was verified
+  // Artifacts the child's process tree could still write after its answer (a tool-enabled
+  // child's audit log and seal), bound as they were then; each must still match its ref.
+  std::vector<std::string> audit_artifacts;
 };
 
 struct LateFailure {
@@ -59,8 +67,9 @@ class ChildExits {
 
   // Waits for every child added so far, records each exit in its attempt (state unchanged:
   // completed), and returns the first late failure in the order the children were added. A
-  // failure to record is a late failure too.
-  std::optional<LateFailure> Settle(store::RunStore& store);
+  // failure to record is a late failure too, and so is an audit artifact that no longer matches
+  // what was bound at the answer (tool_audit_invalid).
+  std::optional<LateFailure> Settle(store::RunStore& store, FileSystem& fs);
 
  private:
   std::mutex mu_;

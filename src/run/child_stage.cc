@@ -323,9 +323,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   if (!started.ok()) return {attempt.End(started.status(), std::nullopt), ""};
   auto job = std::make_unique<ChildJob>(
       RunnerFor(std::move(started).value(), *run.seams.children, child, cancel),
-      std::move(spec).value(), child.tools.empty() ? ArrivalCheck() : process::AnswerCheck());
-  // A tool-enabled child's audit log is a file its process tree may still change until it exits,
-  // and it is read only once the child ended: such a stage waits for the exit, as it always did.
+      std::move(spec).value(), ArrivalCheck());
   bool at_answer = false;
   Result<process::ChildOutcome> outcome = job->WaitForAnswerOrEnd(&at_answer);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
@@ -378,8 +376,13 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   Status ended = attempt.End(verdict, judged.usage, exit);
   if (at_answer) {
     // Reaped, recorded and judged again before the run's terminal manifest.
+    // A tool-enabled child's audit log is bound as it was at the answer; Settle checks that its
+    // process tree left it so.
+    std::vector<std::string> audit;
+    if (journal) audit.push_back(store::AttemptPrefix(child.key) + ".tool-calls.jsonl");
+    if (seal) audit.push_back(store::AttemptPrefix(child.key) + ".seal.json");
     run.exits->Add({std::move(job), child.key, report.answer, model.provider, model.id,
-                    verify.oversized_original});
+                    verify.oversized_original, std::move(audit)});
   }
   std::optional<int64_t> tool_calls;
   if (!child.tools.empty() && report.settlement) tool_calls = report.settlement->tool_calls;

@@ -423,7 +423,7 @@ class Run {
     warm_.EndUnused();  // none is left after the merge; this keeps that true by construction
     // Every child reaped and its exit recorded before the result is committed; a child that
     // failed after its answer fails the run (child_exits.h).
-    if (std::optional<LateFailure> late = run_.exits->Settle(*run_.store)) {
+    if (std::optional<LateFailure> late = run_.exits->Settle(*run_.store, *run_.seams.fs)) {
       RecordFailure(late->status, late->key.stage, late->key.slot, late->key.attempt);
       return outcome_;
     }
@@ -504,7 +504,7 @@ class Run {
     warm_.EndUnused();  // before the terminal manifest, which must list them
     // Every child reaped and its exit recorded before the terminal manifest; the run fails
     // already, so what they did after their answers changes nothing but their records.
-    (void)run_.exits->Settle(*run_.store);
+    (void)run_.exits->Settle(*run_.store, *run_.seams.fs);
     store::FailReport report = run_.store->Fail(terminal, error);
     outcome_.end = cancelled ? RunEnd::kCancelled : RunEnd::kFailed;
     outcome_.error = Status::Error(error.code, error.message);

@@ -2,7 +2,8 @@
  * @file The parent's verification of the sealed tool-call audit log, end to end: real candidate
  * children write real logs; a wrapper around each child (PI_FUSION_CHILD_WRAPPER) changes one
  * thing after the child exits and before the parent reads it. Every change fails the run with
- * tool_audit_invalid and the reason that names it, and no answer is merged. Then the 600-call
+ * tool_audit_invalid and the reason that names it, and no answer is merged. A change made after
+ * the stage moved on at the child's answer still fails the run before anything is committed. Then the 600-call
  * runtime guard: the 601st call never runs and the run fails with the guard's own code.
  */
 import assert from "node:assert/strict";
@@ -59,6 +60,29 @@ describe("tool-call audit log verification", () => {
           assert.ok(["cancelled", "failed"].includes(sibling.state), `${mode}: slot ${sibling.slot} ${sibling.state}`);
         }
       }
+    });
+  });
+
+  test("a change to the audit log after the answer the stage moved on with still fails the run, late", async () => {
+    const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }]));
+    await withFixtureEnv({ script: { rules } }, async (env) => {
+      const r = await env.print("please investigate", {
+        env: { PI_FUSION_CHILD_WRAPPER: WRAPPER, PI_FUSION_TEST_TAMPER: "journal-byte", PI_FUSION_TEST_TAMPER_AFTER_ANSWER: "1" },
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const [dir] = runDirs(env);
+      const manifest = manifestOf(dir);
+      assert.equal(manifest.state, "failed");
+      assert.equal(manifest.error.code, "tool_audit_invalid", manifest.error.message);
+      assert.equal(manifest.error.stage, "candidate");
+      assert.match(manifest.error.message,
+        /^after its verified answer: its tool-call audit log changed after the answer the stage moved on with: candidate-[123]\.attempt-1\.tool-calls\.jsonl: /);
+      // Each candidate's answer verified and the run moved on with it; nothing was committed.
+      for (const attempt of manifest.attempts.filter((a) => a.stage === "candidate")) {
+        assert.equal(attempt.state, "completed");
+        assert.equal(attempt.exit.after_answer, true);
+      }
+      assert.ok(!fs.existsSync(path.join(dir, "merged.md")));
     });
   });
 

@@ -12,6 +12,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { fusionRules } from "../../support/fusion_script.mjs";
 import { manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
 // How long a lingering child would keep the run waiting if its stage waited for its exit.
 const LINGER_S = 60;
@@ -52,6 +53,29 @@ describe("a stage ends at its child's verified answer", () => {
         // The wrapper's shell and its sleep got the group's SIGTERM a while after the answer.
         assert.deepEqual(attempt.exit, { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
           `${attempt.stage} ${attempt.slot}`);
+      }
+      assert.deepEqual(survivingChildren(env), []);
+    });
+  });
+
+  test("tool-enabled candidates end at their answers too: lingering investigate candidates do not hold the run", async () => {
+    const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }]));
+    await withFixtureEnv({ script: { rules } }, async (env) => {
+      const wrapper = writeWrapper(env, { role: "candidate", after: `sleep ${LINGER_S}` });
+      const started = Date.now();
+      const r = await env.print("please investigate", { env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
+      const elapsed = Date.now() - started;
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(elapsed < LINGER_S * 1000, `the run took ${elapsed} ms`);
+      const manifest = manifestOf(runDirs(env)[0]);
+      assert.equal(manifest.state, "completed");
+      const candidates = manifest.attempts.filter((a) => a.stage === "candidate");
+      assert.equal(candidates.length, 3);
+      for (const attempt of candidates) {
+        assert.equal(attempt.state, "completed");
+        assert.deepEqual(attempt.exit, { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
+          `candidate ${attempt.slot}`);
+        assert.ok(attempt.artifacts.some((name) => name.endsWith(".seal.json")), `candidate ${attempt.slot}`);
       }
       assert.deepEqual(survivingChildren(env), []);
     });
