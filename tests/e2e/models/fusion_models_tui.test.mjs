@@ -45,6 +45,17 @@ async function openSelector(pi, configPath) {
   await waitForText(pi, `Fusion models: ${configPath}`);
 }
 
+/**
+ * `s` in the selector, then waits until it has closed: the selector writes the file before it
+ * closes, so the file is read only after the save. (The "Saved" notice alone is no proof: an
+ * earlier save's notice may still be on screen.)
+ */
+async function saveAndClose(pi, configPath) {
+  pi.type("s");
+  await pi.waitFor((s) => !s.includes("Fusion models:"), WAIT_MS, "the selector to close");
+  await waitForText(pi, `Saved Fusion's models to ${configPath}`);
+}
+
 describe("/fusion-models", () => {
   test("the TUI selector: slots and path, Esc writes nothing, refused models, save, conflict", () => withPiEnv({ extensions: [PLUGIN] }, async (env) => {
     withMeteredModel(env);
@@ -196,8 +207,7 @@ describe("/fusion-models", () => {
       await waitForText(pi, "> Cost cap     $0.5 per run");
 
       // s writes v2 with the three values, keys in the contract's order.
-      pi.type("s");
-      await waitForText(pi, `Saved Fusion's models to ${configPath}`);
+      await saveAndClose(pi, configPath);
       const v2 = {
         ...slotsV1,
         schema_version: V2,
@@ -223,8 +233,7 @@ describe("/fusion-models", () => {
       pi.keys("Down");
       pi.type("r");
       await waitForText(pi, "Cost cap removed.");
-      pi.type("s");
-      await waitForText(pi, `Saved Fusion's models to ${configPath}`);
+      await saveAndClose(pi, configPath);
       assert.equal(fs.readFileSync(configPath, "utf8"), v1Bytes);
       assert.equal(env.requests().length, 0);
     });
