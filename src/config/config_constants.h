@@ -13,9 +13,19 @@
 namespace pi_fusion::config {
 
 inline constexpr std::string_view kModelsFileName = "fusion-models.json";
-inline constexpr std::string_view kModelsSchema = "pi-background-tasks.fusion-models.v1";
+// v1: the five slots. v2 (SCOPE §9): v1's keys plus an optional `policy`. A file whose policy is
+// the default is written as v1, so v2 appears only where someone chose a policy.
+inline constexpr std::string_view kModelsSchemaV1 = "pi-background-tasks.fusion-models.v1";
+inline constexpr std::string_view kModelsSchemaV2 = "pi-background-tasks.fusion-models.v2";
 // The selection that means "the session's current model".
 inline constexpr std::string_view kCurrentSelection = "$current";
+// The policy's default quorum: every candidate must verify (the seed's fail-fast run); 2 is the
+// only other value.
+inline constexpr int kDefaultQuorum = 3;
+inline constexpr int kReducedQuorum = 2;
+// The floor of the default grace rule (grace_seconds null): the run waits the larger of this and
+// half the elapsed time of the second verified candidate.
+inline constexpr double kDefaultGraceFloorSeconds = 15;
 
 // Error codes: core/error_codes.h.
 

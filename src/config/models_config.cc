@@ -1,6 +1,9 @@
 #include "config/models_config.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -64,8 +67,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 4> kKeys = {"schema_version", "candidates", "evaluator",
-                                                   "merger"};
+constexpr std::array<std::string_view, 4> kV1Keys = {"schema_version", "candidates", "evaluator",
+                                                     "merger"};
+constexpr std::string_view kPolicyKey = "policy";
+constexpr std::array<std::string_view, 3> kPolicyKeys = {"quorum", "grace_seconds", "max_cost_usd"};
 
 Status Invalid(std::string message) {
   return Status::Error(std::string(kConfigInvalid), std::move(message));
@@ -86,29 +91,91 @@ std::string JoinSorted(std::vector<std::string> names) {
   return out;
 }
 
-Status CheckKeys(const json& root) {
+// Unknown keys first, then missing ones; `prefix` is "" for the file, "policy " inside it.
+template <size_t N>
+Status CheckKeys(const json& object, const std::array<std::string_view, N>& required,
+                 std::optional<std::string_view> optional, const std::string& prefix) {
   std::vector<std::string> unknown;
-  for (const auto& item : root.items()) {
-    if (std::find(kKeys.begin(), kKeys.end(), item.key()) == kKeys.end()) {
+  for (const auto& item : object.items()) {
+    if (std::find(required.begin(), required.end(), item.key()) == required.end() &&
+        item.key() != optional) {
       unknown.push_back(item.key());
     }
   }
-  if (!unknown.empty()) return Invalid("contains unsupported key(s): " + JoinSorted(unknown));
-  std::string missing;
-  for (std::string_view key : kKeys) {
-    if (!root.contains(key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
+  if (!unknown.empty()) {
+    return Invalid(prefix + "contains unsupported key(s): " + JoinSorted(unknown));
   }
-  if (!missing.empty()) return Invalid("missing required key(s): " + missing);
+  std::string missing;
+  for (std::string_view key : required) {
+    if (!object.contains(key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
+  }
+  if (!missing.empty()) return Invalid(prefix + "missing required key(s): " + missing);
   return Status();
+}
+
+// The rules of the three policy values, shared by the file's parser and ValidatePolicy (which
+// checks what the selector built): one spelling of each message.
+Status QuorumRule(std::string found) {
+  return Invalid("policy.quorum must be 2 or 3 (found " + std::move(found) + ")");
+}
+Status GraceRule(std::string found) {
+  return Invalid(
+      "policy.grace_seconds must be a number of seconds >= 0, or null for the default rule "
+      "(found " +
+      std::move(found) + ")");
+}
+Status CostCapRule(std::string found) {
+  return Invalid(
+      "policy.max_cost_usd must be a number of US dollars > 0, or null for no cap (found " +
+      std::move(found) + ")");
+}
+
+bool GraceOk(double value) { return std::isfinite(value) && value >= 0; }
+bool CostCapOk(double value) { return std::isfinite(value) && value > 0; }
+
+Result<Policy> PolicyFromJson(const json& object) {
+  if (!object.is_object()) {
+    return Invalid("policy must be an object with the keys quorum, grace_seconds, max_cost_usd");
+  }
+  if (Status keys = CheckKeys(object, kPolicyKeys, std::nullopt, "policy "); !keys.ok()) {
+    return keys;
+  }
+  Policy policy;
+  const json& quorum = object["quorum"];
+  // An integer token only: 2.0 is rejected like the schema's "integer" does.
+  if (!quorum.is_number_integer() ||
+      (quorum.get<int64_t>() != kDefaultQuorum && quorum.get<int64_t>() != kReducedQuorum)) {
+    return QuorumRule(quorum.dump());
+  }
+  policy.quorum = static_cast<int>(quorum.get<int64_t>());
+  const json& grace = object["grace_seconds"];
+  if (!grace.is_null()) {
+    if (!grace.is_number() || !GraceOk(grace.get<double>())) return GraceRule(grace.dump());
+    policy.grace_seconds = grace.get<double>();
+  }
+  const json& cap = object["max_cost_usd"];
+  if (!cap.is_null()) {
+    if (!cap.is_number() || !CostCapOk(cap.get<double>())) return CostCapRule(cap.dump());
+    policy.max_cost_usd = cap.get<double>();
+  }
+  return policy;
 }
 
 Result<ModelsConfig> FromJson(const json& root) {
   if (!root.is_object()) return Invalid("the file must hold a JSON object");
-  if (Status keys = CheckKeys(root); !keys.ok()) return keys;
-  const json& version = root["schema_version"];
-  if (!version.is_string() || version.get<std::string>() != kModelsSchema) {
-    return Invalid("schema_version must be \"" + std::string(kModelsSchema) + "\" (found " +
-                   version.dump() + ")");
+  const json* version = root.contains("schema_version") ? &root["schema_version"] : nullptr;
+  const bool v1 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV1;
+  const bool v2 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV2;
+  // v1 is closed without `policy`; say what would make the key legal rather than only refusing it.
+  if (v1 && root.contains(kPolicyKey)) {
+    return Invalid("contains unsupported key(s): policy (a policy needs schema_version \"" +
+                   std::string(kModelsSchemaV2) + "\")");
+  }
+  if (Status keys = CheckKeys(root, kV1Keys, kPolicyKey, ""); !keys.ok()) return keys;
+  if (!v1 && !v2) {
+    return Invalid("schema_version must be \"" + std::string(kModelsSchemaV1) + "\" or \"" +
+                   std::string(kModelsSchemaV2) + "\" (found " + root["schema_version"].dump() +
+                   ")");
   }
   const json& candidates = root["candidates"];
   if (!candidates.is_array() || candidates.size() != 3) {
@@ -125,7 +192,22 @@ Result<ModelsConfig> FromJson(const json& root) {
     config.selection(slot) = value.get<std::string>();
   }
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
+  if (root.contains(kPolicyKey)) {
+    Result<Policy> policy = PolicyFromJson(root[kPolicyKey]);
+    if (!policy.ok()) return policy.status();
+    config.policy = *policy;
+  }
   return config;
+}
+
+// An integral value as a JSON integer (20, not 20.0); any other as a double, which nlohmann
+// writes as the shortest text that reads back as the same value.
+nlohmann::ordered_json PolicyNumber(double value) {
+  constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+  if (std::trunc(value) == value && std::fabs(value) < kExactIntegers) {
+    return static_cast<int64_t>(value);
+  }
+  return value;
 }
 
 }  // namespace
@@ -155,13 +237,28 @@ Result<Selection> ParseSelection(Slot slot, std::string_view text) {
   return selection;
 }
 
+Status ValidatePolicy(const Policy& policy) {
+  if (policy.quorum != kDefaultQuorum && policy.quorum != kReducedQuorum) {
+    return QuorumRule(std::to_string(policy.quorum));
+  }
+  if (policy.grace_seconds && !GraceOk(*policy.grace_seconds)) {
+    return GraceRule(PolicyNumber(*policy.grace_seconds).dump());
+  }
+  if (policy.max_cost_usd && !CostCapOk(*policy.max_cost_usd)) {
+    return CostCapRule(PolicyNumber(*policy.max_cost_usd).dump());
+  }
+  return Status();
+}
+
 Status ValidateModelsConfig(const ModelsConfig& config) {
   for (Slot slot : kAllSlots) {
     Result<Selection> parsed = ParseSelection(slot, config.selection(slot));
     if (!parsed.ok()) return parsed.status();
   }
-  return Status();
+  return ValidatePolicy(config.policy);
 }
+
+std::string PolicyNumberText(double value) { return PolicyNumber(value).dump(); }
 
 Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view path) {
   const std::string prefix = "Invalid " + std::string(path) + ": ";
@@ -179,10 +276,21 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   nlohmann::ordered_json root;
-  root["schema_version"] = kModelsSchema;
+  const bool v1 = config.policy.IsDefault();
+  root["schema_version"] = v1 ? kModelsSchemaV1 : kModelsSchemaV2;
   root["candidates"] = config.candidates;
   root["evaluator"] = config.evaluator;
   root["merger"] = config.merger;
+  if (!v1) {
+    nlohmann::ordered_json policy;
+    policy["quorum"] = config.policy.quorum;
+    policy["grace_seconds"] = config.policy.grace_seconds
+                                  ? PolicyNumber(*config.policy.grace_seconds)
+                                  : nlohmann::ordered_json(nullptr);
+    policy["max_cost_usd"] = config.policy.max_cost_usd ? PolicyNumber(*config.policy.max_cost_usd)
+                                                        : nlohmann::ordered_json(nullptr);
+    root["policy"] = std::move(policy);
+  }
   return root.dump(2) + "\n";  // UTF-8 already checked by ValidateModelsConfig
 }
 

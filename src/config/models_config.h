@@ -1,17 +1,24 @@
-// fusion-models.json: the five model slots of a Fusion run and their file format.
+// fusion-models.json: the five model slots of a Fusion run, its policy, and their file format.
 //
-//   {"schema_version":"pi-background-tasks.fusion-models.v1",
-//    "candidates":[sel, sel, sel], "evaluator": sel, "merger": sel}
-// The object is closed (unknown and missing keys are rejected), the version must match, there are
-// exactly three candidates, and every selection is "$current" or "provider/model" (a '/' with a
-// non-empty provider before the first '/' and a non-empty model after it; model ids may contain
-// more slashes), not blank and without leading or trailing white space. Any violation is
-// config_invalid with a message naming the slot ("Candidate 2", "Evaluator", ...) and the rule.
-// schemas/config/fusion-models.json is the same contract as a JSON Schema (a test checks both
-// agree). Values and pure functions; thread-safe.
+//   v1 {"schema_version":"pi-background-tasks.fusion-models.v1",
+//       "candidates":[sel, sel, sel], "evaluator": sel, "merger": sel}
+//   v2 {"schema_version":"pi-background-tasks.fusion-models.v2", <v1's keys>,
+//       "policy": {"quorum": 2|3, "grace_seconds": number >= 0 | null,
+//                  "max_cost_usd": number > 0 | null}}      (policy optional)
+// Both objects are closed (unknown and missing keys are rejected), the version must be one of the
+// two, there are exactly three candidates, and every selection is "$current" or "provider/model"
+// (a '/' with a non-empty provider before the first '/' and a non-empty model after it; model ids
+// may contain more slashes), not blank and without leading or trailing white space. In v2 the
+// `policy` key may be left out (the default policy), but a policy object that is present must
+// name all three of its keys, a null spelled out: the contract's example writes every key, and a
+// half-written policy is more likely a typo than a wish. Any violation is config_invalid with a
+// message naming the slot ("Candidate 2", "Evaluator", ...) or the key ("policy.quorum") and the
+// rule. schemas/config/fusion-models.json is the same contract as a JSON Schema (a test checks
+// both agree). Values and pure functions; thread-safe.
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,13 +33,33 @@ inline constexpr std::array<Slot, 5> kAllSlots = {
 std::string_view SlotLabel(Slot slot);  // "Candidate 1" ... "Evaluator", "Merger"
 std::string_view SlotRole(Slot slot);   // "candidate-1" ... "evaluator", "merger"
 
-// The five selections. Defaults: every slot "$current" (also the meaning of a missing file).
+// How a run treats a failing or lagging candidate and what it may spend. The default is today's
+// run: all three candidates must verify, no cap. This layer only parses, checks and writes the
+// policy; the run applies it.
+struct Policy {
+  // 3: every candidate must verify, a failure fails the run. 2: two verified answers suffice; the
+  // third gets a grace window and is cancelled when it fails or outlasts it.
+  int quorum = kDefaultQuorum;
+  // The grace window in seconds once two candidates are verified. nullopt is the default rule:
+  // the larger of kDefaultGraceFloorSeconds and half the elapsed time of the second verified
+  // candidate (measured by the run, so it cannot be a number here).
+  std::optional<double> grace_seconds;
+  // The most a run may cost in US dollars; nullopt: no cap.
+  std::optional<double> max_cost_usd;
+
+  bool IsDefault() const { return *this == Policy{}; }
+  bool operator==(const Policy&) const = default;
+};
+
+// The five selections and the policy. Defaults: every slot "$current" and the default policy
+// (also the meaning of a missing file).
 struct ModelsConfig {
   std::array<std::string, 3> candidates = {std::string(kCurrentSelection),
                                            std::string(kCurrentSelection),
                                            std::string(kCurrentSelection)};
   std::string evaluator = std::string(kCurrentSelection);
   std::string merger = std::string(kCurrentSelection);
+  Policy policy;
 
   const std::string& selection(Slot slot) const;
   std::string& selection(Slot slot);
@@ -49,15 +76,26 @@ struct Selection {
 // Checks one selection by the rules above; config_invalid "<Slot> ..." on failure.
 Result<Selection> ParseSelection(Slot slot, std::string_view text);
 
-// Checks every slot of `config`; the first failing slot in slot order wins.
+// Checks the policy's values by the rules above; config_invalid "policy.<key> must ..." naming
+// the first broken key in the order quorum, grace_seconds, max_cost_usd.
+Status ValidatePolicy(const Policy& policy);
+
+// Checks every slot of `config`, then its policy; the first failing slot in slot order wins.
 Status ValidateModelsConfig(const ModelsConfig& config);
+
+// A policy number as the file writes it and the selector shows it: an integral value without a
+// fraction ("20"), any other as the shortest text that reads back as the same double ("0.25").
+std::string PolicyNumberText(double value);
 
 // Parses the file's bytes. `path` only appears in error messages.
 Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view path);
 
-// The bytes a save writes: keys in the order schema_version, candidates, evaluator, merger,
-// two-space indentation, one trailing newline, non-ASCII kept as UTF-8.
-// config_invalid when a selection breaks a rule or is not valid UTF-8.
+// The bytes a save writes. The default policy writes v1 exactly as before v2 existed (keys in the
+// order schema_version, candidates, evaluator, merger), so files of people who never chose a
+// policy stay readable by older releases; any other policy writes v2 with `policy` last, its keys
+// in the order quorum, grace_seconds, max_cost_usd and unset values as null. Two-space
+// indentation, one trailing newline, non-ASCII kept as UTF-8.
+// config_invalid when a selection or a policy value breaks a rule or a selection is not UTF-8.
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config);
 
 }  // namespace pi_fusion::config

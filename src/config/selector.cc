@@ -1,6 +1,8 @@
 #include "config/selector.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <utility>
 
 #include "config/shared_model.h"
@@ -50,6 +52,41 @@ std::string JoinNumbers(const std::vector<std::string>& items) {
   return out;
 }
 
+// A typed policy number: digits with at most one decimal point (and, for money, one leading `$`),
+// nothing else: no sign, exponent, spaces or "inf", so what the person reads is what is stored.
+std::optional<double> ParseTypedNumber(std::string_view text, bool money) {
+  if (money && !text.empty() && text.front() == '$') text.remove_prefix(1);
+  const auto points = std::count(text.begin(), text.end(), '.');
+  const bool digits_and_points = std::all_of(
+      text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  if (!digits_and_points || points > 1 || static_cast<size_t>(points) == text.size()) {
+    return std::nullopt;
+  }
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::string QuorumText(int quorum) {
+  return quorum == kReducedQuorum
+             ? "2 of 3: two verified answers suffice; the third gets the grace window"
+             : "3 of 3: every candidate must answer (one failure fails the run)";
+}
+
+std::string GraceText(const Policy& policy) {
+  std::string text = policy.grace_seconds ? PolicyNumberText(*policy.grace_seconds) + " s"
+                                          : "default rule: the larger of " +
+                                                PolicyNumberText(kDefaultGraceFloorSeconds) +
+                                                " s and half the second answer's time";
+  if (policy.quorum != kReducedQuorum) text += " (used with quorum 2 only)";
+  return text;
+}
+
+std::string CostCapText(const Policy& policy) {
+  return policy.max_cost_usd ? "$" + PolicyNumberText(*policy.max_cost_usd) + " per run" : "none";
+}
+
 }  // namespace
 
 Selector::Selector(const ConfigStore& store, RegistrySnapshot registry)
@@ -81,14 +118,22 @@ SelectorOutcome Selector::HandleKey(SelectorKey key, std::string_view text) {
       return SlotsKey(key, text);
     case View::kList:
       return ListKey(key, text);
+    case View::kInput:
+      return InputKey(key, text);
     case View::kConfirmReplace:
       break;
   }
   return ConfirmKey(key, text);
 }
 
+Selector::Row Selector::FocusedRow() const {
+  if (focus_ < kAllSlots.size()) return Row::kSlot;
+  if (focus_ == kAllSlots.size()) return Row::kQuorum;
+  return focus_ == kAllSlots.size() + 1 ? Row::kGrace : Row::kCostCap;
+}
+
 SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
-  const size_t count = kAllSlots.size();
+  const size_t count = kSelectorRows;
   switch (key) {
     case SelectorKey::kUp:
       focus_ = (focus_ + count - 1) % count;
@@ -97,7 +142,19 @@ SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
       focus_ = (focus_ + 1) % count;
       break;
     case SelectorKey::kEnter:
-      OpenList();
+      switch (FocusedRow()) {
+        case Row::kSlot:
+          OpenList();
+          break;
+        case Row::kQuorum:
+          config_.policy.quorum =
+              config_.policy.quorum == kDefaultQuorum ? kReducedQuorum : kDefaultQuorum;
+          break;
+        case Row::kGrace:
+        case Row::kCostCap:
+          OpenInput();
+          break;
+      }
       break;
     case SelectorKey::kEscape:
       outcome_ = SelectorOutcome::kClosed;
@@ -108,8 +165,7 @@ SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
       if (text == "q") {
         outcome_ = SelectorOutcome::kClosed;
       } else if (text == "r") {
-        config_.selection(kAllSlots[focus_]) = std::string(kCurrentSelection);
-        SetMessage(std::string(SlotLabel(kAllSlots[focus_])) + " reset to $current.", "muted");
+        ResetFocused();
       } else if (text == "s") {
         if (load_error_.empty()) {
           Save();
@@ -157,6 +213,27 @@ SelectorOutcome Selector::ListKey(SelectorKey key, std::string_view text) {
   return outcome_;
 }
 
+SelectorOutcome Selector::InputKey(SelectorKey key, std::string_view text) {
+  switch (key) {
+    case SelectorKey::kUp:
+    case SelectorKey::kDown:
+      break;
+    case SelectorKey::kEscape:
+      view_ = View::kSlots;
+      break;
+    case SelectorKey::kBackspace:
+      PopCodePoint(input_);
+      break;
+    case SelectorKey::kText:
+      if (input_.size() + text.size() <= kSelectorInputMaxBytes) input_ += text;
+      break;
+    case SelectorKey::kEnter:
+      ApplyInput();
+      break;
+  }
+  return outcome_;
+}
+
 SelectorOutcome Selector::ConfirmKey(SelectorKey key, std::string_view text) {
   if (key == SelectorKey::kText && text == "y") {
     view_ = View::kSlots;
@@ -165,6 +242,61 @@ SelectorOutcome Selector::ConfirmKey(SelectorKey key, std::string_view text) {
     view_ = View::kSlots;
   }
   return outcome_;
+}
+
+void Selector::ResetFocused() {
+  switch (FocusedRow()) {
+    case Row::kSlot:
+      config_.selection(kAllSlots[focus_]) = std::string(kCurrentSelection);
+      SetMessage(std::string(SlotLabel(kAllSlots[focus_])) + " reset to $current.", "muted");
+      return;
+    case Row::kQuorum:
+      config_.policy.quorum = kDefaultQuorum;
+      SetMessage("Quorum reset to 3.", "muted");
+      return;
+    case Row::kGrace:
+      config_.policy.grace_seconds.reset();
+      SetMessage("Grace reset to the default rule.", "muted");
+      return;
+    case Row::kCostCap:
+      break;
+  }
+  config_.policy.max_cost_usd.reset();
+  SetMessage("Cost cap removed.", "muted");
+}
+
+void Selector::OpenInput() {
+  view_ = View::kInput;
+  const std::optional<double>& value =
+      FocusedRow() == Row::kGrace ? config_.policy.grace_seconds : config_.policy.max_cost_usd;
+  input_ = value ? PolicyNumberText(*value) : "";
+}
+
+// Parses the input into a copy of the policy and keeps it only when the policy rules accept it,
+// so the selector and the file refuse exactly the same values.
+void Selector::ApplyInput() {
+  const bool grace = FocusedRow() == Row::kGrace;
+  Policy policy = config_.policy;
+  std::optional<double>& field = grace ? policy.grace_seconds : policy.max_cost_usd;
+  const std::optional<double> typed = ParseTypedNumber(input_, /*money=*/!grace);
+  Status valid =
+      input_.empty() || typed ? Status() : Status::Error(std::string(kConfigInvalid), "");
+  if (valid.ok()) {
+    field = input_.empty() ? std::nullopt : typed;
+    valid = ValidatePolicy(policy);
+  }
+  if (!valid.ok()) {
+    SetMessage(grace ? "Not applied: Grace must be a number of seconds >= 0 such as 20 or 2.5, "
+                       "or empty for the default rule (found \"" +
+                           input_ + "\")."
+                     : "Not applied: Cost cap must be an amount in US dollars above 0 such as "
+                       "0.50, or empty for no cap (found \"" +
+                           input_ + "\").",
+               "error");
+    return;
+  }
+  config_.policy = policy;
+  view_ = View::kSlots;
 }
 
 void Selector::OpenList() {
@@ -298,6 +430,9 @@ std::vector<SelectorLine> Selector::Render() const {
     case View::kList:
       RenderList(out);
       break;
+    case View::kInput:
+      RenderInput(out);
+      break;
     case View::kConfirmReplace:
       RenderConfirm(out);
       break;
@@ -325,6 +460,7 @@ void Selector::RenderSlots(std::vector<SelectorLine>& out) const {
       out.push_back({"    " + problem, "warning"});
     }
   }
+  RenderPolicy(out);
   const std::vector<std::string> notes = TopologyNotes();
   if (!notes.empty()) {
     out.push_back({"", "text"});
@@ -333,9 +469,40 @@ void Selector::RenderSlots(std::vector<SelectorLine>& out) const {
   }
   out.push_back({"", "text"});
   out.push_back(
-      {"↑/↓ move · Enter choose a model · r reset to $current · s save and close · "
-       "Esc/q close without saving",
+      {"↑/↓ move · Enter choose a model or change the policy row · r reset the row to its "
+       "default · s save and close · Esc/q close without saving",
        "dim"});
+}
+
+void Selector::RenderPolicy(std::vector<SelectorLine>& out) const {
+  out.push_back({"", "text"});
+  out.push_back({"Policy:", "muted"});
+  const std::pair<std::string_view, std::string> rows[kSelectorPolicyRows] = {
+      {"Quorum", QuorumText(config_.policy.quorum)},
+      {"Grace", GraceText(config_.policy)},
+      {"Cost cap", CostCapText(config_.policy)}};
+  for (size_t i = 0; i < kSelectorPolicyRows; ++i) {
+    const bool focused = focus_ == kAllSlots.size() + i;
+    out.push_back({(focused ? "> " : "  ") + PadLabel(rows[i].first) + rows[i].second,
+                   focused ? "accent" : "text"});
+  }
+}
+
+void Selector::RenderInput(std::vector<SelectorLine>& out) const {
+  const bool grace = FocusedRow() == Row::kGrace;
+  out.push_back({grace ? "Fusion models: the grace window in seconds"
+                       : "Fusion models: the cost cap per run in US dollars",
+                 "accent"});
+  out.push_back({(grace ? "Grace (seconds): " : "Cost cap (US dollars): ") + input_ + "_", "text"});
+  out.push_back({grace ? "How long a quorum-2 run waits for the third candidate once two answers "
+                         "are verified. Empty: the default rule, the larger of " +
+                             PolicyNumberText(kDefaultGraceFloorSeconds) +
+                             " s and half the elapsed time of the second verified answer."
+                       : "A run whose expected or measured cost would pass this amount stops "
+                         "before the next stage. Empty: no cap.",
+                 "muted"});
+  out.push_back({"", "text"});
+  out.push_back({"type a number · Backspace edit · Enter apply · Esc back unchanged", "dim"});
 }
 
 void Selector::RenderList(std::vector<SelectorLine>& out) const {
@@ -373,8 +540,8 @@ void Selector::RenderConfirm(std::vector<SelectorLine>& out) const {
   out.push_back({"Fusion models: replace the invalid file " + store_.path() + "?", "warning"});
   out.push_back({load_error_, "error"});
   out.push_back(
-      {"Saving writes a fresh file with the five slots you chose; the old contents are "
-       "lost.",
+      {"Saving writes a fresh file with the five slots and the policy you chose; the old "
+       "contents are lost.",
        "text"});
   out.push_back({"", "text"});
   out.push_back({"y replace the file · n or Esc go back", "dim"});

@@ -3,14 +3,21 @@
 // The binding feeds it keys the TUI module translated from the terminal and draws the lines it
 // returns; every decision is made here, so the whole interaction is unit-tested without a
 // terminal. Views:
-//   slots    the five slots with their choice, the absolute config path, topology notes and the
-//            last message. Up/Down move, Enter opens the list, `r` resets the slot to $current,
-//            `s` saves and closes, Esc or `q` closes without writing.
+//   slots    the five slots with their choice, then the policy rows (Quorum, Grace, Cost cap),
+//            the absolute config path, topology notes and the last message. Up/Down move over
+//            all eight rows. Enter on a slot opens the list; on Quorum it switches 3 <-> 2; on
+//            Grace or Cost cap it opens the input. `r` resets the focused row to its default
+//            ($current, quorum 3, the default grace rule, no cap), `s` saves and closes, Esc or
+//            `q` closes without writing.
 //   list     the models for the focused slot: $current, the available models sorted by
 //            provider/model, then configured-but-unavailable ones. Typing filters (case-insensitive
 //            substring of provider/model and name), Backspace edits the filter, Up/Down move,
 //            Enter picks, Esc goes back. A model the route policy refuses, or one not available,
 //            is shown with the reason and cannot be picked.
+//   input    the typed value of Grace (seconds) or Cost cap (US dollars, an optional leading `$`).
+//            Typing edits, Backspace deletes, Enter applies, Esc goes back unchanged. An empty
+//            value means the default (the default grace rule, no cap); a value the policy rules
+//            refuse stays in the input with the reason and changes nothing.
 //   confirm  shown by `s` when the file on disk is invalid: `y` replaces it, `n` or Esc goes back.
 // Saving goes through ConfigStore: lock, revision check against the revision seen at load, atomic
 // write. A conflict writes nothing and keeps the selector open with the store's message.
@@ -42,6 +49,11 @@ enum class SelectorOutcome { kOpen, kSaved, kClosed };
 
 // The list shows at most this many model rows; the window follows the highlighted row.
 inline constexpr size_t kSelectorListRows = 12;
+// The slots view's rows: the five slots, then Quorum, Grace and Cost cap.
+inline constexpr size_t kSelectorPolicyRows = 3;
+inline constexpr size_t kSelectorRows = kAllSlots.size() + kSelectorPolicyRows;
+// The input view keeps at most this many bytes: a number, not a paste.
+inline constexpr size_t kSelectorInputMaxBytes = 32;
 
 class Selector {
  public:
@@ -62,7 +74,8 @@ class Selector {
   const std::string& path() const { return store_.path(); }
 
  private:
-  enum class View { kSlots, kList, kConfirmReplace };
+  enum class View { kSlots, kList, kInput, kConfirmReplace };
+  enum class Row { kSlot, kQuorum, kGrace, kCostCap };
   struct Entry {
     std::string selection;               // "$current" or "provider/model"
     std::string detail;                  // model name, or what $current means now
@@ -72,8 +85,13 @@ class Selector {
 
   SelectorOutcome SlotsKey(SelectorKey key, std::string_view text);
   SelectorOutcome ListKey(SelectorKey key, std::string_view text);
+  SelectorOutcome InputKey(SelectorKey key, std::string_view text);
   SelectorOutcome ConfirmKey(SelectorKey key, std::string_view text);
+  Row FocusedRow() const;
+  void ResetFocused();
   void OpenList();
+  void OpenInput();
+  void ApplyInput();
   void Save();
   void SetMessage(std::string text, std::string style);
 
@@ -85,7 +103,9 @@ class Selector {
   std::vector<std::string> TopologyNotes() const;
 
   void RenderSlots(std::vector<SelectorLine>& out) const;
+  void RenderPolicy(std::vector<SelectorLine>& out) const;
   void RenderList(std::vector<SelectorLine>& out) const;
+  void RenderInput(std::vector<SelectorLine>& out) const;
   void RenderConfirm(std::vector<SelectorLine>& out) const;
 
   const ConfigStore& store_;
@@ -97,9 +117,10 @@ class Selector {
   std::string revision_error_;        // why the file's revision could not be read
 
   View view_ = View::kSlots;
-  size_t focus_ = 0;  // index into kAllSlots
+  size_t focus_ = 0;  // a row: index into kAllSlots, then the policy rows
   std::string filter_;
   size_t cursor_ = 0;  // index into FilteredEntries()
+  std::string input_;  // the input view's text
   std::string message_;
   std::string message_style_;
   SelectorOutcome outcome_ = SelectorOutcome::kOpen;

@@ -160,6 +160,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   run.request = std::move(request);
   run.seams = seams;
   run.models = std::move(models).value();
+  run.policy = loaded->config.policy;
   run.canonical_input = std::move(input).value();
   run.child_wrapper = std::move(wrapper).value();
   Result<budget::BudgetPlan> plan = PlanRun(run, workflow_row);

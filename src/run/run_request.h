@@ -107,6 +107,10 @@ struct PreparedRun {
   RunSeams seams;
   std::unique_ptr<store::RunStore> store;
   config::ResolvedModels models;
+  // fusion-models.json's policy as loaded at preflight (quorum, grace window, cost cap). Carried
+  // for the stages that apply it; the manifest's config.models records the same file, so a
+  // non-default policy is on disk as the v2 object that was loaded.
+  config::Policy policy;
   CanonicalDocument canonical_input;
   budget::BudgetPlan plan;
   // research: source-policy.private.json as written at preflight; its path and hash go to the

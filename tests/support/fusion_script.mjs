@@ -115,6 +115,8 @@ export function lookupRules(taskId, { tools = ["bg_result"], ask = "get it", rep
 
 /** The schema id of Fusion's model config. */
 export const FUSION_MODELS_V1 = "pi-background-tasks.fusion-models.v1";
+/** The schema id of Fusion's model config with a run policy (quorum, grace, cost cap). */
+export const FUSION_MODELS_V2 = "pi-background-tasks.fusion-models.v2";
 
 /** Candidate 2 on scripted-b, every other slot on scripted-a: a rule matching scripted-b scripts candidate 2 alone. */
 export const SECOND_CANDIDATE_ON_B = {

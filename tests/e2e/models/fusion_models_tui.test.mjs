@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { FUSION_MODELS_V1 as V1, writeFusionModels } from "../../support/fusion_script.mjs";
+import { fusionRules, MERGED_TEXT, FUSION_MODELS_V1 as V1, FUSION_MODELS_V2 as V2, writeFusionModels } from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { PLUGIN, withPiEnv } from "../../support/pi_harness.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
 
@@ -42,6 +43,17 @@ async function openSelector(pi, configPath) {
   pi.type("/fusion-models");
   pi.keys("Enter");
   await waitForText(pi, `Fusion models: ${configPath}`);
+}
+
+/**
+ * `s` in the selector, then waits until it has closed: the selector writes the file before it
+ * closes, so the file is read only after the save. (The "Saved" notice alone is no proof: an
+ * earlier save's notice may still be on screen.)
+ */
+async function saveAndClose(pi, configPath) {
+  pi.type("s");
+  await pi.waitFor((s) => !s.includes("Fusion models:"), WAIT_MS, "the selector to close");
+  await waitForText(pi, `Saved Fusion's models to ${configPath}`);
 }
 
 describe("/fusion-models", () => {
@@ -141,6 +153,117 @@ describe("/fusion-models", () => {
     });
   }));
 
+  test("the policy: quorum 2, grace 20 s and a cost cap save as v2, reopen as saved, and defaults save v1 again", () => withPiEnv({ extensions: [PLUGIN] }, async (env) => {
+    const configPath = path.join(env.agentDir, "fusion-models.json");
+    const slotsV1 = {
+      schema_version: V1,
+      candidates: ["$current", "scripted/scripted-b", "$current"],
+      evaluator: "$current",
+      merger: "$current",
+    };
+    const v1Bytes = `${JSON.stringify(slotsV1, null, 2)}\n`;
+    fs.writeFileSync(configPath, v1Bytes);
+    await withTui(env, async (pi) => {
+      await pi.ready();
+
+      // The v1 file loads; the policy rows follow the slots with their defaults.
+      await openSelector(pi, configPath);
+      let screen = await waitForText(pi, "Cost cap");
+      assert.match(screen, /  Candidate 2 +scripted\/scripted-b/);
+      assert.match(screen, /Policy:\s+Quorum +3 of 3: every candidate must answer/);
+      assert.match(screen, /  Grace +default rule: the larger of 15 s and half the second answer's time/);
+      assert.match(screen, /  Cost cap +none/);
+      assert.match(screen, /Enter choose a model or change the policy row/);
+
+      // Enter on Quorum switches it to 2.
+      for (let i = 0; i < 5; i++) pi.keys("Down");
+      await waitForText(pi, "> Quorum");
+      pi.keys("Enter");
+      await waitForText(pi, "> Quorum       2 of 3: two verified answers suffice");
+
+      // Enter on Grace opens the input; 20 applies.
+      pi.keys("Down");
+      pi.keys("Enter");
+      await waitForText(pi, "Grace (seconds): _");
+      pi.type("20");
+      await waitForText(pi, "Grace (seconds): 20_");
+      pi.keys("Enter");
+      await waitForText(pi, "> Grace        20 s");
+
+      // A cost cap that is not an amount is refused on screen and nothing is written.
+      pi.keys("Down");
+      pi.keys("Enter");
+      await waitForText(pi, "Cost cap (US dollars): _");
+      pi.type("abc");
+      await waitForText(pi, "Cost cap (US dollars): abc_");
+      pi.keys("Enter");
+      await waitForText(pi, 'Not applied: Cost cap must be an amount in US dollars above 0 such as 0.50, or empty for no cap (found "abc").');
+      assert.equal(fs.readFileSync(configPath, "utf8"), v1Bytes);
+      for (let i = 0; i < 3; i++) pi.keys("BSpace");
+      await waitForText(pi, "Cost cap (US dollars): _");
+      pi.type("$0.5");
+      await waitForText(pi, "Cost cap (US dollars): $0.5_");
+      pi.keys("Enter");
+      await waitForText(pi, "> Cost cap     $0.5 per run");
+
+      // s writes v2 with the three values, keys in the contract's order.
+      await saveAndClose(pi, configPath);
+      const v2 = {
+        ...slotsV1,
+        schema_version: V2,
+        policy: { quorum: 2, grace_seconds: 20, max_cost_usd: 0.5 },
+      };
+      assert.equal(fs.readFileSync(configPath, "utf8"), `${JSON.stringify(v2, null, 2)}\n`);
+
+      // Reopened: the values as saved.
+      await openSelector(pi, configPath);
+      screen = await waitForText(pi, "Cost cap");
+      assert.match(screen, /  Quorum +2 of 3: two verified answers suffice/);
+      assert.match(screen, /  Grace +20 s/);
+      assert.match(screen, /  Cost cap +\$0\.5 per run/);
+
+      // r on each policy row restores its default; the save is the v1 file byte for byte.
+      for (let i = 0; i < 5; i++) pi.keys("Down");
+      await waitForText(pi, "> Quorum");
+      pi.type("r");
+      await waitForText(pi, "Quorum reset to 3.");
+      pi.keys("Down");
+      pi.type("r");
+      await waitForText(pi, "Grace reset to the default rule.");
+      pi.keys("Down");
+      pi.type("r");
+      await waitForText(pi, "Cost cap removed.");
+      await saveAndClose(pi, configPath);
+      assert.equal(fs.readFileSync(configPath, "utf8"), v1Bytes);
+      assert.equal(env.requests().length, 0);
+    });
+  }));
+
+  test("a hand-written v2 file with a policy loads in the selector; a half-written policy is refused by key", () => withPiEnv({ extensions: [PLUGIN] }, async (env) => {
+    const configPath = writeFusionModels(env, {
+      schema_version: V2,
+      candidates: ["$current", "$current", "$current"],
+      evaluator: "$current",
+      merger: "$current",
+      policy: { quorum: 2, grace_seconds: null, max_cost_usd: 1.25 },
+    });
+    await withTui(env, async (pi) => {
+      await pi.ready();
+      await openSelector(pi, configPath);
+      const screen = await waitForText(pi, "Cost cap");
+      assert.match(screen, /  Quorum +2 of 3/);
+      assert.match(screen, /  Grace +default rule/);
+      assert.doesNotMatch(screen, /used with quorum 2 only/);
+      assert.match(screen, /  Cost cap +\$1\.25 per run/);
+      pi.keys("Escape");
+      await pi.waitFor((s) => !s.includes("Fusion models:"), WAIT_MS, "the selector to close");
+
+      fs.writeFileSync(configPath, JSON.stringify({ ...JSON.parse(fs.readFileSync(configPath, "utf8")), policy: { quorum: 2 } }));
+      await openSelector(pi, configPath);
+      await waitForText(pi, `Invalid ${configPath}: policy missing required key(s): grace_seconds, max_cost_usd`);
+    });
+  }));
+
   test("an invalid file is shown with its path and replaced only after y", () => withPiEnv({ extensions: [PLUGIN] }, async (env) => {
     const configPath = env.writeAgentFile("fusion-models.json", '{"schema_version": 3}');
     await withTui(env, async (pi) => {
@@ -168,6 +291,21 @@ describe("/fusion-models", () => {
       assert.equal(fs.existsSync(path.join(env.agentDir, "fusion-models.json")), false);
       assert.equal(env.requests().length, 0);
     });
+  });
+
+  test("runs load v1 and v2 files; the manifest's config records the policy that was loaded", async () => {
+    for (const [schema, policy] of [[V1, undefined], [V2, { quorum: 2, grace_seconds: 20, max_cost_usd: 5 }]]) {
+      await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
+        const models = { schema_version: schema, candidates: ["$current", "$current", "$current"], evaluator: "$current", merger: "$current" };
+        writeFusionModels(env, policy ? { ...models, policy } : models);
+        const r = await env.print("/fusion Why is the sky blue?");
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+        const manifest = manifestOf(runDirs(env)[0]);
+        assert.equal(manifest.state, "completed");
+        assert.deepEqual(manifest.config.models, policy ? { ...models, policy } : models);
+      });
+    }
   });
 
   test("a preflight refusal that points to /fusion-models names the config file", async () => {

@@ -16,10 +16,10 @@ using nlohmann::json;
 
 // Keywords the checker enforces.
 const std::set<std::string> kAssertions = {
-    "type",    "const",    "enum",     "properties", "required",  "additionalProperties",
-    "items",   "minItems", "maxItems", "minLength",  "maxLength", "pattern",
-    "minimum", "maximum",  "oneOf",    "anyOf",      "allOf",     "$ref",
-    "$defs"};
+    "type",    "const",           "enum",     "properties", "required",  "additionalProperties",
+    "items",   "minItems",        "maxItems", "minLength",  "maxLength", "pattern",
+    "minimum", "maximum",         "oneOf",    "anyOf",      "allOf",     "$ref",
+    "$defs",   "exclusiveMinimum"};
 
 // Keywords that carry no rule.
 const std::set<std::string> kAnnotations = {"$schema", "$id",         "$comment",
@@ -225,6 +225,9 @@ class Checker {
                       std::vector<std::string>& out) {
     if (schema.contains("minimum") && value < schema["minimum"]) {
       Fail(at, "below minimum " + schema["minimum"].dump(), out);
+    }
+    if (schema.contains("exclusiveMinimum") && value <= schema["exclusiveMinimum"]) {
+      Fail(at, "not above exclusiveMinimum " + schema["exclusiveMinimum"].dump(), out);
     }
     if (schema.contains("maximum") && value > schema["maximum"]) {
       Fail(at, "above maximum " + schema["maximum"].dump(), out);

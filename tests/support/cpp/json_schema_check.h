@@ -10,6 +10,7 @@
 //   minLength, maxLength   counted in Unicode code points
 //   pattern      ECMAScript regular expression, searched anywhere in the string (unanchored)
 //   minimum, maximum       inclusive
+//   exclusiveMinimum       the number form (draft 2020-12): the value must be greater
 //   oneOf (exactly one matches), anyOf (at least one), allOf (all)
 //   $ref         only "#/$defs/<name>"; its sibling keywords apply too
 //   $defs        definitions for $ref

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 
 #include "config/models_config.h"
@@ -20,6 +21,17 @@ std::string File(const std::string& candidates, const std::string& evaluator = "
 }
 
 const std::string kThree = "[\"$current\",\"$current\",\"$current\"]";
+const std::string kV2 = "\"pi-background-tasks.fusion-models.v2\"";
+
+// A v2 file with all-$current slots and `policy` as given (raw JSON).
+std::string V2(const std::string& policy) {
+  const std::string base = File(kThree, "\"$current\"", "\"$current\"", kV2);
+  return base.substr(0, base.size() - 1) + ",\"policy\":" + policy + "}";
+}
+
+std::string Policy3(const std::string& quorum, const std::string& grace, const std::string& cap) {
+  return "{\"quorum\":" + quorum + ",\"grace_seconds\":" + grace + ",\"max_cost_usd\":" + cap + "}";
+}
 
 TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
   struct Row {
@@ -36,11 +48,12 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {"{\"schema_version\":\"pi-background-tasks.fusion-models.v1\",\"candidates\":" + kThree +
            "}",
        "missing required key(s): evaluator, merger"},
-      {File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v2\""),
-       "schema_version must be \"pi-background-tasks.fusion-models.v1\" (found "
-       "\"pi-background-tasks.fusion-models.v2\")"},
+      {File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v3\""),
+       "schema_version must be \"pi-background-tasks.fusion-models.v1\" or "
+       "\"pi-background-tasks.fusion-models.v2\" (found \"pi-background-tasks.fusion-models.v3\")"},
       {File(kThree, "\"$current\"", "\"$current\"", "1"),
-       "schema_version must be \"pi-background-tasks.fusion-models.v1\" (found 1)"},
+       "schema_version must be \"pi-background-tasks.fusion-models.v1\" or "
+       "\"pi-background-tasks.fusion-models.v2\" (found 1)"},
       {File("[\"$current\",\"$current\"]"),
        "candidates must list exactly 3 model selections (found 2 entries)"},
       {File("[\"$current\",\"$current\",\"$current\",\"$current\"]"),
@@ -63,6 +76,33 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {File(kThree, "\"provider/\""), "Evaluator must be \"$current\" or \"provider/model\""},
       {File(kThree, "\"$CURRENT\""), "Evaluator must be \"$current\" or \"provider/model\""},
       {File(kThree, "null"), "Evaluator must be a string"},
+      // v2: the policy.
+      {File(kThree).substr(0, File(kThree).size() - 1) +
+           ",\"policy\":" + Policy3("2", "null", "null") + "}",
+       "contains unsupported key(s): policy (a policy needs schema_version "
+       "\"pi-background-tasks.fusion-models.v2\")"},
+      {V2("null"), "policy must be an object with the keys quorum, grace_seconds, max_cost_usd"},
+      {V2("[2]"), "policy must be an object"},
+      {V2("{\"quorum\":2}"), "policy missing required key(s): grace_seconds, max_cost_usd"},
+      {V2("{\"quorum\":3,\"grace_seconds\":null,\"max_cost_usd\":null,\"extra\":1}"),
+       "policy contains unsupported key(s): extra"},
+      {V2(Policy3("1", "null", "null")), "policy.quorum must be 2 or 3 (found 1)"},
+      {V2(Policy3("4", "null", "null")), "policy.quorum must be 2 or 3 (found 4)"},
+      {V2(Policy3("2.0", "null", "null")), "policy.quorum must be 2 or 3 (found 2.0)"},
+      {V2(Policy3("\"2\"", "null", "null")), "policy.quorum must be 2 or 3 (found \"2\")"},
+      {V2(Policy3("null", "null", "null")), "policy.quorum must be 2 or 3 (found null)"},
+      {V2(Policy3("2", "-1", "null")),
+       "policy.grace_seconds must be a number of seconds >= 0, or null for the default rule "
+       "(found -1)"},
+      {V2(Policy3("2", "\"20\"", "null")), "policy.grace_seconds must be a number"},
+      {V2(Policy3("2", "-0.5", "null")), "policy.grace_seconds must be a number"},
+      {V2(Policy3("2", "null", "0")),
+       "policy.max_cost_usd must be a number of US dollars > 0, or null for no cap (found 0)"},
+      {V2(Policy3("2", "null", "-2")), "policy.max_cost_usd must be a number"},
+      {V2(Policy3("2", "null", "false")), "policy.max_cost_usd must be a number"},
+      // Slots are checked before the policy.
+      {File("[\"x\",\"$current\",\"$current\"]", "\"$current\"", "\"$current\"", kV2),
+       "Candidate 1 must be \"$current\" or \"provider/model\""},
   };
   for (const Row& row : rows) {
     INFO(row.bytes);
@@ -113,6 +153,107 @@ TEST_CASE("ModelsConfig: pretty output bytes") {
   CHECK(*round_trip == config);
 }
 
+TEST_CASE(
+    "ModelsConfig: v2 files load with their policy; a v2 file without a policy is the default") {
+  const Result<ModelsConfig> full = ParseModelsConfig(V2(Policy3("2", "20", "0.5")), kPath);
+  REQUIRE(full.ok());
+  CHECK(full->policy.quorum == 2);
+  CHECK(full->policy.grace_seconds == 20.0);
+  CHECK(full->policy.max_cost_usd == 0.5);
+  const Result<ModelsConfig> nulls = ParseModelsConfig(V2(Policy3("3", "0", "null")), kPath);
+  REQUIRE(nulls.ok());
+  CHECK(nulls->policy.quorum == 3);
+  CHECK(nulls->policy.grace_seconds == 0.0);  // zero is a valid window: cut at once
+  CHECK_FALSE(nulls->policy.max_cost_usd);
+  const Result<ModelsConfig> bare =
+      ParseModelsConfig(File(kThree, "\"$current\"", "\"$current\"", kV2), kPath);
+  REQUIRE(bare.ok());
+  CHECK(bare->policy.IsDefault());
+  CHECK(*bare == ModelsConfig());
+  const Result<ModelsConfig> v1 = ParseModelsConfig(File(kThree), kPath);
+  REQUIRE(v1.ok());
+  CHECK(v1->policy.IsDefault());
+}
+
+TEST_CASE("ModelsConfig: a non-default policy writes v2, keys in order, nulls written") {
+  ModelsConfig config;
+  config.candidates[2] = "local/scripted-a";
+  config.policy.quorum = 2;
+  const Result<std::string> quorum_only = SerializeModelsConfig(config);
+  REQUIRE(quorum_only.ok());
+  CHECK(*quorum_only ==
+        "{\n"
+        "  \"schema_version\": \"pi-background-tasks.fusion-models.v2\",\n"
+        "  \"candidates\": [\n"
+        "    \"$current\",\n"
+        "    \"$current\",\n"
+        "    \"local/scripted-a\"\n"
+        "  ],\n"
+        "  \"evaluator\": \"$current\",\n"
+        "  \"merger\": \"$current\",\n"
+        "  \"policy\": {\n"
+        "    \"quorum\": 2,\n"
+        "    \"grace_seconds\": null,\n"
+        "    \"max_cost_usd\": null\n"
+        "  }\n"
+        "}\n");
+  config.policy.grace_seconds = 20;
+  config.policy.max_cost_usd = 0.25;
+  const Result<std::string> full = SerializeModelsConfig(config);
+  REQUIRE(full.ok());
+  CHECK_THAT(*full, Catch::EndsWith("  \"policy\": {\n"
+                                    "    \"quorum\": 2,\n"
+                                    "    \"grace_seconds\": 20,\n"
+                                    "    \"max_cost_usd\": 0.25\n"
+                                    "  }\n"
+                                    "}\n"));
+  const Result<ModelsConfig> round_trip = ParseModelsConfig(*full, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == config);
+
+  // Only a cap (quorum 3) is still a policy someone chose: v2.
+  ModelsConfig cap_only;
+  cap_only.policy.max_cost_usd = 3;
+  const Result<std::string> cap_bytes = SerializeModelsConfig(cap_only);
+  REQUIRE(cap_bytes.ok());
+  CHECK_THAT(*cap_bytes, Catch::Contains("fusion-models.v2"));
+  CHECK_THAT(*cap_bytes, Catch::Contains("\"quorum\": 3,\n    \"grace_seconds\": null,\n"
+                                         "    \"max_cost_usd\": 3\n"));
+
+  // Back to the default policy: the v1 bytes exactly.
+  config.policy = Policy();
+  const Result<std::string> back = SerializeModelsConfig(config);
+  REQUIRE(back.ok());
+  CHECK_THAT(*back, Catch::StartsWith(
+                        "{\n  \"schema_version\": \"pi-background-tasks.fusion-models.v1\""));
+  CHECK_THAT(*back, !Catch::Contains("policy"));
+}
+
+TEST_CASE("ModelsConfig: serializing refuses a policy the file would refuse") {
+  ModelsConfig config;
+  config.policy.quorum = 1;
+  Status s = SerializeModelsConfig(config).status();
+  CHECK(s.code() == "config_invalid");
+  CHECK(s.message() == "policy.quorum must be 2 or 3 (found 1)");
+  config.policy = Policy();
+  config.policy.grace_seconds = -3;
+  CHECK_THAT(SerializeModelsConfig(config).status().message(),
+             Catch::StartsWith("policy.grace_seconds must be a number of seconds >= 0"));
+  config.policy = Policy();
+  config.policy.max_cost_usd = 0;
+  CHECK_THAT(SerializeModelsConfig(config).status().message(),
+             Catch::StartsWith("policy.max_cost_usd must be a number of US dollars > 0"));
+  config.policy.max_cost_usd = std::numeric_limits<double>::infinity();
+  CHECK(ValidatePolicy(config.policy).code() == "config_invalid");
+}
+
+TEST_CASE("ModelsConfig: policy numbers read as typed") {
+  CHECK(PolicyNumberText(20) == "20");
+  CHECK(PolicyNumberText(0) == "0");
+  CHECK(PolicyNumberText(2.5) == "2.5");
+  CHECK(PolicyNumberText(0.1) == "0.1");
+}
+
 TEST_CASE("ModelsConfig: serializing refuses an invalid slot, including bad UTF-8") {
   ModelsConfig config;
   config.evaluator = "local/m ";
@@ -128,6 +269,10 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
   const std::string good[] = {
       File(kThree),
       File("[\"a/b\",\"a/b\",\"c/d/e\"]", "\"x/y\"", "\"$current\""),
+      File(kThree, "\"$current\"", "\"$current\"", kV2),
+      V2(Policy3("2", "null", "null")),
+      V2(Policy3("3", "0", "0.01")),
+      V2(Policy3("2", "20.5", "12")),
   };
   for (const std::string& bytes : good) {
     INFO(bytes);
@@ -139,7 +284,18 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       File(kThree).substr(0, File(kThree).size() - 1) + ",\"extra\":1}",
       "{\"schema_version\":\"pi-background-tasks.fusion-models.v1\",\"candidates\":" + kThree +
           ",\"evaluator\":\"$current\"}",
-      File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v2\""),
+      File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v3\""),
+      File(kThree).substr(0, File(kThree).size() - 1) +
+          ",\"policy\":" + Policy3("2", "null", "null") + "}",
+      V2("null"),
+      V2("{\"quorum\":2}"),
+      V2("{\"quorum\":3,\"grace_seconds\":null,\"max_cost_usd\":null,\"extra\":1}"),
+      V2(Policy3("1", "null", "null")),
+      V2(Policy3("2.0", "null", "null")),
+      V2(Policy3("2", "-1", "null")),
+      V2(Policy3("2", "\"20\"", "null")),
+      V2(Policy3("2", "null", "0")),
+      V2(Policy3("2", "null", "-0.5")),
       File("[\"$current\",\"$current\"]"),
       File("[\"$current\",\"$current\",\"$current\",\"$current\"]"),
       File("[\"$current\",1,\"$current\"]"),
@@ -150,7 +306,8 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
     CHECK_FALSE(ParseModelsConfig(bytes, kPath).ok());
     CHECK_FALSE(pi_fusion::testing::CheckAgainstSchema(schema, json::parse(bytes)).empty());
   }
-  CHECK(schema["properties"]["schema_version"]["const"] == kModelsSchema);
+  CHECK(schema["$defs"]["v1"]["properties"]["schema_version"]["const"] == kModelsSchemaV1);
+  CHECK(schema["$defs"]["v2"]["properties"]["schema_version"]["const"] == kModelsSchemaV2);
 }
 
 TEST_CASE("ModelsConfig: slot labels and selection access") {

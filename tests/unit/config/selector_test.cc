@@ -202,7 +202,9 @@ TEST_CASE("Selector: r resets the focused slot to $current") {
   config.merger = "scripted/scripted-b";
   REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
   Selector selector(f.store, Registry());
-  selector.HandleKey(SelectorKey::kUp);  // wraps to Merger
+  selector.HandleKey(SelectorKey::kUp);  // wraps to the last policy row, Cost cap
+  CHECK(Shows(selector, "> Cost cap     none"));
+  for (int i = 0; i < 3; ++i) selector.HandleKey(SelectorKey::kUp);  // Grace, Quorum, Merger
   CHECK(Shows(selector, "> Merger       scripted/scripted-b"));
   Type(selector, "r");
   CHECK(selector.config().merger == "$current");
@@ -287,6 +289,113 @@ TEST_CASE("Selector: an invalid file is replaced only after confirmation") {
     CHECK(Shows(selector, "Conflict, nothing was written"));
     CHECK(Slurp(f.store.path()) == "still broken");
   }
+}
+
+// Focuses the policy row `index` (0 Quorum, 1 Grace, 2 Cost cap) from Candidate 1.
+void FocusPolicyRow(Selector& selector, size_t index) {
+  for (size_t i = 0; i < kAllSlots.size() + index; ++i) selector.HandleKey(SelectorKey::kDown);
+}
+
+TEST_CASE("Selector: the policy rows show the defaults after the slots") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  const std::vector<std::string> texts = Texts(selector);
+  const auto at = [&](std::string_view prefix) {
+    return std::find_if(texts.begin(), texts.end(),
+                        [&](const std::string& t) { return t.rfind(prefix, 0) == 0; }) -
+           texts.begin();
+  };
+  CHECK(at("  Merger") < at("Policy:"));
+  CHECK(at("Policy:") < at("  Quorum       3 of 3: every candidate must answer"));
+  CHECK(Shows(selector,
+              "  Grace        default rule: the larger of 15 s and half the second "
+              "answer's time (used with quorum 2 only)"));
+  CHECK(Shows(selector, "  Cost cap     none"));
+  CHECK(Shows(selector, "Enter choose a model or change the policy row"));
+}
+
+TEST_CASE("Selector: Enter switches the quorum; typed grace and cost cap; save writes v2") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  FocusPolicyRow(selector, 0);
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().policy.quorum == 2);
+  CHECK(Shows(selector, "> Quorum       2 of 3: two verified answers suffice"));
+  CHECK(Shows(selector,
+              "  Grace        default rule: the larger of 15 s and half the second "
+              "answer's time"));
+  CHECK_FALSE(Shows(selector, "used with quorum 2 only"));
+  CHECK(selector.HasUnsavedChanges());
+
+  selector.HandleKey(SelectorKey::kDown);  // Grace
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Texts(selector)[0] == "Fusion models: the grace window in seconds");
+  CHECK(Shows(selector, "Grace (seconds): _"));
+  Type(selector, "2");
+  Type(selector, "x");
+  selector.HandleKey(SelectorKey::kEnter);  // "2x" is refused, nothing changes
+  CHECK(Shows(selector,
+              "Not applied: Grace must be a number of seconds >= 0 such as 20 or 2.5, "
+              "or empty for the default rule (found \"2x\")."));
+  CHECK_FALSE(selector.config().policy.grace_seconds);
+  CHECK(Shows(selector, "Grace (seconds): 2x_"));
+  selector.HandleKey(SelectorKey::kBackspace);
+  Type(selector, "0");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().policy.grace_seconds == 20.0);
+  CHECK(Shows(selector, "> Grace        20 s"));
+
+  selector.HandleKey(SelectorKey::kDown);  // Cost cap
+  selector.HandleKey(SelectorKey::kEnter);
+  for (std::string_view bad : {"0", "-1", "1e3", "1.2.3", "$", "inf", " 5"}) {
+    INFO(bad);
+    while (Shows(selector, "US dollars): ") && !Shows(selector, "US dollars): _")) {
+      selector.HandleKey(SelectorKey::kBackspace);
+    }
+    for (char c : bad) Type(selector, std::string(1, c));
+    selector.HandleKey(SelectorKey::kEnter);
+    CHECK(Shows(selector, "Not applied: Cost cap must be an amount in US dollars above 0"));
+    CHECK_FALSE(selector.config().policy.max_cost_usd);
+  }
+  selector.HandleKey(SelectorKey::kEscape);  // back, unchanged
+  CHECK(Shows(selector, "> Cost cap     none"));
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Cost cap (US dollars): _"));  // Esc dropped the typed text
+  Type(selector, "$0.50");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().policy.max_cost_usd == 0.5);
+  CHECK(Shows(selector, "> Cost cap     $0.5 per run"));
+
+  Type(selector, "s");
+  REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
+  const Result<LoadedConfig> loaded = f.store.Load();
+  REQUIRE(loaded.ok());
+  CHECK(loaded->config.policy.quorum == 2);
+  CHECK(loaded->config.policy.grace_seconds == 20.0);
+  CHECK(loaded->config.policy.max_cost_usd == 0.5);
+  CHECK(Slurp(f.store.path()).find("pi-background-tasks.fusion-models.v2") != std::string::npos);
+
+  // Reopened: the saved values; the input starts from the value; r resets each row; v1 again.
+  Selector again(f.store, Registry());
+  CHECK(Shows(again, "  Quorum       2 of 3"));
+  CHECK(Shows(again, "  Grace        20 s"));
+  CHECK(Shows(again, "  Cost cap     $0.5 per run"));
+  FocusPolicyRow(again, 1);
+  again.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(again, "Grace (seconds): 20_"));
+  for (int i = 0; i < 2; ++i) again.HandleKey(SelectorKey::kBackspace);
+  again.HandleKey(SelectorKey::kEnter);  // empty: the default rule
+  CHECK_FALSE(again.config().policy.grace_seconds);
+  again.HandleKey(SelectorKey::kUp);  // Quorum
+  Type(again, "r");
+  CHECK(Shows(again, "Quorum reset to 3."));
+  for (int i = 0; i < 2; ++i) again.HandleKey(SelectorKey::kDown);  // Cost cap
+  Type(again, "r");
+  CHECK(Shows(again, "Cost cap removed."));
+  CHECK(again.config().policy.IsDefault());
+  Type(again, "s");
+  REQUIRE(again.outcome() == SelectorOutcome::kSaved);
+  CHECK(Slurp(f.store.path()) == *SerializeModelsConfig(ModelsConfig{}));
 }
 
 TEST_CASE("Selector: no current model") {
