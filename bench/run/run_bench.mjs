@@ -187,7 +187,23 @@ function stageTimes(manifest) {
   const evaluation = span("evaluation");
   const merge = span("merge");
   const own = Date.parse(manifest.updated_at) - Date.parse(manifest.created_at);
-  return { candidates, evaluation, merge, parent: own - candidates - evaluation - merge };
+  // The first candidate the person can read: its attempt ends at its verified answer, which the
+  // live view, print mode's stderr and json mode's events show at once.
+  const firstCandidate = Math.min(...manifest.attempts.filter((a) => a.stage === "candidate")
+    .map((a) => Date.parse(a.ended_at))) - Date.parse(manifest.created_at);
+  return { candidates, evaluation, merge, firstCandidate, parent: own - candidates - evaluation - merge };
+}
+
+/** One bare cold child: the time from its spawn to its answer's first line on stdout. */
+async function singleBare(env) {
+  const t0 = performance.now();
+  let answered = null;
+  const r = await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], {
+    stdin: `single child: ${QUESTION}`,
+    onLine: (_line, t) => { answered ??= t - t0; },
+  });
+  must(r, "single bare child");
+  return answered ?? r.ms;
 }
 
 /** Three bare cold children started together; their wall time. */
@@ -226,7 +242,9 @@ async function benchRun(env, runs, script) {
           bare = await parallelBare(env);
         }
         const floor = bare.ms + c.extraTrips * latency;
-        rows.push({ ...run, bare: bare.ms, bareLoad: bare.load, floor });
+        // The person's first readable answer is compared with one model asked alone.
+        const single = c.workflow === "reason" && c.warm ? await singleBare(env) : null;
+        rows.push({ ...run, bare: bare.ms, bareLoad: bare.load, floor, single });
         log(`(a) ${c.workflow}${c.warm ? "" : " cold"} L=${latency} ${i + 1}/${runs}: run ${run.own} ms own (${run.whole} ms with Pi start, ${run.requests} requests, load ${run.load}), floor ${fmt(floor)} ms`);
       }
       results.push({ ...c, latency, rows });
@@ -352,8 +370,23 @@ function report({ runs, m, a, b, c, useTime, started, wallS }) {
     const run = med(x.rows, (r) => r.own);
     const floor = med(x.rows, (r) => r.floor);
     const load = med(x.rows, (r) => r.load);
-    return `| (a) ${caseName(x)}: run's own wall time vs floor | ${fmt(run)} ms | ${fmt(floor)} ms | **${ratio(run, floor)}** | ${fmt(load, 2)} |\n` +
-      `| (a) ${caseName(x)}: peak summed RSS of the run's processes | ${fmt(med(x.rows, (r) => r.peakKb) / 1024, 1)} MiB | | | ${fmt(load, 2)} |`;
+    const rows = [
+      `| (a) ${caseName(x)}: run's own wall time vs floor | ${fmt(run)} ms | ${fmt(floor)} ms | **${ratio(run, floor)}** | ${fmt(load, 2)} |`,
+      `| (a) ${caseName(x)}: peak summed RSS of the run's processes | ${fmt(med(x.rows, (r) => r.peakKb) / 1024, 1)} MiB | | | ${fmt(load, 2)} |`,
+    ];
+    if (x.warm) {
+      // A warm stage's attempt starts when its input is written and ends at its verified answer.
+      for (const stage of ["evaluation", "merge"]) {
+        const over = med(x.rows, (r) => r[stage] - x.latency);
+        rows.push(`| (a) ${caseName(x)}: warm ${stage}, input → verified answer, beyond L | ${fmt(over)} ms | | | ${fmt(load, 2)} |`);
+      }
+    }
+    if (x.rows[0].single !== null) {
+      const first = med(x.rows, (r) => r.firstCandidate);
+      const single = med(x.rows, (r) => r.single);
+      rows.push(`| (a) ${caseName(x)}: first readable candidate vs one bare child's answer | ${fmt(first)} ms | ${fmt(single)} ms | **${ratio(first, single)}** | ${fmt(load, 2)} |`);
+    }
+    return rows.join("\n");
   }).join("\n");
   const aTables = a.map((x) => `### ${caseName(x)}
 
@@ -369,7 +402,8 @@ Floor = three bare children started together + ${x.extraTrips} × L.
 | candidate stage (first start → last end, ms) | ${list(x.rows.map((r) => r.candidates))} | ${fmt(med(x.rows, (r) => r.candidates))} |
 | evaluation stage (attempt start → end, ms) | ${list(x.rows.map((r) => r.evaluation))} | ${fmt(med(x.rows, (r) => r.evaluation))} |
 | merge stage (attempt start → end, ms) | ${list(x.rows.map((r) => r.merge))} | ${fmt(med(x.rows, (r) => r.merge))} |
-| the parent's own time outside the stages (preflight, gaps, commit; ms) | ${list(x.rows.map((r) => r.parent))} | ${fmt(med(x.rows, (r) => r.parent))} |
+| first readable candidate (manifest created_at → first candidate's verified answer, ms) | ${list(x.rows.map((r) => r.firstCandidate))} | ${fmt(med(x.rows, (r) => r.firstCandidate))} |
+${x.rows[0].single === null ? "" : `| one bare child alone, spawn → its answer on stdout (ms) | ${list(x.rows.map((r) => r.single))} | ${fmt(med(x.rows, (r) => r.single))} |\n`}| the parent's own time outside the stages (preflight, gaps, commit; ms) | ${list(x.rows.map((r) => r.parent))} | ${fmt(med(x.rows, (r) => r.parent))} |
 | peak summed RSS (MiB) | ${list(x.rows.map((r) => r.peakKb / 1024), 1)} | ${fmt(med(x.rows, (r) => r.peakKb) / 1024, 1)} |
 | warm children unused or replaced (manifest \`warm_children\`) | ${list(x.rows.map((r) => r.warmChildren))} | |
 | load average (1 min) at the run's start | ${list(x.rows.map((r) => r.load), 2)} | ${fmt(med(x.rows, (r) => r.load), 2)} |
