@@ -11,6 +11,7 @@
 #include "core/json_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
+#include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "workflow/validation_render.h"
@@ -345,6 +346,12 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
       candidate["note"] = "(its answer file changed after the run; not shown)";
     } else {
       candidate["markdown"] = CandidateMarkdown(manifest->workflow, *text);
+    }
+    // What it looked at (tool-using workflows): its verified journal and event log.
+    if (latest != nullptr) {
+      json tools =
+          workflow::ReadAttemptToolCalls(fs, run_dir, *manifest, store::AttemptPrefix(latest->key));
+      if (!tools.is_null()) candidate["tools"] = std::move(tools);
     }
     candidates.push_back(candidate);
   }
