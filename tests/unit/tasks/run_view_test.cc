@@ -85,6 +85,20 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   CHECK_FALSE(MentionsModelText(view));
 }
 
+TEST_CASE("a completed research run whose declared source failed is not a plain completed") {
+  RunFacts facts = Facts();
+  facts.workflow = "research";
+  store::VerifiedResult verified = Verified("answer");
+  CHECK_FALSE(CompletedView(facts, verified).contains("notes"));
+  verified.details["source_failures"] =
+      json::array({{{"url", "https://example.com/gone"}, {"code", "dns_failure"}}});
+  const json view = CompletedView(facts, verified);
+  CHECK(view["state"] == "completed");
+  CHECK(view["status"] == "completed · 1 declared source failed");
+  CHECK(view["notes"] == json::array({"Warning: the declared source https://example.com/gone could "
+                                      "not be fetched (dns_failure); no candidate read it."}));
+}
+
 TEST_CASE("the question is the task's own field, never dug out of its description") {
   // The request JSON an older version described a task by, cut at 240 characters in the middle
   // of the prompt: the view shows the question the task carries, not the description's text.

@@ -1,4 +1,5 @@
-// What the candidates looked at (src/run/tool_call_list.h): journal records joined with the arguments frames of the event log,
+// What the candidates looked at (src/run/tool_call_list.h) and research's failed sources
+// (src/run/source_failures.h): journal records joined with the arguments frames of the event log,
 // shown only when their hash is the journal's, as text that is safe to draw. The records are
 // synthetic; tests/e2e/investigate/investigate_tui.test.mjs lists a real run's calls in the TUI.
 #include <catch2/catch.hpp>
@@ -7,6 +8,7 @@
 #include "pi_fusion/sha256.h"
 #include "protocol/frames.h"
 #include "protocol/tool_audit.h"
+#include "run/source_failures.h"
 #include "run/tool_call_list.h"
 
 namespace pi_fusion::workflow {
@@ -100,6 +102,48 @@ TEST_CASE("ShownToolCalls: model text is one neutralized line, cut") {
   CHECK(calls[0].target.find('\n') == std::string::npos);
   CHECK(calls[0].target.size() <= kShownTargetMaxBytes + std::string("…").size());
   CHECK(calls[0].target.substr(calls[0].target.size() - 3) == "…");
+}
+
+TEST_CASE("FailedSources: a source tried and never fetched, by URL, with its first failed code") {
+  const std::vector<SourceFetch> fetches = {{"https://b.example/", false, "dns_failure"},
+                                            {"https://a.example/", true, ""},
+                                            {"https://c.example/", false, "http_error"},
+                                            {"https://a.example/", false, "request_timeout"},
+                                            {"https://b.example/", false, "network_error"}};
+  const std::vector<SourceFailureRow> rows = FailedSources(fetches);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].url == "https://b.example/");
+  CHECK(rows[0].code == "dns_failure");
+  CHECK(rows[1].url == "https://c.example/");
+  CHECK(rows[1].code == "http_error");
+  CHECK(FailedSources({}).empty());
+}
+
+TEST_CASE("SourceFetchesOf: only records with a declared URL") {
+  protocol::ToolCallRecord ok = Record(1, "fusion_web_fetch", json::object(), "ok");
+  ok.provenance.url = "https://a.example/";
+  protocol::ToolCallRecord failed =
+      Record(2, "fusion_web_fetch", json::object(), "error", "blocked_address");
+  failed.provenance.url = "https://b.example/";
+  protocol::ToolCallRecord undeclared =
+      Record(3, "fusion_web_fetch", json::object(), "error", "source_not_declared");
+  const std::vector<SourceFetch> fetches =
+      SourceFetchesOf({ok, failed, undeclared, Record(4, "read", json::object(), "ok")});
+  REQUIRE(fetches.size() == 2);
+  CHECK(fetches[0].fetched);
+  CHECK_FALSE(fetches[1].fetched);
+  CHECK(fetches[1].code == "blocked_address");
+}
+
+TEST_CASE("SourceFailureLines: one warning per row; nothing for absent or malformed rows") {
+  const json rows = json::array(
+      {{{"url", "https://b.example/"}, {"code", "dns_failure"}}, {{"url", 3}, {"code", "x"}}});
+  CHECK(SourceFailureLines(rows) ==
+        std::vector<std::string>{"Warning: the declared source https://b.example/ could not be "
+                                 "fetched (dns_failure); no candidate read it."});
+  CHECK(SourceFailureLines(json()).empty());
+  CHECK(SourceFailureCount(1) == "1 declared source failed");
+  CHECK(SourceFailureCount(2) == "2 declared sources failed");
 }
 
 }  // namespace pi_fusion::workflow
