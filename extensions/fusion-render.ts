@@ -47,6 +47,14 @@ export interface CandidateView {
   model?: string;
   markdown?: string;
   note?: string;
+  /** The tool calls it made (investigate, research, validate): one line each, as C++ wrote it. */
+  tools?: ToolCallsView;
+}
+
+export interface ToolCallsView {
+  summary: string;
+  calls: { state: "done" | "failed"; text: string }[];
+  more?: string;
 }
 
 export interface ConflictView {
@@ -174,6 +182,16 @@ function slotsLine(theme: RenderTheme, slots: SlotView[]): string {
     .join("   ");
 }
 
+function toolCallsText(theme: RenderTheme, tools: ToolCallsView): string {
+  const lines = [theme.fg("muted", `Tool calls: ${tools.summary}`)];
+  for (const call of tools.calls) {
+    const text = call.state === "failed" ? theme.fg("warning", call.text) : call.text;
+    lines.push(`  ${mark(theme, call.state)} ${text}`);
+  }
+  if (tools.more) lines.push(theme.fg("dim", `  ${tools.more}`));
+  return lines.join("\n");
+}
+
 function addRun(box: Container, view: RunView, options: RenderOptions, theme: RenderTheme, withTitle: boolean): void {
   const head = withTitle ? headerLine(theme, view.title, view.question) + "\n" : "";
   box.addChild(new Text(`${head}${mark(theme, view.state)} ${view.status}`, 0, 0));
@@ -195,6 +213,7 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
       box.addChild(new Text(theme.fg("accent", theme.bold(candidate.name ?? `Candidate ${candidate.id}`)) + model, 0, 0));
       if (candidate.markdown) box.addChild(new Markdown(candidate.markdown, 0, 0, md));
       if (candidate.note) box.addChild(new Text(theme.fg("muted", candidate.note), 0, 0));
+      if (candidate.tools) box.addChild(new Text(toolCallsText(theme, candidate.tools), 0, 0));
     }
     if (view.agreements && view.agreements.length > 0) {
       box.addChild(new Spacer(1));

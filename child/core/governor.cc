@@ -243,8 +243,13 @@ bool ChildGovernor::OnToolExecutionEnd(const std::string& call_id, const std::st
     ReportLateActivity("tool execution end");
     return true;
   }
-  if (journal_ && !journal_->Finish(call_id, tool_name, result_content, is_error).ok()) {
-    io_failed_ = true;  // the parent can no longer verify the log
+  if (journal_) {
+    protocol::ToolArgumentsFrame shown;
+    if (journal_->Finish(call_id, tool_name, result_content, is_error, &shown).ok()) {
+      Emit(protocol::EncodeFrameLine(protocol::ToJson(shown)));
+    } else {
+      io_failed_ = true;  // the parent can no longer verify the log
+    }
   }
   return Failing();
 }

@@ -31,6 +31,9 @@ void ToolJournal::Start(const std::string& call_id, const nlohmann::json& argume
   Pending& p = pending_[call_id];
   p.arguments_sha256 = Sha256Ref(canonical);
   p.arguments_bytes = canonical.size();
+  if (arguments.is_object() && canonical.size() <= protocol::kMaxShownArgumentsBytes) {
+    p.shown_arguments = arguments;
+  }
   p.started_ms = MillisNow(*env_);
 }
 
@@ -40,7 +43,8 @@ void ToolJournal::Annotate(const std::string& call_id, protocol::ToolCallProvena
 }
 
 Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_name,
-                           const nlohmann::json& result_content, bool is_error) {
+                           const nlohmann::json& result_content, bool is_error,
+                           protocol::ToolArgumentsFrame* shown) {
   Pending pending;
   if (auto it = pending_.find(call_id); it != pending_.end()) {
     pending = std::move(it->second);
@@ -63,11 +67,17 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
   const int64_t elapsed = MillisNow(*env_) - pending.started_ms;
   record.duration_ms = elapsed > 0 ? elapsed : 0;
   record.provenance = std::move(pending.provenance);
+  // A URL the source policy refused is known only by its hash: its arguments are not shown.
+  const bool hide = record.provenance.rejected_url_sha256.has_value();
   const std::string line = protocol::EncodeJournalLine(record);
   if (Status s = env_->AppendDurably(journal_path_, line); !s.ok()) return s;
   journal_ += line;
   records_ = record.ordinal;
   result_bytes_ += record.result_bytes;
+  if (shown != nullptr) {
+    *shown = protocol::ToolArgumentsFrame{record.ordinal, std::nullopt};
+    if (!hide) shown->arguments = std::move(pending.shown_arguments);
+  }
   return Status::Ok();
 }
 

@@ -20,6 +20,7 @@
 
 #include "child/core/child_env.h"
 #include "pi_fusion/status.h"
+#include "protocol/frames.h"
 #include "protocol/tool_audit.h"
 
 namespace pi_fusion::child {
@@ -37,8 +38,11 @@ class ToolJournal {
   // Attaches provenance (research's fetch tool) to a started call; recorded when it finishes.
   void Annotate(const std::string& call_id, protocol::ToolCallProvenance provenance);
   // tool_execution_end: appends the record. `result_content` is the content the model receives.
+  // On success `*shown` (when given) is the arguments frame of the record: the arguments the
+  // model sent when they are a small object, never a rejected raw URL (docs/protocol.md).
   Status Finish(const std::string& call_id, const std::string& tool_name,
-                const nlohmann::json& result_content, bool is_error);
+                const nlohmann::json& result_content, bool is_error,
+                protocol::ToolArgumentsFrame* shown = nullptr);
 
   // Writes the seal: "complete" without a failure code, else "failed" with it. Once only; later
   // calls do nothing and return ok.
@@ -52,6 +56,7 @@ class ToolJournal {
   struct Pending {
     std::string arguments_sha256;
     uint64_t arguments_bytes = 0;
+    std::optional<nlohmann::json> shown_arguments;  // a small object, kept for its frame
     int64_t started_ms = 0;
     protocol::ToolCallProvenance provenance;
   };

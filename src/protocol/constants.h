@@ -26,6 +26,9 @@ inline constexpr std::string_view kRuntimeGuardSchema =
 inline constexpr std::string_view kCacheObservationSchema =
     "pi-background-tasks.fusion-claude-cache-observation.v1";
 inline constexpr std::string_view kToolCallSchema = "pi-background-tasks.fusion-tool-call.v1";
+// The shown arguments of one journaled tool call (docs/protocol.md, "Tool-call arguments").
+inline constexpr std::string_view kToolArgumentsSchema =
+    "pi-background-tasks.fusion-tool-call-arguments.v1";
 inline constexpr std::string_view kToolCallSealSchema =
     "pi-background-tasks.fusion-tool-call-seal.v1";
 
@@ -45,6 +48,9 @@ inline constexpr size_t kMaxToolNameBytes = 256;
 
 // Bounds of the free-text fields a frame may carry (UTF-8 bytes).
 inline constexpr size_t kMaxFrameMessageBytes = 512;
+// A tool call's arguments enter its arguments frame only up to this size (canonical JSON bytes):
+// enough for any path, pattern or URL a person reads, never a payload.
+inline constexpr size_t kMaxShownArgumentsBytes = 1024;
 // Anthropic accepts at most four cache_control breakpoints per request.
 inline constexpr int kMaxCacheBreakpoints = 4;
 

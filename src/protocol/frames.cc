@@ -225,6 +225,27 @@ Result<SettlementFrame> ParseSettlement(const json& value) {
   return s;
 }
 
+json ToJson(const ToolArgumentsFrame& f) {
+  return {{"schema_version", kToolArgumentsSchema},
+          {"ordinal", f.ordinal},
+          {"arguments", f.arguments ? *f.arguments : json(nullptr)}};
+}
+
+Result<ToolArgumentsFrame> ParseToolArguments(const json& value) {
+  FieldReader r(value, "tool-call arguments frame");
+  ToolArgumentsFrame f;
+  r.Enum("schema_version", {kToolArgumentsSchema});
+  f.ordinal = r.Int("ordinal", 1);
+  if (const json* arguments = r.NullableMember("arguments", JsonShape::kObject)) {
+    if (CanonicalJson(*arguments).size() > kMaxShownArgumentsBytes) {
+      r.Fail("has arguments over " + std::to_string(kMaxShownArgumentsBytes) + " bytes");
+    }
+    f.arguments = *arguments;
+  }
+  if (Status s = r.Finish(); !s.ok()) return s;
+  return f;
+}
+
 std::string EncodeFrameLine(const json& frame) {
   std::string line(kFramePrefix);
   line += CanonicalJson(frame);

@@ -1,4 +1,4 @@
-// The four child protocol records and their exact JSON shapes (docs/protocol.md).
+// The child protocol records and their exact JSON shapes (docs/protocol.md).
 //
 // ToJson() produces the closed object the child writes; Parse*() accepts exactly that shape and
 // nothing else (no unknown or missing keys, exact types, bounded strings), failing with
@@ -101,7 +101,21 @@ struct SettlementFrame {
   bool operator==(const SettlementFrame&) const = default;
 };
 
+// The arguments of one journaled tool call, for the person who reads what a candidate looked at
+// (pi-background-tasks.fusion-tool-call-arguments.v1): written right after the journal record of
+// the same `ordinal`. `arguments` is the object the model sent when its canonical JSON is at most
+// kMaxShownArgumentsBytes, else null (too long, not an object, or research's fetch of a URL that
+// was not declared: rejected raw URLs are never written). The journal keeps only their hash, which
+// a reader checks before showing them.
+struct ToolArgumentsFrame {
+  int64_t ordinal = 0;  // the journal record's ordinal
+  std::optional<nlohmann::json> arguments;
+
+  bool operator==(const ToolArgumentsFrame&) const = default;
+};
+
 nlohmann::json ToJson(const CacheObservation& observation);
+nlohmann::json ToJson(const ToolArgumentsFrame& frame);
 nlohmann::json ToJson(const MetadataRecord& record);
 nlohmann::json ToJson(const RuntimeGuardFrame& guard);
 nlohmann::json ToJson(const SettlementFrame& settlement);
@@ -110,6 +124,7 @@ Result<CacheObservation> ParseCacheObservation(const nlohmann::json& value);
 Result<MetadataRecord> ParseMetadataRecord(const nlohmann::json& value);
 Result<RuntimeGuardFrame> ParseRuntimeGuard(const nlohmann::json& value);
 Result<SettlementFrame> ParseSettlement(const nlohmann::json& value);
+Result<ToolArgumentsFrame> ParseToolArguments(const nlohmann::json& value);
 
 // The stderr line of a frame: kFramePrefix + CanonicalJson(frame) + "\n".
 // REQUIRES: `frame` is an object holding a "schema_version".

@@ -14,7 +14,8 @@ Status Invalid(size_t line_number, const std::string& message) {
 }
 
 bool KnownSchema(std::string_view schema) {
-  return schema == kMetadataSchema || schema == kSettlementSchema || schema == kRuntimeGuardSchema;
+  return schema == kMetadataSchema || schema == kSettlementSchema ||
+         schema == kRuntimeGuardSchema || schema == kToolArgumentsSchema;
 }
 
 Result<ScannedFrame> ParseFrame(std::string_view line, size_t line_number) {

@@ -44,6 +44,10 @@ FrameStream ReadFrames(const StderrScan& scan, ChildReport* report) {
       Result<RuntimeGuardFrame> guard = ParseRuntimeGuard(frame.body);
       Note(&stream.error, guard.ok() ? Status() : guard.status());
       if (guard.ok()) stream.guards.push_back(*guard);
+    } else if (frame.schema == kToolArgumentsSchema) {
+      // Display data for the person; the journal's hash decides whether it is ever shown.
+      Result<ToolArgumentsFrame> arguments = ParseToolArguments(frame.body);
+      Note(&stream.error, arguments.ok() ? Status() : arguments.status());
     } else {
       Result<SettlementFrame> settlement = ParseSettlement(frame.body);
       Note(&stream.error, settlement.ok() ? Status() : settlement.status());

@@ -13,6 +13,7 @@
 #include "protocol/verify.h"
 #include "run/child_job.h"
 #include "run/request_signal.h"
+#include "run/source_failures.h"
 #include "run/tool_refusals.h"
 #include "run/warm_stages.h"
 #include "store/artifact_ref.h"
@@ -240,6 +241,7 @@ struct Judgement {
   std::optional<std::string> journal;
   std::optional<std::string> seal;
   std::map<std::string, int64_t> refusals;
+  std::vector<SourceFetch> fetches;
   std::optional<store::Usage> usage;
   Status verdict;
 };
@@ -270,7 +272,10 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
     if (declared.ok()) input.declared_urls = *declared;
     if (!declared.ok()) sources = declared.status();
     audit = protocol::VerifyToolAudit(input);
-    if (audit->ok()) j.refusals = CountPathRefusals(audit->records);
+    if (audit->ok()) {
+      j.refusals = CountPathRefusals(audit->records);
+      j.fetches = SourceFetchesOf(audit->records);
+    }
   }
   if (j.report.usage.is_object()) {
     Result<store::Usage> parsed =
@@ -386,7 +391,11 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   std::optional<int64_t> tool_calls;
   if (!child.tools.empty() && report.settlement) tool_calls = report.settlement->tool_calls;
-  return {ended, ended.ok() ? report.answer : "", under_forecast, std::move(judged.refusals),
+  return {ended,
+          ended.ok() ? report.answer : "",
+          under_forecast,
+          std::move(judged.refusals),
+          std::move(judged.fetches),
           tool_calls};
 }
 

@@ -16,6 +16,7 @@
 #include "process/cancel_token.h"
 #include "process/child_command.h"
 #include "run/run_request.h"
+#include "run/source_failures.h"
 #include "store/manifest.h"
 #include "workflow/output_contract.h"
 #include "workflow/workflow_spec.h"
@@ -67,6 +68,9 @@ struct StageResult {
   // A tool-enabled child's file-tool calls the walls refused, by error_code, counted from its
   // audit log once that verified (tool_refusals.h); empty otherwise.
   std::map<std::string, int64_t> tool_refusals;
+  // A research candidate's fetches of declared sources, from its verified audit log
+  // (source_failures.h); empty otherwise.
+  std::vector<SourceFetch> source_fetches;
   // A tool-enabled child's tool calls, as its settlement counted them; nullopt otherwise.
   std::optional<int64_t> tool_calls;
 };

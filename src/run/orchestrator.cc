@@ -11,6 +11,7 @@
 #include "core/limits.h"
 #include "run/cancel_cause.h"
 #include "run/child_stage.h"
+#include "run/source_failures.h"
 #include "run/stage_watch.h"
 #include "run/tool_refusals.h"
 #include "run/validation_run.h"
@@ -200,6 +201,8 @@ class Run {
   void NoteRefusals(int slot, const StageResult& result) {
     std::lock_guard lock(warnings_mu_);
     AddRefusals(slot, result.tool_refusals, &refusals_);
+    source_fetches_.insert(source_fetches_.end(), result.source_fetches.begin(),
+                           result.source_fetches.end());
   }
 
   bool Advance(RunState state) {
@@ -459,6 +462,7 @@ class Run {
       std::lock_guard lock(warnings_mu_);
       details.warnings.insert(details.warnings.end(), warnings_.begin(), warnings_.end());
       details.tool_refusals = refusals_;
+      details.source_failures = FailedSources(source_fetches_);
     }
     details.dropped_reviewers = dropped_reviewers_;
     if (!run_.child_wrapper.empty()) {
@@ -475,6 +479,7 @@ class Run {
     outcome_.error = Status::Ok();
     outcome_.artifact_dir = run_.store->run_dir();
     outcome_.usage = store::UsageToJson(run_.store->Snapshot().usage);
+    if (built->contains("source_failures")) outcome_.source_failures = (*built)["source_failures"];
     return outcome_;
   }
 
@@ -526,8 +531,9 @@ class Run {
   RunObserver& observer_;
   RunOutcome outcome_;
   std::mutex warnings_mu_;
-  std::vector<ResultWarning> warnings_;   // guarded by warnings_mu_
-  std::vector<ToolRefusalRow> refusals_;  // guarded by warnings_mu_
+  std::vector<ResultWarning> warnings_;      // guarded by warnings_mu_
+  std::vector<ToolRefusalRow> refusals_;     // guarded by warnings_mu_
+  std::vector<SourceFetch> source_fetches_;  // guarded by warnings_mu_
   // validate: the reviewers dropped under the minority rule (set once the reviewers ended).
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers_;
   WarmStages warm_;

@@ -134,6 +134,9 @@ struct RunOutcome {
   // manifest); null otherwise.
   nlohmann::json progress;
   std::string summary_note;  // failure-summary problems, if any
+  // Completed research: the committed details' `source_failures` (declared sources no candidate
+  // could fetch, run/source_failures.h); null otherwise.
+  nlohmann::json source_failures;
 };
 
 // The failure line of the contract: "Fusion failed (stage=…, slot=…, attempt=…): <code>: <msg>".

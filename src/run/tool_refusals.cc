@@ -27,7 +27,9 @@ int JournalSlot(const std::string& name) {
   return slot >= '1' && slot <= '3' && name[kPrefix.size() + 1] == '.' ? slot - '0' : 0;
 }
 
-std::vector<protocol::ToolCallRecord> ParseJournal(std::string_view journal) {
+}  // namespace
+
+std::vector<protocol::ToolCallRecord> ParseJournalRecords(std::string_view journal) {
   std::vector<protocol::ToolCallRecord> records;
   while (!journal.empty()) {
     const size_t end = journal.find('\n');
@@ -40,8 +42,6 @@ std::vector<protocol::ToolCallRecord> ParseJournal(std::string_view journal) {
   }
   return records;
 }
-
-}  // namespace
 
 std::map<std::string, int64_t> CountPathRefusals(
     const std::vector<protocol::ToolCallRecord>& records) {
@@ -90,7 +90,7 @@ json ReadRunRefusals(FileSystem& fs, const std::string& run_dir, const store::Ma
     if (slot == 0) continue;
     Result<std::string> bytes = store::VerifyArtifact(fs, run_dir, ref);
     if (!bytes.ok()) continue;
-    AddRefusals(slot, CountPathRefusals(ParseJournal(*bytes)), &rows);
+    AddRefusals(slot, CountPathRefusals(ParseJournalRecords(*bytes)), &rows);
   }
   return ToolRefusalsJson(rows);
 }

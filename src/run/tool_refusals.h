@@ -36,6 +36,10 @@ inline constexpr std::array<std::string_view, 5> kPathRefusalCodes = {
 std::map<std::string, int64_t> CountPathRefusals(
     const std::vector<protocol::ToolCallRecord>& records);
 
+// The records of a journal's bytes, in order; a line that is not a record is skipped (the bytes
+// were verified against their ref; this reader only turns them into values).
+std::vector<protocol::ToolCallRecord> ParseJournalRecords(std::string_view journal);
+
 // Adds `by_code` to the row of `slot` in `rows`, which stays ordered by slot and holds no row
 // without a refusal.
 void AddRefusals(int slot, const std::map<std::string, int64_t>& by_code,

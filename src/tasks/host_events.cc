@@ -1,5 +1,6 @@
 #include "tasks/host_events.h"
 
+#include "run/source_failures.h"
 #include "store/verify.h"
 
 namespace pi_fusion::tasks {
@@ -84,6 +85,10 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) 
     printed.stdout_text.push_back('\n');
   }
   printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
+  for (const std::string& line :
+       workflow::SourceFailureLines(verified->details.value("source_failures", nlohmann::json()))) {
+    printed.stderr_lines.push_back(line);
+  }
   return printed;
 }
 

@@ -4,6 +4,7 @@
 
 #include "config/route_admission.h"
 #include "config/shared_model.h"
+#include "run/source_failures.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 #include "workflow/child_wrapper.h"
@@ -173,9 +174,15 @@ std::string EndFacts(const workflow::RunOutcome& outcome) {
 
 std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task) {
   switch (outcome.end) {
-    case workflow::RunEnd::kCompleted:
+    case workflow::RunEnd::kCompleted: {
+      // research: a declared source no candidate could fetch is said with the end, not later.
+      std::string warnings;
+      for (const std::string& line : workflow::SourceFailureLines(outcome.source_failures)) {
+        warnings += "\n" + line;
+      }
       return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
-             "\"}) for the verified answer.\nArtifacts: " + outcome.artifact_dir;
+             "\"}) for the verified answer." + warnings + "\nArtifacts: " + outcome.artifact_dir;
+    }
     case workflow::RunEnd::kCancelled: {
       const std::string& message = outcome.error.message();
       const bool host_ended = task.cancelled_by == CancelSource::kQuit ||

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error_codes.h"
+#include "run/source_failures.h"
 #include "run/tool_refusals.h"
 #include "store/abandoned_run.h"
 #include "store/constants.h"
@@ -71,12 +72,18 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
   const std::string refusals =
       workflow::RefusalsText(verified->details.value("tool_refusals", json()));
   const std::string shared = SharedModelNote(verified->details.value("models", json()));
+  // research: a declared source no candidate could fetch is said before the answer.
+  std::string failed_sources;
+  for (const std::string& line :
+       workflow::SourceFailureLines(verified->details.value("source_failures", json()))) {
+    failed_sources += "\n" + line;
+  }
   const std::string head =
       "Fusion " + task.id + " completed (" + task.workflow +
       ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
       verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
       UsageLine(verified->usage, attachment, why) + (refusals.empty() ? "" : "\n" + refusals) +
-      (shared.empty() ? "" : "\n" + shared) + "\n\n";
+      (shared.empty() ? "" : "\n" + shared) + failed_sources + "\n\n";
   view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
   view.details["answer"] = {{"present", true},

@@ -11,6 +11,8 @@
 #include "core/json_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
+#include "run/source_failures.h"
+#include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "workflow/validation_render.h"
@@ -200,8 +202,12 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
   if (facts.progress && facts.progress->ended_ms != 0) {
     status += " in " + FormatElapsed(facts.progress->ElapsedMs(facts.progress->ended_ms));
   }
-  json view = BaseView(facts, "completed", status);
   const json& details = verified.details;
+  const std::vector<std::string> failed_sources =
+      workflow::SourceFailureLines(details.value("source_failures", json()));
+  if (!failed_sources.empty())
+    status += " · " + workflow::SourceFailureCount(failed_sources.size());
+  json view = BaseView(facts, "completed", status);
   view["slots"] = CompletedSlots(details.value("models", json()));
   std::string usage = UsageText(details.value("usage", json()));
   const json attempts = details.value("attempts", json());
@@ -213,6 +219,7 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
       !shared.empty()) {
     view["notes"] = json::array({shared});
   }
+  for (const std::string& line : failed_sources) view["notes"].push_back(line);
   view["answer"] =
       AnswerView(verified.merged, Grouped(verified.merged_ref.byte_length) + " bytes, verified");
   return view;
@@ -345,6 +352,12 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
       candidate["note"] = "(its answer file changed after the run; not shown)";
     } else {
       candidate["markdown"] = CandidateMarkdown(manifest->workflow, *text);
+    }
+    // What it looked at (tool-using workflows): its verified journal and event log.
+    if (latest != nullptr) {
+      json tools =
+          workflow::ReadAttemptToolCalls(fs, run_dir, *manifest, store::AttemptPrefix(latest->key));
+      if (!tools.is_null()) candidate["tools"] = std::move(tools);
     }
     candidates.push_back(candidate);
   }

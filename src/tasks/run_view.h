@@ -2,7 +2,8 @@
 // /fusion message, a tool call and a tool result. Every decision (state, cut, text, number) is
 // made here; the render module only lays the parts out. The shapes (see fusion-render.ts):
 //   run  {kind:"run", title, question?, state, status, slots?, usage?, answer?{preview, markdown,
-//         note?}, candidates?[{id, model?, markdown?, note?}], agreements?, conflicts?[{topic,
+//         note?}, candidates?[{id, model?, markdown?, note?, tools?{summary, calls[{state,
+//         text}], more?}}], agreements?, conflicts?[{topic,
 //         positions, resolution}], artifacts?{dir, gone?, note?}, notes?, error?}
 //   list {kind:"list", title, items:[run], empty?}
 //   note {kind:"note", level, text}
@@ -70,7 +71,8 @@ nlohmann::json FailedView(const RunFacts& facts, const nlohmann::json& failure_v
 // included) or the failure view; cancellations say who asked. Runs on a worker thread.
 nlohmann::json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms);
 
-// The expansion of a finished run: the candidates A/B/C with their models and answers, the
+// The expansion of a finished run: the candidates A/B/C with their models, answers and (for the
+// tool-using workflows) the tool calls each made (run/tool_call_list.h), the
 // evaluator's agreements and conflicts with resolutions, and the artifact directory, or a note
 // that the artifacts are gone. Merged into a run view by the caller.
 nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);

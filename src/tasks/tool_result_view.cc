@@ -1,6 +1,7 @@
 #include "tasks/tool_result_view.h"
 
 #include "config/shared_model.h"
+#include "run/source_failures.h"
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
 #include "tasks/run_view.h"
@@ -175,6 +176,13 @@ json CompletedResultView(const json& details, const std::string& text, const Run
   view["slots"] = CompletedSlots(result.value("models", json()));
   if (const std::string shared = SharedModelNote(result.value("models", json())); !shared.empty()) {
     view["notes"] = json::array({shared});
+  }
+  const std::vector<std::string> failed_sources =
+      workflow::SourceFailureLines(result.value("source_failures", json()));
+  for (const std::string& line : failed_sources) view["notes"].push_back(line);
+  if (!failed_sources.empty()) {
+    view["status"] = view["status"].get<std::string>() + " · " +
+                     workflow::SourceFailureCount(failed_sources.size());
   }
   const std::string usage = UsageText(details.value("usage", json()));
   if (!usage.empty()) {

@@ -182,6 +182,15 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     details["dropped_reviewers"] = std::move(dropped).value();
   }
   if (!in.child_wrapper.empty()) details["child_wrapper"] = in.child_wrapper;
+  if (!in.source_failures.empty()) {
+    json failures = json::array();
+    for (const SourceFailureRow& row : in.source_failures) {
+      if (row.url.empty() || row.code.empty())
+        return Invalid("a source failure has no url or code");
+      failures.push_back({{"url", row.url}, {"code", row.code}});
+    }
+    details["source_failures"] = std::move(failures);
+  }
   return details;
 }
 

@@ -14,6 +14,9 @@
 // plus "child_wrapper":"<absolute path>" (and a warning of kind child_wrapper) for a run whose
 // children ran through PI_FUSION_CHILD_WRAPPER (workflow/child_wrapper.h).
 //
+// research runs whose declared sources failed to fetch add
+// "source_failures":[{"code":"dns_failure","url":"https://…"}] (run/source_failures.h).
+//
 // validate runs add "dropped_reviewers":[{"code":…,"message":…,"slot":2}] (the reviewer left out
 // under the minority rule; [] when none).
 //
@@ -71,6 +74,13 @@ struct ToolRefusalRow {
   std::map<std::string, int64_t> by_code;  // error_code -> calls, every count >= 1
 };
 
+// research: a declared source that no candidate fetched, though at least one tried: its canonical
+// URL and the error code of its first failed fetch.
+struct SourceFailureRow {
+  std::string url;
+  std::string code;
+};
+
 // A validate reviewer dropped under the minority rule: its slot and why.
 struct DroppedReviewerRow {
   int slot = 0;  // 1..3
@@ -93,6 +103,8 @@ struct ResultDetailsInput {
   std::vector<ToolRefusalRow> tool_refusals;  // candidates with a refusal, by slot
   // validate only: written as `dropped_reviewers` (at most one row); absent for other workflows.
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers;
+  // research: written as `source_failures` when not empty (absent otherwise), ordered by URL.
+  std::vector<SourceFailureRow> source_failures;
   // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.
   std::string child_wrapper;
 };

@@ -126,3 +126,37 @@ test("research: candidates fetch the declared page and quote it; refusals cost n
     }
   });
 });
+
+test("research: a declared source no candidate could fetch is a warning in the result, bg_result's text, the notice and json mode", () => {
+  const UNREACHABLE = "http://nowhere.test/page";  // not in the fake DNS: NXDOMAIN
+  const args = { ...RESEARCH_ARGS, sources: [{ url: PAGE, purpose: "the documentation" }, { url: UNREACHABLE, purpose: "a page that is gone" }] };
+  const rules = cleanTaskAgentRules("research", args, candidateRules([{ tool_calls: [fetchCall(PAGE), fetchCall(UNREACHABLE)] }]));
+  const WARNING = `Warning: the declared source ${UNREACHABLE} could not be fetched (dns_failure); no candidate read it.`;
+  return withFixtureEnv({ script: { rules } }, async (env) => {
+    const j = await env.json("please research");
+    assert.equal(j.code, 0, j.stderr);
+    const [dir] = runDirs(env);
+    assert.equal(manifestOf(dir).state, "completed");
+    // Every candidate's fetch of it failed (the fetched page is no warning): one row, in the result.
+    for (const slot of [1, 2, 3]) {
+      const failed = auditLog(dir, slot).records.filter((x) => x.url === UNREACHABLE);
+      assert.deepEqual(failed.map((x) => [x.status, x.error_code]), [["error", "dns_failure"]]);
+    }
+    const result = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+    assert.deepEqual(result.details.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
+
+    // The notice that woke the agent says it: the model's request, and json mode's wake entry.
+    const notice = env.requests().find((q) => q.rule_name === "wake");
+    assert.ok(notice.last_user_text.includes(WARNING), notice.last_user_text);
+    const wake = j.events.find((e) => e.type === "entry_appended" && e.entry?.customType === "fusion-task");
+    assert.ok(JSON.stringify(wake.entry.content).includes(JSON.stringify(WARNING).slice(1, -1)), JSON.stringify(wake));
+
+    // bg_result: its text says it before the answer, its details carry the row (json mode's events).
+    const retrieved = j.events.find((e) => e.type === "tool_execution_end" && e.toolName === "bg_result");
+    const text = retrieved.result.content[0].text;
+    assert.ok(text.includes(WARNING), text);
+    assert.ok(text.indexOf(WARNING) < text.indexOf(MERGED_TEXT));
+    assert.doesNotMatch(text, new RegExp(`declared source ${PAGE.replace(/[./]/g, "\\$&")}`));
+    assert.deepEqual(retrieved.result.details.result.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
+  });
+});

@@ -11,6 +11,7 @@
 #include "protocol/constants.h"
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
+#include "protocol/verify.h"
 #include "test_streams.h"
 
 namespace pi_fusion::child {
@@ -222,6 +223,66 @@ TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies")
         "tool_not_allowed");
 }
 
+TEST_CASE(
+    "ToolJournal: each record's arguments frame follows it, small ones only, never a refused URL") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 4);
+  CHECK_FALSE(child.Tool("read", {{"path", "tmp"}}, "TEXT").block);
+  CHECK(child.Tool("read", {{"path", "/nonexistent-dir/x"}}).block);
+  const std::string big(protocol::kMaxShownArgumentsBytes, 'p');
+  CHECK_FALSE(child.Tool("grep", {{"pattern", big}}).block);
+  child.governor->OnToolExecutionStart({testing::kRoute,
+                                        "f1",
+                                        "fusion_web_fetch",
+                                        {{"url", "http://undeclared.example/?t=SECRET"}}});
+  child.governor->journal()->Annotate("f1",
+                                      ProvenanceOf({{"rejected_url_sha256", Sha256Ref("x")}}));
+  child.governor->OnToolExecutionEnd("f1", "fusion_web_fetch", json::array(), true);
+  child.Turn("stop", {"done"}, testing::Usage(6, 1));
+  CHECK_FALSE(child.Settle());
+
+  std::vector<json> frames;
+  for (const protocol::ScannedFrame& frame : protocol::ScanStderr(child.env.stderr_bytes).frames) {
+    if (frame.schema == protocol::kToolArgumentsSchema) frames.push_back(frame.body);
+  }
+  REQUIRE(frames.size() == 4);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    CHECK(frames[i].at("ordinal") == i + 1);
+    CHECK(protocol::ParseToolArguments(frames[i]).ok());
+  }
+  CHECK(frames[0].at("arguments") == json{{"path", "tmp"}});
+  CHECK(frames[1].at("arguments") == json{{"path", "/nonexistent-dir/x"}});  // refused: shown
+  CHECK(frames[2].at("arguments").is_null());                                // over 1,024 bytes
+  CHECK(frames[3].at("arguments").is_null());  // a refused raw URL is never written
+  CHECK(child.env.stderr_bytes.find("SECRET") == std::string::npos);
+  // Each shown object hashes to its record's arguments_sha256; the child run still verifies.
+  const ToolAuditReport report =
+      Verify(child.env.files.at(kJournalPath), child.env.files.at(kSealPath));
+  REQUIRE(report.records.size() == 4);
+  CHECK(report.records[0].arguments_sha256 == Sha256Ref(CanonicalJson(frames[0].at("arguments"))));
+  CHECK(protocol::VerifyChildRun(child.Verify()).status.ToString() == "ok");
+}
+
+TEST_CASE("Frames: an arguments frame is closed, its arguments an object of at most 1,024 bytes") {
+  const protocol::ToolArgumentsFrame shown{2, json{{"path", "src"}}};
+  CHECK(*protocol::ParseToolArguments(protocol::ToJson(shown)) == shown);
+  const protocol::ToolArgumentsFrame none{1, std::nullopt};
+  CHECK(*protocol::ParseToolArguments(protocol::ToJson(none)) == none);
+  json bad = protocol::ToJson(shown);
+  bad["arguments"] = json{{"pattern", std::string(protocol::kMaxShownArgumentsBytes, 'x')}};
+  CHECK(protocol::ParseToolArguments(bad).status().code() == kChildEventInvalid);
+  bad = protocol::ToJson(shown);
+  bad["arguments"] = "src";
+  CHECK_FALSE(protocol::ParseToolArguments(bad).ok());
+  bad = protocol::ToJson(shown);
+  bad["ordinal"] = 0;
+  CHECK_FALSE(protocol::ParseToolArguments(bad).ok());
+  bad = protocol::ToJson(shown);
+  bad["text"] = "x";
+  CHECK_FALSE(protocol::ParseToolArguments(bad).ok());
+}
+
 TEST_CASE("Runtime guard: once aggregate tool results pass 32 MiB the next call is refused") {
   ScriptedChild child(ChildRole::kCandidate);
   testing::EnableTools(child);
@@ -239,8 +300,14 @@ TEST_CASE("Runtime guard: once aggregate tool results pass 32 MiB the next call 
   CHECK(refused.fail_process);
   CHECK_THAT(refused.reason, Catch::Contains("33554432"));
   protocol::StderrScan scan = protocol::ScanStderr(child.env.stderr_bytes);
-  REQUIRE(scan.frames.size() == 1);
-  auto guard = protocol::ParseRuntimeGuard(scan.frames[0].body);
+  // One guard frame among the ten calls' arguments frames (the refused call's included).
+  std::vector<protocol::ScannedFrame> guards;
+  for (const protocol::ScannedFrame& frame : scan.frames) {
+    if (frame.schema == protocol::kRuntimeGuardSchema) guards.push_back(frame);
+  }
+  REQUIRE(guards.size() == 1);
+  CHECK(scan.frames.size() == 11);
+  auto guard = protocol::ParseRuntimeGuard(guards[0].body);
   REQUIRE(guard.ok());
   CHECK(guard->code == pi_fusion::kChildRuntimeLimitExceeded);
   CHECK(guard->tool_call_ordinal == 10);

@@ -73,6 +73,25 @@ test("a completed run expanded shows the whole answer, candidates A/B/C, agreeme
   assert.ok(out.indexOf("A closing paragraph") < out.indexOf("Candidate A"));
 });
 
+test("an expanded candidate lists the tool calls it made, a refused one marked; collapsed shows none", () => {
+  const tools = {
+    summary: "2 tool calls, 1 refused",
+    calls: [
+      { state: "done", text: "read src/a.cc · 1,234 bytes" },
+      { state: "failed", text: "read ../x · refused: path_outside_project" },
+    ],
+    more: "… and 3 more",
+  };
+  const view = { ...completed, candidates: [{ ...completed.candidates[0], tools }] };
+  const out = text(renderView(view, { expanded: true }, theme));
+  assert.match(out, /^<muted>Tool calls: 2 tool calls, 1 refused<\/muted>$/m);
+  assert.match(out, /^ {2}<success>✓<\/success> read src\/a\.cc · 1,234 bytes$/m);
+  assert.match(out, /^ {2}<error>✗<\/error> <warning>read \.\.\/x · refused: path_outside_project<\/warning>$/m);
+  assert.match(out, /^<dim> {2}… and 3 more<\/dim>$/m);
+  assert.ok(out.indexOf("Answer") < out.indexOf("Tool calls"), "the calls follow the answer");
+  assert.doesNotMatch(text(renderView(view, { expanded: false }, theme)), /Tool calls/);
+});
+
 test("artifacts that are gone are said so even collapsed", () => {
   const view = { ...completed, candidates: [], artifacts: { dir: "/gone", gone: true, note: "(artifacts are gone)" } };
   assert.match(text(renderView(view, { expanded: false }, plain)), /^Artifacts: \/gone \(artifacts are gone\)$/m);

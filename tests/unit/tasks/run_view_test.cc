@@ -9,7 +9,10 @@
 
 #include "view_checks.h"
 
+#include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
+#include "protocol/frames.h"
+#include "protocol/tool_audit.h"
 #include "store/artifact_ref.h"
 #include "test_support.h"
 
@@ -80,6 +83,20 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   CHECK(view["slots"][3] == json{{"name", "Evaluator"}, {"state", "done"}, {"model", "local/e"}});
   CHECK(view["artifacts"]["dir"] == facts.artifact_dir);
   CHECK_FALSE(MentionsModelText(view));
+}
+
+TEST_CASE("a completed research run whose declared source failed is not a plain completed") {
+  RunFacts facts = Facts();
+  facts.workflow = "research";
+  store::VerifiedResult verified = Verified("answer");
+  CHECK_FALSE(CompletedView(facts, verified).contains("notes"));
+  verified.details["source_failures"] =
+      json::array({{{"url", "https://example.com/gone"}, {"code", "dns_failure"}}});
+  const json view = CompletedView(facts, verified);
+  CHECK(view["state"] == "completed");
+  CHECK(view["status"] == "completed · 1 declared source failed");
+  CHECK(view["notes"] == json::array({"Warning: the declared source https://example.com/gone could "
+                                      "not be fetched (dns_failure); no candidate read it."}));
 }
 
 TEST_CASE("the question is the task's own field, never dug out of its description") {
@@ -224,6 +241,60 @@ TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conf
   CHECK_FALSE(gone.contains("candidates"));
   CHECK(gone["artifacts"]["gone"] == true);
   CHECK(gone["artifacts"]["note"] == "(the artifacts are gone; the candidates cannot be shown)");
+}
+
+TEST_CASE("expanding a tool-using run lists each candidate's calls from its verified files") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  run.RecordCandidates();
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  const json read = {{"path", "src/app.txt"}};
+  const json outside = {{"path", "../outside.txt"}};
+  auto record = [](int64_t ordinal, const json& arguments, const std::string& status,
+                   std::optional<std::string> code) {
+    protocol::ToolCallRecord r;
+    r.ordinal = ordinal;
+    r.tool_name = "read";
+    r.arguments_sha256 = Sha256Ref(CanonicalJson(arguments));
+    r.arguments_bytes = CanonicalJson(arguments).size();
+    r.result_sha256 = Sha256Ref("[]");
+    r.result_bytes = 81;
+    r.status = status;
+    r.duration_ms = 1;
+    r.provenance.error_code = std::move(code);
+    return protocol::EncodeJournalLine(r);
+  };
+  const std::string journal =
+      record(1, read, "ok", std::nullopt) + record(2, outside, "error", "path_outside_project");
+  auto events = [](const json& first, const json& second) {
+    return protocol::ToJson(protocol::ToolArgumentsFrame{1, first}).dump() + "\n" +
+           protocol::ToJson(protocol::ToolArgumentsFrame{2, second}).dump() + "\n";
+  };
+  REQUIRE(run.store->WriteArtifact("candidate-2.attempt-1.tool-calls.jsonl", journal).ok());
+  REQUIRE(
+      run.store->WriteArtifact("candidate-2.attempt-1.events.jsonl", events(read, outside)).ok());
+  const std::string dir = run.store->run_dir();
+
+  const json view = ExpandRun(run.fs, dir);
+  CHECK(view["candidates"][1]["tools"] ==
+        json{{"summary", "2 tool calls, 1 refused"},
+             {"calls",
+              {{{"state", "done"}, {"text", "read src/app.txt · 81 bytes"}},
+               {{"state", "failed"},
+                {"text", "read ../outside.txt · refused: path_outside_project"}}}}});
+  // A reason-style candidate without a journal has no list.
+  CHECK_FALSE(view["candidates"][0].contains("tools"));
+
+  // An event log changed after the run shows no arguments; a changed journal, no list at all.
+  store::testing::WriteAll(run.Path("candidate-2.attempt-1.events.jsonl"),
+                           events(json{{"path", "/etc/passwd"}}, outside));
+  const json edited = ExpandRun(run.fs, dir);
+  CHECK(edited["candidates"][1]["tools"]["calls"][0]["text"] ==
+        "read (arguments not shown) · 81 bytes");
+  CHECK(edited["candidates"][1]["tools"]["calls"][1]["text"] ==
+        "read (arguments not shown) · refused: path_outside_project");
+  store::testing::WriteAll(run.Path("candidate-2.attempt-1.tool-calls.jsonl"), journal + journal);
+  CHECK_FALSE(ExpandRun(run.fs, dir)["candidates"][1].contains("tools"));
 }
 
 TEST_CASE("tool call headers: the workflow and a short question, or the tool and its task id") {

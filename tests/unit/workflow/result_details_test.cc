@@ -163,3 +163,27 @@ TEST_CASE("ResultDetails: tool refusals per candidate and a dropped reviewer",
 }
 
 }  // namespace pi_fusion::workflow
+
+namespace pi_fusion::workflow {
+
+TEST_CASE("ResultDetails: research's failed sources are rows of url and code; none, no key",
+          "[workflow][result]") {
+  auto plain = BuildResultDetails(Good());
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->contains("source_failures"));
+  ResultDetailsInput in = Good();
+  in.run_id = "research-0123456789abcdef0123456789abcdef";
+  in.workflow = "research";
+  in.source_failures = {{"https://example.com/gone", "dns_failure"}};
+  auto details = BuildResultDetails(in);
+  REQUIRE(details.ok());
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            .empty());
+  CHECK((*details)["source_failures"] ==
+        json::array({{{"url", "https://example.com/gone"}, {"code", "dns_failure"}}}));
+  in.source_failures = {{"https://example.com/gone", ""}};
+  CHECK(BuildResultDetails(in).status().code() == "orchestration_failed");
+}
+
+}  // namespace pi_fusion::workflow
