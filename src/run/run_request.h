@@ -126,6 +126,8 @@ struct RunOutcome {
   std::optional<store::RunError> run_error;  // stage/slot/attempt of a failure
   std::string artifact_dir;
   nlohmann::json usage;  // the run's cumulative Pi usage
+  // The model requests its children sent (store::RequestsJson): a count, or null when unknown.
+  nlohmann::json model_requests;
   // Failed or cancelled: what the children did (store::FailureProgress of the terminal
   // manifest); null otherwise.
   nlohmann::json progress;

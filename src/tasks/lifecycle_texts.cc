@@ -132,7 +132,7 @@ std::string ChildrenLine(const json& progress) {
   return "Children: " + line + ".";
 }
 
-std::string UsageSoFarLine(const json& usage) {
+std::string UsageSoFarLine(const json& usage, const json& model_requests) {
   if (!usage.is_object()) return "";
   const auto count = [&](const char* key) {
     const json n = usage.value(key, json());
@@ -143,9 +143,9 @@ std::string UsageSoFarLine(const json& usage) {
   if (usage.contains("cost") && usage["cost"].is_object()) cost = usage["cost"].value("total", 0.0);
   char dollars[32];
   std::snprintf(dollars, sizeof(dollars), "$%.4f", cost);
-  return "Usage so far: " + count("input") + " input, " + count("output") + " output, " +
-         count("cacheRead") + " cache read, " + count("cacheWrite") + " cache write tokens, " +
-         dollars + ".";
+  return "Usage so far: " + RequestsPrefix(model_requests) + count("input") + " input, " +
+         count("output") + " output, " + count("cacheRead") + " cache read, " +
+         count("cacheWrite") + " cache write tokens, " + dollars + ".";
 }
 
 namespace {
@@ -153,7 +153,8 @@ namespace {
 // The lines after a failed or cancelled run's first line.
 std::string EndFacts(const workflow::RunOutcome& outcome) {
   std::string out;
-  for (const std::string& line : {ChildrenLine(outcome.progress), UsageSoFarLine(outcome.usage)}) {
+  for (const std::string& line :
+       {ChildrenLine(outcome.progress), UsageSoFarLine(outcome.usage, outcome.model_requests)}) {
     if (!line.empty()) out += "\n" + line;
   }
   if (!outcome.summary_note.empty()) {

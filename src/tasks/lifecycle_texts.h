@@ -23,8 +23,8 @@ struct LaunchReport {
   std::string run_id;        // empty when preflight failed before a run id existed
   std::string artifact_dir;  // empty when no run directory was created
   std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
-  nlohmann::json details;    // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
-  Status error;              // ok exactly when `ok`
+  nlohmann::json details;  // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
+  Status error;            // ok exactly when `ok`
 };
 
 // The end of a launched run, once its task's terminal state is recorded.
@@ -60,9 +60,11 @@ std::string CommandStartedText(const LaunchReport& launch);
 // summary's `progress`): "Children: candidates 2 completed, 1 failed; evaluation not started;
 // merge not started." Empty for a value of another shape.
 std::string ChildrenLine(const nlohmann::json& progress);
-// "Usage so far: 30 input, 33 output, 36 cache read, 39 cache write tokens, $2.8125." from a Pi
-// Usage object; empty for a value of another shape.
-std::string UsageSoFarLine(const nlohmann::json& usage);
+// "Usage so far: 3 model requests · 30 input, 33 output, 36 cache read, 39 cache write tokens,
+// $2.8125." from a Pi Usage object and the request count (left out when not a count); empty for
+// a usage of another shape.
+std::string UsageSoFarLine(const nlohmann::json& usage,
+                           const nlohmann::json& model_requests = nullptr);
 
 // The terminal notification of `outcome`. A failure or cancellation says, after its first line,
 // what the children did, the usage so far, the failure summary's unavailability when it could

@@ -176,7 +176,8 @@ json CompletedResultView(const json& details, const std::string& text, const Run
   if (const std::string shared = SharedModelNote(result.value("models", json())); !shared.empty()) {
     view["notes"] = json::array({shared});
   }
-  const std::string usage = UsageText(details.value("usage", json()));
+  const std::string usage =
+      RequestsAndUsageText(result.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) {
     view["usage"] = usage + (StringAt(details, "usage_attached") == "now"
                                  ? " (added to this session's usage now)"
