@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "budget/cost_forecast.h"
 #include "budget/planner.h"
 #include "config/route_admission.h"
 #include "process/supervisor.h"
@@ -109,6 +110,8 @@ struct PreparedRun {
   config::ResolvedModels models;
   CanonicalDocument canonical_input;
   budget::BudgetPlan plan;
+  // What the run is expected to spend, from `plan` and the routes' prices (cost_forecast.h).
+  budget::CostForecast cost_forecast;
   // research: source-policy.private.json as written at preflight; its path and hash go to the
   // candidates, whose fusion_web_fetch enforces it.
   std::optional<store::ArtifactRef> source_policy;

@@ -4,6 +4,7 @@
 
 #include "config/route_admission.h"
 #include "config/shared_model.h"
+#include "run/cost_estimate.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 #include "workflow/child_wrapper.h"
@@ -32,7 +33,8 @@ std::string PreflightUpdateText(std::string_view workflow) {
 }
 
 std::string CommandStartedText(const LaunchReport& launch) {
-  return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir;
+  return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir +
+         (launch.estimate_text.empty() ? "" : "\n" + launch.estimate_text);
 }
 
 namespace {
@@ -62,13 +64,15 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
   launch.ok = true;
   launch.run_id = task.id;
   launch.artifact_dir = task.artifact_dir;
+  launch.estimate_text = workflow::CostEstimateText(run);
   const std::optional<config::SharedModel> shared = config::SharedCandidateModel(
       {run.models.routes[0].model.QualifiedId(), run.models.routes[1].model.QualifiedId(),
        run.models.routes[2].model.QualifiedId()});
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
                         WrapperLine(run) +
-                        (shared ? "\n" + config::SharedModelText(*shared) : std::string()) +
+                        (shared ? "\n" + config::SharedModelText(*shared) : std::string()) + "\n" +
+                        launch.estimate_text +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
@@ -82,6 +86,7 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
                     {"run_id", task.id},
                     {"workflow", task.workflow},
                     {"artifact_dir", task.artifact_dir}};
+  launch.details["estimate"] = workflow::CostEstimateJson(run);
   if (shared) launch.details["shared_model"] = {{"model", shared->model}, {"slots", shared->slots}};
   return launch;
 }

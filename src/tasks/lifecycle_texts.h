@@ -23,6 +23,9 @@ struct LaunchReport {
   std::string run_id;        // empty when preflight failed before a run id existed
   std::string artifact_dir;  // empty when no run directory was created
   std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
+  // The cost estimate (workflow::CostEstimateText), in the receipt and the /fusion notice; empty
+  // when preflight failed.
+  std::string estimate_text;
   nlohmann::json details;  // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
   Status error;            // ok exactly when `ok`
 };
@@ -53,7 +56,7 @@ LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
 // artifacts)".
 std::string PreflightUpdateText(std::string_view workflow);
 // What /fusion tells the person once its run is registered: "Started fusion reason (<id>)…
-// Artifacts: <dir>".
+// Artifacts: <dir>", then the cost estimate.
 std::string CommandStartedText(const LaunchReport& launch);
 
 // What the children of a failed or cancelled run did, from store::FailureProgress (the failure

@@ -2,11 +2,11 @@
  * @file What a run costs, measured and forecast, through the real pinned Pi: usage and cost per
  * role summed from the children's own usage records (the scripted model's fixed usage priced by
  * the route's models.json prices), model requests counted as requests (a tool-using candidate
- * makes two).
+ * makes two), and the cost estimate in the launch receipt, checked against the budget plan.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fusionRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { agentRules, fusionRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { lastToolResult } from "../../support/pi_harness.mjs";
 import { agentFlowRules, candidateRules, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
@@ -43,7 +43,7 @@ function assertUsage(actual, usage, requests, where) {
     `${where}: cost ${actual.cost.total} vs ${costOf(usage) * requests}`);
 }
 
-describe("cost per role and model requests", () => {
+describe("cost per role, model requests and the estimate", () => {
   test("print mode: usage and cost per role and the run total are the children's own, exactly", async () => {
     await withFusionEnv({ script: { rules: pricedRules() } }, async (env) => {
       const r = await env.print("/fusion Why is the sky blue?");
@@ -92,5 +92,43 @@ describe("cost per role and model requests", () => {
       assert.match(result, /\nUsage: 8 model requests · \d+ input, \d+ output, 0 cache read, 0 cache write tokens, \$\d+\.\d{4} \(attached to this session now\)/);
     });
   });
+
+  test("the receipt states the estimate per stage, expected – worst case, from the budget plan and the route's prices", async () => {
+    await withFusionEnv({ script: { rules: agentRules() } }, async (env) => {
+      const r = await env.print("please fuse");
+      assert.equal(r.code, 0, r.stderr);
+      const receipt = lastToolResult(env.requests(), "fusion_reason").text;
+      const plan = artifactJson(runDirs(env)[0], "budget-plan.json");
+      const lines = receipt.split("\n");
+      const head = lines.findIndex((l) => l.startsWith("Estimate (expected – worst case): "));
+      assert.ok(head > 0, receipt);
+      const group = (n) => n.toLocaleString("en-US");
+      const usd = (n) => `$${n.toFixed(4)}`;
+      // The scripted routes are of the unknown family (one token per byte): the expected output is
+      // a quarter of the stage's cap, the expected input the known prompt and a quarter of the
+      // reserved upstream answers; the worst case is the plan's forecast and the whole cap.
+      const caps = { candidate: 49152, evaluation: 65536, evaluation_repair: 65536, merge: 65536 };
+      let expected = { input: 0, output: 0, usd: 0 };
+      let worst = { input: 0, output: 0, usd: 0 };
+      plan.stages.forEach((stage, i) => {
+        const input = [stage.input_tokens + Math.ceil(stage.reserved_output_contract_bytes / 4), stage.forecast_tokens];
+        const output = [caps[stage.stage] / 4, caps[stage.stage]];
+        const dollars = [0, 1].map((k) => (input[k] * PRICE.input + output[k] * PRICE.output) / 1e6);
+        const label = stage.stage === "candidate" ? `candidate ${stage.slot}`
+          : stage.stage === "evaluation_repair" ? "evaluation repair (only after an invalid evaluation)"
+            : stage.stage;
+        assert.equal(lines[head + 1 + i],
+          `- ${label}, scripted/scripted-a: ${group(input[0])} – ${group(input[1])} input, ` +
+          `${group(output[0])} – ${group(output[1])} output tokens, ${usd(dollars[0])} – ${usd(dollars[1])}`);
+        if (!stage.conditional) {
+          expected = { input: expected.input + input[0], output: expected.output + output[0], usd: expected.usd + dollars[0] };
+        }
+        worst = { input: worst.input + input[1], output: worst.output + output[1], usd: worst.usd + dollars[1] };
+      });
+      assert.equal(lines[head],
+        `Estimate (expected – worst case): ${group(expected.input)} – ${group(worst.input)} input and ` +
+        `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}.`);
+      assert.match(lines.at(-1), /^Wait for the terminal notification/);
+    });
   });
 });
