@@ -5,7 +5,7 @@
  *
  * A view is one of
  *   {kind:"run", title, question?, state, status, slots?, usage?, answer?, candidates?,
- *    agreements?, conflicts?, artifacts?, notes?, error?}
+ *    agreements?, conflicts?, roles?, artifacts?, notes?, error?}
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
@@ -75,6 +75,8 @@ export interface RunView {
   candidates?: CandidateView[];
   agreements?: string[];
   conflicts?: ConflictView[];
+  /** Usage and cost per role, one line each ("Candidate 1 (p/m): 2 model requests · …"). */
+  roles?: string[];
   artifacts?: { dir: string; gone?: boolean; note?: string };
   notes?: string[];
   error?: string;
@@ -229,6 +231,11 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
         lines.push(`  ${theme.fg("success", "Resolution:")} ${conflict.resolution}`);
         box.addChild(new Text(lines.join("\n"), 0, 0));
       }
+    }
+    if (view.roles && view.roles.length > 0) {
+      box.addChild(new Spacer(1));
+      box.addChild(new Text(theme.fg("accent", theme.bold("Cost by role")), 0, 0));
+      for (const role of view.roles) box.addChild(new Text(theme.fg("dim", `• ${role}`), 0, 0));
     }
   }
   if (view.artifacts && (options.expanded || view.artifacts.gone)) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <utility>
 
 #include "addon/js_values.h"
 #include "config/pi_models_json.h"
@@ -57,6 +59,25 @@ bool OAuthIsSubscription(Napi::Object registry, const std::string& provider) {
   return flag.IsBoolean() && flag.As<Napi::Boolean>().Value();
 }
 
+// model.cost as Pi's catalog (or models.json) prices the route; nullopt unless all four prices
+// are finite, non-negative numbers.
+std::optional<config::ModelPrices> PricesOf(Napi::Object model) {
+  Napi::Value cost = model.Get("cost");
+  if (!cost.IsObject()) return std::nullopt;
+  Napi::Object prices = cost.As<Napi::Object>();
+  config::ModelPrices out;
+  for (const auto& [key, field] :
+       {std::pair{"input", &out.input}, std::pair{"output", &out.output},
+        std::pair{"cacheRead", &out.cache_read}, std::pair{"cacheWrite", &out.cache_write}}) {
+    Napi::Value v = prices.Get(key);
+    if (!v.IsNumber()) return std::nullopt;
+    const double price = v.As<Napi::Number>().DoubleValue();
+    if (!std::isfinite(price) || price < 0) return std::nullopt;
+    *field = price;
+  }
+  return out;
+}
+
 // Headers on the model or from models.json would change what the registry's credential sends,
 // which the route policy refuses for frontier routes.
 config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model,
@@ -70,6 +91,7 @@ config::ModelInfo ModelOf(Napi::Object registry, Napi::Object model,
   out.context_window = IntOf(model, "contextWindow");
   out.max_tokens = IntOf(model, "maxTokens");
   out.reasoning = model.Get("reasoning").ToBoolean().Value();
+  out.prices = PricesOf(model);
   std::vector<std::string> header_names = ModelHeaderNames(model);
   if (!header_names.empty()) out.header_overrides.push_back("model.headers");
   config::ConfigOverrides configured =

@@ -34,6 +34,16 @@
 
 namespace pi_fusion::config {
 
+// Pi's model.cost: US dollars per million tokens.
+struct ModelPrices {
+  double input = 0;
+  double output = 0;
+  double cache_read = 0;
+  double cache_write = 0;
+
+  bool operator==(const ModelPrices&) const = default;
+};
+
 // One registry row (Pi `Model` plus what the registry says about its credentials).
 struct ModelInfo {
   std::string provider;
@@ -54,6 +64,9 @@ struct ModelInfo {
   // An extension registered this provider id itself (registerProvider), replacing Pi's own.
   bool provider_replaced = false;
   std::optional<bool> supports_long_cache_retention;  // compat.supportsLongCacheRetention
+  // model.cost {input, output, cacheRead, cacheWrite}; nullopt when Pi gave no such object or a
+  // price that is not a finite, non-negative number (the cost estimate then names no dollars).
+  std::optional<ModelPrices> prices;
 
   std::string QualifiedId() const { return provider + "/" + id; }
 };

@@ -201,11 +201,13 @@ class AttemptRecorder {
 
   // Records the end state; a store failure outranks the child's own outcome.
   Status End(const Status& outcome, const std::optional<store::Usage>& usage,
+             std::optional<uint64_t> requests = std::nullopt,
              std::optional<store::ChildExitRecord> exit = std::nullopt) {
     store::AttemptUpdate update;
     update.key = key_;
     update.state = StateFor(outcome);
     update.usage = usage;
+    update.requests = requests;
     update.exit = std::move(exit);
     if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
     update.artifacts = artifacts_;
@@ -243,6 +245,9 @@ struct Judgement {
   std::map<std::string, int64_t> refusals;
   std::vector<SourceFetch> fetches;
   std::optional<store::Usage> usage;
+  // The model requests it sent: one per usage record that carries a cache observation, which the
+  // governor writes only for a request it let through (a failed request that was sent counts).
+  uint64_t requests = 0;
   Status verdict;
 };
 
@@ -277,6 +282,7 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
       j.fetches = SourceFetchesOf(audit->records);
     }
   }
+  j.requests = j.report.cache_observations.size();
   if (j.report.usage.is_object()) {
     Result<store::Usage> parsed =
         store::UsageFromJson(j.report.usage, store::AttemptPrefix(child.key));
@@ -378,7 +384,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   if (!written.ok()) verdict = written;
   std::optional<store::ChildExitRecord> exit;
   if (!at_answer) exit = ExitRecordOf(*outcome, false);
-  Status ended = attempt.End(verdict, judged.usage, exit);
+  Status ended = attempt.End(verdict, judged.usage, judged.requests, exit);
   if (at_answer) {
     // Reaped, recorded and judged again before the run's terminal manifest.
     // A tool-enabled child's audit log is bound as it was at the answer; Settle checks that its

@@ -17,6 +17,7 @@
 #include "run/validation_run.h"
 #include "run/warm_stages.h"
 #include "store/failure_summary.h"
+#include "store/role_usage.h"
 #include "workflow/anonymize.h"
 #include "workflow/child_wrapper.h"
 #include "workflow/evaluation_contract.h"
@@ -442,6 +443,8 @@ class Run {
     details.models.thinking_level = run_.models.thinking_level;
     details.anonymous_map = map;
     details.usage = store::UsageToJson(manifest.usage);
+    details.usage_by_role = store::UsageByRoleJson(store::UsageByRole(manifest));
+    details.model_requests = store::ModelRequests(manifest);
     for (const store::AttemptRecord& attempt : manifest.attempts) {
       if (attempt.key.stage == Stage::kCandidate) ++details.attempts.candidate;
       if (attempt.key.stage == Stage::kEvaluation && attempt.key.attempt == 1)
@@ -478,7 +481,9 @@ class Run {
     outcome_.end = RunEnd::kCompleted;
     outcome_.error = Status::Ok();
     outcome_.artifact_dir = run_.store->run_dir();
-    outcome_.usage = store::UsageToJson(run_.store->Snapshot().usage);
+    const store::Manifest completed = run_.store->Snapshot();
+    outcome_.usage = store::UsageToJson(completed.usage);
+    outcome_.model_requests = store::RequestsJson(completed);
     if (built->contains("source_failures")) outcome_.source_failures = (*built)["source_failures"];
     return outcome_;
   }
@@ -517,6 +522,7 @@ class Run {
     outcome_.artifact_dir = run_.store->run_dir();
     const store::Manifest terminal_manifest = run_.store->Snapshot();
     outcome_.usage = store::UsageToJson(terminal_manifest.usage);
+    outcome_.model_requests = store::RequestsJson(terminal_manifest);
     outcome_.progress = store::FailureProgress(terminal_manifest);
     if (!report.terminal.ok()) outcome_.summary_note = report.terminal.ToString();
     if (!report.summary.ok()) outcome_.summary_note = report.summary_note;

@@ -82,6 +82,20 @@ Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& s
   return budget::PlanBudget(input);
 }
 
+// Each route's prices as Pi's model object gave them, and whether its login is a subscription.
+std::array<budget::RoutePricing, 5> PricingOf(const config::ResolvedModels& models) {
+  std::array<budget::RoutePricing, 5> out;
+  for (size_t i = 0; i < config::kAllSlots.size(); ++i) {
+    const config::ModelInfo& model = models.routes[i].model;
+    if (model.prices) {
+      out[i].prices = budget::TokenPrices{model.prices->input, model.prices->output,
+                                          model.prices->cache_read, model.prices->cache_write};
+    }
+    out[i].subscription = model.is_using_oauth && model.oauth_is_subscription;
+  }
+  return out;
+}
+
 store::RunModels RunModelsOf(const config::ResolvedModels& models) {
   store::RunModels out;
   for (size_t i = 0; i < 3; ++i) {
@@ -166,6 +180,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   Result<budget::BudgetPlan> plan = PlanRun(run, workflow_row);
   if (!plan.ok()) return fail(plan.status());
   run.plan = std::move(plan).value();
+  run.cost_forecast = budget::ForecastCost(run.plan, PricingOf(run.models));
 
   Result<std::string> run_id = store::NewRunId(Name(workflow_row.workflow), *seams.random);
   if (!run_id.ok()) return fail(run_id.status());

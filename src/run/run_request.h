@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "budget/cost_forecast.h"
 #include "budget/planner.h"
 #include "config/route_admission.h"
 #include "process/supervisor.h"
@@ -113,6 +114,8 @@ struct PreparedRun {
   config::Policy policy;
   CanonicalDocument canonical_input;
   budget::BudgetPlan plan;
+  // What the run is expected to spend, from `plan` and the routes' prices (cost_forecast.h).
+  budget::CostForecast cost_forecast;
   // research: source-policy.private.json as written at preflight; its path and hash go to the
   // candidates, whose fusion_web_fetch enforces it.
   std::optional<store::ArtifactRef> source_policy;
@@ -130,6 +133,8 @@ struct RunOutcome {
   std::optional<store::RunError> run_error;  // stage/slot/attempt of a failure
   std::string artifact_dir;
   nlohmann::json usage;  // the run's cumulative Pi usage
+  // The model requests its children sent (store::RequestsJson): a count, or null when unknown.
+  nlohmann::json model_requests;
   // Failed or cancelled: what the children did (store::FailureProgress of the terminal
   // manifest); null otherwise.
   nlohmann::json progress;

@@ -9,6 +9,7 @@
 #include "core/utf8.h"
 #include "store/constants.h"
 #include "store/json_util.h"
+#include "store/role_usage.h"
 
 namespace pi_fusion::store {
 namespace {
@@ -139,6 +140,11 @@ json Evidence(const Manifest& m, size_t& omitted) {
 
 }  // namespace
 
+json RequestsJson(const Manifest& m) {
+  const std::optional<uint64_t> requests = ModelRequests(m);
+  return requests ? json(*requests) : json(nullptr);
+}
+
 std::vector<std::string> RemediationIds(std::string_view code, bool cancelled) {
   if (cancelled && (code == kChildCancelled || FindRule(code) == nullptr)) return {"retry_run"};
   const CodeRule* rule = FindRule(code);
@@ -173,6 +179,8 @@ json BuildFailureSummary(const Manifest& m, const std::string& created_at) {
           {"terminal_error", std::move(terminal_error)},
           {"progress", FailureProgress(m)},
           {"usage", UsageToJson(m.usage)},
+          {"usage_by_role", UsageByRoleJson(UsageByRole(m))},
+          {"model_requests", RequestsJson(m)},
           {"attempts", std::move(attempts)},
           {"evidence", std::move(evidence)},
           {"classifications",
@@ -195,8 +203,12 @@ Status CheckFailureSummary(const json& summary, const Manifest& m) {
     return Status::Error(kArtifactError, "failure-summary.json " + what);
   };
   if (!summary.is_object()) return differs("is not an object");
+  // Added later, so summaries written before them still verify.
+  static const std::set<std::string> kOptionalKeys = {"usage_by_role", "model_requests"};
   for (auto it = summary.begin(); it != summary.end(); ++it) {
-    if (kKeys.count(it.key()) == 0) return differs("has an unknown key");
+    if (kKeys.count(it.key()) == 0 && kOptionalKeys.count(it.key()) == 0) {
+      return differs("has an unknown key");
+    }
   }
   for (const auto& key : kKeys) {
     if (!summary.contains(key)) return differs("is missing \"" + key + "\"");

@@ -12,6 +12,8 @@
 //   progress          children_started plus per stage {attempts, completed, failed, cancelled,
 //                      interrupted, not_started}, counted per slot by its latest attempt
 //   usage             the cumulative Pi Usage of every attempt
+//   usage_by_role     usage, cost and model requests per role (store/role_usage.h)
+//   model_requests    the model requests of every attempt, or null when a count is unknown
 //   attempts          <= kSummaryMaxAttempts rows {stage, slot, attempt, state, started_at,
 //                      ended_at, error_code, total_tokens, cost_total}; the oldest are omitted
 //   evidence          <= kSummaryMaxEvidence manifest refs, by name
@@ -41,6 +43,9 @@ nlohmann::json BuildFailureSummary(const Manifest& terminal, const std::string& 
 // {attempts, completed, failed, cancelled, interrupted, not_started} counted per slot by its
 // latest attempt. Failure notices state the same facts.
 nlohmann::json FailureProgress(const Manifest& m);
+
+// The summary's `model_requests`: ModelRequests(m), or null when unknown.
+nlohmann::json RequestsJson(const Manifest& m);
 
 // The remediation ids for an error code in a failed or cancelled run.
 std::vector<std::string> RemediationIds(std::string_view code, bool cancelled);

@@ -6,6 +6,7 @@
 #include "store/constants.h"
 #include "store/failure_summary.h"
 #include "store/json_util.h"
+#include "store/role_usage.h"
 #include "store/verify.h"
 
 namespace pi_fusion::store {
@@ -15,7 +16,9 @@ using nlohmann::json;
 
 json NoAnswer() { return {{"present", false}, {"reason", "run_did_not_commit"}}; }
 
-json Project(const json& summary, const char* status, const json* summary_ref) {
+// The per-role rows come from the summary; one written before they existed gets them from the
+// verified manifest it belongs to.
+json Project(const json& summary, const char* status, const json* summary_ref, const Manifest& m) {
   json evidence = json::array();
   if (summary_ref != nullptr) evidence.push_back(*summary_ref);
   for (const json& ref : summary["evidence"]) evidence.push_back(ref);
@@ -25,6 +28,10 @@ json Project(const json& summary, const char* status, const json* summary_ref) {
           {"failure", summary["terminal_error"]},
           {"progress", summary["progress"]},
           {"usage_so_far", summary["usage"]},
+          {"usage_by_role", summary.contains("usage_by_role") ? summary["usage_by_role"]
+                                                              : UsageByRoleJson(UsageByRole(m))},
+          {"model_requests",
+           summary.contains("model_requests") ? summary["model_requests"] : RequestsJson(m)},
           {"attempts", summary["attempts"]},
           {"evidence_artifacts", std::move(evidence)},
           {"remediation_ids", summary["remediation_ids"]},
@@ -109,7 +116,7 @@ Result<json> ReadFailureView(FileSystem& fs, const std::string& run_dir) {
   if (auto summary = VerifiedSummary(fs, run_dir, m, status)) {
     try {
       const json ref = RefToJson(m.artifacts.at(kFailureSummaryFile));
-      json view = Project(*summary, status, &ref);
+      json view = Project(*summary, status, &ref, m);
       FitFailureView(view, kFailureViewMaxBytes);
       return view;
     } catch (const json::exception&) {
@@ -117,7 +124,7 @@ Result<json> ReadFailureView(FileSystem& fs, const std::string& run_dir) {
       status = "integrity_failed";
     }
   }
-  json view = Project(BuildFailureSummary(m, m.updated_at), status, nullptr);
+  json view = Project(BuildFailureSummary(m, m.updated_at), status, nullptr, m);
   FitFailureView(view, kFailureViewMaxBytes);
   return view;
 }

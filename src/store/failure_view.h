@@ -5,6 +5,7 @@
 //    "summary_status": "verified" | "legacy_manifest_only" | "integrity_failed" | "unavailable",
 //    "failure": {code, message, message_bytes, stage, slot, attempt},
 //    "progress": {...} | null, "usage_so_far": Usage | null,
+//    "usage_by_role": [role rows] (store/role_usage.h), "model_requests": N | null,
 //    "attempts": [...], "evidence_artifacts": [ref...], "remediation_ids": [...],
 //    "omitted": {"attempts": N, "evidence_artifacts": N}}
 //

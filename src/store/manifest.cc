@@ -100,6 +100,7 @@ json AttemptToJson(const AttemptRecord& a) {
               {"usage", a.usage ? UsageToJson(*a.usage) : json(nullptr)},
               {"error", std::move(error)},
               {"artifacts", a.artifacts}};
+  if (a.requests) out["requests"] = *a.requests;
   if (a.exit) out["exit"] = ChildExitToJson(*a.exit);
   return out;
 }
@@ -130,6 +131,7 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
   const json& error = r.Value("error");
   const json& artifacts = r.Array("artifacts");
   const json* exit = r.Has("exit") ? &r.Value("exit") : nullptr;
+  if (r.Has("requests")) a.requests = r.Count("requests");
   Status s = r.Finish();
   if (s.ok()) s = ValidateAttemptKey(a.key);
   if (!s.ok()) return Status::Error(kArtifactError, s.message());

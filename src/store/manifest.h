@@ -91,6 +91,11 @@ struct AttemptRecord {
   std::vector<std::string> artifacts;  // names in Manifest::artifacts
   // Optional in the JSON form (`exit`): absent when no child process ran, or not yet reaped.
   std::optional<ChildExitRecord> exit;
+  // Model requests the child sent: its usage records (one per assistant message) that followed a
+  // request the child's governor let through, failed ones included (docs/protocol.md, "Model
+  // requests"). Optional in the JSON form (`requests`): absent until the child was judged, when
+  // no child ran, and in manifests written before the field.
+  std::optional<uint64_t> requests;
 
   bool operator==(const AttemptRecord&) const = default;
 };

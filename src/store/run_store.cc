@@ -70,6 +70,7 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
   row.state = u.state;
   if (u.state != AttemptState::kRunning && !row.ended_at) row.ended_at = now;
   if (u.usage) row.usage = u.usage;
+  if (u.requests) row.requests = u.requests;
   if (u.error) row.error = AttemptError{u.error->code, RepairUtf8(u.error->message)};
   if (u.exit) row.exit = u.exit;
   return Status::Ok();

@@ -65,6 +65,7 @@ struct AttemptUpdate {
   std::optional<AttemptError> error;    // replaces the row's error when set
   std::vector<std::string> artifacts;   // appended once each; REQUIRES: already written
   std::optional<ChildExitRecord> exit;  // replaces the row's exit when set
+  std::optional<uint64_t> requests;     // replaces the row's request count when set
 };
 
 struct CommittedRefs {

@@ -2,6 +2,7 @@
 
 #include "run/source_failures.h"
 #include "store/verify.h"
+#include "tasks/run_view.h"
 
 namespace pi_fusion::tasks {
 
@@ -61,6 +62,7 @@ nlohmann::json RunEntryData(const TerminalReport& terminal) {
                  {"workflow", terminal.task.workflow},
                  {"state", state},
                  {"usage", outcome.usage.is_object() ? outcome.usage : nlohmann::json(nullptr)},
+                 {"model_requests", outcome.model_requests},
                  {"artifact_dir", outcome.artifact_dir}};
   return data;
 }
@@ -84,6 +86,11 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) 
   if (printed.stdout_text.empty() || printed.stdout_text.back() != '\n') {
     printed.stdout_text.push_back('\n');
   }
+  // What the run cost, from the verified details: "Usage: 8 model requests · 1,234 tokens · $…".
+  const std::string usage =
+      RequestsAndUsageText(verified->details.value("model_requests", nlohmann::json()),
+                           verified->details.value("usage", nlohmann::json()));
+  if (!usage.empty()) printed.stderr_lines.push_back("Usage: " + usage);
   printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
   for (const std::string& line :
        workflow::SourceFailureLines(verified->details.value("source_failures", nlohmann::json()))) {

@@ -58,11 +58,13 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
 
 // The data of a run's display entry: the run view (display strings, for the renderer) plus
 // `run` {id, workflow, state: completed|failed|cancelled, usage: Pi's Usage object or null,
-// artifact_dir}, the typed facts a json-mode reader or a later tool can use without parsing text.
+// model_requests: a count or null, artifact_dir}, the typed facts a json-mode reader or a later
+// tool can use without parsing text.
 nlohmann::json RunEntryData(const TerminalReport& terminal);
 
 // What print mode writes when a /fusion run ends: the verified answer on stdout (newline
-// terminated) and its artifact folder on stderr, or the failure on stderr and a failing exit.
+// terminated) and its usage line (model requests, tokens, cost) and artifact folder on stderr,
+// or the failure on stderr and a failing exit.
 struct PrintedOutcome {
   std::string stdout_text;
   std::vector<std::string> stderr_lines;

@@ -4,6 +4,7 @@
 
 #include "config/route_admission.h"
 #include "config/shared_model.h"
+#include "run/cost_estimate.h"
 #include "run/source_failures.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
@@ -33,7 +34,8 @@ std::string PreflightUpdateText(std::string_view workflow) {
 }
 
 std::string CommandStartedText(const LaunchReport& launch) {
-  return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir;
+  return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir +
+         (launch.estimate_text.empty() ? "" : "\n" + launch.estimate_text);
 }
 
 namespace {
@@ -63,13 +65,15 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
   launch.ok = true;
   launch.run_id = task.id;
   launch.artifact_dir = task.artifact_dir;
+  launch.estimate_text = workflow::CostEstimateText(run);
   const std::optional<config::SharedModel> shared = config::SharedCandidateModel(
       {run.models.routes[0].model.QualifiedId(), run.models.routes[1].model.QualifiedId(),
        run.models.routes[2].model.QualifiedId()});
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
                         WrapperLine(run) +
-                        (shared ? "\n" + config::SharedModelText(*shared) : std::string()) +
+                        (shared ? "\n" + config::SharedModelText(*shared) : std::string()) + "\n" +
+                        launch.estimate_text +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},
@@ -83,6 +87,7 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
                     {"run_id", task.id},
                     {"workflow", task.workflow},
                     {"artifact_dir", task.artifact_dir}};
+  launch.details["estimate"] = workflow::CostEstimateJson(run);
   if (shared) launch.details["shared_model"] = {{"model", shared->model}, {"slots", shared->slots}};
   return launch;
 }
@@ -133,7 +138,7 @@ std::string ChildrenLine(const json& progress) {
   return "Children: " + line + ".";
 }
 
-std::string UsageSoFarLine(const json& usage) {
+std::string UsageSoFarLine(const json& usage, const json& model_requests) {
   if (!usage.is_object()) return "";
   const auto count = [&](const char* key) {
     const json n = usage.value(key, json());
@@ -144,9 +149,9 @@ std::string UsageSoFarLine(const json& usage) {
   if (usage.contains("cost") && usage["cost"].is_object()) cost = usage["cost"].value("total", 0.0);
   char dollars[32];
   std::snprintf(dollars, sizeof(dollars), "$%.4f", cost);
-  return "Usage so far: " + count("input") + " input, " + count("output") + " output, " +
-         count("cacheRead") + " cache read, " + count("cacheWrite") + " cache write tokens, " +
-         dollars + ".";
+  return "Usage so far: " + RequestsPrefix(model_requests) + count("input") + " input, " +
+         count("output") + " output, " + count("cacheRead") + " cache read, " +
+         count("cacheWrite") + " cache write tokens, " + dollars + ".";
 }
 
 namespace {
@@ -154,7 +159,8 @@ namespace {
 // The lines after a failed or cancelled run's first line.
 std::string EndFacts(const workflow::RunOutcome& outcome) {
   std::string out;
-  for (const std::string& line : {ChildrenLine(outcome.progress), UsageSoFarLine(outcome.usage)}) {
+  for (const std::string& line :
+       {ChildrenLine(outcome.progress), UsageSoFarLine(outcome.usage, outcome.model_requests)}) {
     if (!line.empty()) out += "\n" + line;
   }
   if (!outcome.summary_note.empty()) {

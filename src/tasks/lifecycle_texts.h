@@ -23,8 +23,11 @@ struct LaunchReport {
   std::string run_id;        // empty when preflight failed before a run id existed
   std::string artifact_dir;  // empty when no run directory was created
   std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
-  nlohmann::json details;    // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
-  Status error;              // ok exactly when `ok`
+  // The cost estimate (workflow::CostEstimateText), in the receipt and the /fusion notice; empty
+  // when preflight failed.
+  std::string estimate_text;
+  nlohmann::json details;  // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
+  Status error;            // ok exactly when `ok`
 };
 
 // The end of a launched run, once its task's terminal state is recorded.
@@ -53,16 +56,18 @@ LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
 // artifacts)".
 std::string PreflightUpdateText(std::string_view workflow);
 // What /fusion tells the person once its run is registered: "Started fusion reason (<id>)…
-// Artifacts: <dir>".
+// Artifacts: <dir>", then the cost estimate.
 std::string CommandStartedText(const LaunchReport& launch);
 
 // What the children of a failed or cancelled run did, from store::FailureProgress (the failure
 // summary's `progress`): "Children: candidates 2 completed, 1 failed; evaluation not started;
 // merge not started." Empty for a value of another shape.
 std::string ChildrenLine(const nlohmann::json& progress);
-// "Usage so far: 30 input, 33 output, 36 cache read, 39 cache write tokens, $2.8125." from a Pi
-// Usage object; empty for a value of another shape.
-std::string UsageSoFarLine(const nlohmann::json& usage);
+// "Usage so far: 3 model requests · 30 input, 33 output, 36 cache read, 39 cache write tokens,
+// $2.8125." from a Pi Usage object and the request count (left out when not a count); empty for
+// a usage of another shape.
+std::string UsageSoFarLine(const nlohmann::json& usage,
+                           const nlohmann::json& model_requests = nullptr);
 
 // The terminal notification of `outcome`. A failure or cancellation says, after its first line,
 // what the children did, the usage so far, the failure summary's unavailability when it could

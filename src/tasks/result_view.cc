@@ -31,13 +31,14 @@ json BaseDetails(const TaskInfo& task, std::string_view state, std::string_view 
 
 enum class Attachment { kNow, kAlready, kUnrecorded };
 
-std::string UsageLine(const store::Usage& usage, Attachment attachment,
+std::string UsageLine(const store::Usage& usage, const json& model_requests, Attachment attachment,
                       const std::string& why_unrecorded) {
   char cost[32];
   std::snprintf(cost, sizeof(cost), "$%.4f", usage.cost.total);
-  return "Usage: " + std::to_string(usage.input) + " input, " + std::to_string(usage.output) +
-         " output, " + std::to_string(usage.cache_read) + " cache read, " +
-         std::to_string(usage.cache_write) + " cache write tokens, " + cost + " (" +
+  return "Usage: " + RequestsPrefix(model_requests) + std::to_string(usage.input) + " input, " +
+         std::to_string(usage.output) + " output, " + std::to_string(usage.cache_read) +
+         " cache read, " + std::to_string(usage.cache_write) + " cache write tokens, " + cost +
+         " (" +
          (attachment == Attachment::kNow ? "attached to this session now"
           : attachment == Attachment::kAlready
               ? "already attached"
@@ -82,8 +83,10 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
       "Fusion " + task.id + " completed (" + task.workflow +
       ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
       verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
-      UsageLine(verified->usage, attachment, why) + (refusals.empty() ? "" : "\n" + refusals) +
-      (shared.empty() ? "" : "\n" + shared) + failed_sources + "\n\n";
+      UsageLine(verified->usage, verified->details.value("model_requests", json()), attachment,
+                why) +
+      (refusals.empty() ? "" : "\n" + refusals) + (shared.empty() ? "" : "\n" + shared) +
+      failed_sources + "\n\n";
   view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
   view.details["answer"] = {{"present", true},
@@ -112,7 +115,8 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
     // what it used, as the notice of a run of this process does.
     if (summary.find("\nChildren: ") == std::string::npos) {
       for (const std::string& line : {ChildrenLine(failure->value("progress", json())),
-                                      UsageSoFarLine(failure->value("usage_so_far", json()))}) {
+                                      UsageSoFarLine(failure->value("usage_so_far", json()),
+                                                     failure->value("model_requests", json()))}) {
         if (!line.empty()) summary += "\n" + line;
       }
     }

@@ -15,6 +15,7 @@
 #include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
+#include "store/role_usage.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_report.h"
 #include "workflow/workflow_spec.h"
@@ -162,6 +163,40 @@ std::string UsageText(const json& usage) {
   return Grouped(tokens) + " tokens · " + dollars;
 }
 
+std::string RequestsPrefix(const json& model_requests) {
+  if (!model_requests.is_number_integer() || model_requests.get<int64_t>() < 0) return "";
+  const uint64_t n = model_requests.get<uint64_t>();
+  return Grouped(n) + (n == 1 ? " model request · " : " model requests · ");
+}
+
+std::string RequestsAndUsageText(const json& model_requests, const json& usage) {
+  const std::string text = UsageText(usage);
+  return text.empty() ? "" : RequestsPrefix(model_requests) + text;
+}
+
+std::vector<std::string> RoleUsageLines(const json& usage_by_role) {
+  std::vector<std::string> lines;
+  if (!usage_by_role.is_array()) return lines;
+  for (const json& row : usage_by_role) {
+    if (!row.is_object()) continue;
+    const std::string role = StringAt(row, "role");
+    const json slot = row.value("slot", json());
+    std::string name = role == "candidate" && slot.is_number_integer()
+                           ? "Candidate " + std::to_string(slot.get<int>())
+                       : role == "evaluator" ? "Evaluator"
+                       : role == "repair"    ? "Repair"
+                       : role == "merger"    ? "Merger"
+                                             : "";
+    if (name.empty()) continue;
+    const std::string model = StringAt(row, "model");
+    if (!model.empty()) name += " (" + model + ")";
+    const std::string usage =
+        RequestsAndUsageText(row.value("requests", json()), row.value("usage", json()));
+    lines.push_back(name + ": " + (usage.empty() ? "no usage reported" : usage));
+  }
+  return lines;
+}
+
 json AnswerView(const std::string& markdown, const std::string& note) {
   std::string preview;
   size_t lines = 0;
@@ -209,11 +244,9 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
     status += " · " + workflow::SourceFailureCount(failed_sources.size());
   json view = BaseView(facts, "completed", status);
   view["slots"] = CompletedSlots(details.value("models", json()));
-  std::string usage = UsageText(details.value("usage", json()));
-  const json attempts = details.value("attempts", json());
-  if (attempts.is_object() && attempts.contains("total")) {
-    usage = std::to_string(attempts.value("total", 0)) + " model requests · " + usage;
-  }
+  // Requests as the children counted them; a result from before they were counted shows none.
+  const std::string usage =
+      RequestsAndUsageText(details.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) view["usage"] = usage;
   if (const std::string shared = SharedModelNote(details.value("models", json()));
       !shared.empty()) {
@@ -252,8 +285,10 @@ json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
     notes.push_back("The run's failure summary is unavailable: " + message);
   }
   if (!notes.empty()) view["notes"] = notes;
-  view["usage"] =
-      UsageText(failure_view.is_object() ? failure_view.value("usage_so_far", json()) : json());
+  view["usage"] = failure_view.is_object()
+                      ? RequestsAndUsageText(failure_view.value("model_requests", json()),
+                                             failure_view.value("usage_so_far", json()))
+                      : "";
   if (view["usage"] == "") view.erase("usage");
   return view;
 }
@@ -362,6 +397,10 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
     candidates.push_back(candidate);
   }
   if (!candidates.empty()) out["candidates"] = candidates;
+  // The split of the run's usage by role, from the manifest's attempts (store/role_usage.h).
+  const std::vector<std::string> roles =
+      RoleUsageLines(store::UsageByRoleJson(store::UsageByRole(*manifest)));
+  if (!roles.empty()) out["roles"] = roles;
   auto evaluation_ref = manifest->artifacts.find("evaluation.json");
   if (evaluation_ref != manifest->artifacts.end()) {
     Result<std::string> bytes = fs.ReadFile(run_dir + "/" + evaluation_ref->second.path,

@@ -4,7 +4,7 @@
 //   run  {kind:"run", title, question?, state, status, slots?, usage?, answer?{preview, markdown,
 //         note?}, candidates?[{id, model?, markdown?, note?, tools?{summary, calls[{state,
 //         text}], more?}}], agreements?, conflicts?[{topic,
-//         positions, resolution}], artifacts?{dir, gone?, note?}, notes?, error?}
+//         positions, resolution}], roles?[line], artifacts?{dir, gone?, note?}, notes?, error?}
 //   list {kind:"list", title, items:[run], empty?}
 //   note {kind:"note", level, text}
 //   call {title, question?}
@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -53,6 +54,14 @@ struct RunFacts {
 std::string ShortQuestion(std::string_view description);
 // "14,210 tokens · $0.0123" from a Pi Usage object ({} or null: "").
 std::string UsageText(const nlohmann::json& usage);
+// "8 model requests · " for a count (1: "1 model request · "), "" for anything else (a run
+// recorded before requests were counted).
+std::string RequestsPrefix(const nlohmann::json& model_requests);
+// RequestsPrefix + UsageText: "8 model requests · 14,210 tokens · $0.0123"; "" without usage.
+std::string RequestsAndUsageText(const nlohmann::json& model_requests, const nlohmann::json& usage);
+// "Candidate 1 (p/m): 2 model requests · 1,234 tokens · $0.0012" per row of
+// store::UsageByRoleJson ("Evaluator", "Repair", "Merger" for the others).
+std::vector<std::string> RoleUsageLines(const nlohmann::json& usage_by_role);
 // {preview, markdown, note}: the preview is the first lines of `markdown`, cut at a line end.
 nlohmann::json AnswerView(const std::string& markdown, const std::string& note);
 
@@ -72,9 +81,10 @@ nlohmann::json FailedView(const RunFacts& facts, const nlohmann::json& failure_v
 nlohmann::json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms);
 
 // The expansion of a finished run: the candidates A/B/C with their models, answers and (for the
-// tool-using workflows) the tool calls each made (run/tool_call_list.h), the
-// evaluator's agreements and conflicts with resolutions, and the artifact directory, or a note
-// that the artifacts are gone. Merged into a run view by the caller.
+// tool-using workflows) the tool calls each made (run/tool_call_list.h), the evaluator's
+// agreements and conflicts with resolutions, the usage and cost per role (RoleUsageLines), and
+// the artifact directory, or a note that the artifacts are gone. Merged into a run view by the
+// caller.
 nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
 
 // The header of a tool call row, from the tool's (possibly partial) arguments.

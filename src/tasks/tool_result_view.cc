@@ -1,5 +1,7 @@
 #include "tasks/tool_result_view.h"
 
+#include <cstdio>
+
 #include "config/shared_model.h"
 #include "run/source_failures.h"
 #include "tasks/host_texts.h"
@@ -60,6 +62,30 @@ json EndedLaunchView(const RunFacts& facts, const TaskInfo& ended) {
   return view;
 }
 
+// "Estimate: 1,234 – 5,678 input, … output tokens, $0.0100 – $0.0400 (expected – worst case)"
+// from a receipt's details.estimate (budget/cost_text.h); "" without one.
+std::string EstimateLine(const json& estimate) {
+  const json expected = estimate.is_object() ? estimate.value("expected", json()) : json();
+  const json worst = estimate.is_object() ? estimate.value("worst_case", json()) : json();
+  auto range = [&](const char* key) -> std::string {
+    const json a = expected.is_object() ? expected.value(key, json()) : json();
+    const json b = worst.is_object() ? worst.value(key, json()) : json();
+    // The details come back from JavaScript, where every number is a double.
+    if (!a.is_number() || !b.is_number() || a.get<double>() < 0 || b.get<double>() < 0) return "";
+    return Grouped(static_cast<uint64_t>(a.get<double>())) + " – " +
+           Grouped(static_cast<uint64_t>(b.get<double>()));
+  };
+  const std::string input = range("input_tokens");
+  const std::string output = range("output_tokens");
+  const json low = expected.is_object() ? expected.value("usd", json()) : json();
+  const json high = worst.is_object() ? worst.value("usd", json()) : json();
+  if (input.empty() || output.empty() || !low.is_number() || !high.is_number()) return "";
+  char dollars[96];
+  std::snprintf(dollars, sizeof(dollars), "$%.4f – $%.4f", low.get<double>(), high.get<double>());
+  return "Estimate: " + input + " input, " + output + " output tokens, " + dollars +
+         " (expected – worst case)";
+}
+
 // fusion_*: the launch receipt; before it, the preflight update line as it is.
 json LaunchView(const json& details, const std::string& text, const TaskInfo* ended) {
   if (!details.is_object() || !details.contains("task")) return Note("info", text);
@@ -71,6 +97,10 @@ json LaunchView(const json& details, const std::string& text, const TaskInfo* en
   json view = BaseView(facts, "running", "started in the background (" + facts.run_id + ")");
   view["notes"] =
       json::array({"You will be notified when it ends. " + std::string(kActiveRunHint)});
+  if (const std::string estimate = EstimateLine(details.value("estimate", json()));
+      !estimate.empty()) {
+    view["usage"] = estimate;
+  }
   if (const json shared = details.value("shared_model", json()); shared.is_object()) {
     const config::SharedModel model{StringAt(shared, "model"),
                                     shared.value("slots", std::vector<int>{})};
@@ -184,7 +214,8 @@ json CompletedResultView(const json& details, const std::string& text, const Run
     view["status"] = view["status"].get<std::string>() + " · " +
                      workflow::SourceFailureCount(failed_sources.size());
   }
-  const std::string usage = UsageText(details.value("usage", json()));
+  const std::string usage =
+      RequestsAndUsageText(result.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) {
     view["usage"] = usage + (StringAt(details, "usage_attached") == "now"
                                  ? " (added to this session's usage now)"

@@ -45,15 +45,53 @@ Status CheckNumbers(const json& object, const std::string& label,
   return Status::Ok();
 }
 
-Status CheckUsage(const json& usage) {
+Status CheckUsage(const json& usage, const std::string& label = "usage") {
   Status s =
-      CheckNumbers(usage, "usage", {"input", "output", "cacheRead", "cacheWrite", "totalTokens"},
+      CheckNumbers(usage, label, {"input", "output", "cacheRead", "cacheWrite", "totalTokens"},
                    {"cacheWrite1h", "reasoning"}, "cost");
   if (!s.ok()) return s;
-  if (!usage.contains("cost")) return Invalid("usage.cost is missing");
-  return CheckNumbers(usage["cost"], "usage.cost",
+  if (!usage.contains("cost")) return Invalid(label + ".cost is missing");
+  return CheckNumbers(usage["cost"], label + ".cost",
                       {"input", "output", "cacheRead", "cacheWrite", "total"},
                       {"totalFromProvider"}, nullptr);
+}
+
+// The rows of store::UsageByRoleJson: a known role, its route, at least one attempt, a request
+// count or null, and a Usage object; nothing else.
+Status CheckUsageByRole(const json& rows) {
+  if (!rows.is_array() || rows.size() > 6) return Invalid("usage_by_role must be an array of rows");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    const std::string label = "usage_by_role[" + std::to_string(i) + "]";
+    if (!row.is_object()) return Invalid(label + " must be an object");
+    for (const auto& [key, value] : row.items()) {
+      if (!IsOneOf(key, {"role", "slot", "model", "attempts", "requests", "usage"})) {
+        return Invalid(label + "." + key + " is not a role usage field");
+      }
+    }
+    const std::string role = row.value("role", "");
+    if (role != "candidate" && role != "evaluator" && role != "repair" && role != "merger") {
+      return Invalid(label + ".role is not a role");
+    }
+    const json slot = row.value("slot", json());
+    if ((role == "candidate") != (slot.is_number_integer() && slot >= 1 && slot <= 3)) {
+      return Invalid(label + ".slot must be 1-3 exactly for a candidate");
+    }
+    if (!row.value("model", json()).is_string() || row["model"].get<std::string>().empty()) {
+      return Invalid(label + ".model must name the route");
+    }
+    const json attempts = row.value("attempts", json());
+    const json requests = row.value("requests", json());
+    if (!attempts.is_number_integer() || attempts < 1) {
+      return Invalid(label + ".attempts must be at least 1");
+    }
+    if (!row.contains("requests") ||
+        !(requests.is_null() || (requests.is_number_integer() && requests >= 0))) {
+      return Invalid(label + ".requests must be a count or null");
+    }
+    if (Status s = CheckUsage(row.value("usage", json()), label + ".usage"); !s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 Status CheckIdentity(const ResultDetailsInput& in) {
@@ -176,6 +214,11 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
                {"artifacts", std::move(artifacts).value()},
                {"warnings", std::move(warnings).value()},
                {"tool_refusals", std::move(refusals).value()}};
+  if (!in.usage_by_role.is_null()) {
+    if (Status s = CheckUsageByRole(in.usage_by_role); !s.ok()) return s;
+    details["usage_by_role"] = in.usage_by_role;
+  }
+  if (in.model_requests) details["model_requests"] = *in.model_requests;
   if (in.dropped_reviewers) {
     Result<json> dropped = DroppedReviewers(*in.dropped_reviewers);
     if (!dropped.ok()) return dropped.status();

@@ -8,7 +8,9 @@
 //    "models":{"candidates":["p/m","p/m","p/m"],"evaluator":"p/m","merger":"p/m",
 //              "thinking_level":"high"},
 //    "run_id":"reason-<32 hex>","schema_version":"pi-background-tasks.fusion-result.v5",
-//    "usage":{…Pi Usage totals…},"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
+//    "usage":{…Pi Usage totals…},"model_requests":8,
+//    "usage_by_role":[{"role":"candidate","slot":1,"model":"p/m","attempts":1,"requests":2,
+//                      "usage":{…}},…,{"role":"merger",…}],"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
 //    "tool_refusals":[{"by_code":{"path_outside_project":2},"count":2,"slot":2}],
 //    "workflow":"reason"}
 // plus "child_wrapper":"<absolute path>" (and a warning of kind child_wrapper) for a run whose
@@ -97,6 +99,11 @@ struct ResultDetailsInput {
   // cost{input, output, cacheRead, cacheWrite, total[, totalFromProvider]}, optional
   // cacheWrite1h and reasoning. Copied verbatim; no other keys allowed.
   nlohmann::json usage;
+  // store::UsageByRoleJson of the manifest: usage, cost and model requests per role. Written as
+  // `usage_by_role` when it is an array (rows checked as the store writes them).
+  nlohmann::json usage_by_role;
+  // The run's model requests (store::ModelRequests): `model_requests`, when known.
+  std::optional<uint64_t> model_requests;
   AttemptCounts attempts;
   std::vector<ResultArtifact> artifacts;      // names unique
   std::vector<ResultWarning> warnings;        // in the order they were raised

@@ -68,7 +68,7 @@ describe("fusion reason end to end", () => {
       const r = await env.print("please fuse");
       assert.equal(r.code, 0, r.stderr);
       const receipt = env.requests().find((q) => q.tool_results?.some((t) => t.name === "fusion_reason")).tool_results[0].text;
-      assert.match(receipt, /^Started fusion reason in the background \(reason-[0-9a-f]{32}\)\.\nArtifacts: .*\nPreflight: .*\nAll three candidates run on one model \(scripted\/scripted-a\), so .*\nWait for the terminal notification, then call bg_result\(\{taskId:"reason-[0-9a-f]{32}"\}\)\. Do not poll\.$/);
+      assert.match(receipt, /^Started fusion reason in the background \(reason-[0-9a-f]{32}\)\.\nArtifacts: .*\nPreflight: .*\nAll three candidates run on one model \(scripted\/scripted-a\), so .*\nEstimate \(expected – worst case\): .*(\n- .*){6}\nWait for the terminal notification, then call bg_result\(\{taskId:"reason-[0-9a-f]{32}"\}\)\. Do not poll\.$/);
       assert.match(r.stdout, /^FINAL: Fusion reason-[0-9a-f]{32} completed \(reason\)\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)\./);
       assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
       assert.match(r.stdout, /attached to this session now/);

@@ -51,6 +51,12 @@ describe("the TUI shows Fusion to the person", () => {
       assert.equal(expanded.split(CANDIDATE_TEXT.slice(0, 40)).length - 1, 3, "three candidate answers");
       assert.match(expanded, /Agreements\s*\n\s*• Rayleigh scattering explains the colour/);
       assert.match(expanded, /Artifacts: \S+\/reason-[0-9a-f]{32}/);
+      // What each role used, from the run's manifest: one request each here.
+      assert.match(expanded, /Cost by role/);
+      for (const role of ["Candidate 1", "Candidate 2", "Candidate 3", "Evaluator", "Merger"]) {
+        assert.match(expanded, new RegExp(`• ${role} \\(scripted/scripted-a\\): 1 model request · [\\d,]+ tokens · \\$\\d+\\.\\d{4}`));
+      }
+      assert.doesNotMatch(expanded, /• Repair/, "no repair ran");
       assert.equal(env.requests().length, 5);
     });
   });

@@ -43,6 +43,10 @@ const completed = {
   conflicts: [
     { topic: "Lock order", positions: ["A: store first", "C: manifest first"], resolution: "store first" },
   ],
+  roles: [
+    "Candidate 1 (local/m1): 2 model requests · 4,000 tokens · $0.0040",
+    "Merger (local/g): 1 model request · 2,000 tokens · $0.0020",
+  ],
   artifacts: { dir: "/p/.pi/fusion/s-1/reason-0123" },
 };
 
@@ -54,7 +58,7 @@ test("a completed run collapsed shows status, slots with models, usage and the a
   assert.match(out, /^Plan$/m);
   assert.match(out, /Use three steps\./);
   assert.doesNotMatch(out, /A closing paragraph/, "collapsed shows the preview only");
-  assert.doesNotMatch(out, /Candidate A|Agreements|Artifacts:/);
+  assert.doesNotMatch(out, /Candidate A|Agreements|Cost by role|Artifacts:/);
   assert.match(out, /ctrl\+o to expand/);
 });
 
@@ -68,6 +72,7 @@ test("a completed run expanded shows the whole answer, candidates A/B/C, agreeme
   assert.match(out, /^Agreements\n• All three keep the manifest$/m);
   assert.match(out, /^• Lock order\n {2}A: store first\n {2}C: manifest first\n {2}Resolution: store first$/m);
   assert.match(out, /^Artifacts: \/p\/\.pi\/fusion\/s-1\/reason-0123$/m);
+  assert.match(out, /^Cost by role\n• Candidate 1 \(local\/m1\): 2 model requests · 4,000 tokens · \$0\.0040\n• Merger \(local\/g\): 1 model request/m);
   assert.doesNotMatch(out, /ctrl\+o/, "no expand hint once expanded");
   // The candidates come after the answer.
   assert.ok(out.indexOf("A closing paragraph") < out.indexOf("Candidate A"));

@@ -126,6 +126,7 @@ TEST_CASE("RunEntryData: the view plus the run's typed facts") {
   t.view = {{"kind", "run"}, {"usage", "14 tokens · $0.0001"}};
   t.outcome.artifact_dir = "/p/.pi/fusion/s-1/" + std::string(kRun);
   t.outcome.usage = {{"totalTokens", 14}, {"cost", {{"total", 0.0001}}}};
+  t.outcome.model_requests = 3;
   const nlohmann::json data = RunEntryData(t);
   CHECK(data["kind"] == "run");
   CHECK(data["usage"] == "14 tokens · $0.0001");  // the display string stays for the renderer
@@ -133,6 +134,7 @@ TEST_CASE("RunEntryData: the view plus the run's typed facts") {
                                       {"workflow", "reason"},
                                       {"state", "cancelled"},
                                       {"usage", t.outcome.usage},
+                                      {"model_requests", 3},
                                       {"artifact_dir", t.outcome.artifact_dir}});
   t.outcome.end = workflow::RunEnd::kFailed;
   t.outcome.usage = nullptr;

@@ -182,6 +182,8 @@ struct Harness {
   void Run() {
     workflow::RunRequest request = MakeRequest(dir.path(), prompt);
     request.host.environment = host_env;
+    for (config::ModelInfo& model : request.host.registry.models) model.prices = prices;
+    request.host.registry.current->prices = prices;
     tasks::RunLifecycle(std::move(request), seams, registry, cancel, sink);
   }
   store::Manifest DiskManifest() const {
@@ -191,7 +193,8 @@ struct Harness {
   }
 
   std::string prompt = "What is 2 + 2?";
-  std::vector<std::string> host_env;  // the host process's environment, as Pi would pass it
+  std::optional<config::ModelPrices> prices;  // the route's model.cost; none by default
+  std::vector<std::string> host_env;          // the host process's environment, as Pi would pass it
   TempDir dir;
   store::testing::FixedClock clock;
   FaultFileSystem fs;

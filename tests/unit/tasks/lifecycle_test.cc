@@ -243,6 +243,50 @@ TEST_CASE("RunLifecycle: a run under PI_FUSION_CHILD_WRAPPER says so in receipt,
   CHECK_FALSE(verified_plain->details.contains("child_wrapper"));
 }
 
+TEST_CASE("RunLifecycle: the receipt, the /fusion notice and the launch block state the estimate",
+          "[tasks][lifecycle][cost]") {
+  Harness h;
+  h.prices = config::ModelPrices{0.5, 1.5, 0.05, 0.625};
+  h.Run();
+  REQUIRE(h.sink.launch.ok);
+  const std::string& receipt = h.sink.launch.receipt_text;
+  CHECK_THAT(receipt, Catch::Contains("\nEstimate (expected – worst case): "));
+  CHECK_THAT(receipt, Catch::Contains("\n- candidate 1, scripted/scripted-a: "));
+  CHECK_THAT(receipt, Catch::Contains("\n- evaluation repair (only after an invalid evaluation), "
+                                      "scripted/scripted-a: "));
+  CHECK_THAT(receipt, Catch::Contains("\n- merge, scripted/scripted-a: "));
+  CHECK_THAT(receipt, !Catch::Contains("no price"));
+  CHECK_THAT(receipt, !Catch::Contains("tool call"));  // reason candidates have no tools
+  CHECK_THAT(receipt, !Catch::Contains("subscription"));
+  CHECK_THAT(tasks::CommandStartedText(h.sink.launch),
+             Catch::EndsWith("\n" + h.sink.launch.estimate_text));
+  const nlohmann::json& estimate = h.sink.launch.details["estimate"];
+  CHECK(estimate["stages"].size() == 6);
+  CHECK(estimate["expected"]["usd"].get<double>() > 0);
+  CHECK(estimate["worst_case"]["usd"].get<double>() > estimate["expected"]["usd"].get<double>());
+  const nlohmann::json view =
+      tasks::ToolResultView("fusion_reason", h.sink.launch.details, receipt, false, 0, nullptr);
+  CHECK_THAT(view["usage"].get<std::string>(),
+             Catch::StartsWith("Estimate: ") && Catch::EndsWith(" (expected – worst case)"));
+
+  // The run's result counts each child's requests (one each here) and splits usage by role.
+  REQUIRE(h.sink.terminal.has_value());
+  auto verified = store::VerifyCompletedRun(PosixFileSystem(), h.sink.launch.artifact_dir,
+                                            h.sink.launch.run_id);
+  REQUIRE(verified.ok());
+  CHECK(verified->details["model_requests"] == 5);
+  CHECK(verified->details["usage_by_role"].size() == 5);
+  for (const store::AttemptRecord& a : h.DiskManifest().attempts) CHECK(a.requests == 1u);
+
+  // A route without prices: tokens only, and the text says so.
+  Harness unpriced;
+  unpriced.Run();
+  REQUIRE(unpriced.sink.launch.ok);
+  CHECK_THAT(
+      unpriced.sink.launch.receipt_text,
+      Catch::Contains("6 stage(s) run on a route with no price; the dollars leave them out"));
+}
+
 TEST_CASE("RunLifecycle: a relative PI_FUSION_CHILD_WRAPPER is refused before anything exists",
           "[tasks][lifecycle]") {
   Harness h;

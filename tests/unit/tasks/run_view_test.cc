@@ -47,6 +47,7 @@ store::VerifiedResult Verified(const std::string& merged) {
         {"thinking_level", "high"}}},
       {"attempts",
        {{"candidate", 3}, {"evaluation", 1}, {"evaluation_repair", 0}, {"merge", 1}, {"total", 5}}},
+      {"model_requests", 8},
       {"usage", Usage()}};
   return v;
 }
@@ -69,7 +70,8 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   CHECK(view["status"] == "completed in 1:04");
   CHECK(view["question"] ==
         "How should we migrate the run store to the new manifest version without…");
-  CHECK(view["usage"] == "5 model requests · 14,210 tokens · $0.0123");
+  // Requests as the children counted them (a tool-using candidate makes several), not children.
+  CHECK(view["usage"] == "8 model requests · 14,210 tokens · $0.0123");
   CHECK(view["answer"]["markdown"] == merged);
   CHECK(view["answer"]["note"] == std::to_string(merged.size()) + " bytes, verified");
   const std::string preview = view["answer"]["preview"];
@@ -306,4 +308,29 @@ TEST_CASE("tool call headers: the workflow and a short question, or the tool and
         json{{"title", "bg_result"}, {"question", "reason-01"}});
   CHECK(CallView("bg_status", json::object()) == json{{"title", "bg_status"}});
   CHECK(CallView("fusion_reason", nullptr) == json{{"title", "fusion reason"}});  // partial args
+}
+
+TEST_CASE("a completed run recorded before requests were counted shows no request count") {
+  store::VerifiedResult verified = Verified("answer\n");
+  verified.details.erase("model_requests");
+  const json view = CompletedView(Facts(), verified);
+  CHECK(view["usage"] == "14,210 tokens · $0.0123");  // never the five children as "requests"
+}
+
+TEST_CASE("the usage texts: requests beside the cost, and one line per role") {
+  CHECK(RequestsAndUsageText(1, Usage()) == "1 model request · 14,210 tokens · $0.0123");
+  CHECK(RequestsAndUsageText(nullptr, Usage()) == "14,210 tokens · $0.0123");
+  CHECK(RequestsAndUsageText(3, nullptr).empty());
+  const json rows = json::parse(R"([
+    {"role":"candidate","slot":2,"model":"local/m2","attempts":1,"requests":2,"usage":{}},
+    {"role":"repair","model":"local/e","attempts":1,"requests":null,"usage":{}},
+    {"role":"merger","model":"local/g","attempts":1,"requests":1,"usage":{}}])");
+  json with_usage = rows;
+  for (json& row : with_usage) row["usage"] = Usage();
+  CHECK(
+      RoleUsageLines(with_usage) ==
+      std::vector<std::string>{"Candidate 2 (local/m2): 2 model requests · 14,210 tokens · $0.0123",
+                               "Repair (local/e): 14,210 tokens · $0.0123",
+                               "Merger (local/g): 1 model request · 14,210 tokens · $0.0123"});
+  CHECK(RoleUsageLines(rows)[0] == "Candidate 2 (local/m2): no usage reported");
 }

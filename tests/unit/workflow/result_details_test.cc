@@ -162,6 +162,52 @@ TEST_CASE("ResultDetails: tool refusals per candidate and a dropped reviewer",
   CHECK_FALSE(BuildResultDetails(in).ok());  // by slot
 }
 
+TEST_CASE("ResultDetails: usage per role and the run's model requests", "[workflow][result]") {
+  ResultDetailsInput in = Good();
+  auto none = BuildResultDetails(in);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->contains("usage_by_role"));
+  CHECK_FALSE(none->contains("model_requests"));
+  const json row_usage = json::parse(R"({"input":10,"output":2,"cacheRead":0,"cacheWrite":0,
+      "totalTokens":12,"cost":{"input":0.1,"output":0.2,"cacheRead":0,"cacheWrite":0,"total":0.3}})");
+  in.usage_by_role = json::array({{{"role", "candidate"},
+                                   {"slot", 1},
+                                   {"model", "local/qwen3"},
+                                   {"attempts", 1},
+                                   {"requests", 2},
+                                   {"usage", row_usage}},
+                                  {{"role", "repair"},
+                                   {"model", "local/e"},
+                                   {"attempts", 1},
+                                   {"requests", nullptr},
+                                   {"usage", row_usage}}});
+  in.model_requests = 8;
+  auto details = BuildResultDetails(in);
+  REQUIRE(details.ok());
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            .empty());
+  CHECK((*details)["usage_by_role"] == in.usage_by_role);
+  CHECK((*details)["model_requests"] == 8);
+
+  const std::vector<std::pair<const char*, std::function<void(json&)>>> bad = {
+      {"role", [](json& r) { r["role"] = "judge"; }},
+      {"slot", [](json& r) { r.erase("slot"); }},
+      {"attempts", [](json& r) { r["attempts"] = 0; }},
+      {"requests", [](json& r) { r["requests"] = -1; }},
+      {"is not a role usage field", [](json& r) { r["bonus"] = 1; }},
+      {"usage_by_role[0].usage.cost", [](json& r) { r["usage"].erase("cost"); }},
+  };
+  for (const auto& [part, mutate] : bad) {
+    INFO(part);
+    ResultDetailsInput broken = in;
+    mutate(broken.usage_by_role[0]);
+    auto refused = BuildResultDetails(broken);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.status().message(), Catch::Contains(part));
+  }
+}
+
 }  // namespace pi_fusion::workflow
 
 namespace pi_fusion::workflow {

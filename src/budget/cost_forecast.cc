@@ -1,0 +1,96 @@
+#include "budget/cost_forecast.h"
+
+#include "core/limits.h"
+
+namespace pi_fusion::budget {
+namespace {
+
+constexpr double kTokensPerPriceUnit = 1'000'000.0;
+
+int Order(Stage stage) {
+  switch (stage) {
+    case Stage::kCandidate:
+      return 0;
+    case Stage::kEvaluation:
+      return 1;
+    case Stage::kEvaluationRepair:
+      return 2;
+    case Stage::kMerge:
+      break;
+  }
+  return 3;
+}
+
+// `bytes` scaled by the expected share, then counted at `rate_x100` bytes per token x 100.
+int64_t ExpectedTokens(int64_t bytes, int64_t rate_x100) {
+  const int64_t share = (bytes * kExpectedOutputShareX10000 + kFractionScale - 1) / kFractionScale;
+  return TokensAtRate(share, rate_x100);
+}
+
+double Dollars(int64_t input_tokens, int64_t output_tokens, const TokenPrices& prices) {
+  return (static_cast<double>(input_tokens) * prices.input +
+          static_cast<double>(output_tokens) * prices.output) /
+         kTokensPerPriceUnit;
+}
+
+}  // namespace
+
+int64_t StageOutputCapBytes(Stage stage) {
+  switch (stage) {
+    case Stage::kCandidate:
+      return static_cast<int64_t>(kCandidateOutputMaxBytes);
+    case Stage::kEvaluation:
+    case Stage::kEvaluationRepair:
+      return static_cast<int64_t>(kEvaluatorOutputMaxBytes);
+    case Stage::kMerge:
+      break;
+  }
+  return static_cast<int64_t>(kMergerOutputMaxBytes);
+}
+
+CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing) {
+  CostForecast out;
+  for (const StageForecast& stage : plan.stages) {
+    const size_t route = static_cast<size_t>(stage.role);
+    const int64_t rate = ConfiguredRateX100(plan.routes[route].family);
+    StageCost cost;
+    cost.stage = stage.stage;
+    cost.slot = stage.slot;
+    cost.role = stage.role;
+    cost.conditional = stage.conditional;
+    cost.input = {stage.input_tokens + ExpectedTokens(stage.reserved_output_contract_bytes, rate),
+                  stage.estimate.tokens};
+    const int64_t cap = StageOutputCapBytes(stage.stage);
+    cost.output = {ExpectedTokens(cap, rate), cap};
+    cost.subscription = pricing[route].subscription;
+    if (pricing[route].prices) {
+      const TokenPrices& prices = *pricing[route].prices;
+      cost.usd = UsdRange{Dollars(cost.input.expected, cost.output.expected, prices),
+                          Dollars(cost.input.worst, cost.output.worst, prices)};
+    }
+    if (!stage.conditional) {
+      out.input.expected += cost.input.expected;
+      out.output.expected += cost.output.expected;
+      if (cost.usd) out.usd.expected += cost.usd->expected;
+    }
+    out.input.worst += cost.input.worst;
+    out.output.worst += cost.output.worst;
+    if (cost.usd) out.usd.worst += cost.usd->worst;
+    if (!cost.usd) ++out.unpriced_stages;
+    if (cost.subscription) ++out.subscription_stages;
+    out.stages.push_back(cost);
+  }
+  return out;
+}
+
+double ExpectedCostFrom(const CostForecast& forecast, Stage next) {
+  double total = 0;
+  for (const StageCost& stage : forecast.stages) {
+    if (Order(stage.stage) < Order(next) || !stage.usd) continue;
+    if (stage.conditional && stage.stage != next) continue;
+    total += stage.usd->expected;
+  }
+  return total;
+}
+
+}  // namespace pi_fusion::budget

@@ -1,0 +1,102 @@
+// Cost forecast: what a run is expected to spend, before any child starts, from the budget plan
+// and each route's prices. A range per stage and for the run, labelled an estimate everywhere it
+// is shown:
+//
+//   worst case  input  = the plan's forecast: known prompt + every reserved upstream output at
+//                        its cap, one token per byte (StageForecast::estimate.tokens);
+//               output = the stage's output cap (candidate 48 KiB, evaluator and repair 64 KiB,
+//                        merger 64 KiB), one token per byte: the largest answer the stage accepts.
+//   expected    output = a quarter of that cap (kExpectedOutputShareX10000), at the route
+//                        family's configured bytes per token (anthropic 1.73, openai-codex 2.89,
+//                        unknown 1.00);
+//               input  = the known prompt (StageForecast::input_tokens) + a quarter of the
+//                        reserved upstream outputs, at the same family rate.
+//   cost        = input tokens x input price + output tokens x output price (per million
+//                 tokens), all input priced uncached: a prompt-cache hit only lowers it.
+// The run's expected figures leave out the conditional evaluation repair (it runs only after an
+// invalid evaluation); its worst case includes it. Neither counts a tool-using candidate's extra
+// model requests (each re-sends the conversation), the compression turn of an oversized
+// candidate answer, or reasoning tokens a provider bills as output: docs/budget.md ("Cost
+// estimate") says why these are left out and how to read the range.
+//
+// Pure functions on values; thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "budget/planner.h"
+
+namespace pi_fusion::budget {
+
+// The expected answer of a stage, as a share of its output cap (basis points).
+inline constexpr int64_t kExpectedOutputShareX10000 = 2500;
+
+// A route's prices in US dollars per million tokens (Pi's model.cost).
+struct TokenPrices {
+  double input = 0;
+  double output = 0;
+  double cache_read = 0;
+  double cache_write = 0;
+
+  bool operator==(const TokenPrices&) const = default;
+};
+
+struct RoutePricing {
+  std::optional<TokenPrices> prices;  // nullopt: Pi gave no prices for the route
+  // The route is a subscription login: its use is counted against the subscription, not billed
+  // per token (the dollar figures are what the catalog prices would make of it).
+  bool subscription = false;
+};
+
+struct TokenRange {
+  int64_t expected = 0;
+  int64_t worst = 0;
+
+  bool operator==(const TokenRange&) const = default;
+};
+
+struct UsdRange {
+  double expected = 0;
+  double worst = 0;
+
+  bool operator==(const UsdRange&) const = default;
+};
+
+struct StageCost {
+  Stage stage = Stage::kCandidate;
+  int slot = 0;  // 1-3 for candidates, 0 otherwise
+  RouteRole role = RouteRole::kCandidate1;
+  bool conditional = false;  // the evaluation repair
+  TokenRange input;
+  TokenRange output;
+  std::optional<UsdRange> usd;  // nullopt when the route has no prices
+  bool subscription = false;
+};
+
+struct CostForecast {
+  std::vector<StageCost> stages;  // plan order
+  // Run totals: expected over the non-conditional stages, worst case over all of them. `usd`
+  // sums the priced stages only; `unpriced_stages` says how many had no prices.
+  TokenRange input;
+  TokenRange output;
+  UsdRange usd;
+  int unpriced_stages = 0;
+  int subscription_stages = 0;
+};
+
+// The output cap of `stage` in bytes (core/limits.h): its worst-case output at one token a byte.
+int64_t StageOutputCapBytes(Stage stage);
+
+// The forecast of `plan` with `pricing[i]` for route kAllRoles[i].
+CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing);
+
+// The expected cost of the stages still to run once the run is about to start `next`: every
+// non-conditional stage at or after `next` in stage order (candidate, evaluation,
+// evaluation_repair, merge), plus the repair itself when `next` is the repair. Unpriced stages
+// add nothing.
+double ExpectedCostFrom(const CostForecast& forecast, Stage next);
+
+}  // namespace pi_fusion::budget

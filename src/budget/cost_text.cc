@@ -1,0 +1,100 @@
+#include "budget/cost_text.h"
+
+#include <cstdio>
+
+#include "budget/stage_text.h"
+
+namespace pi_fusion::budget {
+namespace {
+
+using nlohmann::json;
+
+std::string Grouped(int64_t n) {
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+std::string Range(const TokenRange& range) {
+  return Grouped(range.expected) + " – " + Grouped(range.worst);
+}
+
+std::string UsdText(const UsdRange& usd) {
+  return FormatUsd(usd.expected) + " – " + FormatUsd(usd.worst);
+}
+
+std::string StageLine(const BudgetPlan& plan, const StageCost& stage) {
+  std::string line = "- " + StageLabel(stage.stage, stage.slot);
+  if (stage.conditional) line += " (only after an invalid evaluation)";
+  line += ", " + plan.routes[static_cast<size_t>(stage.role)].QualifiedId() + ": " +
+          Range(stage.input) + " input, " + Range(stage.output) + " output tokens, ";
+  if (!stage.usd) return line + "no price known";
+  line += UsdText(*stage.usd);
+  if (stage.subscription) line += " at catalog prices, counted against the subscription";
+  return line;
+}
+
+json RangeJson(int64_t expected, int64_t worst) {
+  return {{"expected", expected}, {"worst_case", worst}};
+}
+
+}  // namespace
+
+std::string FormatUsd(double usd) {
+  char text[48];
+  std::snprintf(text, sizeof(text), "$%.4f", usd);
+  return text;
+}
+
+std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
+                             bool tool_using_candidates) {
+  std::string text = "Estimate (expected – worst case): " + Range(forecast.input) + " input and " +
+                     Range(forecast.output) + " output tokens, " + UsdText(forecast.usd) + ".";
+  if (forecast.subscription_stages > 0) {
+    text +=
+        " Stages on a subscription route are counted against the subscription, not billed "
+        "per token.";
+  }
+  if (forecast.unpriced_stages > 0) {
+    text += " " + std::to_string(forecast.unpriced_stages) +
+            " stage(s) run on a route with no price; the dollars leave them out.";
+  }
+  if (tool_using_candidates) {
+    text += " Each tool call a candidate makes adds a model request that is not in the estimate.";
+  }
+  for (const StageCost& stage : forecast.stages) text += "\n" + StageLine(plan, stage);
+  return text;
+}
+
+json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
+  json stages = json::array();
+  for (const StageCost& s : forecast.stages) {
+    stages.push_back(
+        {{"stage", StageName(s.stage)},
+         {"slot", s.slot == 0 ? json(nullptr) : json(s.slot)},
+         {"route", plan.routes[static_cast<size_t>(s.role)].QualifiedId()},
+         {"conditional", s.conditional},
+         {"subscription", s.subscription},
+         {"input_tokens", RangeJson(s.input.expected, s.input.worst)},
+         {"output_tokens", RangeJson(s.output.expected, s.output.worst)},
+         {"usd", s.usd ? json{{"expected", s.usd->expected}, {"worst_case", s.usd->worst}}
+                       : json(nullptr)}});
+  }
+  return {{"expected",
+           {{"input_tokens", forecast.input.expected},
+            {"output_tokens", forecast.output.expected},
+            {"usd", forecast.usd.expected}}},
+          {"worst_case",
+           {{"input_tokens", forecast.input.worst},
+            {"output_tokens", forecast.output.worst},
+            {"usd", forecast.usd.worst}}},
+          {"unpriced_stages", forecast.unpriced_stages},
+          {"subscription_stages", forecast.subscription_stages},
+          {"stages", std::move(stages)}};
+}
+
+}  // namespace pi_fusion::budget

@@ -1,0 +1,19 @@
+#include "run/cost_estimate.h"
+
+#include "budget/cost_text.h"
+#include "workflow/workflow_spec.h"
+
+namespace pi_fusion::workflow {
+
+std::string CostEstimateText(const PreparedRun& run) {
+  // Tool-using candidates send one more model request per tool round trip.
+  const bool tools =
+      SpecOf(run.request.request.workflow).candidate_capability != Capability::kReason;
+  return budget::CostEstimateText(run.plan, run.cost_forecast, tools);
+}
+
+nlohmann::json CostEstimateJson(const PreparedRun& run) {
+  return budget::CostForecastJson(run.plan, run.cost_forecast);
+}
+
+}  // namespace pi_fusion::workflow

@@ -1,0 +1,132 @@
+// The cost forecast: expected and worst-case tokens and dollars per stage from the budget plan and
+// route prices, run totals without (expected) and with (worst case) the conditional repair, and
+// the expected cost of the stages still to run.
+#include <catch2/catch.hpp>
+
+#include <array>
+
+#include "budget/cost_forecast.h"
+#include "plan_fixture.h"
+
+namespace pi_fusion::budget {
+namespace {
+
+using testing::MustPlan;
+using testing::PlanFixture;
+
+// The scripted model's prices: $0.50 input, $1.50 output per million tokens.
+constexpr TokenPrices kPrices{0.5, 1.5, 0.05, 0.625};
+
+std::array<RoutePricing, 5> Priced() {
+  std::array<RoutePricing, 5> pricing;
+  for (RoutePricing& p : pricing) p.prices = kPrices;
+  return pricing;
+}
+
+const StageCost& CostOf(const CostForecast& f, Stage stage, int slot = 0) {
+  for (const StageCost& s : f.stages) {
+    if (s.stage == stage && s.slot == slot) return s;
+  }
+  throw std::runtime_error("no such stage");
+}
+
+double Usd(int64_t input, int64_t output) { return (input * 0.5 + output * 1.5) / 1e6; }
+
+TEST_CASE("CostForecast: each stage's range from its plan forecast and output cap") {
+  PlanFixture f;  // unknown family: one token per byte, prompts of a few bytes + 512
+  const BudgetPlan plan = MustPlan(f.Input());
+  const CostForecast forecast = ForecastCost(plan, Priced());
+  REQUIRE(forecast.stages.size() == 6);
+
+  const StageCost& candidate = CostOf(forecast, Stage::kCandidate, 2);
+  CHECK(candidate.role == RouteRole::kCandidate2);
+  CHECK(candidate.input == TokenRange{6 + 512, 6 + 512});  // "SYS" + "REQ": nothing reserved
+  CHECK(candidate.output == TokenRange{12288, 49152});     // a quarter of 48 KiB, and all of it
+  REQUIRE(candidate.usd);
+  CHECK(candidate.usd->expected == Approx(Usd(518, 12288)));
+  CHECK(candidate.usd->worst == Approx(Usd(518, 49152)));
+
+  // The merger reads three candidate answers and the evaluation: a quarter of them expected.
+  const StageCost& merge = CostOf(forecast, Stage::kMerge);
+  const int64_t reserved = 3 * 49152 + 65536;
+  CHECK(merge.input == TokenRange{8 + 512 + reserved / 4, 8 + 512 + reserved});
+  CHECK(merge.output == TokenRange{16384, 65536});
+  CHECK_FALSE(merge.conditional);
+  CHECK(CostOf(forecast, Stage::kEvaluationRepair).conditional);
+}
+
+TEST_CASE("CostForecast: the run's expected total leaves out the repair; the worst case has it") {
+  PlanFixture f;
+  const CostForecast forecast = ForecastCost(MustPlan(f.Input()), Priced());
+  TokenRange input, output;
+  UsdRange usd;
+  for (const StageCost& s : forecast.stages) {
+    if (!s.conditional) {
+      input.expected += s.input.expected;
+      output.expected += s.output.expected;
+      usd.expected += s.usd->expected;
+    }
+    input.worst += s.input.worst;
+    output.worst += s.output.worst;
+    usd.worst += s.usd->worst;
+  }
+  const StageCost& repair = CostOf(forecast, Stage::kEvaluationRepair);
+  CHECK(forecast.input == input);
+  CHECK(forecast.output == output);
+  CHECK(forecast.usd.expected == Approx(usd.expected));
+  CHECK(forecast.usd.worst == Approx(usd.worst));
+  CHECK(forecast.output.worst - forecast.output.expected >= repair.output.worst);
+  CHECK(forecast.unpriced_stages == 0);
+  CHECK(forecast.subscription_stages == 0);
+}
+
+TEST_CASE("CostForecast: a route without prices adds tokens but no dollars, and is counted") {
+  PlanFixture f;
+  std::array<RoutePricing, 5> pricing = Priced();
+  pricing[static_cast<size_t>(RouteRole::kMerger)].prices.reset();
+  const CostForecast forecast = ForecastCost(MustPlan(f.Input()), pricing);
+  CHECK_FALSE(CostOf(forecast, Stage::kMerge).usd);
+  CHECK(forecast.unpriced_stages == 1);
+  const CostForecast all = ForecastCost(MustPlan(f.Input()), Priced());
+  CHECK(forecast.input == all.input);
+  CHECK(forecast.usd.expected ==
+        Approx(all.usd.expected - CostOf(all, Stage::kMerge).usd->expected));
+}
+
+TEST_CASE("CostForecast: subscription routes are marked per stage") {
+  PlanFixture f;
+  std::array<RoutePricing, 5> pricing = Priced();
+  pricing[static_cast<size_t>(RouteRole::kEvaluator)].subscription = true;
+  const CostForecast forecast = ForecastCost(MustPlan(f.Input()), pricing);
+  CHECK(CostOf(forecast, Stage::kEvaluation).subscription);
+  CHECK(CostOf(forecast, Stage::kEvaluationRepair).subscription);  // the evaluator's route too
+  CHECK_FALSE(CostOf(forecast, Stage::kMerge).subscription);
+  CHECK(forecast.subscription_stages == 2);
+}
+
+TEST_CASE("CostForecast: the expected output is counted at the route family's rate") {
+  PlanFixture f;
+  PlanInput input = f.Input();
+  input.routes[0].provider = "anthropic";  // 1.73 bytes a token
+  const CostForecast forecast = ForecastCost(MustPlan(input), Priced());
+  CHECK(CostOf(forecast, Stage::kCandidate, 1).output ==
+        TokenRange{(12288 * 100 + 172) / 173, 49152});
+  CHECK(CostOf(forecast, Stage::kCandidate, 2).output == TokenRange{12288, 49152});
+}
+
+TEST_CASE("CostForecast: the expected cost of the stages still to run") {
+  PlanFixture f;
+  const CostForecast forecast = ForecastCost(MustPlan(f.Input()), Priced());
+  const double evaluation = CostOf(forecast, Stage::kEvaluation).usd->expected;
+  const double repair = CostOf(forecast, Stage::kEvaluationRepair).usd->expected;
+  const double merge = CostOf(forecast, Stage::kMerge).usd->expected;
+  CHECK(ExpectedCostFrom(forecast, Stage::kCandidate) == Approx(forecast.usd.expected));
+  CHECK(ExpectedCostFrom(forecast, Stage::kEvaluation) == Approx(evaluation + merge));
+  // About to repair: the repair runs now, then the merger.
+  CHECK(ExpectedCostFrom(forecast, Stage::kEvaluationRepair) == Approx(repair + merge));
+  CHECK(ExpectedCostFrom(forecast, Stage::kMerge) == Approx(merge));
+  CHECK(merge > 0);
+}
+
+}  // namespace
+}  // namespace pi_fusion::budget
