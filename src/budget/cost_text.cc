@@ -3,21 +3,14 @@
 #include <cstdio>
 
 #include "budget/stage_text.h"
+#include "core/number_text.h"
 
 namespace pi_fusion::budget {
 namespace {
 
 using nlohmann::json;
 
-std::string Grouped(int64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
+std::string Grouped(int64_t n) { return GroupedDigits(static_cast<uint64_t>(n)); }
 
 std::string Range(const TokenRange& range) {
   return Grouped(range.expected) + " – " + Grouped(range.worst);

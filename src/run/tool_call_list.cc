@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/number_text.h"
 #include "core/terminal_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
@@ -66,15 +67,7 @@ std::map<int64_t, json> ArgumentsByOrdinal(std::string_view events) {
   return by_ordinal;
 }
 
-std::string Grouped(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
+std::string Grouped(uint64_t n) { return GroupedDigits(n); }
 
 }  // namespace
 

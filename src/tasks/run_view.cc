@@ -9,6 +9,7 @@
 #include "config/shared_model.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "core/number_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
 #include "run/source_failures.h"
@@ -100,15 +101,7 @@ std::string StringAt(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-std::string Grouped(uint64_t n) {
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return out;
-}
+std::string Grouped(uint64_t n) { return GroupedDigits(n); }
 
 json BaseView(const RunFacts& facts, std::string_view state, const std::string& status) {
   json view = {
