@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { PLUGIN, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { callStep, fusionRules, launchRules } from "../../support/fusion_script.mjs";
+import { fusionRules, killRules } from "../../support/fusion_script.mjs";
 import { manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 
 const PROBE = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "thread-probe.ts");
@@ -43,15 +43,7 @@ describe("run threads", () => {
   });
 
   test("bg_kill answers from the run's terminal event: one capped timer, cleared, and no poll", async () => {
-    const rules = [
-      { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: "KILLED" }] },
-      { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
-      ...launchRules({
-        stages: fusionRules({ candidate: [{ stall: true }] }),
-        afterReceipt: [{ delay_ms: 1500, ...callStep("bg_kill", { taskId: "reason-" }) }],
-      }),
-    ];
-    await withFusionEnv({ script: { rules } }, async (env) => {
+    await withFusionEnv({ script: { rules: killRules() } }, async (env) => {
       const out = path.join(env.tmp, "threads.json");
       const rpc = env.rpc({ extensions: [PLUGIN, PROBE], env: { PI_FUSION_PROBE_OUT: out } });
       const killed = await rpc.prompt("please fuse");
