@@ -141,11 +141,13 @@ const nlohmann::json* ToolParameters(std::string_view tool) {
   // Parsed once; the embedded bytes are the checked-in files, so a parse failure is a build bug
   // that the unit tests catch.
   static const std::map<std::string, nlohmann::json, std::less<>> parsed = [] {
+    // Every registered tool, and the research candidates' fusion_web_fetch, which only children
+    // register: a new workflow's tool row brings its schema along.
+    std::vector<std::string> names = {"fusion_web_fetch"};
+    for (const ToolSpec& tool : RegisteredTools()) names.push_back(tool.name);
     std::map<std::string, nlohmann::json, std::less<>> out;
-    for (const char* name :
-         {"fusion_reason", "fusion_investigate", "fusion_research", "fusion_validate", "bg_result",
-          "bg_status", "bg_kill", "fusion_web_fetch"}) {
-      out[name] = nlohmann::json::parse(EmbeddedToolSchema(std::string(name) + ".json"));
+    for (const std::string& name : names) {
+      out[name] = nlohmann::json::parse(EmbeddedToolSchema(name + ".json"));
     }
     return out;
   }();

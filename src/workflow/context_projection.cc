@@ -9,6 +9,7 @@
 #include "workflow/context_branch.h"
 #include "workflow/image_payload.h"
 #include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -364,7 +365,7 @@ Result<SessionProjection> Project(const SessionProjectionRequest& request) {
   if (!ledger.ok()) return ledger.status();
   omissions["ledger_sha256"] = Sha256Ref(ledger->bytes);
   json input = {{"schema_version", kInputSchema},
-                {"workflow", Name(Workflow::kReason)},
+                {"workflow", Name(request.request.workflow)},
                 {"cwd", request.cwd},
                 {"request", request.request.request},
                 {"context",
@@ -381,7 +382,9 @@ Result<SessionProjection> Project(const SessionProjectionRequest& request) {
 }  // namespace
 
 Result<SessionProjection> ProjectSession(const SessionProjectionRequest& request) {
-  if (request.request.workflow != Workflow::kReason) {
+  // The row decides, as for the clean task (clean_task.cc); the text names the one workflow
+  // whose row says session projection today.
+  if (SpecOf(request.request.workflow).context != ContextPolicy::kSessionProjection) {
     return CaptureError("the session projection is for the reason workflow, not \"" +
                         std::string(Name(request.request.workflow)) + "\"");
   }

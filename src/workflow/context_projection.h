@@ -38,7 +38,7 @@ struct SessionProjectionRequest {
   nlohmann::json branch;  // sessionManager.getBranch(), as JSON
   // The toolCallId of the fusion_reason call that launches the run; nullopt for /fusion.
   std::optional<std::string> active_tool_call_id;
-  schema::NormalizedRequest request;  // REQUIRES: request.workflow == Workflow::kReason
+  schema::NormalizedRequest request;  // its WorkflowSpec row: kSessionProjection
 };
 
 struct SessionProjection {

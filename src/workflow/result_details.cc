@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "store/run_id.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
@@ -95,9 +96,8 @@ Status CheckUsageByRole(const json& rows) {
 }
 
 Status CheckIdentity(const ResultDetailsInput& in) {
-  static const std::regex kRunId("^(reason|investigate|research|validate)-[0-9a-f]{32}$");
-  if (!std::regex_match(in.run_id, kRunId)) return Invalid("malformed run_id " + in.run_id);
-  if (in.run_id.substr(0, in.run_id.find('-')) != in.workflow) {
+  if (!store::IsValidRunId(in.run_id)) return Invalid("malformed run_id " + in.run_id);
+  if (store::RunIdWorkflow(in.run_id) != in.workflow) {
     return Invalid("run_id " + in.run_id + " does not belong to workflow " + in.workflow);
   }
   const ModelsUsed& m = in.models;

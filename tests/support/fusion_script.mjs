@@ -77,6 +77,22 @@ export function launchRules({
   ];
 }
 
+/**
+ * The parent agent stopping a run it launched: its candidates stall, it calls bg_kill 1.5 s after
+ * the receipt and answers `reply` (`{{tool_results}}` quotes bg_kill's answer) once bg_kill
+ * returned; the cancellation notice gets "noted". Rules `after-kill`, `wake` and launchRules()'.
+ */
+export function killRules(reply = "KILLED") {
+  return [
+    { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: reply }] },
+    { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
+    ...launchRules({
+      stages: fusionRules({ candidate: [{ stall: true }] }),
+      afterReceipt: [{ delay_ms: 1500, ...callStep("bg_kill", { taskId: "reason-" }) }],
+    }),
+  ];
+}
+
 /** The agent's answer once bg_result returned a verified result (`{{tool_results}}` quotes it). */
 export function resultRule(final = "FINAL: {{tool_results}}") {
   return { name: "after-result", match: { last_role: "tool", tool_result: "(verified)" }, responses: [{ text: final }] };

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import {
-  agentRules, CANDIDATE_TEXT, callStep, EVALUATION, fusionRules, launchRules, lookupRules, MERGED_TEXT,
+  agentRules, CANDIDATE_TEXT, EVALUATION, fusionRules, killRules, launchRules, lookupRules, MERGED_TEXT,
   SECOND_CANDIDATE_ON_B, writeFusionModels,
 } from "../../support/fusion_script.mjs";
 import { artifactJson, artifactText, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
@@ -219,15 +219,7 @@ describe("fusion reason end to end", () => {
   });
 
   test("bg_kill cancels a running run: every child stops and the manifest says cancelled", async () => {
-    const rules = [
-      { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: "KILLED: {{tool_results}}" }] },
-      { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
-      ...launchRules({
-        stages: fusionRules({ candidate: [{ stall: true }] }),
-        afterReceipt: [{ delay_ms: 1500, ...callStep("bg_kill", { taskId: "reason-" }) }],
-      }),
-    ];
-    await withFusionEnv({ script: { rules } }, async (env) => {
+    await withFusionEnv({ script: { rules: killRules("KILLED: {{tool_results}}") } }, async (env) => {
       const r = await env.print("please fuse");
       assert.equal(r.code, 0, r.stderr);
       const killed = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_kill")).tool_results[0].text;

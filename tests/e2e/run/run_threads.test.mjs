@@ -8,13 +8,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { createPiEnv, REPO_ROOT } from "../../support/pi_harness.mjs";
-import { fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, survivingChildren } from "../../support/fusion_runs.mjs";
+import { PLUGIN, REPO_ROOT } from "../../support/pi_harness.mjs";
+import { fusionRules, killRules } from "../../support/fusion_script.mjs";
+import { manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 
-const PLUGIN = path.join(REPO_ROOT, "extensions", "fusion.ts");
 const PROBE = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "thread-probe.ts");
-const RUN_TIMEOUT_MS = 120000;
 const RUNS = 3;
 
 /** Runs `/e2e-threads` in `rpc` and returns what it wrote. */
@@ -25,8 +23,7 @@ async function probe(rpc, out) {
 
 describe("run threads", () => {
   test(`after ${RUNS} runs one after another, at most one worker thread is left unjoined`, async (t) => {
-    const env = await createPiEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
       const out = path.join(env.tmp, "threads.json");
       const rpc = env.rpc({ extensions: [PLUGIN, PROBE], env: { PI_FUSION_PROBE_OUT: out } });
       for (let i = 0; i < RUNS; i++) {
@@ -42,21 +39,11 @@ describe("run threads", () => {
       t.diagnostic(`${seen.workers} worker threads held after ${RUNS} runs`);
       // Before finished workers were reaped as they ended, all RUNS stayed until shutdown.
       assert.ok(seen.workers <= 1, `${seen.workers} worker threads left after ${RUNS} finished runs`);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 
   test("bg_kill answers from the run's terminal event: one capped timer, cleared, and no poll", async () => {
-    const rules = [
-      { name: "after-kill", match: { last_role: "tool", tool_result: "killed" }, responses: [{ text: "KILLED" }] },
-      { name: "wake", match: { text: "cancelled" }, responses: [{ text: "noted" }] },
-      { name: "after-receipt", match: { last_role: "tool", tool_result: "Started fusion reason" }, responses: [{ delay_ms: 1500, tool_calls: [{ name: "bg_kill", arguments: { taskId: "reason-" } }] }] },
-      ...fusionRules({ candidate: [{ stall: true }] }),
-      { name: "ask", match: { text: "please fuse" }, responses: [{ tool_calls: [{ name: "fusion_reason", arguments: { prompt: "Why is the sky blue?" } }] }] },
-    ];
-    const env = await createPiEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS });
-    try {
+    await withFusionEnv({ script: { rules: killRules() } }, async (env) => {
       const out = path.join(env.tmp, "threads.json");
       const rpc = env.rpc({ extensions: [PLUGIN, PROBE], env: { PI_FUSION_PROBE_OUT: out } });
       const killed = await rpc.prompt("please fuse");
@@ -70,8 +57,6 @@ describe("run threads", () => {
       // A poll would have set a 100 ms timer for every 100 ms the stop took (it takes longer than
       // that: the candidates get SIGTERM and the run records its end durably).
       assert.deepEqual(seen.killTimers, [{ ms: 30000, cleared: true }]);
-    } finally {
-      await env.cleanup();
-    }
+    });
   });
 });

@@ -35,6 +35,14 @@ TEST_CASE("ToolCatalog: embedded schemas are byte-identical to schemas/tools", "
   }
 }
 
+TEST_CASE("ToolCatalog: parameters for the registered tools and fusion_web_fetch only",
+          "[schema]") {
+  // fusion_web_fetch is registered by children, not by the host, but its schema is embedded too.
+  CHECK(ToolParameters("fusion_web_fetch") != nullptr);
+  CHECK(ToolParameters("fusion_brainstorm") == nullptr);  // retired: no schema, no tool
+  CHECK(ToolParameters("bash") == nullptr);
+}
+
 TEST_CASE("ToolCatalog: every object in every schema is closed", "[schema]") {
   std::function<void(const nlohmann::json&, const std::string&)> check =
       [&](const nlohmann::json& node, const std::string& path) {

@@ -315,6 +315,8 @@ TEST_CASE("ContextProjection: only for reason requests with a cwd", "[workflow][
   REQUIRE(investigate.ok());
   other.request = investigate.value();
   CHECK(ProjectSession(other).status().code() == kContextCaptureFailed);
+  CHECK(ProjectSession(other).status().message() ==
+        "the session projection is for the reason workflow, not \"investigate\"");
 
   auto empty = ProjectSession(Request(json::array()));
   REQUIRE(empty.ok());

@@ -108,6 +108,9 @@ TEST_CASE("ResultDetails: refuses malformed fields", "[workflow][result]") {
   };
   const std::vector<Case> cases = {
       {"bad run id", [](auto& in) { in.run_id = "reason-XYZ"; }, "malformed run_id"},
+      {"run id of no workflow",
+       [](auto& in) { in.run_id = "brainstorm-0123456789abcdef0123456789abcdef"; },
+       "malformed run_id"},
       {"workflow mismatch", [](auto& in) { in.workflow = "research"; }, "does not belong"},
       {"missing model", [](auto& in) { in.models.evaluator = ""; }, "models must name"},
       {"bad anonymous map", [](auto& in) { in.anonymous_map.candidate_for_slot[0] = "A"; },
