@@ -42,6 +42,9 @@ inline constexpr char kInvalidArguments[] = "invalid_arguments";
 inline constexpr char kHostEnded[] = "host_ended";
 // The kernel could not supply random bytes (a run cannot start without them).
 inline constexpr char kRandomUnavailable[] = "random_unavailable";
+// The run's expected cost (preflight) or its measured spend plus the expected cost of the stages
+// still to run (before each later stage) exceeds fusion-models.json's policy.max_cost_usd.
+inline constexpr char kCostCapExceeded[] = "cost_cap_exceeded";
 
 // The fetcher's codes (seed-fusion_research.md, "Fetch hygiene"): `pi-fusion fetch` reports them,
 // fusion_web_fetch hands them to the research candidate as `<code>: <message>`.

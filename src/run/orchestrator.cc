@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "budget/calibration.h"
+#include "budget/cost_cap.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "core/limits.h"
@@ -51,6 +52,7 @@ class Run {
     if (IsValidate()) return ExecuteValidate();
     std::array<std::string, 3> answers;
     if (!RunCandidates(&answers)) return outcome_;
+    verified_candidates_ = 3;
     Result<AnonymousMap> map = Anonymize();
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
     std::vector<AnonymousCandidate> candidates;
@@ -114,6 +116,7 @@ class Run {
       return outcome_;
     }
     if (!Advance(RunState::kCandidatesComplete)) return outcome_;
+    verified_candidates_ = static_cast<int>(phase.usable.size());
     std::optional<int> dropped;
     if (!phase.dropped.empty()) dropped = phase.dropped.front().slot;
     Result<AnonymousMap> map = Anonymize(dropped);
@@ -355,6 +358,9 @@ class Run {
     if (auto ref = run_.store->WriteArtifact("blind-candidates.json", blind.bytes); !ref.ok()) {
       return Fail(ref.status(), Stage::kEvaluation, std::nullopt, 1);
     }
+    if (!WithinCostCap(budget::Stage::kEvaluation, Stage::kEvaluation, std::nullopt)) {
+      return outcome_.error;
+    }
     if (!Advance(RunState::kEvaluating)) return outcome_.error;
     observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
     StageResult first =
@@ -372,6 +378,7 @@ class Run {
     if (auto ref = run_.store->WriteJsonArtifact("evaluation.json", *check.evaluation); !ref.ok()) {
       return Fail(ref.status(), Stage::kEvaluation, std::nullopt, std::nullopt);
     }
+    evaluation_kept_ = true;
     if (!Advance(RunState::kEvaluationComplete)) return outcome_.error;
     return *check.evaluation;
   }
@@ -380,6 +387,10 @@ class Run {
   EvaluationCheck Repair(const CanonicalDocument& blind, const EvaluationScope& scope,
                          const std::string& repair_prompt, const std::string& invalid,
                          const std::vector<EvaluationError>& errors) {
+    // A cap stop here is recorded at attempt 2: the repair it did not start.
+    if (!WithinCostCap(budget::Stage::kEvaluationRepair, Stage::kEvaluation, 2)) {
+      return {std::nullopt, errors};
+    }
     const bool syntax = errors.size() == 1 && errors[0].path == "$";
     observer_.Progress(
         {ProgressEvent::kRepairing, 0,
@@ -414,6 +425,7 @@ class Run {
   }
 
   Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
+    if (!WithinCostCap(budget::Stage::kMerge, Stage::kMerge, std::nullopt)) return outcome_.error;
     if (!Advance(RunState::kMerging)) return outcome_.error;
     observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
     StageResult merged =
@@ -421,6 +433,20 @@ class Run {
     NoteCalibration(merged, budget::Stage::kMerge);
     if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
     return merged.answer;
+  }
+
+  // The cost cap before `next` starts (budget/cost_cap.h): the measured spend is the manifest's
+  // usage total, Pi's own pricing of every request so far. False once the stop is recorded as the
+  // run's failure at `stage`/`attempt`. Without a cap nothing is read or checked.
+  bool WithinCostCap(budget::Stage next, Stage stage, std::optional<int> attempt) {
+    if (!run_.policy.max_cost_usd) return true;
+    const double spent = run_.store->Snapshot().usage.cost.total;
+    const budget::CapStopKept kept{verified_candidates_, evaluation_kept_, run_.store->run_dir()};
+    Status cap = budget::CheckCostCapBeforeStage(run_.policy.max_cost_usd, spent,
+                                                 run_.cost_forecast, next, kept);
+    if (cap.ok()) return true;
+    RecordFailure(cap, stage, std::nullopt, attempt);
+    return false;
   }
 
   RunOutcome Commit(const std::string& merged, const AnonymousMap& map) {
@@ -542,6 +568,10 @@ class Run {
   std::vector<SourceFetch> source_fetches_;  // guarded by warnings_mu_
   // validate: the reviewers dropped under the minority rule (set once the reviewers ended).
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers_;
+  // What a cost-cap stop keeps (WithinCostCap): the verified candidate answers and whether the
+  // evaluation verified and was written.
+  int verified_candidates_ = 0;
+  bool evaluation_kept_ = false;
   WarmStages warm_;
 };
 

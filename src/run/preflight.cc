@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "budget/cost_cap.h"
 #include "budget/plan_json.h"
 #include "config/config_store.h"
 #include "core/error_codes.h"
@@ -228,6 +229,13 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     if (name == url::kSourcePolicyFile) run.source_policy = *ref;
   }
   if (run.plan.blocked()) return fail_run(budget::CheckPlan(run.plan));
+  // After the plan: a run that cannot fit its routes is refused for that, whatever it would cost.
+  // Recorded like the plan's refusal, so the run list and the failure summary show it and
+  // budget-plan.json beside it explains the estimate.
+  if (Status cap = budget::CheckCostCapBeforeRun(run.policy.max_cost_usd, run.cost_forecast);
+      !cap.ok()) {
+    return fail_run(cap);
+  }
   return run;
 }
 

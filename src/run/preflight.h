@@ -4,8 +4,9 @@
 // canonical-input.json, context-omission-ledger.json (reason) and budget-plan.json.
 //
 // A fatal budget blocker still leaves a failed, durable run directory (the plan explains it) and
-// returns `prompt_budget_exceeded_forecast`; route or config problems fail before any directory
-// exists. Thread-safe: one call per run, on any thread.
+// returns `prompt_budget_exceeded_forecast`; so does an expected cost over the policy's cost cap,
+// with `cost_cap_exceeded` (budget/cost_cap.h). Route or config problems fail before any
+// directory exists. Thread-safe: one call per run, on any thread.
 #pragma once
 
 #include "pi_fusion/status.h"

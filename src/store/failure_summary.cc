@@ -59,6 +59,7 @@ const std::vector<CodeRule>& CodeRules() {
       {kRandomUnavailable, "system", {"check_os_randomness"}},
       {kInvalidArguments, "arguments", {"fix_tool_arguments"}},
       {kSourcePolicyInvalid, "source_policy", {"inspect_source_policy", "retry_run"}},
+      {kCostCapExceeded, "cost", {"raise_or_clear_cost_cap", "choose_cheaper_routes"}},
   };
   return kRules;
 }

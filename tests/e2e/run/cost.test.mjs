@@ -2,12 +2,15 @@
  * @file What a run costs, measured and forecast, through the real pinned Pi: usage and cost per
  * role summed from the children's own usage records (the scripted model's fixed usage priced by
  * the route's models.json prices), model requests counted as requests (a tool-using candidate
- * makes two), and the cost estimate in the launch receipt, checked against the budget plan.
+ * makes two), the cost estimate in the launch receipt, checked against the budget plan, and the
+ * cost cap (policy.max_cost_usd) refusing a run at preflight and stopping one before the merger.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { agentRules, fusionRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
-import { artifactJson, manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
+import fs from "node:fs";
+import path from "node:path";
+import { agentRules, FUSION_MODELS_V2, fusionRules, MERGED_TEXT, writeFusionModels } from "../../support/fusion_script.mjs";
+import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { lastToolResult } from "../../support/pi_harness.mjs";
 import { agentFlowRules, candidateRules, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
@@ -20,11 +23,11 @@ const USAGE = {
   merger: { input: 6000, output: 600, cache_read: 0, cache_write: 0, reasoning: 0 },
 };
 
-/** fusionRules() with every stage's usage fixed. */
-function pricedRules() {
+/** fusionRules() with every stage's usage fixed (`usages` replaces a stage's). */
+function pricedRules(usages = USAGE) {
   const rules = fusionRules();
   for (const rule of rules) {
-    const usage = USAGE[rule.name];
+    const usage = usages[rule.name];
     if (usage) rule.responses = rule.responses.map((step) => ({ ...step, usage }));
   }
   return rules;
@@ -34,6 +37,25 @@ function pricedRules() {
 function costOf(usage) {
   return (PRICE.input / 1e6) * usage.input + (PRICE.output / 1e6) * usage.output;
 }
+
+/** Fusion's model config: every slot on the current model, the default policy but `max_cost_usd`. */
+function writeCostCap(env, cap) {
+  return writeFusionModels(env, {
+    schema_version: FUSION_MODELS_V2,
+    candidates: ["$current", "$current", "$current"],
+    evaluator: "$current",
+    merger: "$current",
+    policy: { quorum: 3, grace_seconds: null, max_cost_usd: cap },
+  });
+}
+
+/** `text` as a literal inside a RegExp. */
+function literal(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** $ with four decimals, as Fusion prints dollars. */
+const usd = (n) => `$${n.toFixed(4)}`;
 
 function assertUsage(actual, usage, requests, where) {
   assert.equal(actual.input, usage.input * requests, `${where}: input`);
@@ -103,7 +125,6 @@ describe("cost per role, model requests and the estimate", () => {
       const head = lines.findIndex((l) => l.startsWith("Estimate (expected – worst case): "));
       assert.ok(head > 0, receipt);
       const group = (n) => n.toLocaleString("en-US");
-      const usd = (n) => `$${n.toFixed(4)}`;
       // The scripted routes are of the unknown family (one token per byte): the expected output is
       // a quarter of the stage's cap, the expected input the known prompt and a quarter of the
       // reserved upstream answers; the worst case is the plan's forecast and the whole cap.
@@ -129,6 +150,64 @@ describe("cost per role, model requests and the estimate", () => {
         `Estimate (expected – worst case): ${group(expected.input)} – ${group(worst.input)} input and ` +
         `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}.`);
       assert.match(lines.at(-1), /^Wait for the terminal notification/);
+    });
+  });
+
+  // One env, two runs: the refusal states the estimate, and the second run's cap is set just
+  // above it, so the test reads the estimator's figure instead of repeating its arithmetic.
+  test("a cost cap below the estimate refuses with zero children; one crossed after the evaluation stops before the merger, stating the spend", async () => {
+    // The evaluator reports a spend far above any stage's estimate; the candidates stay cheap.
+    const evaluator = { ...USAGE.evaluator, output: 400000 };
+    await withFusionEnv({ script: { rules: pricedRules({ ...USAGE, evaluator }) } }, async (env) => {
+      const configPath = writeCostCap(env, 0.001);
+      const refused = await env.print("/fusion Why is the sky blue?");
+      assert.notEqual(refused.code, 0);
+      const stated = /Fusion failed \(stage=preflight, slot=none, attempt=none\): the run's expected cost, \$(\d+\.\d{4}) \(an estimate\), exceeds the cost cap of \$0\.0010 \(policy\.max_cost_usd\); no child was started\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\. Fusion's model config: (.+)\.$/m.exec(refused.stderr);
+      assert.ok(stated, refused.stderr);
+      assert.equal(stated[2], configPath);
+      assert.match(refused.stderr, /cost_cap_exceeded/);
+      assert.equal(env.requests().length, 0, "no model request");
+      const [refusedDir] = runDirs(env);
+      const refusedManifest = manifestOf(refusedDir);
+      assert.equal(refusedManifest.state, "failed");
+      assert.equal(refusedManifest.error.code, "cost_cap_exceeded");
+      assert.deepEqual(refusedManifest.attempts, [], "no child started");
+      assert.equal(refusedManifest.warm_children, undefined, "no warm child either");
+      const refusedSummary = artifactJson(refusedDir, "failure-summary.json");
+      assert.equal(refusedSummary.classifications.failure_class, "cost");
+      assert.deepEqual(refusedSummary.remediation_ids, ["raise_or_clear_cost_cap", "choose_cheaper_routes"]);
+
+      // Within the estimate at preflight and before the evaluation (the candidates spend less
+      // than expected); past it once the evaluator's spend is measured.
+      const estimate = Number(stated[1]);
+      const cap = Number((estimate + 0.001).toFixed(4));
+      const spent = 3 * costOf(USAGE.candidate) + costOf(evaluator);
+      assert.ok(spent > cap, `the evaluator's spend ${spent} must pass the cap ${cap}`);
+      writeCostCap(env, cap);
+      const r = await env.print("/fusion Why is the sky blue?");
+      assert.notEqual(r.code, 0);
+      const dir = runDirs(env).find((d) => d !== refusedDir);
+      const stopped = new RegExp(
+        `^Fusion failed \\(stage=merge, slot=none, attempt=none\\): cost_cap_exceeded: the cost cap of ${literal(usd(cap))} ` +
+        `\\(policy\\.max_cost_usd\\) stopped the run before the merge: ${literal(usd(spent))} spent so far plus ` +
+        `\\$(\\d+\\.\\d{4}) expected for the merge \\(an estimate\\) would exceed it\\. 3 verified candidate answers ` +
+        `and the evaluation are kept in ${literal(dir)}; raise or clear policy\\.max_cost_usd with /fusion-models to run again\\.$`,
+        "m").exec(r.stderr);
+      assert.ok(stopped, r.stderr);
+      assert.ok(Number(stopped[1]) > 0, "the merge's expected cost is counted");
+      // The evaluation ran; the merger never sent a request.
+      const stages = env.requests().map((q) => q.rule_name).sort();
+      assert.deepEqual(stages, ["candidate", "candidate", "candidate", "evaluator"]);
+      const manifest = manifestOf(dir);
+      assert.equal(manifest.state, "failed");
+      assert.deepEqual([manifest.error.code, manifest.error.stage], ["cost_cap_exceeded", "merge"]);
+      assert.deepEqual(manifest.attempts.map((a) => [a.stage, a.state]), [
+        ["candidate", "completed"], ["candidate", "completed"], ["candidate", "completed"], ["evaluation", "completed"],
+      ]);
+      assert.ok(fs.existsSync(path.join(dir, "evaluation.json")));
+      assert.ok(Math.abs(manifest.usage.cost.total - spent) < 1e-12, `${manifest.usage.cost.total} vs ${spent}`);
+      assert.equal(artifactJson(dir, "failure-summary.json").progress.merge.not_started, 1);
+      assert.deepEqual(survivingChildren(env), []);
     });
   });
 });

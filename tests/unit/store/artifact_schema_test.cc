@@ -163,6 +163,7 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
                            "random_unavailable",
                            "invalid_arguments",
                            "source_policy_invalid",
+                           "cost_cap_exceeded",
                            "unheard_of"}) {
     INFO(code);
     CHECK(std::find(classes.begin(), classes.end(), FailureClass(code)) != classes.end());
