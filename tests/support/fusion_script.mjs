@@ -130,6 +130,15 @@ export function writeFusionModels(env, models) {
   return env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: FUSION_MODELS_V1, ...models }));
 }
 
+/**
+ * Writes Fusion's model config with a run policy (fusion-models.v2): `policy` holds any of
+ * quorum, grace_seconds and max_cost_usd (defaults 3, null, null). Returns its path.
+ */
+export function writeFusionModelsV2(env, models, policy) {
+  const full = { quorum: 3, grace_seconds: null, max_cost_usd: null, ...policy };
+  return env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: FUSION_MODELS_V2, ...models, policy: full }));
+}
+
 /** Candidate 3 on scripted-b, every other slot on scripted-a: a rule matching scripted-b scripts candidate 3 alone. */
 export const THIRD_CANDIDATE_ON_B = {
   candidates: ["scripted/scripted-a", "scripted/scripted-a", "scripted/scripted-b"],
