@@ -27,6 +27,12 @@ export const EVALUATION = {
   },
 };
 
+/** A valid evaluation of exactly A and B: what the evaluator of a run that answers from two candidates writes. */
+export const EVALUATION_AB = {
+  ...EVALUATION,
+  candidate_assessments: EVALUATION.candidate_assessments.filter((a) => a.candidate_id !== "C"),
+};
+
 export const STAGE = {
   candidate: { text: "Answer the request in the following JSON input" },
   evaluator: { text: "pi-background-tasks.fusion-blind-candidates.v1" },

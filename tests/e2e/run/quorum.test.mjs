@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import {
-  agentRules, CANDIDATE_TEXT, EVALUATION, fusionRules, MERGED_TEXT, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModelsV2,
+  agentRules, CANDIDATE_TEXT, EVALUATION_AB, fusionRules, MERGED_TEXT, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModelsV2,
 } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { assertConforms } from "../../support/schema_check.mjs";
@@ -22,12 +22,6 @@ const RUN_TIMEOUT_MS = 120000;
 const LATE_TEXT = "LATE third answer that must never be used";
 const FAILED_SENTENCE =
   "Degraded: answered from 2 of 3 candidates; candidate 3 (scripted/scripted-b) failed (child_exit_failed).";
-
-/** A valid evaluation of exactly A and B: what the evaluator of a degraded run must write. */
-const EVALUATION_AB = {
-  ...EVALUATION,
-  candidate_assessments: EVALUATION.candidate_assessments.filter((a) => a.candidate_id !== "C"),
-};
 
 /**
  * Candidate 3 (on scripted-b) answers with `steps`; the others as fusionRules() says, the
