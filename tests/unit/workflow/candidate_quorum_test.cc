@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/error_codes.h"
+#include "workflow/stage_inputs.h"
+#include "workflow/stage_prompts.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -196,6 +198,30 @@ TEST_CASE("CandidateQuorum 2: three answers inside the grace, nothing missing",
   const auto out = q.Finish();
   CHECK_FALSE(out.failure);
   CHECK_FALSE(out.missing);
+}
+
+TEST_CASE("A quorum-2 run's later stages: two or three in the prompts, A and B in the inputs",
+          "[workflow][quorum]") {
+  // Quorum 3 keeps its three-candidate wording; the stage golden tests hold its bytes.
+  for (const std::string& prompt : {EvaluatorSystemPrompt(CandidateSet::kTwoOrThree),
+                                    EvaluationRepairSystemPrompt(CandidateSet::kTwoOrThree),
+                                    MergerSystemPrompt(CandidateSet::kTwoOrThree)}) {
+    CHECK(prompt.find("two or three") != std::string::npos);
+  }
+  CHECK(EvaluatorSystemPrompt().find("two or three") == std::string::npos);
+  CHECK(MergerSystemPrompt().find("two or three") == std::string::npos);
+  CHECK(EvaluatorSystemPrompt(CandidateSet::kTwoOrThree)
+            .find("one assessment for each candidate in the input (A and B, or A, B and C)") !=
+        std::string::npos);
+
+  const CanonicalDocument input = *MakeCanonicalDocument(nlohmann::json{{"schema_version", "x"}},
+                                                         kOrchestrationFailed, "the input");
+  Result<CanonicalDocument> two = BuildBlindInput(input, {{"B", "b"}, {"A", "a"}}, 2);
+  REQUIRE(two.ok());
+  CHECK(two->bytes.find(R"("candidate_id":"C")") == std::string::npos);
+  CHECK(two->value["candidates"].size() == 2);
+  CHECK_FALSE(BuildBlindInput(input, {{"A", "a"}, {"C", "c"}}, 2).ok());
+  CHECK_FALSE(BuildBlindInput(input, {{"A", "a"}, {"B", "b"}}).ok());  // three unless told
 }
 
 }  // namespace pi_fusion::workflow
