@@ -4,9 +4,10 @@
  * start anyway. Writes bench/results/run.md with RATIOS against baselines measured in the same
  * process (never a pass/fail on wall time).
  *
- *   <pinned node> bench/run/run_bench.mjs [--runs N] [--out FILE]
+ *   <pinned node> bench/run/run_bench.mjs [--runs N] [--out FILE] [--only straggler]
  *     --runs N   repetitions of every measurement (default 5)
  *     --out FILE report path (default bench/results/run.md)
+ *     --only straggler  run (d) alone and print its summary row (no report is written)
  *   Build dir: $PI_FUSION_BUILD_DIR (default build/dev); its lib/pi_fusion.node and
  *   lib/pi_fusion_child.node are the libraries measured.
  *
@@ -21,6 +22,9 @@
  *   (c) tool call -> receipt latency of fusion_reason vs a built-in `ls` call, from the
  *       `--mode json` events (tool_execution_start -> tool_execution_end, stamped on arrival, plus
  *       Pi's own durationMs) and from the model server's request log.
+ *   (d) a straggler: the candidates answer after L, L and 4L (L = 1000 ms); a reason run with
+ *       policy quorum 2 and grace_seconds 1 (it cuts the third) vs the same run with quorum 3
+ *       (it waits for it): the run's own wall time as a ratio, beside the grace the run used.
  * Plain Node ESM, built-ins only. Every Pi process runs in a harness process group; Fusion
  * children (own process groups) are swept by pid via their private environment before cleanup.
  */
@@ -32,7 +36,9 @@ import { performance } from "node:perf_hooks";
 import {
   BUILD_DIR, CHILD_EXTENSION, createPiEnv, PI_CLI, PINNED_NODE, PLUGIN, REPO_ROOT,
 } from "../../tests/support/pi_harness.mjs";
-import { fusionRules, MERGED_TEXT } from "../../tests/support/fusion_script.mjs";
+import {
+  CANDIDATE_TEXT, EVALUATION_AB, fusionRules, MERGED_TEXT, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModels, writeFusionModelsV2,
+} from "../../tests/support/fusion_script.mjs";
 import { manifestOf, runDirs } from "../../tests/support/fusion_runs.mjs";
 import { envProcesses } from "../../tests/support/processes.mjs";
 const RUN_TIMEOUT_MS = 180000;
@@ -41,11 +47,12 @@ const QUESTION = "Why is the sky blue?";
 const TIME_BIN = "/usr/bin/time";
 
 function parseArgs(argv) {
-  const opts = { runs: 5, out: path.join(REPO_ROOT, "bench", "results", "run.md") };
+  const opts = { runs: 5, out: path.join(REPO_ROOT, "bench", "results", "run.md"), only: null };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--runs") opts.runs = Number(argv[++i]);
     else if (argv[i] === "--out") opts.out = path.resolve(argv[++i]);
-    else throw new Error(`unknown argument ${argv[i]} (usage: run_bench.mjs [--runs N] [--out FILE])`);
+    else if (argv[i] === "--only" && argv[i + 1] === "straggler") opts.only = argv[++i];
+    else throw new Error(`unknown argument ${argv[i]} (usage: run_bench.mjs [--runs N] [--out FILE] [--only straggler])`);
   }
   if (!Number.isInteger(opts.runs) || opts.runs < 1 || opts.runs > 100) throw new Error("--runs must be 1..100");
   return opts;
@@ -170,7 +177,7 @@ async function oneRun(env, workflow, { warm = true } = {}) {
   if (manifest.state !== "completed") throw new Error(`run ended ${manifest.state}`);
   if (manifest.attempts.length !== 5) throw new Error(`run had ${manifest.attempts.length} attempts`);
   const own = Date.parse(manifest.updated_at) - Date.parse(manifest.created_at);
-  return { own, whole: run.durationMs, requests: env.requests().length - before, peakKb: rss.peakKb, load, warmChildren: manifest.warm_children?.length ?? 0, ...stageTimes(manifest) };
+  return { own, whole: run.durationMs, requests: env.requests().length - before, peakKb: rss.peakKb, load, warmChildren: manifest.warm_children?.length ?? 0, degraded: manifest.degraded ?? null, ...stageTimes(manifest) };
 }
 
 /**
@@ -252,6 +259,61 @@ async function benchRun(env, runs, script) {
   }
   env.server.setScript(script);
   return results;
+}
+
+// ---- (d) a straggler under quorum 2 vs quorum 3 ---------------------------------------------
+
+const STRAGGLER_L_MS = 1000;
+const STRAGGLER_GRACE_S = 1;
+
+/**
+ * `script` with candidates 1 and 2 answering after L and candidate 3 (on scripted-b) after 4L; with
+ * `twoCandidates` the evaluator assesses only A and B, as it must once the third is cut.
+ */
+function stragglerScript(script, twoCandidates) {
+  const ab = [{ text: JSON.stringify(EVALUATION_AB) }];
+  const rules = script.rules.map((r) => (r.name === "candidate" ? { ...r, responses: [{ text: CANDIDATE_TEXT, delay_ms: STRAGGLER_L_MS }] }
+    : twoCandidates && (r.name === "evaluator" || r.name === "repair") ? { ...r, responses: ab } : r));
+  const third = { name: "straggler", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ text: CANDIDATE_TEXT, delay_ms: 4 * STRAGGLER_L_MS }] };
+  return { ...script, rules: [third, ...rules] };
+}
+
+/**
+ * Pairs of reason runs, alternating which goes first: quorum 3 waits for the straggler, quorum 2
+ * with a grace of STRAGGLER_GRACE_S cuts it. Each quorum-2 run must be degraded (cut after grace).
+ */
+async function benchStraggler(env, runs, script) {
+  const rows = [];
+  const quorum = async (q) => {
+    env.server.setScript(stragglerScript(script, q === 2));
+    if (q === 2) writeFusionModelsV2(env, THIRD_CANDIDATE_ON_B, { quorum: 2, grace_seconds: STRAGGLER_GRACE_S });
+    else writeFusionModels(env, THIRD_CANDIDATE_ON_B);
+    const run = await oneRun(env, "reason");
+    if (q === 2 && run.degraded?.reason !== "cut_after_grace") throw new Error(`the quorum-2 run was not cut: ${JSON.stringify(run.degraded)}`);
+    if (q === 3 && run.degraded !== null) throw new Error("the quorum-3 run is degraded");
+    return run;
+  };
+  try {
+    for (let i = 0; i < runs; i++) {
+      const [first, second] = i % 2 ? [2, 3] : [3, 2];
+      const a = await quorum(first);
+      const b = await quorum(second);
+      const [q2, q3] = first === 2 ? [a, b] : [b, a];
+      rows.push({ q2: q2.own, q3: q3.own, grace: q2.degraded.grace_seconds, load: q2.load });
+      log(`(d) straggler ${i + 1}/${runs}: quorum 2 ${q2.own} ms (grace ${q2.degraded.grace_seconds} s), quorum 3 ${q3.own} ms`);
+    }
+  } finally {
+    fs.rmSync(path.join(env.agentDir, "fusion-models.json"), { force: true });
+    env.server.setScript(script);
+  }
+  return rows;
+}
+
+/** The summary row of (d). */
+function stragglerRow(d) {
+  const q2 = median(d.map((r) => r.q2));
+  const q3 = median(d.map((r) => r.q3));
+  return `| (d) straggler (candidates after L, L, 4L; L = ${STRAGGLER_L_MS} ms): run's own wall time, quorum 2 (grace ${fmt(median(d.map((r) => r.grace)), 1)} s, third cut) vs quorum 3 | ${fmt(q2)} ms | ${fmt(q3)} ms | **${ratio(q2, q3)}** | ${fmt(median(d.map((r) => r.load)), 2)} |`;
 }
 
 // ---- (b) one child with vs without the child library --------------------------------------
@@ -363,7 +425,7 @@ function caseName(c) {
   return `${c.workflow}${c.warm ? "" : " (PI_FUSION_WARM=0)"}, L = ${c.latency} ms`;
 }
 
-function report({ runs, m, a, b, c, useTime, started, wallS }) {
+function report({ runs, m, a, b, c, d, useTime, started, wallS }) {
   const list = (xs, d = 0) => xs.map((x) => fmt(x, d)).join(", ");
   const med = (rows, f) => median(rows.map(f));
   const aSummary = a.map((x) => {
@@ -446,6 +508,7 @@ ${aSummary}
 | (c) tool call → result, \`fusion_reason\` (receipt) vs \`ls\` (json events) | ${fmt(cf.ev, 1)} ms | ${fmt(cl.ev, 1)} ms | **${ratio(cf.ev, cl.ev)}** | ${fmt(cLoad, 2)} |
 | (c) same, Pi's own \`durationMs\` | ${fmt(cf.pi)} ms | ${fmt(cl.pi)} ms | ${ratio(cf.pi, cl.pi)} | ${fmt(cLoad, 2)} |
 | (c) same, model request log (tool-call request → result request) | ${fmt(cf.log)} ms | ${fmt(cl.log)} ms | ${ratio(cf.log, cl.log)} | ${fmt(cLoad, 2)} |
+${stragglerRow(d)}
 
 ## (a) Whole runs vs their floor
 
@@ -505,6 +568,20 @@ Three views of the same interval:
 
 The absolute difference (${fmt(cf.ev - cl.ev, 1)} ms by the json events) is what \`fusion_reason\` adds, over a
 trivial tool, before the agent can continue; the ratio depends on how cheap the baseline is on this machine.
+
+## (d) A straggler: quorum 2 with a grace window vs quorum 3
+
+\`pi -p "/fusion ${QUESTION}"\` with candidate 3 on \`scripted/scripted-b\` (\`fusion-models.json\`), the candidates
+answering after ${STRAGGLER_L_MS}, ${STRAGGLER_L_MS} and ${4 * STRAGGLER_L_MS} ms, the evaluator and merger at once. Quorum 3 (v1 file, the
+default) waits for the third; quorum 2 (v2 file, \`grace_seconds\` ${STRAGGLER_GRACE_S}) cuts it once the grace after the second
+verified answer ends and answers from two (checked: every quorum-2 run is degraded, \`cut_after_grace\`). Pairs alternate order.
+
+| | samples | median |
+| --- | --- | --- |
+| quorum 2, run's own wall time (ms) | ${list(d.map((r) => r.q2))} | ${fmt(median(d.map((r) => r.q2)))} |
+| quorum 3, run's own wall time (ms) | ${list(d.map((r) => r.q3))} | ${fmt(median(d.map((r) => r.q3)))} |
+| grace used (s) | ${list(d.map((r) => r.grace), 1)} | |
+| ratio quorum 2 / quorum 3 | ${d.map((r) => ratio(r.q2, r.q3)).join(", ")} | **${ratio(median(d.map((r) => r.q2)), median(d.map((r) => r.q3)))}** |
 `;
 }
 
@@ -549,10 +626,16 @@ async function main() {
     log(`build ${build}, ${opts.runs} runs, peak RSS via ${useTime ? TIME_BIN : "VmHWM polling"}`);
     // One untimed warm-up of each kind (file cache, V8 compile cache).
     must(await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: "warm-up" }), "warm-up child");
+    if (opts.only === "straggler") {
+      const d = await benchStraggler(env, opts.runs, script);
+      console.log(stragglerRow(d));
+      return;
+    }
     const a = await benchRun(env, opts.runs, script);
     const b = await benchChild(env, opts.runs, build, useTime);
     const c = await benchTool(env, opts.runs);
-    result = { runs: opts.runs, m, a, b, c, useTime, started, wallS: (performance.now() - t0) / 1000 };
+    const d = await benchStraggler(env, opts.runs, script);
+    result = { runs: opts.runs, m, a, b, c, d, useTime, started, wallS: (performance.now() - t0) / 1000 };
   } finally {
     await env.cleanup();  // stops every process of the env's Pi environment, Fusion children too
   }

@@ -2,16 +2,20 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "budget/calibration.h"
 #include "budget/cost_cap.h"
+#include "config/config_constants.h"
+#include "config/models_config.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "core/limits.h"
 #include "run/cancel_cause.h"
 #include "run/child_stage.h"
+#include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "run/stage_watch.h"
 #include "run/tool_refusals.h"
@@ -20,6 +24,7 @@
 #include "store/failure_summary.h"
 #include "store/role_usage.h"
 #include "workflow/anonymize.h"
+#include "workflow/candidate_quorum.h"
 #include "workflow/child_wrapper.h"
 #include "workflow/evaluation_contract.h"
 #include "workflow/result_details.h"
@@ -49,23 +54,31 @@ class Run {
   RunOutcome Execute() {
     ReportChildWrapper();
     ReportBudgetWarnings();
-    if (IsValidate()) return ExecuteValidate();
+    if (Spec().candidate_failure == CandidateFailureRule::kMinority) return ExecuteValidate();
     std::array<std::string, 3> answers;
-    if (!RunCandidates(&answers)) return outcome_;
-    verified_candidates_ = 3;
-    Result<AnonymousMap> map = Anonymize();
+    std::optional<MissingCandidate> missing;
+    if (!RunCandidates(&answers, &missing)) return outcome_;
+    verified_candidates_ = missing ? 2 : 3;
+    // A degraded run's missing candidate takes C, so the evaluator and the merger see exactly A
+    // and B: no stage input says that a third one existed.
+    Result<AnonymousMap> map =
+        Anonymize(missing ? std::optional<int>(missing->slot) : std::nullopt);
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
+    const size_t count = missing ? 2 : kCandidateCount;
     std::vector<AnonymousCandidate> candidates;
-    for (const char* id : {"A", "B", "C"}) {
+    EvaluationScope scope;
+    scope.candidate_ids.clear();
+    for (size_t i = 0; i < count; ++i) {
+      const std::string id(kCandidateIds[i]);
       candidates.push_back({id, answers[map->SlotOf(id) - 1]});
+      scope.candidate_ids.push_back(id);
     }
-    Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates);
+    Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates, count);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
-    Result<nlohmann::json> evaluation =
-        Evaluate(*blind, EvaluationScope{}, EvaluatorPrompt(), RepairSystemPromptOf(Spec()));
+    Result<nlohmann::json> evaluation = Evaluate(*blind, scope, EvaluatorPrompt(), RepairPrompt());
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
-        BuildMergeInput(run_.canonical_input, candidates, *evaluation);
+        BuildMergeInput(run_.canonical_input, candidates, *evaluation, count);
     if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
     Result<std::string> merged = Merge(*input, MergerPrompt());
     if (!merged.ok()) return outcome_;
@@ -138,8 +151,8 @@ class Run {
     }
     Result<CanonicalDocument> blind = BuildValidationBlindInput(run_.canonical_input, reports);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
-    Result<nlohmann::json> evaluation = Evaluate(*blind, ValidationEvaluationScope(reports),
-                                                 EvaluatorPrompt(), RepairSystemPromptOf(Spec()));
+    Result<nlohmann::json> evaluation =
+        Evaluate(*blind, ValidationEvaluationScope(reports), EvaluatorPrompt(), RepairPrompt());
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
@@ -163,11 +176,13 @@ class Run {
   }
 
   const WorkflowSpec& Spec() const { return SpecOf(run_.request.request.workflow); }
-  bool IsValidate() const { return Spec().shape == StageShape::kValidation; }
 
  private:
-  std::string EvaluatorPrompt() const { return EvaluatorSystemPromptOf(Spec()); }
-  std::string MergerPrompt() const { return MergerSystemPromptOf(Spec()); }
+  std::string EvaluatorPrompt() const {
+    return EvaluatorSystemPromptOf(Spec(), CandidateSetOf(run_));
+  }
+  std::string RepairPrompt() const { return RepairSystemPromptOf(Spec(), CandidateSetOf(run_)); }
+  std::string MergerPrompt() const { return MergerSystemPromptOf(Spec(), CandidateSetOf(run_)); }
 
   // The evaluator and the merger start warm once the candidates are past their start-up; their
   // command is final now (the system prompts do not depend on the candidates' answers).
@@ -215,10 +230,15 @@ class Run {
     return s.ok();
   }
 
-  // Fail fast: the first candidate to fail stops its siblings at once (TERM, a short grace, then
-  // KILL; their partial output is kept and their attempts are recorded as cancelled) instead of
-  // letting the run wait for the slowest of them. The first failure in time is the run's error.
-  bool RunCandidates(std::array<std::string, 3>* answers) {
+  // The candidates under the run's quorum (candidate_quorum.h). Quorum 3 is fail fast: the first
+  // candidate to fail stops its siblings at once (TERM, a short grace, then KILL; their partial
+  // output is kept and their attempts are recorded as cancelled) instead of letting the run wait
+  // for the slowest of them, and the first failure in time is the run's error. Quorum 2 goes on
+  // without one candidate that failed survivably, and once two answers verified waits at most the
+  // grace window for the third before cutting it the same way. The decisions are CandidateQuorum's;
+  // this drives the threads and the clock. `missing` is set when the run answers from two.
+  bool RunCandidates(std::array<std::string, 3>* answers,
+                     std::optional<MissingCandidate>* missing) {
     if (!Advance(RunState::kCandidatesRunning)) return false;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     ArmWarmStages();
@@ -227,10 +247,15 @@ class Run {
       RecordFailure(siblings.status(), Stage::kCandidate, std::nullopt, std::nullopt);
       return false;
     }
+    // Validate never comes here (its minority rule is its own); a fail-fast row takes the policy.
+    CandidateQuorum quorum(run_.policy.quorum, run_.policy.grace_seconds,
+                           config::kDefaultGraceFloorSeconds);
     std::array<StageResult, 3> results;
     std::atomic<int> done{0};
     std::mutex mu;
-    std::optional<int> first_failure;  // guarded by mu
+    std::condition_variable ended_cv;
+    int ended = 0;                                   // guarded by mu
+    std::optional<Clock::TimePoint> grace_deadline;  // guarded by mu
     std::vector<std::thread> threads;
     for (int slot = 1; slot <= 3; ++slot) {
       threads.emplace_back([&, slot] {
@@ -238,44 +263,101 @@ class Run {
                             "candidate " + std::to_string(slot) + " starting"});
         const Clock::TimePoint started = run_.seams.clock->Now();
         StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
+        const double elapsed =
+            std::chrono::duration<double>(run_.seams.clock->Now() - started).count();
         NoteCalibration(result, budget::Stage::kCandidate);
         NoteRefusals(slot, result);
-        // A failed candidate is reported as failed, never counted among the complete ones; the
-        // first real failure stops its siblings.
+        // A failed candidate is reported as failed, never counted among the complete ones.
         if (result.status.ok()) {
           observer_.Progress({ProgressEvent::kCandidateDone, slot,
                               "candidates " + std::to_string(++done) + "/3 complete"});
           ReportLanded(slot, result, started);
         } else {
-          {
-            std::lock_guard lock(mu);
-            if (!first_failure && !IsCancellation(result.status)) first_failure = slot;
-          }
-          siblings->CancelWithGrace(kSiblingStopGrace);
           observer_.Progress(
               {ProgressEvent::kCandidateFailed, slot,
                "candidate " + std::to_string(slot) +
                    (IsCancellation(result.status) ? " cancelled"
                                                   : " failed (" + result.status.code() + ")")});
         }
+        const CandidateQuorum::Next next = quorum.Record(slot, result.status, elapsed);
+        if (next == CandidateQuorum::Next::kStopOthers)
+          siblings->CancelWithGrace(kSiblingStopGrace);
+        if (next == CandidateQuorum::Next::kStartGrace) {
+          const double grace = quorum.grace_seconds().value_or(0);
+          observer_.Progress({ProgressEvent::kNote, 0,
+                              "2/3 candidates verified; waiting up to " +
+                                  config::PolicyNumberText(grace) + " s for the third"});
+          std::lock_guard lock(mu);
+          grace_deadline =
+              run_.seams.clock->Now() + std::chrono::duration_cast<Clock::TimePoint::duration>(
+                                            std::chrono::duration<double>(grace));
+        }
         results[slot - 1] = std::move(result);
+        {
+          std::lock_guard lock(mu);
+          ++ended;
+        }
+        ended_cv.notify_all();
       });
     }
+    WaitForCandidates(quorum, *siblings, mu, ended_cv, ended, grace_deadline);
     for (std::thread& t : threads) t.join();
     warm_.CandidatesEnded();
-    if (first_failure) {
-      RecordFailure(results[*first_failure - 1].status, Stage::kCandidate, *first_failure, 1);
+    const CandidateQuorum::Outcome outcome = quorum.Finish();
+    if (outcome.failure) {
+      RecordFailure(outcome.failure->status, Stage::kCandidate, outcome.failure->slot, 1);
       return false;
     }
     for (int slot = 1; slot <= 3; ++slot) {
-      const Status& status = results[slot - 1].status;
-      if (!status.ok()) {  // only cancellations are left: the run's own
-        RecordFailure(status, Stage::kCandidate, slot, 1);
-        return false;
-      }
+      if (outcome.missing && outcome.missing->slot == slot) continue;
       (*answers)[slot - 1] = std::move(results[slot - 1].answer);
     }
+    if (outcome.missing && !RecordMissing(*outcome.missing)) return false;
+    *missing = outcome.missing;
     return Advance(RunState::kCandidatesComplete);
+  }
+
+  // Blocks until every candidate ended; cuts the one still running when the grace window ends.
+  // The window is timed by the run's clock seam, looked at every kGracePoll or when a candidate
+  // ends.
+  void WaitForCandidates(CandidateQuorum& quorum, const process::CancelToken& siblings,
+                         std::mutex& mu, std::condition_variable& ended_cv, const int& ended,
+                         const std::optional<Clock::TimePoint>& grace_deadline) {
+    constexpr std::chrono::milliseconds kGracePoll{50};
+    std::unique_lock lock(mu);
+    bool cut = false;
+    while (ended < 3) {
+      if (!cut && grace_deadline && run_.seams.clock->Now() >= *grace_deadline) {
+        cut = true;
+        if (const int slot = quorum.CutAfterGrace(); slot != 0) {
+          lock.unlock();
+          observer_.Progress({ProgressEvent::kNote, 0,
+                              "candidate " + std::to_string(slot) +
+                                  " cut: the grace window ended; answering from 2 of 3"});
+          siblings.CancelWithGrace(kSiblingStopGrace);
+          lock.lock();
+          continue;
+        }
+      }
+      ended_cv.wait_for(lock, kGracePoll);
+    }
+  }
+
+  // The degraded record, in the manifest before the evaluation starts, and said at once.
+  bool RecordMissing(const MissingCandidate& m) {
+    store::DegradedRecord record;
+    record.slot = m.slot;
+    record.model = run_.models.routes[m.slot - 1].model.QualifiedId();
+    record.reason = MissingReasonName(m.reason);
+    if (!m.code.empty()) record.code = m.code;
+    record.grace_seconds = m.grace_seconds;
+    if (Status s = run_.store->RecordDegraded(record); !s.ok()) {
+      RecordFailure(s, Stage::kCandidate, std::nullopt, std::nullopt);
+      return false;
+    }
+    degraded_ = store::DegradedToJson(record);
+    observer_.Progress({ProgressEvent::kNote, 0, DegradedSentence(degraded_)});
+    return true;
   }
 
   // The person may read a verified candidate now; the later stages see it only as they always do.
@@ -329,7 +411,8 @@ class Run {
     return child;
   }
 
-  // A validate run that dropped a reviewer gives it C, so the other two are A and B.
+  // A validate run that dropped a reviewer, or a quorum-2 run that left a candidate out, gives it
+  // C, so the other two are A and B.
   Result<AnonymousMap> Anonymize(std::optional<int> dropped_slot = std::nullopt) {
     Result<AnonymousMap> map = DrawAnonymousMap(*run_.seams.random);
     if (!map.ok()) return map.status();
@@ -494,6 +577,7 @@ class Run {
       details.source_failures = FailedSources(source_fetches_);
     }
     details.dropped_reviewers = dropped_reviewers_;
+    details.degraded = degraded_;
     if (!run_.child_wrapper.empty()) {
       details.child_wrapper = run_.child_wrapper;
       details.warnings.push_back(
@@ -511,6 +595,7 @@ class Run {
     outcome_.usage = store::UsageToJson(completed.usage);
     outcome_.model_requests = store::RequestsJson(completed);
     if (built->contains("source_failures")) outcome_.source_failures = (*built)["source_failures"];
+    outcome_.degraded = degraded_;
     return outcome_;
   }
 
@@ -572,6 +657,8 @@ class Run {
   // evaluation verified and was written.
   int verified_candidates_ = 0;
   bool evaluation_kept_ = false;
+  // A quorum-2 run that answers from two candidates: its `degraded` record (null otherwise).
+  nlohmann::json degraded_;
   WarmStages warm_;
 };
 

@@ -1,4 +1,5 @@
-// The Fusion run after preflight: three candidates in parallel, random A/B/C anonymization, a
+// The Fusion run after preflight: three candidates in parallel under the run's quorum (fail fast,
+// or quorum 2 with a grace window: workflow/candidate_quorum.h), random A/B/C anonymization, a
 // blind evaluator with at most one repair, the merger, and the durable commit of merged.md and
 // result.json. Every failure and cancellation ends in a durable terminal manifest (error.json,
 // then the manifest, then one failure-summary attempt).

@@ -35,7 +35,8 @@ struct RenderedStages {
 
 // Validate's stages get their own prompts, and its blind input carries the (empty) source
 // findings, so the plan measures what those children will receive.
-Result<RenderedStages> RenderStages(const WorkflowSpec& spec, const CanonicalDocument& input) {
+Result<RenderedStages> RenderStages(const WorkflowSpec& spec, const CanonicalDocument& input,
+                                    CandidateSet set) {
   const bool validate = spec.shape == StageShape::kValidation;
   RenderedStages out;
   out.candidate_system = CandidateSystemPromptOf(spec);
@@ -45,21 +46,21 @@ Result<RenderedStages> RenderStages(const WorkflowSpec& spec, const CanonicalDoc
       validate ? BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
                : BuildBlindInput(input, empty);
   if (!blind.ok()) return blind.status();
-  out.evaluation_system = EvaluatorSystemPromptOf(spec);
+  out.evaluation_system = EvaluatorSystemPromptOf(spec, set);
   out.evaluation_user = blind->bytes;
   Result<CanonicalDocument> repair = BuildRepairInput(*blind, "", {});
   if (!repair.ok()) return repair.status();
-  out.repair_system = RepairSystemPromptOf(spec);
+  out.repair_system = RepairSystemPromptOf(spec, set);
   out.repair_user = repair->bytes;
   Result<CanonicalDocument> merge = BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
-  out.merge_system = MergerSystemPromptOf(spec);
+  out.merge_system = MergerSystemPromptOf(spec, set);
   out.merge_user = merge->bytes;
   return out;
 }
 
 Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& spec) {
-  Result<RenderedStages> stages = RenderStages(spec, run.canonical_input);
+  Result<RenderedStages> stages = RenderStages(spec, run.canonical_input, CandidateSetOf(run));
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
   input.workflow = std::string(Name(spec.workflow));

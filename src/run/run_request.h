@@ -12,6 +12,7 @@
 
 #include "budget/cost_forecast.h"
 #include "budget/planner.h"
+#include "config/config_constants.h"
 #include "config/route_admission.h"
 #include "process/supervisor.h"
 #include "run/child_exits.h"
@@ -19,6 +20,7 @@
 #include "schema/normalize.h"
 #include "store/run_store.h"
 #include "workflow/canonical_document.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 
@@ -125,6 +127,13 @@ struct PreparedRun {
   std::unique_ptr<ChildExits> exits = std::make_unique<ChildExits>();
 };
 
+// The candidates the run's evaluator and merger prompts speak of: a quorum-2 run may answer from
+// two, so its prompts (fixed before any candidate ends, and measured by the budget plan) say so.
+inline CandidateSet CandidateSetOf(const PreparedRun& run) {
+  return run.policy.quorum == config::kReducedQuorum ? CandidateSet::kTwoOrThree
+                                                     : CandidateSet::kThree;
+}
+
 enum class RunEnd { kCompleted, kFailed, kCancelled };
 
 struct RunOutcome {
@@ -142,6 +151,9 @@ struct RunOutcome {
   // Completed research: the committed details' `source_failures` (declared sources no candidate
   // could fetch, run/source_failures.h); null otherwise.
   nlohmann::json source_failures;
+  // Completed from two candidates (quorum 2): the committed details' `degraded` record
+  // (run/degraded_text.h); null otherwise.
+  nlohmann::json degraded;
 };
 
 // The failure line of the contract: "Fusion failed (stage=…, slot=…, attempt=…): <code>: <msg>".

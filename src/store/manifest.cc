@@ -206,6 +206,46 @@ Status ReadDroppedReviewers(const json& array, Manifest& m) {
   return Status::Ok();
 }
 
+}  // namespace
+
+json DegradedToJson(const DegradedRecord& d) {
+  return {{"slot", d.slot},
+          {"model", d.model},
+          {"reason", d.reason},
+          {"code", d.code ? json(*d.code) : json(nullptr)},
+          {"grace_seconds", d.grace_seconds ? json(*d.grace_seconds) : json(nullptr)}};
+}
+
+Result<DegradedRecord> DegradedFromJson(const json& value, const std::string& where) {
+  FieldReader r(value, where);
+  DegradedRecord d;
+  const uint64_t slot = r.Count("slot");
+  if (slot < 1 || slot > 3) r.Fail("has a slot that is not 1, 2 or 3");
+  d.slot = static_cast<int>(slot);
+  d.model = r.String("model");
+  d.reason = r.String("reason");
+  d.code = r.NullableString("code");
+  const json& grace = r.Value("grace_seconds");
+  if (grace.is_number() && grace.get<double>() >= 0) {
+    d.grace_seconds = grace.get<double>();
+  } else if (!grace.is_null()) {
+    r.Fail("has a grace_seconds that is neither a number >= 0 nor null");
+  }
+  // A failed candidate names its code and no grace; a cut one its grace and no code.
+  if (d.reason == "failed") {
+    if (!d.code || d.code->empty() || d.grace_seconds) r.Fail("failed needs a code and no grace");
+  } else if (d.reason == "cut_after_grace") {
+    if (d.code || !d.grace_seconds) r.Fail("cut_after_grace needs a grace and no code");
+  } else {
+    r.Fail("has a reason that is not failed or cut_after_grace");
+  }
+  if (d.model.empty()) r.Fail("has an empty model");
+  if (Status s = r.Finish(); !s.ok()) return s;
+  return d;
+}
+
+namespace {
+
 Status ReadWarmChildren(const json& array, Manifest& m) {
   if (!array.is_array())
     return Status::Error(kArtifactError, "manifest.json warm_children is not an array");
@@ -352,6 +392,7 @@ json ManifestToJson(const Manifest& m) {
     for (const auto& d : m.dropped_reviewers) dropped.push_back(DroppedReviewerToJson(d));
     out["dropped_reviewers"] = std::move(dropped);
   }
+  if (m.degraded) out["degraded"] = DegradedToJson(*m.degraded);
   return out;
 }
 
@@ -366,6 +407,7 @@ Result<Manifest> ManifestFromJson(const json& value) {
   const json& error = r.Value("error");
   const json* warm = r.Has("warm_children") ? &r.Value("warm_children") : nullptr;
   const json* dropped = r.Has("dropped_reviewers") ? &r.Value("dropped_reviewers") : nullptr;
+  const json* degraded = r.Has("degraded") ? &r.Value("degraded") : nullptr;
   Status s = r.Finish();
   if (!s.ok()) return s;
   auto parsed_models = ModelsFromJson(models);
@@ -381,6 +423,11 @@ Result<Manifest> ManifestFromJson(const json& value) {
   }
   if (dropped != nullptr) {
     if (s = ReadDroppedReviewers(*dropped, m); !s.ok()) return s;
+  }
+  if (degraded != nullptr) {
+    Result<DegradedRecord> d = DegradedFromJson(*degraded, "manifest.json degraded");
+    if (!d.ok()) return d.status();
+    m.degraded = std::move(d).value();
   }
   if (!error.is_null()) {
     auto e = RunErrorFromJson(error, "manifest.json error");

@@ -128,6 +128,24 @@ struct DroppedReviewerRecord {
   bool operator==(const DroppedReviewerRecord&) const = default;
 };
 
+// A quorum-2 run that went on from two verified candidates (workflow/candidate_quorum.h): the
+// candidate it answered without. Recorded before the evaluation starts, so a run that failed
+// later still says which candidate it had already left out.
+struct DegradedRecord {
+  int slot = 0;                         // 1..3
+  std::string model;                    // "provider/model" of that candidate's route
+  std::string reason;                   // "failed" | "cut_after_grace"
+  std::optional<std::string> code;      // failed: the child's error code; null when cut
+  std::optional<double> grace_seconds;  // cut_after_grace: the grace window; null when failed
+
+  bool operator==(const DegradedRecord&) const = default;
+};
+
+// {"slot","model","reason","code","grace_seconds"} (null for an unset code or grace).
+nlohmann::json DegradedToJson(const DegradedRecord& degraded);
+// Strict parse of that object; kArtifactError "<where> …" otherwise.
+Result<DegradedRecord> DegradedFromJson(const nlohmann::json& value, const std::string& where);
+
 // The terminal error of a failed or cancelled run (also error.json's `error`).
 struct RunError {
   std::string code;
@@ -158,6 +176,8 @@ struct Manifest {
   std::vector<WarmChildRecord> warm_children;
   // Optional in the JSON form: the key is written only when a reviewer was dropped.
   std::vector<DroppedReviewerRecord> dropped_reviewers;
+  // Optional in the JSON form: the key is written only for a run that left a candidate out.
+  std::optional<DegradedRecord> degraded;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;

@@ -235,6 +235,21 @@ Status RunStore::RecordDroppedReviewer(int slot, std::string code, std::string m
   return PersistLocked(std::move(next));
 }
 
+Status RunStore::RecordDegraded(DegradedRecord degraded) {
+  degraded.model = RepairUtf8(degraded.model);
+  if (Result<DegradedRecord> checked = DegradedFromJson(DegradedToJson(degraded), "degraded");
+      !checked.ok()) {
+    return Invalid("a degraded record " + checked.status().message());
+  }
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  if (manifest_.degraded) return Invalid("the degraded record is already recorded");
+  Manifest next = manifest_;
+  next.degraded = std::move(degraded);
+  return PersistLocked(std::move(next));
+}
+
 Status RunStore::SetAnonymousMap(const json& map) {
   if (!map.is_object()) return Status::Error(kArtifactError, "anonymous map is not an object");
   std::lock_guard lock(mu_);

@@ -119,6 +119,9 @@ class RunStore {
   // Lists a validate reviewer dropped under the minority rule (manifest.h, DroppedReviewerRecord).
   // REQUIRES: slot in 1..3, a non-empty code.
   Status RecordDroppedReviewer(int slot, std::string code, std::string message);
+  // Records the candidate a quorum-2 run goes on without (manifest.h, DegradedRecord), once.
+  // REQUIRES: a record DegradedFromJson accepts.
+  Status RecordDegraded(DegradedRecord degraded);
   // Records the A/B/C map once. REQUIRES: an object.
   Status SetAnonymousMap(const nlohmann::json& map);
 

@@ -1,5 +1,6 @@
 #include "tasks/host_events.h"
 
+#include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "store/verify.h"
 #include "tasks/run_view.h"
@@ -63,6 +64,7 @@ nlohmann::json RunEntryData(const TerminalReport& terminal) {
                  {"state", state},
                  {"usage", outcome.usage.is_object() ? outcome.usage : nlohmann::json(nullptr)},
                  {"model_requests", outcome.model_requests},
+                 {"degraded", outcome.degraded},
                  {"artifact_dir", outcome.artifact_dir}};
   return data;
 }
@@ -85,6 +87,12 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) 
   printed.stdout_text = verified->merged;
   if (printed.stdout_text.empty() || printed.stdout_text.back() != '\n') {
     printed.stdout_text.push_back('\n');
+  }
+  // A run that answered from two candidates says so first.
+  if (const std::string degraded =
+          workflow::DegradedSentence(verified->details.value("degraded", nlohmann::json()));
+      !degraded.empty()) {
+    printed.stderr_lines.push_back(degraded);
   }
   // What the run cost, from the verified details: "Usage: 8 model requests · 1,234 tokens · $…".
   const std::string usage =

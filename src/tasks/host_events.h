@@ -58,13 +58,14 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
 
 // The data of a run's display entry: the run view (display strings, for the renderer) plus
 // `run` {id, workflow, state: completed|failed|cancelled, usage: Pi's Usage object or null,
-// model_requests: a count or null, artifact_dir}, the typed facts a json-mode reader or a later
-// tool can use without parsing text.
+// model_requests: a count or null, degraded: the result details' `degraded` record or null,
+// artifact_dir}, the typed facts a json-mode reader or a later tool can use without parsing text.
 nlohmann::json RunEntryData(const TerminalReport& terminal);
 
 // What print mode writes when a /fusion run ends: the verified answer on stdout (newline
-// terminated) and its usage line (model requests, tokens, cost) and artifact folder on stderr,
-// or the failure on stderr and a failing exit.
+// terminated) and on stderr a degraded run's sentence first (run/degraded_text.h), then its usage
+// line (model requests, tokens, cost) and artifact folder; or the failure on stderr and a failing
+// exit.
 struct PrintedOutcome {
   std::string stdout_text;
   std::vector<std::string> stderr_lines;

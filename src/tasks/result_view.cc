@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error_codes.h"
+#include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "run/tool_refusals.h"
 #include "store/abandoned_run.h"
@@ -79,9 +80,13 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
        workflow::SourceFailureLines(verified->details.value("source_failures", json()))) {
     failed_sources += "\n" + line;
   }
+  // A run that answered from two candidates says so first, right after the header.
+  const std::string degraded =
+      workflow::DegradedSentence(verified->details.value("degraded", json()));
   const std::string head =
-      "Fusion " + task.id + " completed (" + task.workflow +
-      ").\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
+      "Fusion " + task.id + " completed (" + task.workflow + ")." +
+      (degraded.empty() ? "" : "\n" + degraded) +
+      "\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
       verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
       UsageLine(verified->usage, verified->details.value("model_requests", json()), attachment,
                 why) +

@@ -12,6 +12,7 @@
 #include "core/number_text.h"
 #include "core/utf8.h"
 #include "pi_fusion/sha256.h"
+#include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
@@ -111,9 +112,15 @@ json BaseView(const RunFacts& facts, std::string_view state, const std::string& 
   return view;
 }
 
-json CompletedSlots(const json& models) {
+json CompletedSlots(const json& models, const json& degraded) {
   ProgressSnapshot done;
   done.candidates = {SlotState::kDone, SlotState::kDone, SlotState::kDone};
+  // The candidate a degraded run left out is shown as not done: failed, or cut (cancelled).
+  if (degraded.is_object() && degraded.value("slot", 0) >= 1 && degraded.value("slot", 0) <= 3) {
+    done.candidates[degraded.value("slot", 0) - 1] =
+        degraded.value("reason", std::string()) == "failed" ? SlotState::kFailed
+                                                            : SlotState::kCancelled;
+  }
   done.evaluator = done.merger = SlotState::kDone;
   return SlotsOf(done, models);
 }
@@ -235,17 +242,24 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
       workflow::SourceFailureLines(details.value("source_failures", json()));
   if (!failed_sources.empty())
     status += " · " + workflow::SourceFailureCount(failed_sources.size());
+  const std::string degraded = workflow::DegradedSentence(details.value("degraded", json()));
+  if (!degraded.empty()) status += " · degraded";
   json view = BaseView(facts, "completed", status);
-  view["slots"] = CompletedSlots(details.value("models", json()));
+  view["slots"] =
+      CompletedSlots(details.value("models", json()), details.value("degraded", json()));
   // Requests as the children counted them; a result from before they were counted shows none.
   const std::string usage =
       RequestsAndUsageText(details.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) view["usage"] = usage;
+  // The notes come before the answer; a degraded answer's sentence is the first of them.
+  view["notes"] = json::array();
+  if (!degraded.empty()) view["notes"].push_back(degraded);
   if (const std::string shared = SharedModelNote(details.value("models", json()));
       !shared.empty()) {
-    view["notes"] = json::array({shared});
+    view["notes"].push_back(shared);
   }
   for (const std::string& line : failed_sources) view["notes"].push_back(line);
+  if (view["notes"].empty()) view.erase("notes");
   view["answer"] =
       AnswerView(verified.merged, Grouped(verified.merged_ref.byte_length) + " bytes, verified");
   return view;

@@ -98,8 +98,10 @@ std::string Grouped(uint64_t n);
 // What every run view starts with: kind, title, state, status, the short question and the
 // artifact directory.
 nlohmann::json BaseView(const RunFacts& facts, std::string_view state, const std::string& status);
-// The five slots of a completed run, all done, with the models of result details' `models`.
-nlohmann::json CompletedSlots(const nlohmann::json& models);
+// The five slots of a completed run with the models of result details' `models`: all done, but
+// the candidate of result details' `degraded` record (failed or cut) when there is one.
+nlohmann::json CompletedSlots(const nlohmann::json& models,
+                              const nlohmann::json& degraded = nlohmann::json());
 // config::SharedModelText of result details' `models` (`candidates`: three "provider/model"); ""
 // when the candidates run on three models or the models cannot be read.
 std::string SharedModelNote(const nlohmann::json& models);

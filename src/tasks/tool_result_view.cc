@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "config/shared_model.h"
+#include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
@@ -201,11 +202,17 @@ std::string InlineAnswer(const json& answer, const std::string& text) {
 }
 
 json CompletedResultView(const json& details, const std::string& text, const RunFacts& facts) {
-  json view = BaseView(facts, "completed", "completed (" + facts.run_id + ")");
   const json result = details.value("result", json());
-  view["slots"] = CompletedSlots(result.value("models", json()));
+  const std::string degraded = workflow::DegradedSentence(result.value("degraded", json()));
+  json view = BaseView(
+      facts, "completed",
+      "completed" + std::string(degraded.empty() ? "" : " · degraded") + " (" + facts.run_id + ")");
+  view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()));
+  // The notes come before the answer; a degraded answer's sentence is the first of them.
+  view["notes"] = json::array();
+  if (!degraded.empty()) view["notes"].push_back(degraded);
   if (const std::string shared = SharedModelNote(result.value("models", json())); !shared.empty()) {
-    view["notes"] = json::array({shared});
+    view["notes"].push_back(shared);
   }
   const std::vector<std::string> failed_sources =
       workflow::SourceFailureLines(result.value("source_failures", json()));
@@ -214,6 +221,7 @@ json CompletedResultView(const json& details, const std::string& text, const Run
     view["status"] = view["status"].get<std::string>() + " · " +
                      workflow::SourceFailureCount(failed_sources.size());
   }
+  if (view["notes"].empty()) view.erase("notes");
   const std::string usage =
       RequestsAndUsageText(result.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) {

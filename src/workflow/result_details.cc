@@ -224,6 +224,14 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     if (!dropped.ok()) return dropped.status();
     details["dropped_reviewers"] = std::move(dropped).value();
   }
+  if (!in.degraded.is_null()) {
+    const json& d = in.degraded;
+    if (!d.is_object() || !d.contains("slot") || !d["slot"].is_number_integer() ||
+        d["slot"].get<int64_t>() < 1 || d["slot"].get<int64_t>() > 3 || !d.contains("reason")) {
+      return Invalid("degraded is not a record of the candidate left out");
+    }
+    details["degraded"] = d;
+  }
   if (!in.child_wrapper.empty()) details["child_wrapper"] = in.child_wrapper;
   if (!in.source_failures.empty()) {
     json failures = json::array();

@@ -22,6 +22,10 @@
 // validate runs add "dropped_reviewers":[{"code":…,"message":…,"slot":2}] (the reviewer left out
 // under the minority rule; [] when none).
 //
+// A quorum-2 run that answered from two candidates adds "degraded":{"slot":3,"model":"p/m",
+// "reason":"failed"|"cut_after_grace","code":"child_exit_failed"|null,"grace_seconds":N|null},
+// the manifest's record (store/manifest.h DegradedRecord).
+//
 // Pure; thread-safe.
 #pragma once
 
@@ -110,6 +114,8 @@ struct ResultDetailsInput {
   std::vector<ToolRefusalRow> tool_refusals;  // candidates with a refusal, by slot
   // validate only: written as `dropped_reviewers` (at most one row); absent for other workflows.
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers;
+  // A degraded run's `degraded` object (store::DegradedToJson); null: no key.
+  nlohmann::json degraded;
   // research: written as `source_failures` when not empty (absent otherwise), ordered by URL.
   std::vector<SourceFailureRow> source_failures;
   // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.

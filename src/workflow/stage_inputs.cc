@@ -38,8 +38,9 @@ std::string CandidateStdin(const CanonicalDocument& canonical_input) {
 }
 
 Result<CanonicalDocument> BuildBlindInput(const CanonicalDocument& canonical_input,
-                                          std::vector<AnonymousCandidate> candidates) {
-  Result<json> list = CandidateArray(std::move(candidates), kCandidateCount);
+                                          std::vector<AnonymousCandidate> candidates,
+                                          size_t count) {
+  Result<json> list = CandidateArray(std::move(candidates), count);
   if (!list.ok()) return list.status();
   json input = {{"schema_version", kBlindCandidatesSchema},
                 {"canonical_input", canonical_input.value},

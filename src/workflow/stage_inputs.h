@@ -32,7 +32,8 @@ struct AnonymousCandidate {
 };
 
 // The candidates as a stage input's JSON array, ordered A, B, C: exactly one each of the first
-// `count` ids (3; 2 for a validate run that dropped one reviewer), else orchestration_failed.
+// `count` ids (3; 2 for a validate run that dropped one reviewer or a degraded quorum-2 run),
+// else orchestration_failed.
 Result<nlohmann::json> CandidateArray(std::vector<AnonymousCandidate> candidates, size_t count);
 
 // The instruction line every candidate gets before its canonical input.
@@ -43,9 +44,11 @@ inline constexpr char kCandidateInstruction[] =
 std::string CandidateStdin(const CanonicalDocument& canonical_input);
 
 // {candidates:[{candidate_id, response}] (A, B, C), canonical_input, schema_version}.
-// Errors (orchestration_failed): candidate ids other than exactly one each of A, B and C.
+// Errors (orchestration_failed): candidate ids other than exactly one each of A, B and C, or of
+// A and B with `count` 2 (a quorum-2 run that answers from two candidates).
 Result<CanonicalDocument> BuildBlindInput(const CanonicalDocument& canonical_input,
-                                          std::vector<AnonymousCandidate> candidates);
+                                          std::vector<AnonymousCandidate> candidates,
+                                          size_t count = kCandidateCount);
 
 // {invalid_output, original_blind_input, schema_version, validation_errors}; the errors are capped
 // by CapValidationErrors, and invalid UTF-8 in `invalid_output` becomes U+FFFD so that the
@@ -55,8 +58,8 @@ Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
                                            const std::vector<EvaluationError>& errors);
 
 // {candidates (A, B, C), canonical_input, evaluation, schema_version}.
-// REQUIRES: `evaluation` passed ValidateEvaluation. Errors as BuildBlindInput, except that a
-// validate run may pass `count` 2 (the candidates A and B).
+// REQUIRES: `evaluation` passed ValidateEvaluation. Errors as BuildBlindInput; `count` 2 is a
+// validate run that dropped a reviewer or a quorum-2 run without its third candidate (A and B).
 Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
                                           std::vector<AnonymousCandidate> candidates,
                                           const nlohmann::json& evaluation,

@@ -22,16 +22,17 @@ namespace pi_fusion::workflow {
 // kResearch).
 std::string CandidateSystemPrompt(Capability capability);
 
-// The blind evaluator: compare anonymous candidates A, B and C and output only one
-// pi-background-tasks.fusion-evaluation.v1 object (the template of EvaluationTemplate()).
-std::string EvaluatorSystemPrompt();
+// The blind evaluator: compare anonymous candidates A, B and C (kTwoOrThree: A and B, or A, B
+// and C) and output only one pi-background-tasks.fusion-evaluation.v1 object (the template of
+// EvaluationTemplate()). kThree is the prompt every quorum-3 run has always had, byte for byte.
+std::string EvaluatorSystemPrompt(CandidateSet set = CandidateSet::kThree);
 
 // The one evaluator repair: the evaluator contract plus how to read the repair input.
-std::string EvaluationRepairSystemPrompt();
+std::string EvaluationRepairSystemPrompt(CandidateSet set = CandidateSet::kThree);
 
 // The merger: the final Markdown answer for the user from the candidates and the evaluation's
 // synthesis plan, without mentioning candidates, their letters or the process.
-std::string MergerSystemPrompt();
+std::string MergerSystemPrompt(CandidateSet set = CandidateSet::kThree);
 
 // Shared prompt pieces, for the workflow-specific prompts (validation_prompts.h) to reuse.
 // "Hard maximum: 49,152 JSON-rendered UTF-8 bytes, …"

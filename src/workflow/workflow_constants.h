@@ -60,6 +60,11 @@ inline constexpr size_t kRepairMaxTotalBytes = 4000;
 inline constexpr size_t kCandidateCount = 3;
 inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {"A", "B", "C"};
 
+// Which candidates the evaluator and merger prompts of a fusion-shaped run speak of: always A, B
+// and C (quorum 3, the default), or A and B or A, B and C (quorum 2: the run may answer from two,
+// and the prompts, fixed before any candidate ends, must not tell which).
+enum class CandidateSet { kThree, kTwoOrThree };
+
 // What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"). The
 // evaluator, its repair and the merger always run as kReason.
 enum class Capability { kReason, kInspect, kResearch };

@@ -55,19 +55,19 @@ std::string CandidateSystemPromptOf(const WorkflowSpec& spec) {
                                                : CandidateSystemPrompt(spec.candidate_capability);
 }
 
-std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec) {
+std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {
   return spec.shape == StageShape::kValidation ? ValidationEvaluatorSystemPrompt()
-                                               : EvaluatorSystemPrompt();
+                                               : EvaluatorSystemPrompt(set);
 }
 
-std::string RepairSystemPromptOf(const WorkflowSpec& spec) {
+std::string RepairSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {
   return spec.shape == StageShape::kValidation ? ValidationRepairSystemPrompt()
-                                               : EvaluationRepairSystemPrompt();
+                                               : EvaluationRepairSystemPrompt(set);
 }
 
-std::string MergerSystemPromptOf(const WorkflowSpec& spec) {
+std::string MergerSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {
   return spec.shape == StageShape::kValidation ? ValidationMergerSystemPrompt()
-                                               : MergerSystemPrompt();
+                                               : MergerSystemPrompt(set);
 }
 
 std::vector<std::string> ChildDeniedTools() {

@@ -26,10 +26,12 @@ enum class ContextPolicy {
 // how the answer is made (merged text, or a host-rendered validation report).
 enum class StageShape { kFusion, kValidation };
 
-// What one failed candidate does to the run.
+// What one failed candidate does to the run (read by the orchestrator's candidate phase).
 enum class CandidateFailureRule {
-  kFailFast,  // the run fails at once; its siblings are stopped
-  kMinority,  // validate: one unusable reviewer of three is dropped and named; two fail the run
+  kFailFast,  // under the run's quorum (candidate_quorum.h): quorum 3 (the default) fails the run
+              // at once and stops its siblings; quorum 2 may go on from two verified answers
+  kMinority,  // validate: one unusable reviewer of three is dropped and named; two fail the run;
+              // the quorum policy does not apply
 };
 
 struct WorkflowSpec {
@@ -49,11 +51,14 @@ std::string_view CapabilityName(Capability capability);
 // "session_projection", "clean_task": the manifest's `context.policy`.
 std::string_view ContextPolicyName(ContextPolicy policy);
 
-// The system prompts of each stage, by the row's capability and stage shape.
+// The system prompts of each stage, by the row's capability and stage shape. `set` words the
+// fusion-shaped evaluator, repair and merger prompts for a quorum-2 run (validate's prompts
+// always allow two or three reviews).
 std::string CandidateSystemPromptOf(const WorkflowSpec& spec);
-std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec);
-std::string RepairSystemPromptOf(const WorkflowSpec& spec);
-std::string MergerSystemPromptOf(const WorkflowSpec& spec);
+std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec,
+                                    CandidateSet set = CandidateSet::kThree);
+std::string RepairSystemPromptOf(const WorkflowSpec& spec, CandidateSet set = CandidateSet::kThree);
+std::string MergerSystemPromptOf(const WorkflowSpec& spec, CandidateSet set = CandidateSet::kThree);
 
 // The tools a Fusion child must never run: Pi's mutating tools and every tool of this package.
 std::vector<std::string> ChildDeniedTools();

@@ -27,6 +27,12 @@ export const EVALUATION = {
   },
 };
 
+/** A valid evaluation of exactly A and B: what the evaluator of a run that answers from two candidates writes. */
+export const EVALUATION_AB = {
+  ...EVALUATION,
+  candidate_assessments: EVALUATION.candidate_assessments.filter((a) => a.candidate_id !== "C"),
+};
+
 export const STAGE = {
   candidate: { text: "Answer the request in the following JSON input" },
   evaluator: { text: "pi-background-tasks.fusion-blind-candidates.v1" },
@@ -144,6 +150,15 @@ export const SECOND_CANDIDATE_ON_B = {
 /** Writes Fusion's model config (`fusion-models.json` in `env`'s agent dir); returns its path. */
 export function writeFusionModels(env, models) {
   return env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: FUSION_MODELS_V1, ...models }));
+}
+
+/**
+ * Writes Fusion's model config with a run policy (fusion-models.v2): `policy` holds any of
+ * quorum, grace_seconds and max_cost_usd (defaults 3, null, null). Returns its path.
+ */
+export function writeFusionModelsV2(env, models, policy) {
+  const full = { quorum: 3, grace_seconds: null, max_cost_usd: null, ...policy };
+  return env.writeAgentFile("fusion-models.json", JSON.stringify({ schema_version: FUSION_MODELS_V2, ...models, policy: full }));
 }
 
 /** Candidate 3 on scripted-b, every other slot on scripted-a: a rule matching scripted-b scripts candidate 3 alone. */

@@ -59,6 +59,7 @@ void RecordVariedAttempts(StoreFixture& f) {
                                 "2026-01-02T03:04:05.006Z", "stopped before its input")
               .ok());
   REQUIRE(f.store->RecordDroppedReviewer(3, "validation_reports_invalid", "not a report").ok());
+  REQUIRE(f.store->RecordDegraded({2, "p/m", "cut_after_grace", std::nullopt, 15}).ok());
 }
 
 }  // namespace

@@ -307,6 +307,39 @@ TEST_CASE("RunStore: a dropped reviewer is recorded in the manifest, and only th
   }
 }
 
+// A quorum-2 run that left a candidate out says so in its own record, before the evaluation.
+TEST_CASE("RunStore: the degraded record is written once, checked, and read back strictly",
+          "[store]") {
+  StoreFixture f;
+  CHECK_FALSE(ManifestToJson(DiskManifest(f)).contains("degraded"));
+  const DegradedRecord failed{3, "prov/m", "failed", "child_exit_failed", std::nullopt};
+  REQUIRE(f.store->RecordDegraded(failed).ok());
+  const Manifest m = DiskManifest(f);
+  REQUIRE(m.degraded);
+  CHECK(*m.degraded == failed);
+  CheckDiskMatchesMemory(f);
+  CHECK(ManifestToJson(m)["degraded"] ==
+        json::parse(R"({"code":"child_exit_failed","grace_seconds":null,"model":"prov/m",)"
+                    R"("reason":"failed","slot":3})"));
+  CHECK_FALSE(f.store->RecordDegraded(failed).ok());  // once
+  StoreFixture g;
+  CHECK_FALSE(g.store->RecordDegraded({4, "p/m", "failed", "child_timeout", std::nullopt}).ok());
+  CHECK_FALSE(g.store->RecordDegraded({1, "p/m", "failed", std::nullopt, std::nullopt}).ok());
+  CHECK_FALSE(
+      g.store->RecordDegraded({1, "p/m", "cut_after_grace", std::nullopt, std::nullopt}).ok());
+  CHECK_FALSE(g.store->RecordDegraded({1, "p/m", "late", std::nullopt, 1}).ok());
+  CHECK_FALSE(g.store->RecordDegraded({1, "", "cut_after_grace", std::nullopt, 1}).ok());
+  REQUIRE(g.store->RecordDegraded({1, "p/m", "cut_after_grace", std::nullopt, 0.5}).ok());
+  CHECK(DiskManifest(g).degraded->grace_seconds == 0.5);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+           {"slot", 0}, {"code", nullptr}, {"grace_seconds", 1}, {"extra", 1}, {"reason", "x"}}) {
+    INFO(key);
+    json bad = ManifestToJson(m);
+    bad["degraded"][key] = value;
+    CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+  }
+}
+
 TEST_CASE("RunStore: Transition follows the machine; failed/cancelled only through Fail",
           "[store]") {
   StoreFixture f;

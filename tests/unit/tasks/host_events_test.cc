@@ -135,7 +135,11 @@ TEST_CASE("RunEntryData: the view plus the run's typed facts") {
                                       {"state", "cancelled"},
                                       {"usage", t.outcome.usage},
                                       {"model_requests", 3},
+                                      {"degraded", nullptr},
                                       {"artifact_dir", t.outcome.artifact_dir}});
+  // A run that answered from two candidates carries its degraded record as a typed fact.
+  t.outcome.degraded = {{"slot", 3}, {"reason", "failed"}};
+  CHECK(RunEntryData(t)["run"]["degraded"] == t.outcome.degraded);
   t.outcome.end = workflow::RunEnd::kFailed;
   t.outcome.usage = nullptr;
   CHECK(RunEntryData(t)["run"]["state"] == "failed");

@@ -13,6 +13,7 @@
 #include "pi_fusion/sha256.h"
 #include "protocol/frames.h"
 #include "protocol/tool_audit.h"
+#include "run/degraded_text.h"
 #include "store/artifact_ref.h"
 #include "test_support.h"
 
@@ -333,4 +334,41 @@ TEST_CASE("the usage texts: requests beside the cost, and one line per role") {
                                "Repair (local/e): 14,210 tokens · $0.0123",
                                "Merger (local/g): 1 model request · 14,210 tokens · $0.0123"});
   CHECK(RoleUsageLines(rows)[0] == "Candidate 2 (local/m2): no usage reported");
+}
+
+TEST_CASE("a degraded run says so first: the sentence, the status and the left-out slot") {
+  using workflow::DegradedSentence;
+  const json failed = {{"slot", 3},
+                       {"model", "prov/m\x1b[2J"},
+                       {"reason", "failed"},
+                       {"code", "child_exit_failed"},
+                       {"grace_seconds", nullptr}};
+  const json cut = {{"slot", 1},
+                    {"model", "prov/slow"},
+                    {"reason", "cut_after_grace"},
+                    {"code", nullptr},
+                    {"grace_seconds", 2.5}};
+  // A model's name never moves the cursor or clears the screen.
+  CHECK(DegradedSentence(failed) ==
+        "Degraded: answered from 2 of 3 candidates; candidate 3 (prov/m\u241b[2J) failed "
+        "(child_exit_failed).");
+  CHECK(DegradedSentence(cut) ==
+        "Degraded: answered from 2 of 3 candidates; candidate 1 (prov/slow) was cut after a grace "
+        "of 2.5 s.");
+  CHECK(DegradedSentence(json()).empty());
+  CHECK(DegradedSentence(json{{"slot", 2}, {"model", "p/m"}, {"reason", "other"}}).empty());
+
+  RunFacts facts = Facts();
+  store::VerifiedResult verified = Verified("answer");
+  verified.details["models"]["candidates"] = json::array({"a/1", "b/2", "c/3"});
+  verified.details["degraded"] = failed;
+  const json view = CompletedView(facts, verified);
+  CHECK(view["state"] == "completed");
+  CHECK(view["status"].get<std::string>().ends_with(" · degraded"));
+  REQUIRE(view["notes"].is_array());
+  CHECK(view["notes"][0] == DegradedSentence(failed));
+  CHECK(view["slots"][2]["state"] == "failed");
+  CHECK(view["slots"][0]["state"] == "done");
+  verified.details["degraded"] = cut;
+  CHECK(CompletedView(facts, verified)["slots"][0]["state"] == "cancelled");
 }

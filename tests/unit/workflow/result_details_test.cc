@@ -235,4 +235,34 @@ TEST_CASE("ResultDetails: research's failed sources are rows of url and code; no
   CHECK(BuildResultDetails(in).status().code() == "orchestration_failed");
 }
 
+TEST_CASE("ResultDetails: a degraded run carries its record; others have no key",
+          "[workflow][result]") {
+  ResultDetailsInput in = Good();
+  auto none = BuildResultDetails(in);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->contains("degraded"));
+  const auto schema = pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json");
+  for (
+      const char* text :
+      {R"({"slot":3,"model":"p/m","reason":"failed","code":"child_exit_failed","grace_seconds":null})",
+       R"({"slot":1,"model":"p/m","reason":"cut_after_grace","code":null,"grace_seconds":1.5})"}) {
+    INFO(text);
+    in.degraded = json::parse(text);
+    auto details = BuildResultDetails(in);
+    REQUIRE(details.ok());
+    CHECK((*details)["degraded"] == in.degraded);
+    CHECK(pi_fusion::testing::CheckAgainstSchema(schema, *details).empty());
+  }
+  // The schema holds a reason to its own fields: a failed record names a code, a cut one a grace.
+  in.degraded = json::parse(
+      R"({"slot":1,"model":"p/m","reason":"cut_after_grace","code":"child_timeout","grace_seconds":null})");
+  auto mixed = BuildResultDetails(in);
+  REQUIRE(mixed.ok());
+  CHECK_FALSE(pi_fusion::testing::CheckAgainstSchema(schema, *mixed).empty());
+  in.degraded = json{{"slot", 4}, {"reason", "failed"}};
+  CHECK_FALSE(BuildResultDetails(in).ok());
+  in.degraded = json::array();
+  CHECK_FALSE(BuildResultDetails(in).ok());
+}
+
 }  // namespace pi_fusion::workflow
