@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 namespace pi_fusion {
 namespace {
@@ -62,19 +63,42 @@ bool IsDurableTempName(std::string_view name) {
 
 Status WriteFileDurably(FileSystem& fs, const std::string& path, std::string_view bytes,
                         mode_t mode) {
-  auto created = CreateTemp(fs, path, mode);
-  if (!created.ok()) return ArtifactError(path, created.status());
-  auto& [temp, file] = created.value();
-  Status s = WriteAll(*file, bytes);
-  file.reset();
-  if (s.ok()) s = fs.Rename(temp, path);
-  if (!s.ok()) {
+  const DurableFile file{path, bytes};
+  return WriteFilesDurably(fs, std::span<const DurableFile>(&file, 1), mode);
+}
+
+Status WriteFilesDurably(FileSystem& fs, std::span<const DurableFile> files, mode_t mode) {
+  if (files.empty()) return Status::Ok();
+  std::vector<std::string> temps;
+  auto remove_temps = [&](size_t from) {
     // Best effort: the original error is the one worth reporting.
-    (void)fs.Unlink(temp);
-    return ArtifactError(path, s);
+    for (size_t i = from; i < temps.size(); ++i) (void)fs.Unlink(temps[i]);
+  };
+  for (const DurableFile& file : files) {
+    auto created = CreateTemp(fs, file.path, mode);
+    if (!created.ok()) {
+      remove_temps(0);
+      return ArtifactError(file.path, created.status());
+    }
+    auto& [temp, handle] = created.value();
+    temps.push_back(temp);
+    Status s = WriteAll(*handle, file.bytes);
+    if (!s.ok()) {
+      handle.reset();
+      remove_temps(0);
+      return ArtifactError(file.path, s);
+    }
   }
-  s = fs.SyncDir(DirName(path));
-  if (!s.ok()) return ArtifactError(path, s);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (Status s = fs.Rename(temps[i], files[i].path); !s.ok()) {
+      remove_temps(i);
+      return ArtifactError(files[i].path, s);
+    }
+  }
+  // One directory fsync makes every new name durable.
+  if (Status s = fs.SyncDir(DirName(files.front().path)); !s.ok()) {
+    return ArtifactError(files.front().path, s);
+  }
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,21 @@ inline constexpr mode_t kPrivateDirMode = 0700;
 // REQUIRES: `path` names a file inside an existing directory; its basename is not empty.
 Status WriteFileDurably(FileSystem& fs, const std::string& path, std::string_view bytes,
                         mode_t mode = kPrivateFileMode);
+
+// One file of a WriteFilesDurably batch.
+struct DurableFile {
+  std::string path;
+  std::string_view bytes;
+};
+
+// WriteFileDurably for several files of ONE directory, at the cost of one fsync per file and one
+// directory fsync for the whole batch (instead of a directory fsync per file): every file is
+// written and fsynced under its temp name first, then all are renamed, then the directory is
+// fsynced once. On failure returns kArtifactError; every temp file not yet renamed is removed, so
+// a name holds either its previous content or its complete new content, never a prefix.
+// REQUIRES: every path names a file directly inside the same existing directory.
+Status WriteFilesDurably(FileSystem& fs, std::span<const DurableFile> files,
+                         mode_t mode = kPrivateFileMode);
 
 // Creates `path` and any missing parents; each directory this call creates gets exactly `mode`
 // and its parent is fsynced, so the new name is durable. Existing directories are left as they

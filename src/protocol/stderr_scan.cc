@@ -68,4 +68,10 @@ StderrScan ScanStderr(std::string_view bytes) {
   return scan;
 }
 
+std::string FramesJsonl(std::string_view stderr_bytes) {
+  std::string out;
+  for (const ScannedFrame& frame : ScanStderr(stderr_bytes).frames) out += frame.body.dump() + "\n";
+  return out;
+}
+
 }  // namespace pi_fusion::protocol

@@ -34,4 +34,8 @@ struct StderrScan {
 
 StderrScan ScanStderr(std::string_view stderr_bytes);
 
+// The well-formed frames of `stderr_bytes`, one JSON object per line: a stage attempt's
+// `.events.jsonl`.
+std::string FramesJsonl(std::string_view stderr_bytes);
+
 }  // namespace pi_fusion::protocol

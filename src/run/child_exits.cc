@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/error_codes.h"
+#include "protocol/stderr_scan.h"
 #include "protocol/verify.h"
 #include "store/artifact_ref.h"
 #include "store/run_store.h"
@@ -84,11 +85,18 @@ std::optional<LateFailure> ChildExits::Settle(store::RunStore& store, FileSystem
     Status late = end.ok() ? JudgeAfterAnswer(child, *end) : Late(end.status());
     if (late.ok()) late = CheckAuditUnchanged(child, store.Snapshot(), fs, store.run_dir());
     if (end.ok()) {
+      // The child's whole stderr, which the stage did not wait for, bound with its exit.
+      const std::string prefix = store::AttemptPrefix(child.key);
+      store::StoreBatch batch;
+      batch.files = {{prefix + ".stderr.txt", end->stderr_bytes},
+                     {prefix + ".events.jsonl", protocol::FramesJsonl(end->stderr_bytes)}};
       store::AttemptUpdate update;
       update.key = child.key;
       update.state = store::AttemptState::kCompleted;
       update.exit = ExitRecordOf(*end, /*after_answer=*/true);
-      Status recorded = store.RecordAttempt(update);
+      update.artifacts = {batch.files[0].name, batch.files[1].name};
+      batch.attempt = std::move(update);
+      Status recorded = store.Apply(batch);
       if (late.ok()) late = recorded;
     }
     if (!late.ok() && !first) first = LateFailure{late, child.key};

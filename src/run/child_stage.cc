@@ -137,14 +137,6 @@ std::optional<std::string> ReadIfPresent(FileSystem& fs, const std::string& path
   return std::move(bytes).value();
 }
 
-std::string EventsJsonl(const std::string& stderr_bytes) {
-  std::string out;
-  for (const protocol::ScannedFrame& frame : protocol::ScanStderr(stderr_bytes).frames) {
-    out += frame.body.dump() + "\n";
-  }
-  return out;
-}
-
 int64_t UsageField(const nlohmann::json& usage, const char* key) {
   const auto it = usage.find(key);
   return it != usage.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
@@ -170,6 +162,9 @@ store::AttemptState StateFor(const Status& status) {
                                           : store::AttemptState::kFailed;
 }
 
+// The attempt's manifest row and its artifacts, each step one StoreBatch: Begin makes the prompt,
+// the row and whatever the run carries into this stage durable together; End does the same for
+// the artifacts Write queued and the end state.
 class AttemptRecorder {
  public:
   AttemptRecorder(PreparedRun& run, const StageChild& child)
@@ -180,23 +175,21 @@ class AttemptRecorder {
     return run_.store->run_dir() + "/" + prefix_ + suffix;
   }
 
-  Status Begin(const StageChild& child) {
+  Status Begin(const StageChild& child, store::StoreBatch* carry) {
     const std::string prompt =
         "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" + child.stdin_text + "\n";
-    if (Status s = Write(".prompt.txt", prompt); !s.ok()) return s;
+    Write(".prompt.txt", prompt);
     store::AttemptUpdate update;
     update.key = key_;
     update.state = store::AttemptState::kRunning;
-    update.artifacts = artifacts_;
-    artifacts_.clear();
-    return run_.store->RecordAttempt(update);
+    Status s = Flush(std::move(update), carry != nullptr ? *carry : store::StoreBatch{});
+    if (s.ok() && carry != nullptr) *carry = {};
+    return s;
   }
 
-  Status Write(const std::string& suffix, const std::string& bytes) {
-    Result<store::ArtifactRef> ref = run_.store->WriteArtifact(prefix_ + suffix, bytes);
-    if (!ref.ok()) return ref.status();
-    artifacts_.push_back(prefix_ + suffix);
-    return Status::Ok();
+  // Queued until End writes it with the attempt's end state.
+  void Write(const std::string& suffix, std::string bytes) {
+    pending_.push_back({prefix_ + suffix, std::move(bytes)});
   }
 
   // Records the end state; a store failure outranks the child's own outcome.
@@ -210,16 +203,26 @@ class AttemptRecorder {
     update.requests = requests;
     update.exit = std::move(exit);
     if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
-    update.artifacts = artifacts_;
-    Status recorded = run_.store->RecordAttempt(update);
+    Status recorded = Flush(std::move(update), {});
     return recorded.ok() ? outcome : recorded;
   }
 
  private:
+  // The queued artifacts and `update`, which lists them, in `batch`'s one manifest write.
+  Status Flush(store::AttemptUpdate update, store::StoreBatch batch) {
+    for (store::StoreBatch::File& file : pending_) {
+      update.artifacts.push_back(file.name);
+      batch.files.push_back(std::move(file));
+    }
+    pending_.clear();
+    batch.attempt = std::move(update);
+    return run_.store->Apply(batch);
+  }
+
   PreparedRun& run_;
   store::AttemptKey key_;
   std::string prefix_;
-  std::vector<std::string> artifacts_;
+  std::vector<store::StoreBatch::File> pending_;
 };
 
 // The verdict on a child that ran: the supervisor's limits first, then the protocol (so a
@@ -313,13 +316,14 @@ process::AnswerCheck ArrivalCheck() {
 }  // namespace
 
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
-                          const process::CancelToken& cancel, WarmStages* warm) {
+                          const process::CancelToken& cancel, WarmStages* warm,
+                          store::StoreBatch* carry) {
   // A stage the measured budget check refuses never starts: no attempt row, no child.
   Status budget = budget::CheckMeasuredPrompt(CapacityOf(run, child.route), child.budget_stage,
                                               child.system_prompt, child.stdin_text);
   if (!budget.ok()) return {budget, ""};
   AttemptRecorder attempt(run, child);
-  if (Status s = attempt.Begin(child); !s.ok()) return {s, ""};
+  if (Status s = attempt.Begin(child, carry); !s.ok()) return {s, ""};
 
   ChildFiles files;
   if (child.role == "candidate") files.oversized = attempt.Path(".response.oversized.md");
@@ -352,8 +356,12 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   const protocol::ChildReport& report = judged.report;
   Status verdict = judged.verdict;
-  Status written = attempt.Write(".stderr.txt", outcome->stderr_bytes);
-  if (written.ok()) written = attempt.Write(".events.jsonl", EventsJsonl(outcome->stderr_bytes));
+  // A child still running after its answer has not written all of its stderr: Settle binds it
+  // whole once the child ended, off the path to the next stage.
+  if (!at_answer) {
+    attempt.Write(".stderr.txt", outcome->stderr_bytes);
+    attempt.Write(".events.jsonl", protocol::FramesJsonl(outcome->stderr_bytes));
+  }
   std::optional<int64_t> under_forecast;
   if (std::optional<budget::FirstRequestUsage> first = FirstRequest(report.records)) {
     std::optional<nlohmann::json> violation = budget::CalibrationViolation(
@@ -361,9 +369,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
         child.stdin_text, *first);
     if (violation) {
       under_forecast = violation->at("under_forecast_tokens").get<int64_t>();
-      if (written.ok()) {
-        written = attempt.Write(".calibration-violation.json", CanonicalJson(*violation));
-      }
+      attempt.Write(".calibration-violation.json", CanonicalJson(*violation));
     }
   }
   const std::optional<std::string>& journal = judged.journal;
@@ -371,17 +377,16 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   const protocol::VerifyRequest& verify = judged.verify;
   const std::string ext = child.output == OutputKind::kEvaluator ? ".txt" : ".md";
   // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
-  if (written.ok() && journal) written = attempt.Write(".tool-calls.jsonl", *journal);
-  if (written.ok() && seal) written = attempt.Write(".seal.json", *seal);
-  if (written.ok() && verify.oversized_original) {
+  if (journal) attempt.Write(".tool-calls.jsonl", *journal);
+  if (seal) attempt.Write(".seal.json", *seal);
+  if (verify.oversized_original) {
     // Bind the child's preserved original into the manifest like every other artifact.
-    written = attempt.Write(".response.oversized.md", *verify.oversized_original);
+    attempt.Write(".response.oversized.md", *verify.oversized_original);
   }
-  if (written.ok() && verdict.ok()) written = attempt.Write(".response" + ext, report.answer);
-  if (written.ok() && !verdict.ok() && !outcome->stdout_bytes.empty()) {
-    written = attempt.Write(".response.partial" + ext, outcome->stdout_bytes);
+  if (verdict.ok()) attempt.Write(".response" + ext, report.answer);
+  if (!verdict.ok() && !outcome->stdout_bytes.empty()) {
+    attempt.Write(".response.partial" + ext, outcome->stdout_bytes);
   }
-  if (!written.ok()) verdict = written;
   std::optional<store::ChildExitRecord> exit;
   if (!at_answer) exit = ExitRecordOf(*outcome, false);
   Status ended = attempt.End(verdict, judged.usage, judged.requests, exit);

@@ -18,6 +18,7 @@
 #include "run/run_request.h"
 #include "run/source_failures.h"
 #include "store/manifest.h"
+#include "store/run_store.h"
 #include "workflow/output_contract.h"
 #include "workflow/workflow_spec.h"
 
@@ -77,8 +78,11 @@ struct StageResult {
 
 // REQUIRES: `run.store` is open; `cancel` outlives the call. With `warm`, a warm child started
 // for this stage (warm_stages.h) gets the input instead of a cold start, right after the exact
-// rendered-prompt check.
+// rendered-prompt check. `carry`, when given, is what the run must make durable before this child
+// gets its input (the stage's input documents, its state transitions): it is written with the
+// attempt's first row in one manifest write, and emptied once written.
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
-                          const process::CancelToken& cancel, WarmStages* warm = nullptr);
+                          const process::CancelToken& cancel, WarmStages* warm = nullptr,
+                          store::StoreBatch* carry = nullptr);
 
 }  // namespace pi_fusion::workflow

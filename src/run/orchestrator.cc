@@ -22,6 +22,7 @@
 #include "run/validation_run.h"
 #include "run/warm_stages.h"
 #include "store/failure_summary.h"
+#include "store/json_util.h"
 #include "store/role_usage.h"
 #include "workflow/anonymize.h"
 #include "workflow/candidate_quorum.h"
@@ -128,7 +129,7 @@ class Run {
       RecordFailure(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
       return outcome_;
     }
-    if (!Advance(RunState::kCandidatesComplete)) return outcome_;
+    carry_.transitions.push_back(RunState::kCandidatesComplete);
     verified_candidates_ = static_cast<int>(phase.usable.size());
     std::optional<int> dropped;
     if (!phase.dropped.empty()) dropped = phase.dropped.front().slot;
@@ -314,7 +315,8 @@ class Run {
     }
     if (outcome.missing && !RecordMissing(*outcome.missing)) return false;
     *missing = outcome.missing;
-    return Advance(RunState::kCandidatesComplete);
+    carry_.transitions.push_back(RunState::kCandidatesComplete);
+    return true;
   }
 
   // Blocks until every candidate ended; cuts the one still running when the grace window ends.
@@ -438,16 +440,14 @@ class Run {
   Result<nlohmann::json> Evaluate(const CanonicalDocument& blind, const EvaluationScope& scope,
                                   const std::string& system_prompt,
                                   const std::string& repair_prompt) {
-    if (auto ref = run_.store->WriteArtifact("blind-candidates.json", blind.bytes); !ref.ok()) {
-      return Fail(ref.status(), Stage::kEvaluation, std::nullopt, 1);
-    }
+    carry_.files.push_back({"blind-candidates.json", blind.bytes});
     if (!WithinCostCap(budget::Stage::kEvaluation, Stage::kEvaluation, std::nullopt)) {
       return outcome_.error;
     }
-    if (!Advance(RunState::kEvaluating)) return outcome_.error;
+    carry_.transitions.push_back(RunState::kEvaluating);
     observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
-    StageResult first =
-        RunStageChild(run_, EvaluatorChild(1, system_prompt, blind.bytes), cancel_, &warm_);
+    StageResult first = RunStageChild(run_, EvaluatorChild(1, system_prompt, blind.bytes), cancel_,
+                                      &warm_, &carry_);
     NoteCalibration(first, budget::Stage::kEvaluation);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
     EvaluationCheck check = ValidateEvaluation(first.answer, scope);
@@ -458,11 +458,12 @@ class Run {
                                                         EvaluationInvalid(check.errors).message()),
                   Stage::kEvaluation, std::nullopt, 2);
     }
-    if (auto ref = run_.store->WriteJsonArtifact("evaluation.json", *check.evaluation); !ref.ok()) {
-      return Fail(ref.status(), Stage::kEvaluation, std::nullopt, std::nullopt);
-    }
+    Result<std::string> bytes = store::CanonicalBytes(*check.evaluation, "evaluation.json");
+    if (!bytes.ok()) return Fail(bytes.status(), Stage::kEvaluation, std::nullopt, std::nullopt);
+    // Made durable with the merger's first row (RunStageChild's carry), or by RecordFailure.
+    carry_.files.push_back({"evaluation.json", *std::move(bytes)});
     evaluation_kept_ = true;
-    if (!Advance(RunState::kEvaluationComplete)) return outcome_.error;
+    carry_.transitions.push_back(RunState::kEvaluationComplete);
     return *check.evaluation;
   }
 
@@ -509,10 +510,10 @@ class Run {
 
   Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
     if (!WithinCostCap(budget::Stage::kMerge, Stage::kMerge, std::nullopt)) return outcome_.error;
-    if (!Advance(RunState::kMerging)) return outcome_.error;
+    carry_.transitions.push_back(RunState::kMerging);
     observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
     StageResult merged =
-        RunStageChild(run_, MergerChild(system_prompt, input.bytes), cancel_, &warm_);
+        RunStageChild(run_, MergerChild(system_prompt, input.bytes), cancel_, &warm_, &carry_);
     NoteCalibration(merged, budget::Stage::kMerge);
     if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
     return merged.answer;
@@ -622,6 +623,13 @@ class Run {
     store::RunError error{cancelled ? std::string(kChildCancelled) : status.code(),
                           cause != nullptr ? CancelledByMessage(cause) : status.message(), stage,
                           slot, attempt};
+    // The documents of a stage that never began (its carry) are still evidence of the run.
+    if (!carry_.files.empty()) {
+      store::StoreBatch documents;
+      documents.files = std::move(carry_.files);
+      (void)run_.store->Apply(documents);
+    }
+    carry_ = {};
     warm_.EndUnused();  // before the terminal manifest, which must list them
     // Every child reaped and its exit recorded before the terminal manifest; the run fails
     // already, so what they did after their answers changes nothing but their records.
@@ -660,6 +668,9 @@ class Run {
   // A quorum-2 run that answers from two candidates: its `degraded` record (null otherwise).
   nlohmann::json degraded_;
   WarmStages warm_;
+  // What the next stage child's first row makes durable with it (RunStageChild's carry): the
+  // stage boundary's documents and transitions, in one manifest write instead of one each.
+  store::StoreBatch carry_;
 };
 
 }  // namespace

@@ -150,25 +150,53 @@ Status RunStore::RefuseIfTerminalLocked() const {
 }
 
 Result<ArtifactRef> RunStore::WriteArtifact(std::string_view name, std::string_view bytes) {
-  Status s = ValidateArtifactName(name);
-  if (!s.ok()) return s;
-  if (IsReserved(name)) {
-    return Status::Error(kArtifactError, std::string(name) + " is written only by the run store");
+  StoreBatch batch;
+  batch.files.push_back({std::string(name), std::string(bytes)});
+  if (Status s = Apply(batch); !s.ok()) return s;
+  return MakeRef(name, bytes);
+}
+
+Status RunStore::Apply(const StoreBatch& batch) {
+  std::vector<DurableFile> files;
+  for (const StoreBatch::File& file : batch.files) {
+    Status s = ValidateArtifactName(file.name);
+    if (!s.ok()) return s;
+    if (IsReserved(file.name)) {
+      return Status::Error(kArtifactError, file.name + " is written only by the run store");
+    }
+    files.push_back({PathOf(file.name), file.bytes});
+  }
+  if (batch.attempt) {
+    if (Status s = ValidateAttemptKey(batch.attempt->key); !s.ok()) return s;
+  }
+  for (RunState to : batch.transitions) {
+    if (to == RunState::kFailed || to == RunState::kCancelled || to == RunState::kCompleted) {
+      return Invalid("a batch cannot end the run");
+    }
   }
   {
     std::lock_guard lock(mu_);
-    if (s = RefuseIfTerminalLocked(); !s.ok()) return s;
+    if (Status s = RefuseIfTerminalLocked(); !s.ok()) return s;
   }
-  s = WriteFileDurably(fs_, PathOf(name), bytes);
-  if (!s.ok()) return s;
-  ArtifactRef ref = MakeRef(name, bytes);
+  // The bytes are written outside the lock, so large evidence files of different attempts are
+  // written in parallel.
+  if (Status s = WriteFilesDurably(fs_, files); !s.ok()) return s;
   std::lock_guard lock(mu_);
-  // The run may have ended while the bytes were written; the file then stays unreferenced.
-  if (s = RefuseIfTerminalLocked(); !s.ok()) return s;
+  // The run may have ended while the bytes were written; the files then stay unreferenced.
+  if (Status s = RefuseIfTerminalLocked(); !s.ok()) return s;
   Manifest next = manifest_;
-  next.artifacts[ref.path] = ref;
-  if (s = PersistLocked(std::move(next)); !s.ok()) return s;
-  return ref;
+  for (const StoreBatch::File& file : batch.files) {
+    ArtifactRef ref = MakeRef(file.name, file.bytes);
+    next.artifacts[ref.path] = ref;
+  }
+  if (batch.attempt) {
+    if (Status s = ApplyAttemptLocked(*batch.attempt, next); !s.ok()) return s;
+  }
+  for (RunState to : batch.transitions) {
+    if (Status s = CheckTransition(next.state, to); !s.ok()) return s;
+    next.state = to;
+  }
+  return PersistLocked(std::move(next));
 }
 
 Result<ArtifactRef> RunStore::WriteJsonArtifact(std::string_view name, const json& value) {
@@ -183,6 +211,11 @@ Status RunStore::RecordAttempt(const AttemptUpdate& update) {
   std::lock_guard lock(mu_);
   if (s = RefuseIfTerminalLocked(); !s.ok()) return s;
   Manifest next = manifest_;
+  if (s = ApplyAttemptLocked(update, next); !s.ok()) return s;
+  return PersistLocked(std::move(next));
+}
+
+Status RunStore::ApplyAttemptLocked(const AttemptUpdate& update, Manifest& next) const {
   AttemptRecord* row = FindAttempt(next, update.key);
   if (row == nullptr) {
     next.attempts.push_back(AttemptRecord{update.key, AttemptState::kRunning, Now()});
@@ -191,9 +224,9 @@ Status RunStore::RecordAttempt(const AttemptUpdate& update) {
     return Invalid("attempt " + AttemptPrefix(update.key) + " is already " +
                    std::string(AttemptStateName(row->state)));
   }
-  if (s = ApplyAttemptUpdate(update, next, *row, Now()); !s.ok()) return s;
+  if (Status s = ApplyAttemptUpdate(update, next, *row, Now()); !s.ok()) return s;
   RecomputeUsage(next);
-  return PersistLocked(std::move(next));
+  return Status::Ok();
 }
 
 Status RunStore::AddAttemptUsage(const AttemptKey& key, const Usage& usage) {
@@ -300,12 +333,13 @@ Result<CommittedRefs> RunStore::CommitResult(std::string_view merged_markdown, j
   if (!s.ok()) return s;
   CommittedRefs refs;
   refs.merged = MakeRef(kMergedFile, merged_markdown);
-  if (s = WriteFileDurably(fs_, PathOf(kMergedFile), merged_markdown); !s.ok()) return s;
   auto result_bytes =
       CanonicalBytes(CommittedResultToJson(run_id_, refs.merged, stamped.value()), kResultFile);
   if (!result_bytes.ok()) return result_bytes.status();
   refs.result = MakeRef(kResultFile, result_bytes.value());
-  if (s = WriteFileDurably(fs_, PathOf(kResultFile), result_bytes.value()); !s.ok()) return s;
+  const std::array<DurableFile, 2> files = {DurableFile{PathOf(kMergedFile), merged_markdown},
+                                            DurableFile{PathOf(kResultFile), *result_bytes}};
+  if (s = WriteFilesDurably(fs_, files); !s.ok()) return s;
   Manifest next = manifest_;
   next.artifacts[kMergedFile] = refs.merged;
   next.artifacts[kResultFile] = refs.result;

@@ -68,6 +68,23 @@ struct AttemptUpdate {
   std::optional<uint64_t> requests;     // replaces the row's request count when set
 };
 
+// Artifacts and manifest changes made durable together (RunStore::Apply): every file, then ONE
+// manifest write recording their refs, the attempt update and the transitions. A run's stage
+// boundary is a handful of such changes; made one by one, each cost a directory fsync and a
+// manifest write of its own, on the path from one child's answer to the next child's input.
+struct StoreBatch {
+  struct File {
+    std::string name;
+    std::string bytes;
+  };
+  std::vector<File> files;               // same rules as WriteArtifact's names
+  std::optional<AttemptUpdate> attempt;  // may list `files` among its artifacts
+  std::vector<RunState> transitions;     // applied in order, as Transition() would
+                                         // (never failed, cancelled or completed)
+
+  bool empty() const { return files.empty() && !attempt && transitions.empty(); }
+};
+
 struct CommittedRefs {
   ArtifactRef merged;  // merged.md
   ArtifactRef result;  // result.json
@@ -109,6 +126,10 @@ class RunStore {
   Result<ArtifactRef> WriteJsonArtifact(std::string_view name, const nlohmann::json& value);
 
   Status RecordAttempt(const AttemptUpdate& update);
+  // Writes and records `batch` (StoreBatch above). All or nothing in the manifest: when a check
+  // or a write fails, the manifest keeps its previous state (files already written then stay
+  // unreferenced).
+  Status Apply(const StoreBatch& batch);
   // Adds `usage` to an existing attempt (a second provider turn of the same child, such as the
   // same-session compression of an oversized candidate) and to the run total.
   Status AddAttemptUsage(const AttemptKey& key, const Usage& usage);
@@ -152,6 +173,8 @@ class RunStore {
 
   std::string Now() const;
   std::string PathOf(std::string_view name) const;
+  // Applies an attempt update to `next`. REQUIRES: mu_ held.
+  Status ApplyAttemptLocked(const AttemptUpdate& update, Manifest& next) const;
   // Durably writes `next` as the manifest and adopts it. REQUIRES: mu_ held.
   Status PersistLocked(Manifest next);
   Status RefuseIfTerminalLocked() const;

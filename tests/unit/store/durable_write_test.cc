@@ -1,6 +1,7 @@
 // WriteFileDurably under injected faults: nothing partial under the final name, no temp file
 // left behind, the errno text in the artifact_error. And a crash at every step leaves the target
 // either untouched or complete.
+#include <array>
 #include <cerrno>
 #include <filesystem>
 
@@ -116,4 +117,47 @@ TEST_CASE("WriteFileDurably: files are 0600 and the temp file is exclusive", "[s
                         "create:.a.json.tmp-0", "append:.a.json.tmp-0", "sync:.a.json.tmp-0",
                         "close:.a.json.tmp-0", "rename:a.json",
                         "syncdir:" + std::filesystem::path(dir.path()).filename().string()});
+}
+
+TEST_CASE("WriteFilesDurably: every file synced under its temp name, renamed, then one dir fsync",
+          "[store][durable]") {
+  TempDir dir;
+  FaultFileSystem fs;
+  const std::string a = dir.path() + "/a.json";
+  const std::string b = dir.path() + "/b.json";
+  const std::array<pi_fusion::DurableFile, 2> files = {pi_fusion::DurableFile{a, "{\"a\":1}"},
+                                                       pi_fusion::DurableFile{b, "{\"b\":2}"}};
+  REQUIRE(pi_fusion::WriteFilesDurably(fs, files).ok());
+  std::vector<std::string> order;
+  for (const std::string& entry : fs.log()) {
+    if (entry.rfind("create:", 0) != 0 && entry.rfind("append:", 0) != 0) order.push_back(entry);
+  }
+  CHECK(order == std::vector<std::string>{
+                     "sync:.a.json.tmp-0", "close:.a.json.tmp-0", "sync:.b.json.tmp-0",
+                     "close:.b.json.tmp-0", "rename:a.json", "rename:b.json",
+                     "syncdir:" + std::filesystem::path(dir.path()).filename().string()});
+  CHECK(Names(dir.path()) == std::vector<std::string>{"a.json", "b.json"});
+}
+
+TEST_CASE("WriteFilesDurably: a fault before the renames leaves no file of the batch",
+          "[store][durable]") {
+  for (FsOp op : {FsOp::kAppend, FsOp::kSync, FsOp::kRename}) {
+    INFO(pi_fusion::store::testing::FsOpName(op));
+    TempDir dir;
+    FaultFileSystem fs;
+    fs.FailOn(op, EIO, "b.json");
+    const std::array<pi_fusion::DurableFile, 2> files = {
+        pi_fusion::DurableFile{dir.path() + "/a.json", "a"},
+        pi_fusion::DurableFile{dir.path() + "/b.json", "b"}};
+    const pi_fusion::Status s = pi_fusion::WriteFilesDurably(fs, files);
+    CHECK(s.code() == kArtifactError);
+    CHECK(s.message().find("b.json") != std::string::npos);
+    // A rename fault comes after a.json is in place; a.json is then whole, b.json absent.
+    const std::vector<std::string> left = Names(dir.path());
+    if (op == FsOp::kRename) {
+      CHECK(left == std::vector<std::string>{"a.json"});
+    } else {
+      CHECK(left.empty());
+    }
+  }
 }

@@ -132,6 +132,55 @@ TEST_CASE("RunStore: WriteArtifact writes 0600, returns the ref and records it d
   CHECK(DiskManifest(f).artifacts.at("canonical-input.json") == again.value());
 }
 
+TEST_CASE("RunStore: a batch writes its files, attempt and transitions in one manifest write",
+          "[store]") {
+  StoreFixture f;
+  REQUIRE(f.store->Transition(RunState::kCandidatesRunning).ok());
+  const std::vector<std::string> before = f.fs.published();
+  StoreBatch batch;
+  batch.files = {{"blind-candidates.json", "{}"}, {"evaluation.attempt-1.prompt.txt", "p"}};
+  AttemptUpdate begin;
+  begin.key = {Stage::kEvaluation, std::nullopt, 1};
+  begin.artifacts = {"evaluation.attempt-1.prompt.txt"};
+  batch.attempt = begin;
+  batch.transitions = {RunState::kCandidatesComplete, RunState::kEvaluating};
+  REQUIRE(f.store->Apply(batch).ok());
+  // Both files, then ONE manifest: the old way published a manifest after every change.
+  std::vector<std::string> published = f.fs.published();
+  published.erase(published.begin(), published.begin() + static_cast<long>(before.size()));
+  CHECK(published == std::vector<std::string>{"blind-candidates.json",
+                                              "evaluation.attempt-1.prompt.txt", "manifest.json"});
+  const Manifest disk = DiskManifest(f);
+  CHECK(disk.state == RunState::kEvaluating);
+  CHECK(disk.artifacts.at("blind-candidates.json").sha256 == pi_fusion::Sha256Ref("{}"));
+  REQUIRE(disk.attempts.size() == 1);
+  CHECK(disk.attempts[0].artifacts == std::vector<std::string>{"evaluation.attempt-1.prompt.txt"});
+  CheckDiskMatchesMemory(f);
+}
+
+TEST_CASE("RunStore: a batch is all or nothing in the manifest", "[store]") {
+  StoreFixture f;
+  StoreBatch skips;  // initializing -> evaluating is not a transition
+  skips.files = {{"blind-candidates.json", "{}"}};
+  skips.transitions = {RunState::kEvaluating};
+  CHECK(f.store->Apply(skips).code() == pi_fusion::kStateTransitionInvalid);
+  CHECK(DiskManifest(f).artifacts.empty());
+  StoreBatch ends;
+  ends.transitions = {RunState::kCompleted};
+  CHECK_FALSE(f.store->Apply(ends).ok());
+  StoreBatch reserved;
+  reserved.files = {{"a.json", "{}"}, {"merged.md", "x"}};
+  CHECK(f.store->Apply(reserved).code() == pi_fusion::kArtifactError);
+  CHECK_FALSE(Exists(f.Path("a.json")));
+  f.fs.FailOn(FsOp::kSync, EIO, "b.json");
+  StoreBatch failing;
+  failing.files = {{"a.json", "{}"}, {"b.json", "{}"}};
+  CHECK(f.store->Apply(failing).code() == pi_fusion::kArtifactError);
+  CHECK_FALSE(Exists(f.Path("a.json")));  // no file of a failed batch is renamed into place
+  CHECK(DiskManifest(f).artifacts.empty());
+  CheckDiskMatchesMemory(f);
+}
+
 TEST_CASE("RunStore: reserved and unsafe artifact names are refused", "[store]") {
   StoreFixture f;
   for (const char* name :
