@@ -4,10 +4,11 @@
  * start anyway. Writes bench/results/run.md with RATIOS against baselines measured in the same
  * process (never a pass/fail on wall time).
  *
- *   <pinned node> bench/run/run_bench.mjs [--runs N] [--out FILE] [--only straggler]
+ *   <pinned node> bench/run/run_bench.mjs [--runs N] [--out FILE] [--only straggler|five]
  *     --runs N   repetitions of every measurement (default 5)
  *     --out FILE report path (default bench/results/run.md)
  *     --only straggler  run (d) alone and print its summary row (no report is written)
+ *     --only five       run (e) alone and print its rows (no report is written)
  *   Build dir: $PI_FUSION_BUILD_DIR (default build/dev); its lib/pi_fusion.node and
  *   lib/pi_fusion_child.node are the libraries measured.
  *
@@ -25,6 +26,9 @@
  *   (d) a straggler: the candidates answer after L, L and 4L (L = 1000 ms); a reason run with
  *       policy quorum 2 and grace_seconds 1 (it cuts the third) vs the same run with quorum 3
  *       (it waits for it): the run's own wall time as a ratio, beside the grace the run used.
+ *   (e) five bare cold children started together vs three, at L = 0: a lower bound on this machine
+ *       for any run of five Pi processes, and the L = 0 reason run of (a) against it; and a warm
+ *       bare child (input written after its start-up): Pi's own time from input to answer.
  * Plain Node ESM, built-ins only. Every Pi process runs in a harness process group; Fusion
  * children (own process groups) are swept by pid via their private environment before cleanup.
  */
@@ -44,6 +48,8 @@ import { envProcesses } from "../../tests/support/processes.mjs";
 const RUN_TIMEOUT_MS = 180000;
 const CHILD_TIMEOUT_MS = 60000;
 const QUESTION = "Why is the sky blue?";
+// How long a warm bare child waits for its input: well past a Pi start-up on this machine.
+const WARM_START_MS = 2500;
 const TIME_BIN = "/usr/bin/time";
 
 function parseArgs(argv) {
@@ -51,8 +57,8 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--runs") opts.runs = Number(argv[++i]);
     else if (argv[i] === "--out") opts.out = path.resolve(argv[++i]);
-    else if (argv[i] === "--only" && argv[i + 1] === "straggler") opts.only = argv[++i];
-    else throw new Error(`unknown argument ${argv[i]} (usage: run_bench.mjs [--runs N] [--out FILE] [--only straggler])`);
+    else if (argv[i] === "--only" && ["straggler", "five"].includes(argv[i + 1])) opts.only = argv[++i];
+    else throw new Error(`unknown argument ${argv[i]} (usage: run_bench.mjs [--runs N] [--out FILE] [--only straggler|five])`);
   }
   if (!Number.isInteger(opts.runs) || opts.runs < 1 || opts.runs > 100) throw new Error("--runs must be 1..100");
   return opts;
@@ -72,7 +78,7 @@ const log = (...a) => console.error("[run_bench]", ...a);
  * Spawns `command args` in the env (own process group, tracked for cleanup). Streams stdout
  * lines to onLine(line, tMs). Resolves {code, stdout, stderr, ms}; kills the group on timeout.
  */
-function spawnIn(env, command, args, { stdin = "", extraEnv = {}, onLine, timeoutMs = CHILD_TIMEOUT_MS, pollPid } = {}) {
+function spawnIn(env, command, args, { stdin = "", extraEnv = {}, onLine, onSpawn, timeoutMs = CHILD_TIMEOUT_MS, pollPid } = {}) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(command, args, { cwd: env.cwd, env: env.env(extraEnv), detached: true, stdio: ["pipe", "pipe", "pipe"] });
@@ -93,7 +99,8 @@ function spawnIn(env, command, args, { stdin = "", extraEnv = {}, onLine, timeou
     });
     child.stderr.on("data", (c) => err.push(c));
     child.stdin.on("error", () => {});
-    child.stdin.end(stdin);
+    if (stdin !== null) child.stdin.end(stdin);  // null: the caller writes it (onSpawn)
+    onSpawn?.(child);
     const poller = pollPid ? pollPid(child.pid) : null;
     const timer = setTimeout(() => {
       try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ }
@@ -213,11 +220,11 @@ async function singleBare(env) {
   return answered ?? r.ms;
 }
 
-/** Three bare cold children started together; their wall time. */
-async function parallelBare(env) {
+/** `n` (three unless said) bare cold children started together; their wall time. */
+async function parallelBare(env, n = 3) {
   const load = load1();
   const t0 = performance.now();
-  const kids = [0, 1, 2].map((k) => spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }));
+  const kids = Array.from({ length: n }, (_, k) => spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }));
   for (const r of await Promise.all(kids)) must(r, "bare child");
   return { ms: performance.now() - t0, load };
 }
@@ -259,6 +266,49 @@ async function benchRun(env, runs, script) {
   }
   env.server.setScript(script);
   return results;
+}
+
+// ---- (e) five Pi processes on this machine, at L = 0 -----------------------------------------
+
+/**
+ * Five bare cold children started together against three, alternating which goes first: at L = 0
+ * a run's five Pi processes (three candidates, the evaluator, the merger) can at best all start
+ * at once, so five bare children together bound any such run from below, whatever it overlaps.
+ */
+async function benchFive(env, runs, script) {
+  env.server.setScript(script);
+  const rows = [];
+  for (let i = 0; i < runs; i++) {
+    const first = i % 2 ? 5 : 3;
+    const x = await parallelBare(env, first);
+    const y = await parallelBare(env, 8 - first);
+    const [three, five] = first === 3 ? [x, y] : [y, x];
+    const warm = await warmBare(env);
+    rows.push({ three: three.ms, five: five.ms, warm, load: three.load });
+    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm bare child stdin → answer ${fmt(warm)} ms`);
+  }
+  return rows;
+}
+
+/**
+ * One bare child started with its stdin held open and given its input once it has started (as a
+ * warm stage child is): the time from writing the input to its answer's first line on stdout at
+ * L = 0, which is Pi's own work between reading a prompt and printing its answer.
+ */
+async function warmBare(env) {
+  let written = 0;
+  let answered = null;
+  let child;
+  const r = spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], {
+    stdin: null,
+    onLine: (_line, t) => { answered ??= t - written; },
+    onSpawn: (c) => { child = c; },
+  });
+  await new Promise((resolve) => setTimeout(resolve, WARM_START_MS));
+  written = performance.now();
+  child.stdin.end(`warm child: ${QUESTION}`);
+  must(await r, "warm bare child");
+  return answered;
 }
 
 // ---- (d) a straggler under quorum 2 vs quorum 3 ---------------------------------------------
@@ -425,7 +475,21 @@ function caseName(c) {
   return `${c.workflow}${c.warm ? "" : " (PI_FUSION_WARM=0)"}, L = ${c.latency} ms`;
 }
 
-function report({ runs, m, a, b, c, d, useTime, started, wallS }) {
+/** The summary rows of (e): five bare children vs three, and the L = 0 reason run vs five. */
+function fiveRows(e, a) {
+  const five = median(e.map((r) => r.five));
+  const three = median(e.map((r) => r.three));
+  const load = median(e.map((r) => r.load));
+  const run = a.find((x) => x.workflow === "reason" && x.warm && x.latency === 0);
+  const own = run ? median(run.rows.map((r) => r.own)) : 0;
+  return [
+    `| (e) L = 0 ms: five bare children started together vs three (the floor's) | ${fmt(five)} ms | ${fmt(three)} ms | **${ratio(five, three)}** | ${fmt(load, 2)} |`,
+    ...(run ? [`| (e) reason, L = 0 ms: run's own wall time vs five bare children started together | ${fmt(own)} ms | ${fmt(five)} ms | **${ratio(own, five)}** | ${fmt(load, 2)} |`] : []),
+    `| (e) L = 0 ms: a warm bare child, input → answer on stdout (Pi's own share of a warm stage's "beyond L") | ${fmt(median(e.map((r) => r.warm)))} ms | | | ${fmt(load, 2)} |`,
+  ].join("\n");
+}
+
+function report({ runs, m, a, b, c, d, e, useTime, started, wallS }) {
   const list = (xs, d = 0) => xs.map((x) => fmt(x, d)).join(", ");
   const med = (rows, f) => median(rows.map(f));
   const aSummary = a.map((x) => {
@@ -509,6 +573,7 @@ ${aSummary}
 | (c) same, Pi's own \`durationMs\` | ${fmt(cf.pi)} ms | ${fmt(cl.pi)} ms | ${ratio(cf.pi, cl.pi)} | ${fmt(cLoad, 2)} |
 | (c) same, model request log (tool-call request → result request) | ${fmt(cf.log)} ms | ${fmt(cl.log)} ms | ${ratio(cf.log, cl.log)} | ${fmt(cLoad, 2)} |
 ${stragglerRow(d)}
+${fiveRows(e, a)}
 
 ## (a) Whole runs vs their floor
 
@@ -582,6 +647,25 @@ verified answer ends and answers from two (checked: every quorum-2 run is degrad
 | quorum 3, run's own wall time (ms) | ${list(d.map((r) => r.q3))} | ${fmt(median(d.map((r) => r.q3)))} |
 | grace used (s) | ${list(d.map((r) => r.grace), 1)} | |
 | ratio quorum 2 / quorum 3 | ${d.map((r) => ratio(r.q2, r.q3)).join(", ")} | **${ratio(median(d.map((r) => r.q2)), median(d.map((r) => r.q3)))}** |
+
+## (e) Five Pi processes at L = 0
+
+A run starts five Pi processes: three candidates, the evaluator and the merger (warm, once the
+candidates sent their requests). At L = 0 the model hides no start-up, so on this machine no run
+with five Pi processes can end before five bare cold children started together do; (a)'s floor has
+three. Five and three bare children alternate which goes first.
+
+| | samples | median |
+| --- | --- | --- |
+| five bare children started together (ms) | ${list(e.map((r) => r.five))} | ${fmt(median(e.map((r) => r.five)))} |
+| three bare children started together (ms) | ${list(e.map((r) => r.three))} | ${fmt(median(e.map((r) => r.three)))} |
+| ratio five / three | ${e.map((r) => ratio(r.five, r.three)).join(", ")} | **${ratio(median(e.map((r) => r.five)), median(e.map((r) => r.three)))}** |
+| warm bare child: input written → answer's first line on stdout, L = 0 (ms) | ${list(e.map((r) => r.warm))} | ${fmt(median(e.map((r) => r.warm)))} |
+
+A warm stage child reads its input only once it has started, and Pi does part of its work only
+after reading its prompt (binding extensions, building the request). The warm bare child is given
+its input ${WARM_START_MS} ms after its spawn, like a warm stage child, and answers at once: its time is Pi's
+own share of (a)'s "warm stage beyond L" rows, which no parent can take away.
 `;
 }
 
@@ -626,6 +710,10 @@ async function main() {
     log(`build ${build}, ${opts.runs} runs, peak RSS via ${useTime ? TIME_BIN : "VmHWM polling"}`);
     // One untimed warm-up of each kind (file cache, V8 compile cache).
     must(await spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: "warm-up" }), "warm-up child");
+    if (opts.only === "five") {
+      console.log(fiveRows(await benchFive(env, opts.runs, script), []));
+      return;
+    }
     if (opts.only === "straggler") {
       const d = await benchStraggler(env, opts.runs, script);
       console.log(stragglerRow(d));
@@ -635,7 +723,8 @@ async function main() {
     const b = await benchChild(env, opts.runs, build, useTime);
     const c = await benchTool(env, opts.runs);
     const d = await benchStraggler(env, opts.runs, script);
-    result = { runs: opts.runs, m, a, b, c, d, useTime, started, wallS: (performance.now() - t0) / 1000 };
+    const e = await benchFive(env, opts.runs, script);
+    result = { runs: opts.runs, m, a, b, c, d, e, useTime, started, wallS: (performance.now() - t0) / 1000 };
   } finally {
     await env.cleanup();  // stops every process of the env's Pi environment, Fusion children too
   }
