@@ -16,6 +16,8 @@ import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, withFixtureEnv } from 
 
 // How long a lingering child would keep the run waiting if its stage waited for its exit.
 const LINGER_S = 60;
+// A diagnostic line a lingering child writes to stderr after its answer (not a frame).
+const LATE_LINE = "still here after the answer";
 
 /** A wrapper that runs the real child, then does `after` (shell) when the role is `role`
  * (every role when null), and exits with the child's status unless `after` exits first. */
@@ -38,7 +40,7 @@ function writeWrapper(env, { role = null, after }) {
 describe("a stage ends at its child's verified answer", () => {
   test("children that linger after their answers do not hold the run; each is stopped, reaped and its exit recorded", async () => {
     await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
-      const wrapper = writeWrapper(env, { after: `sleep ${LINGER_S}` });
+      const wrapper = writeWrapper(env, { after: `echo "${LATE_LINE}" >&2; sleep ${LINGER_S}` });
       const started = Date.now();
       const r = await env.print("/fusion Why is the sky blue?", { env: { PI_FUSION_CHILD_WRAPPER: wrapper } });
       const elapsed = Date.now() - started;
@@ -53,6 +55,10 @@ describe("a stage ends at its child's verified answer", () => {
         // The wrapper's shell and its sleep got the group's SIGTERM a while after the answer.
         assert.deepEqual(attempt.exit, { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
           `${attempt.stage} ${attempt.slot}`);
+        // Its stderr is bound whole once it was reaped, with what it wrote after its answer.
+        const name = attempt.artifacts.find((a) => a.endsWith(".stderr.txt"));
+        assert.ok(name && manifest.artifacts[name], `${attempt.stage} ${attempt.slot}: stderr bound`);
+        assert.match(fs.readFileSync(path.join(runDirs(env)[0], name), "utf8"), new RegExp(`${LATE_LINE}\n$`));
       }
       assert.deepEqual(survivingChildren(env), []);
     });
