@@ -203,8 +203,13 @@ class AttemptRecorder {
     update.requests = requests;
     update.exit = std::move(exit);
     if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
-    Status recorded = Flush(std::move(update), {});
-    return recorded.ok() ? outcome : recorded;
+    Status recorded = Flush(update, {});
+    if (recorded.ok()) return outcome;
+    // Its evidence could not be written: the attempt still ends, failed with that error.
+    update.state = store::AttemptState::kFailed;
+    update.error = store::AttemptError{recorded.code(), recorded.message()};
+    (void)run_.store->RecordAttempt(update);
+    return recorded;
   }
 
  private:
