@@ -10,6 +10,8 @@
 //                       ignored by git), owner.lock (held while the store lives, see
 //                       owner_lock.h), manifest.json in `initializing`
 //   WriteArtifact()     evidence files (0600), each ref recorded in the manifest
+//   Apply()             several of these changes (files, an attempt, transitions) in one
+//                       manifest write: a stage boundary (StoreBatch)
 //   RecordAttempt()     one row per child attempt; run usage is the attempts' sum
 //   Transition()        along the state machine of run_state.h
 //   CommitResult()      merged.md, result.json, manifest `completed`
