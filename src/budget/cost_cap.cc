@@ -1,29 +1,18 @@
 #include "budget/cost_cap.h"
 
 #include "budget/cost_text.h"
+#include "budget/stage_text.h"
 #include "core/error_codes.h"
 
 namespace pi_fusion::budget {
 namespace {
 
-std::string StageWords(Stage stage) {
-  switch (stage) {
-    case Stage::kCandidate:
-      return "the candidates";
-    case Stage::kEvaluation:
-      return "the evaluation";
-    case Stage::kEvaluationRepair:
-      return "the evaluation repair";
-    case Stage::kMerge:
-      break;
-  }
-  return "the merge";
-}
+// "the evaluation", "the evaluation repair", "the merge": the stages a mid-run check comes before.
+std::string StageWords(Stage stage) { return "the " + StageLabel(stage, 0); }
 
 // The stages ExpectedCostFrom counts once the run is about to start `next`.
 std::string StagesStillToRun(Stage next) {
   if (next == Stage::kMerge) return StageWords(next);
-  if (next == Stage::kCandidate) return "the run";
   return StageWords(next) + " and the merge";
 }
 

@@ -33,9 +33,9 @@ struct CapStopKept {
 // the cap.
 Status CheckCostCapBeforeRun(const std::optional<double>& cap, const CostForecast& forecast);
 
-// Before `next` starts: Ok without a cap or when spent_usd + ExpectedCostFrom(forecast, next) is
-// within it; otherwise cost_cap_exceeded naming the spend, the expected cost still to come, the
-// cap, and what the run keeps (CapStopNextStep).
+// Before `next` (the evaluation, its repair or the merge) starts: Ok without a cap or when
+// spent_usd + ExpectedCostFrom(forecast, next) is within it; otherwise cost_cap_exceeded naming the
+// spend, the expected cost still to come, the cap, and what the run keeps (CapStopNextStep).
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
                                const CostForecast& forecast, Stage next, const CapStopKept& kept);
 
