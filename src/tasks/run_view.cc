@@ -125,6 +125,23 @@ json CompletedSlots(const json& models, const json& degraded) {
   return SlotsOf(done, models);
 }
 
+json CompletedNotes(const json& details) {
+  json notes = json::array();
+  if (const std::string degraded = workflow::DegradedSentence(details.value("degraded", json()));
+      !degraded.empty()) {
+    notes.push_back(degraded);
+  }
+  if (const std::string shared = SharedModelNote(details.value("models", json()));
+      !shared.empty()) {
+    notes.push_back(shared);
+  }
+  for (const std::string& line :
+       workflow::SourceFailureLines(details.value("source_failures", json()))) {
+    notes.push_back(line);
+  }
+  return notes;
+}
+
 std::string SharedModelNote(const json& models) {
   const json candidates = models.is_object() ? models.value("candidates", json()) : json();
   if (!candidates.is_array() || candidates.size() != 3) return "";
@@ -251,15 +268,7 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
   const std::string usage =
       RequestsAndUsageText(details.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) view["usage"] = usage;
-  // The notes come before the answer; a degraded answer's sentence is the first of them.
-  view["notes"] = json::array();
-  if (!degraded.empty()) view["notes"].push_back(degraded);
-  if (const std::string shared = SharedModelNote(details.value("models", json()));
-      !shared.empty()) {
-    view["notes"].push_back(shared);
-  }
-  for (const std::string& line : failed_sources) view["notes"].push_back(line);
-  if (view["notes"].empty()) view.erase("notes");
+  if (json notes = CompletedNotes(details); !notes.empty()) view["notes"] = std::move(notes);
   view["answer"] =
       AnswerView(verified.merged, Grouped(verified.merged_ref.byte_length) + " bytes, verified");
   return view;

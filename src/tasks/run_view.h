@@ -105,5 +105,9 @@ nlohmann::json CompletedSlots(const nlohmann::json& models,
 // config::SharedModelText of result details' `models` (`candidates`: three "provider/model"); ""
 // when the candidates run on three models or the models cannot be read.
 std::string SharedModelNote(const nlohmann::json& models);
+// The notes a completed run's views show before its answer, from its result details: a degraded
+// answer's sentence first, then the shared-model note, then one line per failed declared source.
+// An empty array when there is none.
+nlohmann::json CompletedNotes(const nlohmann::json& details);
 
 }  // namespace pi_fusion::tasks

@@ -209,19 +209,13 @@ json CompletedResultView(const json& details, const std::string& text, const Run
       "completed" + std::string(degraded.empty() ? "" : " · degraded") + " (" + facts.run_id + ")");
   view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()));
   // The notes come before the answer; a degraded answer's sentence is the first of them.
-  view["notes"] = json::array();
-  if (!degraded.empty()) view["notes"].push_back(degraded);
-  if (const std::string shared = SharedModelNote(result.value("models", json())); !shared.empty()) {
-    view["notes"].push_back(shared);
-  }
+  if (json notes = CompletedNotes(result); !notes.empty()) view["notes"] = std::move(notes);
   const std::vector<std::string> failed_sources =
       workflow::SourceFailureLines(result.value("source_failures", json()));
-  for (const std::string& line : failed_sources) view["notes"].push_back(line);
   if (!failed_sources.empty()) {
     view["status"] = view["status"].get<std::string>() + " · " +
                      workflow::SourceFailureCount(failed_sources.size());
   }
-  if (view["notes"].empty()) view.erase("notes");
   const std::string usage =
       RequestsAndUsageText(result.value("model_requests", json()), details.value("usage", json()));
   if (!usage.empty()) {
