@@ -57,13 +57,22 @@ export class TmuxPi {
     return this.waitFor(/scripted-a/, 30000, "Pi's footer");
   }
 
-  /** Waits until `test(screen)` holds (a RegExp or a function); returns the screen. */
+  /**
+   * Waits until `test(screen)` holds (a RegExp or a function) on two captures 100 ms apart and
+   * returns the later one: tmux may be captured while it is still drawing a large frame (a loaded
+   * machine splits Pi's write), so the first capture can hold the test with the frame's tail missing.
+   */
   async waitFor(test, timeoutMs = 30000, what = String(test)) {
     const deadline = Date.now() + timeoutMs;
     const holds = typeof test === "function" ? test : (s) => test.test(s);
     for (;;) {
       const s = this.screen();
-      if (holds(s)) return s;
+      if (holds(s)) {
+        await sleep(100);
+        const settled = this.screen();
+        if (holds(settled)) return settled;
+        continue;
+      }
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
       await sleep(150);
     }

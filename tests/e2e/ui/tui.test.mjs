@@ -45,7 +45,9 @@ describe("the TUI shows Fusion to the person", () => {
       assert.doesNotMatch(collapsed, /Quitting or reloading Pi cancels/, "no hint once no run is active");
 
       ui.keys("C-o");
-      const expanded = await ui.waitFor(/Candidate 3 \(/, 10000, "the expanded candidates");
+      // The expanded block is large: wait for its first and last parts, not only its third header.
+      const expanded = await ui.waitFor((s) => /Candidate 3 \(/.test(s) && /• Merger \(/.test(s)
+        && s.split(CANDIDATE_TEXT.slice(0, 40)).length - 1 >= 3, 10000, "the expanded candidates");
       // Named as in the status row, slot first, with the letter the evaluation uses.
       for (const slot of [1, 2, 3]) assert.match(expanded, new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/scripted-a`));
       assert.equal(expanded.split(CANDIDATE_TEXT.slice(0, 40)).length - 1, 3, "three candidate answers");
