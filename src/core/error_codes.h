@@ -45,6 +45,9 @@ inline constexpr char kRandomUnavailable[] = "random_unavailable";
 // The run's expected cost (preflight) or its measured spend plus the expected cost of the stages
 // still to run (before each later stage) exceeds fusion-models.json's policy.max_cost_usd.
 inline constexpr char kCostCapExceeded[] = "cost_cap_exceeded";
+// /fusion-resume refused: the run completed, still runs, has no verified candidate answer, its
+// files fail verification, or its routes are no longer admitted (the message says which).
+inline constexpr char kRunNotResumable[] = "run_not_resumable";
 
 // The fetcher's codes (seed-fusion_research.md, "Fetch hygiene"): `pi-fusion fetch` reports them,
 // fusion_web_fetch hands them to the research candidate as `<code>: <message>`.

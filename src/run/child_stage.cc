@@ -415,4 +415,35 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
           tool_calls};
 }
 
+StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
+                            const store::ReusedAttempt& reused) {
+  auto file = [&](const std::string& suffix) -> std::optional<std::string> {
+    const std::string name = store::AttemptPrefix(child.key) + suffix;
+    for (const store::ReusedFile& f : reused.files) {
+      if (f.name == name) return f.bytes;
+    }
+    return std::nullopt;
+  };
+  StageResult result{CheckOutputContract(child.output, reused.answer), reused.answer};
+  if (result.status.ok() && !child.tools.empty()) {
+    const std::optional<std::string> journal = file(".tool-calls.jsonl");
+    const std::optional<std::string> seal = file(".seal.json");
+    protocol::ToolAuditInput input{journal, seal, child.tools};
+    Result<std::vector<std::string>> declared = DeclaredUrls(run);
+    if (declared.ok()) input.declared_urls = *declared;
+    const protocol::ToolAuditReport audit = protocol::VerifyToolAudit(input);
+    result.status = declared.ok() ? audit.status : declared.status();
+    if (result.status.ok()) {
+      result.tool_refusals = CountPathRefusals(audit.records);
+      result.source_fetches = SourceFetchesOf(audit.records);
+      result.tool_calls = static_cast<int64_t>(audit.records.size());
+    }
+  }
+  if (result.status.ok()) {
+    result.status = run.store->Apply(store::ReuseBatch(reused, run.resume->manifest.run_id));
+  }
+  if (!result.status.ok()) result.answer.clear();
+  return result;
+}
+
 }  // namespace pi_fusion::workflow

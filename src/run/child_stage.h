@@ -85,4 +85,12 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
                           const process::CancelToken& cancel, WarmStages* warm = nullptr,
                           store::StoreBatch* carry = nullptr);
 
+// The stage of a resumed run that reuses `reused`, the verified attempt of the run it resumes
+// (store/resumability.h), instead of starting `child`: the answer is checked again against the
+// stage's output contract and a tool-using child's audit log again against its seal, tools and
+// declared sources; then its files are copied into this run and the attempt is recorded as
+// reused. No child runs. REQUIRES: run.resume is set.
+StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
+                            const store::ReusedAttempt& reused);
+
 }  // namespace pi_fusion::workflow

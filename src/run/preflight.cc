@@ -1,5 +1,6 @@
 #include "run/preflight.h"
 
+#include <algorithm>
 #include <array>
 
 #include "budget/cost_cap.h"
@@ -9,6 +10,8 @@
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
 #include "run/child_stage.h"
+#include "run/resume_inputs.h"
+#include "store/constants.h"
 #include "store/run_id.h"
 #include "url/source_policy_file.h"
 #include "workflow/child_wrapper.h"
@@ -129,6 +132,42 @@ Result<std::string> SourcePolicyBytes(const std::string& run_id,
   return url::SourcePolicyJson(policy);
 }
 
+// The forecast of what this run will spend: a resumed run does not pay again for the candidates
+// (and the evaluation) it reuses.
+budget::CostForecast ForecastOf(const PreparedRun& run) {
+  budget::BudgetPlan plan = run.plan;
+  if (run.resume) {
+    std::erase_if(plan.stages, [&](const budget::StageForecast& stage) {
+      if (stage.stage == budget::Stage::kCandidate) {
+        return std::any_of(
+            run.resume->candidates.begin(), run.resume->candidates.end(),
+            [&](const store::ReusedAttempt& a) { return a.record.key.slot == stage.slot; });
+      }
+      return run.resume->evaluation && (stage.stage == budget::Stage::kEvaluation ||
+                                        stage.stage == budget::Stage::kEvaluationRepair);
+    });
+  }
+  return budget::ForecastCost(plan, PricingOf(run.models));
+}
+
+// /fusion-resume: the old run read back and verified, its request normalized again, and the run
+// started in this same project (its candidates' file tools are confined to it).
+Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs,
+                                                             RunRequest& request) {
+  Result<store::ResumeSource> source = store::ReadResumeSource(fs, request.resume_run_dir);
+  if (!source.ok()) return source.status();
+  if (source->manifest.cwd != request.host.cwd) {
+    return Status::Error(kRunNotResumable, "run " + source->manifest.run_id +
+                                               " cannot be resumed here: it ran in " +
+                                               source->manifest.cwd + ", Pi runs in " +
+                                               request.host.cwd);
+  }
+  Result<schema::NormalizedRequest> resumed = ResumedRequest(*source);
+  if (!resumed.ok()) return resumed.status();
+  request.request = std::move(resumed).value();
+  return std::make_shared<const store::ResumeSource>(std::move(source).value());
+}
+
 Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDocument* ledger) {
   if (SpecOf(request.request.workflow).context == ContextPolicy::kCleanTask) {
     return BuildCleanTaskInput(request.host.cwd, request.request);
@@ -162,17 +201,36 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   Result<std::string> wrapper = ChildWrapperOf(request.host.environment);
   if (!wrapper.ok()) return fail(wrapper.status());
 
+  std::shared_ptr<const store::ResumeSource> resume;
+  if (!request.resume_run_dir.empty()) {
+    Result<std::shared_ptr<const store::ResumeSource>> read = ReadResume(fs, request);
+    if (!read.ok()) return fail(read.status());
+    resume = *std::move(read);
+  }
+
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());
-  Result<config::ResolvedModels> models =
-      config::AdmitModels(loaded->config, request.host.registry);
+  // A resumed run keeps the old run's routes, admitted again now; the policy is today's.
+  const config::ModelsConfig routes =
+      resume ? PinnedRoutes(resume->manifest.models, loaded->config) : loaded->config;
+  Result<config::ResolvedModels> models = config::AdmitModels(routes, request.host.registry);
+  if (!models.ok() && resume) {
+    return fail(Status::Error(models.status().code(),
+                              "the routes of run " + resume->manifest.run_id +
+                                  ", admitted again for its resume: " +
+                                  models.status().message()));
+  }
   if (!models.ok()) return fail(models.status());
+  if (resume) models->thinking_level = resume->manifest.models.thinking_level;
 
   CanonicalDocument ledger;
-  Result<CanonicalDocument> input = CanonicalInput(request, &ledger);
+  Result<CanonicalDocument> input =
+      resume ? ResumedCanonicalInput(*resume) : CanonicalInput(request, &ledger);
   if (!input.ok()) return fail(input.status());
+  if (resume && resume->context_ledger) ledger.bytes = *resume->context_ledger;
 
   PreparedRun run;
+  run.resume = resume;
   run.request = std::move(request);
   run.seams = seams;
   run.models = std::move(models).value();
@@ -182,7 +240,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   Result<budget::BudgetPlan> plan = PlanRun(run, workflow_row);
   if (!plan.ok()) return fail(plan.status());
   run.plan = std::move(plan).value();
-  run.cost_forecast = budget::ForecastCost(run.plan, PricingOf(run.models));
+  run.cost_forecast = ForecastOf(run);
 
   Result<std::string> run_id = store::NewRunId(Name(workflow_row.workflow), *seams.random);
   if (!run_id.ok()) return fail(run_id.status());
@@ -192,7 +250,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   spec.cwd = run.request.host.cwd;
   spec.session_id = run.request.host.session_id;
   spec.pid = static_cast<long>(run.request.host.pid);
-  Result<std::string> models_json = config::SerializeModelsConfig(loaded->config);
+  if (resume) spec.resumed_from = resume->manifest.run_id;
+  Result<std::string> models_json = config::SerializeModelsConfig(routes);
   if (!models_json.ok()) return fail(models_json.status());
   spec.config = {{"models", json::parse(*models_json)},
                  {"revision", config::RevisionToJson(loaded->revision)},
@@ -216,9 +275,9 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     return fail(status);
   };
   std::vector<std::pair<std::string, std::string>> artifacts = {
-      {"canonical-input.json", run.canonical_input.bytes},
+      {store::kCanonicalInputFile, run.canonical_input.bytes},
       {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
-  if (!ledger.bytes.empty()) artifacts.emplace_back("context-omission-ledger.json", ledger.bytes);
+  if (!ledger.bytes.empty()) artifacts.emplace_back(store::kContextLedgerFile, ledger.bytes);
   if (workflow_row.declares_sources) {
     Result<std::string> policy = SourcePolicyBytes(run.store->run_id(), run.request.request);
     if (!policy.ok()) return fail_run(policy.status());

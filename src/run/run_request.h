@@ -18,6 +18,7 @@
 #include "run/child_exits.h"
 #include "run/run_seams.h"
 #include "schema/normalize.h"
+#include "store/resumability.h"
 #include "store/run_store.h"
 #include "workflow/canonical_document.h"
 #include "workflow/workflow_constants.h"
@@ -47,6 +48,10 @@ struct RunRequest {
   // Replaces {node, pi cli} at the start of every child's argv (tests only).
   std::vector<std::string> child_command_override;
   process::ChildLimits child_limits;  // defaults: the spec's caps and timers
+  // /fusion-resume: the directory of the run this one resumes (resumability.h); preflight takes
+  // the request, the canonical input and the routes from there, not from `request`. Empty for a
+  // run started afresh.
+  std::string resume_run_dir;
 };
 
 // What a progress line reports, so a per-run view can count candidates without reading prose.
@@ -123,6 +128,8 @@ struct PreparedRun {
   std::optional<store::ArtifactRef> source_policy;
   // PI_FUSION_CHILD_WRAPPER of the host, checked at preflight (child_wrapper.h); empty when unset.
   std::string child_wrapper;
+  // A resumed run: the old run's verified answers (and evaluation) it reuses; null otherwise.
+  std::shared_ptr<const store::ResumeSource> resume;
   // The stage children still running after their verified answers (child_exits.h).
   std::unique_ptr<ChildExits> exits = std::make_unique<ChildExits>();
 };

@@ -21,6 +21,11 @@ inline constexpr char kMergedFile[] = "merged.md";
 inline constexpr char kResultFile[] = "result.json";
 inline constexpr char kErrorFile[] = "error.json";
 inline constexpr char kFailureSummaryFile[] = "failure-summary.json";
+// The run's inputs and stage documents a resumed run reads back (resumability.h).
+inline constexpr char kCanonicalInputFile[] = "canonical-input.json";
+inline constexpr char kContextLedgerFile[] = "context-omission-ledger.json";
+inline constexpr char kBlindCandidatesFile[] = "blind-candidates.json";
+inline constexpr char kEvaluationFile[] = "evaluation.json";
 // The once-only usage claim; never an artifact of the manifest (it is written after completion).
 inline constexpr char kUsageClaimFile[] = "usage-claim.json";
 // The owner-liveness lock (owner_lock.h); empty, never an artifact of the manifest.

@@ -102,6 +102,7 @@ json AttemptToJson(const AttemptRecord& a) {
               {"artifacts", a.artifacts}};
   if (a.requests) out["requests"] = *a.requests;
   if (a.exit) out["exit"] = ChildExitToJson(*a.exit);
+  if (a.reused_from) out["reused_from"] = *a.reused_from;
   return out;
 }
 
@@ -132,6 +133,10 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
   const json& artifacts = r.Array("artifacts");
   const json* exit = r.Has("exit") ? &r.Value("exit") : nullptr;
   if (r.Has("requests")) a.requests = r.Count("requests");
+  if (r.Has("reused_from")) {
+    a.reused_from = r.String("reused_from");
+    if (!IsValidRunId(*a.reused_from)) r.Fail("\"reused_from\" is not a run id");
+  }
   Status s = r.Finish();
   if (s.ok()) s = ValidateAttemptKey(a.key);
   if (!s.ok()) return Status::Error(kArtifactError, s.message());
@@ -393,6 +398,7 @@ json ManifestToJson(const Manifest& m) {
     out["dropped_reviewers"] = std::move(dropped);
   }
   if (m.degraded) out["degraded"] = DegradedToJson(*m.degraded);
+  if (m.resumed_from) out["resumed_from"] = *m.resumed_from;
   return out;
 }
 
@@ -408,6 +414,10 @@ Result<Manifest> ManifestFromJson(const json& value) {
   const json* warm = r.Has("warm_children") ? &r.Value("warm_children") : nullptr;
   const json* dropped = r.Has("dropped_reviewers") ? &r.Value("dropped_reviewers") : nullptr;
   const json* degraded = r.Has("degraded") ? &r.Value("degraded") : nullptr;
+  if (r.Has("resumed_from")) {
+    m.resumed_from = r.String("resumed_from");
+    if (!IsValidRunId(*m.resumed_from)) r.Fail("\"resumed_from\" is not a run id");
+  }
   Status s = r.Finish();
   if (!s.ok()) return s;
   auto parsed_models = ModelsFromJson(models);

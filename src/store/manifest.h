@@ -96,6 +96,10 @@ struct AttemptRecord {
   // requests"). Optional in the JSON form (`requests`): absent until the child was judged, when
   // no child ran, and in manifests written before the field.
   std::optional<uint64_t> requests;
+  // A resumed run's attempt whose verified files were copied from an earlier run (its id): no
+  // child ran in this run, so it has no usage, requests or exit of its own. Optional in the JSON
+  // form (`reused_from`): absent for every attempt a child of this run made.
+  std::optional<std::string> reused_from;
 
   bool operator==(const AttemptRecord&) const = default;
 };
@@ -178,6 +182,8 @@ struct Manifest {
   std::vector<DroppedReviewerRecord> dropped_reviewers;
   // Optional in the JSON form: the key is written only for a run that left a candidate out.
   std::optional<DegradedRecord> degraded;
+  // Optional in the JSON form: the run this one resumed (/fusion-resume), by id.
+  std::optional<std::string> resumed_from;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;

@@ -32,6 +32,9 @@ Status Invalid(const std::string& message) {
 
 Status CheckSpec(const RunSpec& spec) {
   if (!IsValidRunId(spec.run_id)) return Status::Error(kArtifactError, "invalid run id");
+  if (spec.resumed_from && !IsValidRunId(*spec.resumed_from)) {
+    return Status::Error(kArtifactError, "invalid resumed_from run id");
+  }
   if (spec.cwd.empty() || spec.cwd.front() != '/') {
     return Status::Error(kArtifactError, "cwd is not absolute: " + spec.cwd);
   }
@@ -73,6 +76,7 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
   if (u.requests) row.requests = u.requests;
   if (u.error) row.error = AttemptError{u.error->code, RepairUtf8(u.error->message)};
   if (u.exit) row.exit = u.exit;
+  if (u.reused_from) row.reused_from = u.reused_from;
   return Status::Ok();
 }
 
@@ -115,6 +119,7 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const Clock& 
   m.capabilities = spec.capabilities;
   m.context = spec.context;
   m.tool_policy = spec.tool_policy;
+  m.resumed_from = spec.resumed_from;
   std::unique_ptr<RunStore> store(
       new RunStore(fs, clock, run_dir, std::move(owner_lock).value(), m));
   std::lock_guard lock(store->mu_);

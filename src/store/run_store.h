@@ -56,6 +56,7 @@ struct RunSpec {
   nlohmann::json capabilities = nlohmann::json::object();  // REQUIRES: an object
   nlohmann::json context = nlohmann::json::object();       // REQUIRES: an object
   nlohmann::json tool_policy = nlohmann::json::object();   // REQUIRES: an object
+  std::optional<std::string> resumed_from;  // REQUIRES: a valid run id when set
 };
 
 // A change to one attempt row. The row is created on first sight of its key (started_at = now);
@@ -68,6 +69,8 @@ struct AttemptUpdate {
   std::vector<std::string> artifacts;   // appended once each; REQUIRES: already written
   std::optional<ChildExitRecord> exit;  // replaces the row's exit when set
   std::optional<uint64_t> requests;     // replaces the row's request count when set
+  // A reused attempt (manifest.h, AttemptRecord::reused_from): set once, with its final state.
+  std::optional<std::string> reused_from;
 };
 
 // Artifacts and manifest changes made durable together (RunStore::Apply): every file, then ONE

@@ -1,0 +1,67 @@
+#include "run/resume_inputs.h"
+
+#include "core/error_codes.h"
+#include "pi_fusion/canonical_json.h"
+#include "schema/tool_catalog.h"
+#include "store/constants.h"
+#include "store/json_util.h"
+
+namespace pi_fusion::workflow {
+namespace {
+
+Status NotResumable(const store::ResumeSource& source, const std::string& why) {
+  return Status::Error(kRunNotResumable,
+                       "run " + source.manifest.run_id + " cannot be resumed: " + why);
+}
+
+std::string SelectionOf(const store::ModelSelection& route) {
+  return route.provider + "/" + route.model;
+}
+
+}  // namespace
+
+Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source) {
+  Result<nlohmann::json> value =
+      store::ParseJson(source.canonical_input, store::kCanonicalInputFile);
+  if (!value.ok() || !value->is_object() || !value->contains("request")) {
+    return NotResumable(source, "canonical-input.json is not a Fusion input");
+  }
+  Result<CanonicalDocument> doc =
+      MakeCanonicalDocument(*std::move(value), kRunNotResumable, "canonical-input.json");
+  if (!doc.ok()) return doc.status();
+  if (doc->bytes != source.canonical_input) {
+    return NotResumable(source, "canonical-input.json is not canonical JSON");
+  }
+  return doc;
+}
+
+Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source) {
+  Result<CanonicalDocument> input = ResumedCanonicalInput(source);
+  if (!input.ok()) return input.status();
+  const std::optional<Workflow> workflow = ParseWorkflow(source.manifest.workflow);
+  if (!workflow || input->value.value("workflow", "") != source.manifest.workflow) {
+    return NotResumable(source, "canonical-input.json is not of a " + source.manifest.workflow +
+                                    " run");
+  }
+  const nlohmann::json& stored = input->value.at("request");
+  Result<schema::NormalizedRequest> request =
+      schema::NormalizeFusionCall(schema::FusionTool(*workflow).name, stored);
+  if (!request.ok()) {
+    return NotResumable(source, "its request no longer passes today's checks (" +
+                                    request.status().code() + ": " + request.status().message() +
+                                    ")");
+  }
+  if (request->canonical != CanonicalJson(stored)) {
+    return NotResumable(source, "its request normalizes differently today");
+  }
+  return request;
+}
+
+config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsConfig current) {
+  for (size_t i = 0; i < 3; ++i) current.candidates[i] = SelectionOf(old.candidates[i]);
+  current.evaluator = SelectionOf(old.evaluator);
+  current.merger = SelectionOf(old.merger);
+  return current;
+}
+
+}  // namespace pi_fusion::workflow
