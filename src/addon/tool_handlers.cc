@@ -278,4 +278,8 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
       spec.name);
 }
 
+Result<tasks::TaskInfo> ResolveRunById(Napi::Env env, Napi::Object ctx, const std::string& id) {
+  return ResolveTask(env, ctx, id);
+}
+
 }  // namespace pi_fusion::addon

@@ -3,7 +3,11 @@
 
 #include <napi.h>
 
+#include <string>
+
+#include "pi_fusion/status.h"
 #include "schema/tool_catalog.h"
+#include "tasks/task_registry.h"
 
 namespace pi_fusion::addon {
 
@@ -16,5 +20,10 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec);
 // strings, cross-field rules) instead of the generic validator's; a violation throws an Error
 // whose message is the text and whose `code` is the spec's code.
 Napi::Function MakeArgumentPreparer(Napi::Env env, const schema::ToolSpec& spec);
+
+// The run bg_result would read for `id` (an id or a prefix): this process's, this session's from
+// earlier processes, else any run in this project's run store; an abandoned run found on disk is
+// finalized as host_ended first. The registry's lookup error when none is known.
+Result<tasks::TaskInfo> ResolveRunById(Napi::Env env, Napi::Object ctx, const std::string& id);
 
 }  // namespace pi_fusion::addon

@@ -1,5 +1,6 @@
 #include "run/orchestrator.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -24,6 +25,7 @@
 #include "store/failure_summary.h"
 #include "store/json_util.h"
 #include "store/role_usage.h"
+#include "store/run_id.h"
 #include "workflow/anonymize.h"
 #include "workflow/candidate_quorum.h"
 #include "workflow/child_wrapper.h"
@@ -60,10 +62,13 @@ class Run {
     std::optional<MissingCandidate> missing;
     if (!RunCandidates(&answers, &missing)) return outcome_;
     verified_candidates_ = missing ? 2 : 3;
+    // A resumed run that reuses all three candidates and the evaluation keeps the old letters.
+    const store::ReusedEvaluation* reused = missing ? nullptr : ReusedEvaluation();
     // A degraded run's missing candidate takes C, so the evaluator and the merger see exactly A
     // and B: no stage input says that a third one existed.
     Result<AnonymousMap> map =
-        Anonymize(missing ? std::optional<int>(missing->slot) : std::nullopt);
+        reused != nullptr ? ReuseAnonymousMap(*reused)
+                          : Anonymize(missing ? std::optional<int>(missing->slot) : std::nullopt);
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
     const size_t count = missing ? 2 : kCandidateCount;
     std::vector<AnonymousCandidate> candidates;
@@ -76,7 +81,9 @@ class Run {
     }
     Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates, count);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
-    Result<nlohmann::json> evaluation = Evaluate(*blind, scope, EvaluatorPrompt(), RepairPrompt());
+    Result<nlohmann::json> evaluation =
+        reused != nullptr ? ReuseEvaluation(*reused, *blind, scope)
+                          : Evaluate(*blind, scope, EvaluatorPrompt(), RepairPrompt());
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildMergeInput(run_.canonical_input, candidates, *evaluation, count);
@@ -118,7 +125,11 @@ class Run {
     ArmWarmStages();
     const Clock::TimePoint started = run_.seams.clock->Now();  // the reviewers start together
     ReviewerPhase phase = RunReviewers(
-        run_, [this](int slot) { return CandidateChild(slot); }, cancel_, observer_,
+        run_, [this](int slot) { return CandidateChild(slot); },
+        [this](const StageChild& child, const process::CancelToken& cancel) {
+          return RunOrReuse(child, cancel);
+        },
+        cancel_, observer_,
         [this, started](int slot, const StageResult& result) {
           NoteCalibration(result, budget::Stage::kCandidate);
           NoteRefusals(slot, result);
@@ -133,7 +144,8 @@ class Run {
     verified_candidates_ = static_cast<int>(phase.usable.size());
     std::optional<int> dropped;
     if (!phase.dropped.empty()) dropped = phase.dropped.front().slot;
-    Result<AnonymousMap> map = Anonymize(dropped);
+    const store::ReusedEvaluation* reused = dropped ? nullptr : ReusedEvaluation();
+    Result<AnonymousMap> map = reused != nullptr ? ReuseAnonymousMap(*reused) : Anonymize(dropped);
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
     std::vector<AnonymousReport> reports;
     std::vector<std::string> host_limitations;
@@ -152,8 +164,10 @@ class Run {
     }
     Result<CanonicalDocument> blind = BuildValidationBlindInput(run_.canonical_input, reports);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
+    const EvaluationScope scope = ValidationEvaluationScope(reports);
     Result<nlohmann::json> evaluation =
-        Evaluate(*blind, ValidationEvaluationScope(reports), EvaluatorPrompt(), RepairPrompt());
+        reused != nullptr ? ReuseEvaluation(*reused, *blind, scope)
+                          : Evaluate(*blind, scope, EvaluatorPrompt(), RepairPrompt());
     if (!evaluation.ok()) return outcome_;
     Result<CanonicalDocument> input =
         BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
@@ -188,7 +202,86 @@ class Run {
   // The evaluator and the merger start warm once the candidates are past their start-up; their
   // command is final now (the system prompts do not depend on the candidates' answers).
   void ArmWarmStages() {
-    warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_);
+    const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount());
+    warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_,
+              running);
+  }
+
+  // A resumed run (store/resumability.h): the old run's verified attempt of candidate `slot`, or
+  // null when this run starts that candidate.
+  const store::ReusedAttempt* ReusedCandidate(int slot) const {
+    if (!run_.resume) return nullptr;
+    for (const store::ReusedAttempt& a : run_.resume->candidates) {
+      if (a.record.key.slot == slot) return &a;
+    }
+    return nullptr;
+  }
+
+  size_t ReusedCandidateCount() const { return run_.resume ? run_.resume->candidates.size() : 0; }
+
+  // The old run's evaluation, reusable only when every candidate was reused (so the blind input
+  // is the same bytes under the same letters); null otherwise.
+  const store::ReusedEvaluation* ReusedEvaluation() const {
+    if (!run_.resume || !run_.resume->evaluation || ReusedCandidateCount() != kCandidateCount) {
+      return nullptr;
+    }
+    return &*run_.resume->evaluation;
+  }
+
+  std::string CandidateStartLine(int slot) const {
+    return "candidate " + std::to_string(slot) +
+           (ReusedCandidate(slot) != nullptr
+                ? " reused from " + std::string(store::ShortRunId(run_.resume->manifest.run_id))
+                : " starting");
+  }
+
+  // A candidate (or reviewer) child, or its verified attempt of the run this one resumes.
+  StageResult RunOrReuse(const StageChild& child, const process::CancelToken& cancel) {
+    if (const store::ReusedAttempt* reused = ReusedCandidate(child.key.slot.value_or(0))) {
+      return ReuseStageChild(run_, child, *reused);
+    }
+    return RunStageChildGuarded(child, cancel);
+  }
+
+  Result<AnonymousMap> ReuseAnonymousMap(const store::ReusedEvaluation& reused) {
+    Result<AnonymousMap> map = AnonymousMapFromJson(reused.anonymous_map);
+    if (!map.ok()) return map.status();
+    if (Status s = run_.store->SetAnonymousMap(map->ToJson()); !s.ok()) return s;
+    return map;
+  }
+
+  // The old run's verified evaluation in place of the evaluator: valid only for the very blind
+  // input it judged, and checked again against this run's scope. Its attempts are copied and
+  // recorded as reused; the documents go with the merger's first row, as after an evaluation.
+  Result<nlohmann::json> ReuseEvaluation(const store::ReusedEvaluation& reused,
+                                         const CanonicalDocument& blind,
+                                         const EvaluationScope& scope) {
+    const auto blind_doc = std::find_if(reused.documents.begin(), reused.documents.end(),
+                                        [](const store::ReusedFile& f) {
+                                          return f.name == store::kBlindCandidatesFile;
+                                        });
+    if (blind_doc == reused.documents.end() || blind_doc->bytes != blind.bytes) {
+      return Fail(InternalError("the reused evaluation judged another blind input"),
+                  Stage::kEvaluation, std::nullopt, std::nullopt);
+    }
+    EvaluationCheck check = ValidateEvaluation(reused.evaluation, scope);
+    if (!check.ok()) {
+      return Fail(EvaluationInvalid(check.errors), Stage::kEvaluation, std::nullopt, std::nullopt);
+    }
+    carry_.transitions.push_back(RunState::kEvaluating);
+    observer_.Progress({ProgressEvent::kEvaluating, 0,
+                        "evaluation reused from " +
+                            std::string(store::ShortRunId(run_.resume->manifest.run_id))});
+    for (const store::ReusedAttempt& attempt : reused.attempts) {
+      Status s = run_.store->Apply(store::ReuseBatch(attempt, run_.resume->manifest.run_id));
+      if (!s.ok()) return Fail(s, Stage::kEvaluation, std::nullopt, attempt.record.key.attempt);
+    }
+    for (const store::ReusedFile& document : reused.documents) {
+      carry_.files.push_back({document.name, document.bytes});
+    }
+    evaluation_kept_ = true;
+    carry_.transitions.push_back(RunState::kEvaluationComplete);
+    return *check.evaluation;
   }
 
   void ReportChildWrapper() {
@@ -260,10 +353,9 @@ class Run {
     std::vector<std::thread> threads;
     for (int slot = 1; slot <= 3; ++slot) {
       threads.emplace_back([&, slot] {
-        observer_.Progress({ProgressEvent::kCandidateStarted, slot,
-                            "candidate " + std::to_string(slot) + " starting"});
+        observer_.Progress({ProgressEvent::kCandidateStarted, slot, CandidateStartLine(slot)});
         const Clock::TimePoint started = run_.seams.clock->Now();
-        StageResult result = RunStageChildGuarded(CandidateChild(slot), *siblings);
+        StageResult result = RunOrReuse(CandidateChild(slot), *siblings);
         const double elapsed =
             std::chrono::duration<double>(run_.seams.clock->Now() - started).count();
         NoteCalibration(result, budget::Stage::kCandidate);
@@ -374,6 +466,7 @@ class Run {
     landed.answer = result.answer;
     landed.artifact = store::AttemptPrefix({Stage::kCandidate, slot, 1}) + ".response.md";
     landed.tool_calls = result.tool_calls;
+    if (ReusedCandidate(slot) != nullptr) landed.reused_from = run_.resume->manifest.run_id;
     observer_.CandidateLanded(landed);
   }
 
@@ -579,6 +672,7 @@ class Run {
     }
     details.dropped_reviewers = dropped_reviewers_;
     details.degraded = degraded_;
+    details.resumed_from = manifest.resumed_from;
     if (!run_.child_wrapper.empty()) {
       details.child_wrapper = run_.child_wrapper;
       details.warnings.push_back(

@@ -85,6 +85,9 @@ struct LandedCandidate {
   std::string answer;                 // the verified bytes, as in `artifact`
   std::string artifact;               // e.g. "candidate-1.attempt-1.response.md"
   std::optional<int64_t> tool_calls;  // tool-using candidates: calls it made
+  // A resumed run's candidate reused from the run it resumes (its id): it landed at the start,
+  // so `elapsed_ms` says nothing of its model's time.
+  std::optional<std::string> reused_from;
 };
 
 // A sign of life of a running stage child: when it last wrote a byte (stdout or stderr, the idle

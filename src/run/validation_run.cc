@@ -38,7 +38,8 @@ Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& 
 }  // namespace
 
 ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
-                           const process::CancelToken& cancel, RunObserver& observer,
+                           const ReviewerRunner& run_child, const process::CancelToken& cancel,
+                           RunObserver& observer,
                            const std::function<void(int, const StageResult&)>& on_result) {
   ReviewerPhase phase;
   std::array<process::CancelToken, 3> tokens;
@@ -66,7 +67,7 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
       observer.Progress({ProgressEvent::kCandidateStarted, slot,
                          "candidate " + std::to_string(slot) + " starting"});
       const StageChild child = child_for(slot);
-      StageResult result = RunStageChild(run, child, tokens[slot - 1]);
+      StageResult result = run_child(child, tokens[slot - 1]);
       if (on_result) on_result(slot, result);
       UsableReviewer reviewer{slot, {}, false};
       Status end = result.status;

@@ -31,10 +31,15 @@ struct ReviewerPhase {
   std::vector<DroppedReviewer> dropped;           // at most 1 when no failure
 };
 
-// Runs reviewer slots 1..3 with `child_for(slot)`; `on_result`, when set, sees each child's slot
-// and StageResult on its reviewer thread (it must be thread-safe).
+// Runs (or, in a resumed run, reuses) one reviewer: RunStageChild, or ReuseStageChild.
+using ReviewerRunner =
+    std::function<StageResult(const StageChild& child, const process::CancelToken& cancel)>;
+
+// Runs reviewer slots 1..3 with `run_child(child_for(slot), …)`; `on_result`, when set, sees each
+// child's slot and StageResult on its reviewer thread (it must be thread-safe).
 // REQUIRES: `run.store` is open and in candidates_running.
 ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
+                           const ReviewerRunner& run_child,
                            const process::CancelToken& cancel, RunObserver& observer,
                            const std::function<void(int, const StageResult&)>& on_result = nullptr);
 

@@ -8,9 +8,6 @@
 namespace pi_fusion::workflow {
 namespace {
 
-// One byte per candidate (FirstRequestSignal).
-constexpr int kCandidates = 3;
-
 using WarmChildPtr = std::unique_ptr<process::WarmChild>;
 using WarmResult = Result<WarmChildPtr>;
 
@@ -39,8 +36,10 @@ WarmStages::~WarmStages() { StopWatching(); }
 int WarmStages::signal_fd() const { return signal_ ? signal_->write_fd() : -1; }
 
 void WarmStages::Arm(const StageChild& evaluator, const StageChild& merger,
-                     const process::CancelToken& run_cancel) {
+                     const process::CancelToken& run_cancel, int candidates) {
+  if (candidates <= 0) signal_.reset();
   if (!signal_) return;
+  candidates_ = candidates;
   Result<process::CancelToken> stop = run_cancel.NewChild();
   if (!stop.ok()) {
     signal_.reset();
@@ -52,7 +51,7 @@ void WarmStages::Arm(const StageChild& evaluator, const StageChild& merger,
 
 void WarmStages::Watch(StageChild evaluator, StageChild merger) {
   try {
-    if (!signal_->WaitFor(kCandidates, stop_)) return;
+    if (!signal_->WaitFor(candidates_, stop_)) return;
     // The evaluator first: its stage comes first.
     for (StageChild* child : {&evaluator, &merger}) {
       if (stop_.IsCancelled()) return;

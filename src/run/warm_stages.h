@@ -47,11 +47,13 @@ class WarmStages {
   // warming is off. Open until the candidate stage is over (CandidatesEnded).
   int signal_fd() const;
 
-  // Watches for the three candidates' first provider requests, then starts `evaluator` and
-  // `merger` (their stdin_text is ignored). No-op when off. REQUIRES: called once, before the
-  // candidates start.
+  // Watches for the first provider requests of the `candidates` candidate children the run
+  // starts (three, fewer in a resumed run that reuses some), then starts `evaluator` and `merger`
+  // (their stdin_text is ignored). No-op when off, or when no candidate child runs: the
+  // evaluator's input is then ready at once and nothing is left to overlap with.
+  // REQUIRES: called once, before the candidates start.
   void Arm(const StageChild& evaluator, const StageChild& merger,
-           const process::CancelToken& run_cancel);
+           const process::CancelToken& run_cancel, int candidates);
 
   // The candidate stage is over: stop watching (children already started stay warm).
   void CandidatesEnded();
@@ -80,6 +82,7 @@ class WarmStages {
   PreparedRun& run_;
   std::unique_ptr<FirstRequestSignal> signal_;
   process::CancelToken stop_;
+  int candidates_ = 0;  // the candidate children whose first requests Watch() waits for
   std::thread watcher_;
   std::mutex mu_;
   std::array<Slot, 2> slots_{Slot{store::Stage::kEvaluation, nullptr, {}},

@@ -24,6 +24,12 @@ inline constexpr char kFusionCommandDescription[] =
 inline constexpr char kFusionModelsCommandDescription[] =
     "Choose the models for Fusion's five slots (Candidate 1-3, Evaluator, Merger); TUI only";
 
+inline constexpr char kFusionResumeCommandDescription[] =
+    "Resume a failed, cancelled or host-ended Fusion run from its verified candidate answers as "
+    "a new run: /fusion-resume <run id or prefix>, or no argument to pick one";
+// The title of the picker /fusion-resume opens in the TUI.
+inline constexpr char kResumePickerTitle[] = "Resume which Fusion run? (newest first)";
+
 // /fusion without a prompt where no editor can be opened (print, json and RPC modes).
 inline constexpr char kFusionUsageText[] = "Usage: /fusion <prompt>";
 // The title of the editor /fusion opens for its prompt in the TUI.

@@ -26,6 +26,9 @@ struct LaunchReport {
   // The cost estimate (workflow::CostEstimateText), in the receipt and the /fusion notice; empty
   // when preflight failed.
   std::string estimate_text;
+  // A resumed run: what it reuses and what it runs (tasks/resume_texts.h ResumedText); empty
+  // otherwise.
+  std::string resumed_text;
   nlohmann::json details;  // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
   Status error;            // ok exactly when `ok`
 };

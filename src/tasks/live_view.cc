@@ -11,7 +11,10 @@ namespace pi_fusion::tasks {
 using nlohmann::json;
 
 std::string LandedFacts(const workflow::LandedCandidate& c) {
-  std::string text = FormatElapsed(c.elapsed_ms) + " · " + Grouped(c.answer.size()) + " bytes";
+  std::string text =
+      (c.reused_from ? "reused from " + std::string(store::ShortRunId(*c.reused_from))
+                     : FormatElapsed(c.elapsed_ms)) +
+      " · " + Grouped(c.answer.size()) + " bytes";
   if (c.tool_calls) {
     text +=
         " · " + std::to_string(*c.tool_calls) + (*c.tool_calls == 1 ? " tool call" : " tool calls");
@@ -34,6 +37,7 @@ json LandedEntryData(const LandedReport& r) {
           {"bytes", c.answer.size()},
           {"tool_calls", c.tool_calls ? json(*c.tool_calls) : json(nullptr)},
           {"artifact", c.artifact},
+          {"reused_from", c.reused_from ? json(*c.reused_from) : json(nullptr)},
           {"answer", c.answer}};
 }
 

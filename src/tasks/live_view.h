@@ -40,7 +40,8 @@ std::string LandedFacts(const workflow::LandedCandidate& candidate);
 std::string LandedLine(const LandedReport& report);
 
 // The `fusion-candidate` entry's data: {run{id, workflow}, slot, model, elapsed_ms, bytes,
-// tool_calls (null unless tool-using), artifact, answer (the verified bytes)}.
+// tool_calls (null unless tool-using), artifact, reused_from (the resumed run's id, or null),
+// answer (the verified bytes)}.
 nlohmann::json LandedEntryData(const LandedReport& report);
 
 // One active run in the live view: its status line (tasks/progress.h StatusLine) and its landed

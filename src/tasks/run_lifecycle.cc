@@ -7,6 +7,7 @@
 #include "core/json_text.h"
 #include "run/cancel_cause.h"
 #include "run/orchestrator.h"
+#include "tasks/resume_texts.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::tasks {
@@ -100,15 +101,17 @@ workflow::RunOutcome ExecuteGuarded(workflow::PreparedRun& run, const process::C
 
 void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
                   TaskRegistry& tasks, const process::CancelToken& cancel, LifecycleSink& sink) {
-  const std::string workflow_name(Name(request.request.workflow));
-  const std::string description = TaskDescription(RequestText(request.request.request));
-  const std::string source = TaskSource(request.source);
-  const std::string session_id = request.host.session_id;
-
   workflow::PreflightFailure failure;
   std::optional<workflow::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
   if (!run) return sink.Launched(FailedLaunch(failure));
   if (cancel.IsCancelled()) return sink.Launched(CancelledBeforeStart(*run, cancel));
+
+  // From the prepared run: a resumed run's request is the old run's, read by preflight.
+  const workflow::RunRequest& prepared = run->request;
+  const std::string workflow_name(Name(prepared.request.workflow));
+  const std::string description = TaskDescription(RequestText(prepared.request.request));
+  const std::string source = TaskSource(prepared.source);
+  const std::string session_id = prepared.host.session_id;
 
   TaskInfo task{run->store->run_id(), workflow_name, TaskLabel(workflow_name),
                 description,          source,        run->store->run_dir()};
@@ -116,7 +119,9 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   task.session_id = session_id;
   task.progress.started_ms = ToEpochMs(seams.clock->WallNow());
   tasks.Add(task, cancel);
-  sink.Launched(Receipt(*run, task));
+  LaunchReport launched = Receipt(*run, task);
+  launched.resumed_text = ResumedText(*run);
+  sink.Launched(launched);
   sink.Progress(task.label + ": ready (" + task.id + ")");
 
   TaskObserver observer(tasks, sink, task, *seams.clock);

@@ -224,6 +224,7 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     if (!dropped.ok()) return dropped.status();
     details["dropped_reviewers"] = std::move(dropped).value();
   }
+  if (in.resumed_from) details["resumed_from"] = *in.resumed_from;
   if (!in.degraded.is_null()) {
     const json& d = in.degraded;
     if (!d.is_object() || !d.contains("slot") || !d["slot"].is_number_integer() ||

@@ -26,6 +26,8 @@
 // "reason":"failed"|"cut_after_grace","code":"child_exit_failed"|null,"grace_seconds":N|null},
 // the manifest's record (store/manifest.h DegradedRecord).
 //
+// A resumed run adds "resumed_from":"<run id>", the run whose verified stages it reused.
+//
 // Pure; thread-safe.
 #pragma once
 
@@ -116,6 +118,8 @@ struct ResultDetailsInput {
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers;
   // A degraded run's `degraded` object (store::DegradedToJson); null: no key.
   nlohmann::json degraded;
+  // A resumed run: the id of the run it resumed (/fusion-resume); none: no key.
+  std::optional<std::string> resumed_from;
   // research: written as `source_failures` when not empty (absent otherwise), ordered by URL.
   std::vector<SourceFailureRow> source_failures;
   // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.

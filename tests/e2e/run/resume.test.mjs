@@ -1,0 +1,133 @@
+/**
+ * @file /fusion-resume end to end in the real pinned Pi: a run cancelled by a signal, failed at
+ * its merger or ended with its host (SIGKILL) is resumed as a new run that reuses the old run's
+ * verified candidate answers byte for byte (and its evaluation when all three were reused) and
+ * asks the model only for what is missing; a tampered reused file or a completed run is refused
+ * with run_not_resumable before any model request.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, test } from "node:test";
+import {
+  CANDIDATE_TEXT, fusionRules, MERGED_TEXT, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModels,
+} from "../../support/fusion_script.mjs";
+import { artifactJson, artifactText, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { assertConforms } from "../../support/schema_check.mjs";
+import { withTmuxPi } from "../../support/tmux_pi.mjs";
+
+const RUN_TIMEOUT_MS = 120000;
+const THIRD_TEXT = "Third candidate: scattering of short wavelengths (Rayleigh) makes the sky blue.";
+
+/** Candidate 3 (on scripted-b) answers after `delayMs` the first time, at once after that. */
+function slowThirdOnce(delayMs) {
+  return [
+    {
+      name: "third",
+      match: { ...STAGE.candidate, model: "scripted-b" },
+      responses: [{ text: THIRD_TEXT, delay_ms: delayMs }, { text: THIRD_TEXT }],
+    },
+    ...fusionRules(),
+  ];
+}
+
+/** The model requests of `env` from index `from` on, by the rule that answered them. */
+function requestsByRule(env, from = 0) {
+  const counts = {};
+  for (const q of env.requests().slice(from)) counts[q.rule_name] = (counts[q.rule_name] ?? 0) + 1;
+  return counts;
+}
+
+/** Waits until candidates 1 and 2 of the only run of `env` are recorded completed. */
+async function untilTwoCandidatesVerified(env) {
+  for (;;) {
+    const [dir] = runDirs(env);
+    if (dir) {
+      try {
+        const done = manifestOf(dir).attempts.filter((a) => a.stage === "candidate" && a.state === "completed");
+        if (done.length >= 2) return dir;
+      } catch { /* mid-write */ }
+    }
+    await sleep(100);
+  }
+}
+
+/** The run directory of `env` that is not `old`. */
+function newRunDir(env, ...old) {
+  const dirs = runDirs(env).filter((d) => !old.includes(d));
+  assert.equal(dirs.length, 1, `one new run: ${dirs}`);
+  return dirs[0];
+}
+
+/** What a resumed run must hold: resumed_from, the reused attempts' bytes equal to the old run's. */
+function assertResumed(env, oldDir, newDir, reusedSlots, { evaluation = false } = {}) {
+  const oldId = path.basename(oldDir);
+  const manifest = manifestOf(newDir);
+  assert.equal(manifest.state, "completed");
+  assert.equal(manifest.resumed_from, oldId);
+  assertConforms("fusion-manifest.v4.json", `${newDir}/manifest.json`);
+  const result = artifactJson(newDir, "result.json");
+  assert.equal(result.details.resumed_from, oldId);
+  const details = path.join(env.tmp, "resumed-details.json");
+  fs.writeFileSync(details, JSON.stringify(result.details));
+  assertConforms("fusion-result.v5.json", details);
+  assert.equal(artifactText(newDir, "canonical-input.json"), artifactText(oldDir, "canonical-input.json"));
+  for (const slot of [1, 2, 3]) {
+    const attempt = manifest.attempts.find((a) => a.stage === "candidate" && a.slot === slot);
+    const name = `candidate-${slot}.attempt-1.response.md`;
+    if (reusedSlots.includes(slot)) {
+      assert.equal(attempt.reused_from, oldId, `candidate ${slot} reused`);
+      assert.equal(attempt.usage, null, "a reused attempt spent nothing in this run");
+      assert.equal(artifactText(newDir, name), artifactText(oldDir, name), `candidate ${slot}'s bytes`);
+    } else {
+      assert.equal(attempt.reused_from, undefined, `candidate ${slot} ran again`);
+    }
+  }
+  const evaluator = manifest.attempts.find((a) => a.stage === "evaluation" && a.attempt === 1);
+  assert.equal(evaluator.reused_from, evaluation ? oldId : undefined);
+  if (evaluation) assert.equal(artifactText(newDir, "evaluation.json"), artifactText(oldDir, "evaluation.json"));
+  assert.deepEqual(survivingChildren(env), []);
+}
+
+describe("/fusion-resume", () => {
+  test("a failed merger: the resume asks for the merger alone; a tampered answer and a completed run are refused", async () => {
+    const failingMerger = fusionRules({ merger: [{ status: 500 }] });
+    await withFusionEnv({ script: { rules: failingMerger }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      const first = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(first.code, 1, first.stderr);
+      const [oldDir] = runDirs(env);
+      const oldId = path.basename(oldDir);
+      assert.equal(manifestOf(oldDir).error.stage, "merge");
+      env.server.setScript({ rules: fusionRules() });
+
+      // A reused file that no longer matches its ref: refused, naming it, before any request.
+      const answer = path.join(oldDir, "candidate-2.attempt-1.response.md");
+      const original = fs.readFileSync(answer);
+      fs.writeFileSync(answer, Buffer.concat([original, Buffer.from(" tampered")]));
+      let before = env.requests().length;
+      const tampered = await env.print(`/fusion-resume ${oldId.slice(7, 17)}`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(tampered.code, 1, tampered.stderr);
+      assert.match(tampered.stderr, /run reason-[0-9a-f]{32} cannot be resumed: candidate-2\.attempt-1\.response\.md fails verification/);
+      assert.match(tampered.stderr, /error code: run_not_resumable/);
+      assert.equal(env.requests().length, before, "no model request");
+      assert.equal(runDirs(env).length, 1, "no run directory");
+      fs.writeFileSync(answer, original);
+
+      before = env.requests().length;
+      const resumed = await env.print(`/fusion-resume ${oldId.slice(7, 17)}`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(resumed.stdout, `${MERGED_TEXT}\n`);
+      assert.deepEqual(requestsByRule(env, before), { merger: 1 }, "the merger alone");
+      const newDir = newRunDir(env, oldDir);
+      assertResumed(env, oldDir, newDir, [1, 2, 3], { evaluation: true });
+
+      // A completed run has nothing to resume: bg_result reads it.
+      before = env.requests().length;
+      const done = await env.print(`/fusion-resume ${path.basename(newDir)}`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(done.code, 1, done.stderr);
+      assert.match(done.stderr, /cannot be resumed: it completed; read its answer with bg_result reason-/);
+      assert.equal(env.requests().length, before);
+    });
+  });
+});
