@@ -130,4 +130,52 @@ describe("/fusion-resume", () => {
       assert.equal(env.requests().length, before);
     });
   });
+
+  test("SIGTERM after two verified candidates: pi -c, /fusion-resume picks the run and asks only for candidate 3, the evaluator and the merger", async () => {
+    await withFusionEnv({ script: { rules: slowThirdOnce(30000) }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModels(env, THIRD_CANDIDATE_ON_B);
+      const first = env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      const oldDir = await untilTwoCandidatesVerified(env);
+      process.kill([...env.children][0].pid, "SIGTERM");
+      const cancelled = await first;
+      assert.equal(cancelled.code, 143, cancelled.stderr);
+      assert.equal(manifestOf(oldDir).state, "cancelled");
+      const oldShort = path.basename(oldDir).slice(7, 15);
+      // The failure text tells the person how to resume it.
+      // RESUME-TEXT assert.match(cancelled.stderr, /\/fusion-resume/);
+
+      const before = env.requests().length;
+      await withTmuxPi(env, { args: ["-c"] }, async (ui) => {
+        await ui.ready();
+        await ui.submit("/fusion-resume");
+        const picker = await ui.waitFor(new RegExp(`${oldShort} · reason · cancelled · 2/3 verified · Why is the sky blue\\?`), 30000, "the picker");
+        assert.match(picker, /Resume which Fusion run\? \(newest first\)/);
+        ui.keys("Enter");
+        const done = await ui.waitFor(/3 model requests/, RUN_TIMEOUT_MS, "the resumed run's answer");
+        assert.match(done, /Sunlight is scattered by air molecules/);
+      });
+      assert.deepEqual(requestsByRule(env, before), { third: 1, evaluator: 1, merger: 1 });
+      assertResumed(env, oldDir, newRunDir(env, oldDir), [1, 2]);
+    });
+  });
+
+  test("a host killed (SIGKILL) mid-run: host_ended, resumed in json mode with the answer in its event", async () => {
+    await withFusionEnv({ script: { rules: slowThirdOnce(30000) }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModels(env, THIRD_CANDIDATE_ON_B);
+      const first = env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      const oldDir = await untilTwoCandidatesVerified(env);
+      process.kill([...env.children][0].pid, "SIGKILL");
+      await first;
+      const before = env.requests().length;
+      const r = await env.json(`/fusion-resume ${path.basename(oldDir)}`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 0, r.stderr);
+      const old = manifestOf(oldDir);
+      assert.equal(old.state, "failed");
+      assert.equal(old.error.code, "host_ended");
+      assert.deepEqual(requestsByRule(env, before), { third: 1, evaluator: 1, merger: 1 });
+      const newDir = newRunDir(env, oldDir);
+      assertResumed(env, oldDir, newDir, [1, 2]);
+      assert.ok(r.stdout.includes(JSON.stringify(MERGED_TEXT).slice(1, -1)), "the answer travels in an event");
+    });
+  });
 });
