@@ -36,6 +36,7 @@ struct Script {
   std::string evaluator = workflow::EvaluationTemplate();
   std::string merger = "The answer is four.";
   int failing_candidate = 0;  // 1..3: that candidate exits 1 at once
+  bool failing_merger = false;  // the merger exits 1 at once
   bool block_others = false;  // the other candidates wait until cancelled
 };
 
@@ -59,6 +60,10 @@ class ScriptedLauncher : public workflow::ChildLauncher {
     if (role == "candidate" && number == script_.failing_candidate) {
       outcome.exit_code = 1;
       outcome.stdout_bytes = "partial";
+      return outcome;
+    }
+    if (role == "merger" && script_.failing_merger) {
+      outcome.exit_code = 1;
       return outcome;
     }
     if (role == "candidate" && script_.block_others) {
@@ -184,6 +189,8 @@ struct Harness {
     request.host.environment = host_env;
     for (config::ModelInfo& model : request.host.registry.models) model.prices = prices;
     request.host.registry.current->prices = prices;
+    request.resume_run_dir = resume_run_dir;
+    if (edit_request) edit_request(request);
     tasks::RunLifecycle(std::move(request), seams, registry, cancel, sink);
   }
   store::Manifest DiskManifest() const {
@@ -195,6 +202,8 @@ struct Harness {
   std::string prompt = "What is 2 + 2?";
   std::optional<config::ModelPrices> prices;  // the route's model.cost; none by default
   std::vector<std::string> host_env;          // the host process's environment, as Pi would pass it
+  std::string resume_run_dir;                 // /fusion-resume of that run directory
+  std::function<void(workflow::RunRequest&)> edit_request;  // last changes before the launch
   TempDir dir;
   store::testing::FixedClock clock;
   FaultFileSystem fs;

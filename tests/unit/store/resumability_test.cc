@@ -1,0 +1,164 @@
+// Resumability: which ended runs /fusion-resume can take, what it reuses, and the refusals (a
+// completed or running run, none verified, a file that fails verification), on real run
+// directories.
+#include "store/resumability.h"
+
+#include <catch2/catch.hpp>
+
+#include "core/error_codes.h"
+#include "store/constants.h"
+#include "store/verify.h"
+#include "test_support.h"
+
+using namespace pi_fusion;
+using namespace pi_fusion::store;
+using namespace pi_fusion::store::testing;
+
+namespace {
+
+void WriteInput(StoreFixture& f) {
+  REQUIRE(f.store->WriteArtifact(kCanonicalInputFile, "{\"request\":{}}").ok());
+}
+
+// A run that failed at `stage` after its three candidates verified.
+void FailAfterCandidates(StoreFixture& f, std::optional<Stage> stage, std::optional<int> slot) {
+  WriteInput(f);
+  f.WalkTo(RunState::kCandidatesRunning);
+  f.RecordCandidates();
+  REQUIRE(f.store->Fail(RunState::kFailed, {"child_exit_failed", "boom", stage, slot, 1})
+              .terminal.ok());
+}
+
+Manifest ManifestOf(const StoreFixture& f) { return f.store->Snapshot(); }
+
+}  // namespace
+
+TEST_CASE("resumability: a failed run with verified candidates reuses them", "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  const Manifest m = ManifestOf(f);
+  CHECK(VerifiedCandidateSlots(m) == std::vector<int>{1, 2, 3});
+  CHECK(CheckResumable(m).ok());
+  CHECK_FALSE(EvaluationReusable(m));  // no evaluation was written
+
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE(source.ok());
+  CHECK(source->canonical_input == "{\"request\":{}}");
+  REQUIRE(source->candidates.size() == 3);
+  CHECK(source->candidates[1].record.key.slot == 2);
+  CHECK(source->candidates[1].answer == "candidate answer 2");
+  CHECK_FALSE(source->evaluation.has_value());
+
+  const StoreBatch batch = ReuseBatch(source->candidates[0], "reason-ffffffffffffffffffffffffffffffff");
+  REQUIRE(batch.attempt.has_value());
+  CHECK(batch.attempt->reused_from == "reason-ffffffffffffffffffffffffffffffff");
+  CHECK(batch.attempt->state == AttemptState::kCompleted);
+  CHECK_FALSE(batch.attempt->usage.has_value());  // the old run paid for it
+  REQUIRE(batch.files.size() == 1);
+  CHECK(batch.files[0].name == "candidate-1.attempt-1.response.md");
+}
+
+TEST_CASE("resumability: the slot a run failed at, and a dropped reviewer, are not reused",
+          "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kCandidate, 2);  // candidate 2 failed after its answer
+  CHECK(VerifiedCandidateSlots(ManifestOf(f)) == std::vector<int>{1, 3});
+
+  Manifest dropped = ManifestOf(f);
+  dropped.dropped_reviewers.push_back({3, "validation_reports_invalid", "not a report"});
+  CHECK(VerifiedCandidateSlots(dropped) == std::vector<int>{1});
+}
+
+TEST_CASE("resumability: the evaluation is reused with all three candidates and the map",
+          "[store][resume]") {
+  StoreFixture f;
+  WriteInput(f);
+  f.WalkTo(RunState::kCandidatesRunning);
+  f.RecordCandidates();
+  REQUIRE(f.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  const AttemptKey evaluator{Stage::kEvaluation, std::nullopt, 1};
+  REQUIRE(f.store->WriteArtifact("evaluation.attempt-1.response.txt", "{}").ok());
+  REQUIRE(f.store
+              ->RecordAttempt({evaluator,
+                               AttemptState::kCompleted,
+                               SampleUsage(40),
+                               std::nullopt,
+                               {"evaluation.attempt-1.response.txt"}})
+              .ok());
+  REQUIRE(f.store->WriteArtifact(kBlindCandidatesFile, "blind").ok());
+  REQUIRE(f.store->WriteArtifact(kEvaluationFile, "{}").ok());
+  REQUIRE(f.store->Fail(RunState::kFailed, {"child_exit_failed", "boom", Stage::kMerge}).terminal.ok());
+
+  CHECK(EvaluationReusable(ManifestOf(f)));
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE(source.ok());
+  REQUIRE(source->evaluation.has_value());
+  CHECK(source->evaluation->anonymous_map == nlohmann::json{{"A", 2}, {"B", 3}, {"C", 1}});
+  REQUIRE(source->evaluation->attempts.size() == 1);
+  CHECK(source->evaluation->attempts[0].answer == "{}");
+  CHECK(source->evaluation->documents.size() == 2);
+
+  Manifest two = ManifestOf(f);
+  two.attempts.erase(two.attempts.begin());  // candidate 1 never verified
+  CHECK_FALSE(EvaluationReusable(two));
+}
+
+TEST_CASE("resumability: refusals say why and what to do instead", "[store][resume]") {
+  SECTION("completed: bg_result") {
+    Manifest m;
+    m.run_id = kRunId;
+    m.state = RunState::kCompleted;
+    const Status s = CheckResumable(m);
+    CHECK(s.code() == kRunNotResumable);
+    CHECK(s.message() == std::string("run ") + kRunId +
+                             " cannot be resumed: it completed; read its answer with bg_result " +
+                             kRunId);
+  }
+  SECTION("still running: wait or bg_kill") {
+    StoreFixture f;
+    f.WalkTo(RunState::kCandidatesRunning);
+    f.RecordCandidates();
+    const Status s = CheckResumable(ManifestOf(f));
+    CHECK(s.code() == kRunNotResumable);
+    CHECK(s.message().find("it is still running (candidates_running)") != std::string::npos);
+  }
+  SECTION("cancelled with no verified candidate: /fusion") {
+    StoreFixture f;
+    f.WalkTo(RunState::kCandidatesRunning);
+    REQUIRE(f.store->Fail(RunState::kCancelled, {"child_cancelled", "quit"}).terminal.ok());
+    const Status s = CheckResumable(ManifestOf(f));
+    CHECK(s.code() == kRunNotResumable);
+    CHECK(s.message().find("no candidate answer of it verified") != std::string::npos);
+    CHECK(s.message().find("/fusion") != std::string::npos);
+  }
+}
+
+TEST_CASE("resumability: a file that fails verification is named", "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  WriteAll(f.Path("candidate-3.attempt-1.response.md"), "candidate answer X");
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE_FALSE(source.ok());
+  CHECK(source.status().code() == kRunNotResumable);
+  CHECK(source.status().message().find(
+            "cannot be resumed: candidate-3.attempt-1.response.md fails verification") !=
+        std::string::npos);
+}
+
+TEST_CASE("resumability: resumed_from and reused_from survive the manifest's JSON form",
+          "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  Manifest m = ManifestOf(f);
+  m.resumed_from = "reason-ffffffffffffffffffffffffffffffff";
+  m.attempts[0].reused_from = "reason-ffffffffffffffffffffffffffffffff";
+  m.attempts[0].usage.reset();
+  m.usage = SumUsage({*m.attempts[1].usage, *m.attempts[2].usage});
+  Result<Manifest> back = ManifestFromJson(ManifestToJson(m));
+  REQUIRE(back.ok());
+  CHECK(ManifestToJson(*back) == ManifestToJson(m));
+
+  nlohmann::json bad = ManifestToJson(m);
+  bad["resumed_from"] = "not-a-run";
+  CHECK_FALSE(ManifestFromJson(bad).ok());
+}
