@@ -16,6 +16,8 @@ import {
 import { artifactJson, artifactText, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { assertConforms } from "../../support/schema_check.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
+import { validateAgentRules, validateRules } from "../../support/validate_script.mjs";
+import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
 const RUN_TIMEOUT_MS = 120000;
 const THIRD_TEXT = "Third candidate: scattering of short wavelengths (Rayleigh) makes the sky blue.";
@@ -176,6 +178,52 @@ describe("/fusion-resume", () => {
       const newDir = newRunDir(env, oldDir);
       assertResumed(env, oldDir, newDir, [1, 2]);
       assert.ok(r.stdout.includes(JSON.stringify(MERGED_TEXT).slice(1, -1)), "the answer travels in an event");
+    });
+  });
+
+  test("validate: a dropped reviewer runs again with the two verified reused; the report's merger once", async () => {
+    const first = [
+      { name: "down", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ status: 500 }] },
+      ...validateRules({ merger: [{ status: 500 }] }),
+    ];
+    await withFusionEnv({ script: { rules: [...validateAgentRules(), ...first] }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModels(env, { ...THIRD_CANDIDATE_ON_B, candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"] });
+      await env.print("please validate", { timeoutMs: RUN_TIMEOUT_MS });
+      const [oldDir] = runDirs(env);
+      assert.equal(manifestOf(oldDir).error.stage, "merge");
+      env.server.setScript({ rules: validateRules() });
+      const before = env.requests().length;
+      const r = await env.print(`/fusion-resume ${path.basename(oldDir)}`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^# Validation report\n\n## Summary\n/);
+      assert.deepEqual(requestsByRule(env, before), { reviewer: 1, evaluator3: 1, merger: 1 });
+      assertResumed(env, oldDir, newRunDir(env, oldDir), [1, 3]);
+    });
+  });
+
+  test("investigate: reused candidates' audit logs are verified again and copied; only the merger runs", async () => {
+    const candidates = candidateRules([{ tool_calls: FILE_TOOL_CALLS }]);
+    const rules = agentFlowRules(candidates, "DONE").map((rule) => (rule.name === "merger" ? { ...rule, responses: [{ status: 500 }] } : rule));
+    await withFixtureEnv({ script: { rules } }, async (env) => {
+      await env.print("please investigate", { timeoutMs: RUN_TIMEOUT_MS });
+      const [oldDir] = runDirs(env);
+      assert.equal(manifestOf(oldDir).error.stage, "merge");
+      env.server.setScript({ rules: agentFlowRules(candidates, "DONE") });
+      const before = env.requests().length;
+      const r = await env.print(`/fusion-resume ${path.basename(oldDir)}`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+      assert.deepEqual(requestsByRule(env, before), { merger: 1 });
+      const newDir = newRunDir(env, oldDir);
+      assertResumed(env, oldDir, newDir, [1, 2, 3], { evaluation: true });
+      for (const slot of [1, 2, 3]) {
+        for (const file of ["tool-calls.jsonl", "seal.json"]) {
+          const name = `candidate-${slot}.attempt-1.${file}`;
+          assert.equal(artifactText(newDir, name), artifactText(oldDir, name), name);
+        }
+      }
+      // What the candidates looked at is still listed, from the copied logs.
+      assert.match(r.stderr, /candidate 1 landed · scripted\/scripted-a · reused from [0-9a-f]{8} · [\d,]+ bytes · 4 tool calls/);
     });
   });
 });
