@@ -4,10 +4,10 @@
 
 #include "addon/addon_state.h"
 #include "addon/command_launch.h"
-#include "addon/resume_command.h"
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
 #include "addon/models_selector.h"
+#include "addon/resume_command.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "schema/schema_walker.h"

@@ -55,8 +55,8 @@ Napi::Value PickAndResume(Napi::Env env, Napi::Object ctx,
     labels.Set(labels.Length(), ids->back().first);
   }
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-  Napi::Value chosen = Method(ui, "select")
-                           .Call(ui, {Napi::String::New(env, tasks::kResumePickerTitle), labels});
+  Napi::Value chosen =
+      Method(ui, "select").Call(ui, {Napi::String::New(env, tasks::kResumePickerTitle), labels});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
   return Then(env, chosen, [ctx_ref, ids](Napi::Env env, Napi::Value value) -> Napi::Value {
     if (!value.IsString()) return env.Undefined();  // closed: nothing starts

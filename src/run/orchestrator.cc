@@ -256,10 +256,9 @@ class Run {
   Result<nlohmann::json> ReuseEvaluation(const store::ReusedEvaluation& reused,
                                          const CanonicalDocument& blind,
                                          const EvaluationScope& scope) {
-    const auto blind_doc = std::find_if(reused.documents.begin(), reused.documents.end(),
-                                        [](const store::ReusedFile& f) {
-                                          return f.name == store::kBlindCandidatesFile;
-                                        });
+    const auto blind_doc = std::find_if(
+        reused.documents.begin(), reused.documents.end(),
+        [](const store::ReusedFile& f) { return f.name == store::kBlindCandidatesFile; });
     if (blind_doc == reused.documents.end() || blind_doc->bytes != blind.bytes) {
       return Fail(InternalError("the reused evaluation judged another blind input"),
                   Stage::kEvaluation, std::nullopt, std::nullopt);
@@ -269,9 +268,9 @@ class Run {
       return Fail(EvaluationInvalid(check.errors), Stage::kEvaluation, std::nullopt, std::nullopt);
     }
     carry_.transitions.push_back(RunState::kEvaluating);
-    observer_.Progress({ProgressEvent::kEvaluating, 0,
-                        "evaluation reused from " +
-                            std::string(store::ShortRunId(run_.resume->manifest.run_id))});
+    observer_.Progress(
+        {ProgressEvent::kEvaluating, 0,
+         "evaluation reused from " + std::string(store::ShortRunId(run_.resume->manifest.run_id))});
     for (const store::ReusedAttempt& attempt : reused.attempts) {
       Status s = run_.store->Apply(store::ReuseBatch(attempt, run_.resume->manifest.run_id));
       if (!s.ok()) return Fail(s, Stage::kEvaluation, std::nullopt, attempt.record.key.attempt);

@@ -152,15 +152,13 @@ budget::CostForecast ForecastOf(const PreparedRun& run) {
 
 // /fusion-resume: the old run read back and verified, its request normalized again, and the run
 // started in this same project (its candidates' file tools are confined to it).
-Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs,
-                                                             RunRequest& request) {
+Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, RunRequest& request) {
   Result<store::ResumeSource> source = store::ReadResumeSource(fs, request.resume_run_dir);
   if (!source.ok()) return source.status();
   if (source->manifest.cwd != request.host.cwd) {
-    return Status::Error(kRunNotResumable, "run " + source->manifest.run_id +
-                                               " cannot be resumed here: it ran in " +
-                                               source->manifest.cwd + ", Pi runs in " +
-                                               request.host.cwd);
+    return Status::Error(kRunNotResumable,
+                         "run " + source->manifest.run_id + " cannot be resumed here: it ran in " +
+                             source->manifest.cwd + ", Pi runs in " + request.host.cwd);
   }
   Result<schema::NormalizedRequest> resumed = ResumedRequest(*source);
   if (!resumed.ok()) return resumed.status();
@@ -217,8 +215,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (!models.ok() && resume) {
     return fail(Status::Error(models.status().code(),
                               "the routes of run " + resume->manifest.run_id +
-                                  ", admitted again for its resume: " +
-                                  models.status().message()));
+                                  ", admitted again for its resume: " + models.status().message()));
   }
   if (!models.ok()) return fail(models.status());
   if (resume) models->thinking_level = resume->manifest.models.thinking_level;

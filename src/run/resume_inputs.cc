@@ -40,8 +40,8 @@ Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& sour
   if (!input.ok()) return input.status();
   const std::optional<Workflow> workflow = ParseWorkflow(source.manifest.workflow);
   if (!workflow || input->value.value("workflow", "") != source.manifest.workflow) {
-    return NotResumable(source, "canonical-input.json is not of a " + source.manifest.workflow +
-                                    " run");
+    return NotResumable(source,
+                        "canonical-input.json is not of a " + source.manifest.workflow + " run");
   }
   const nlohmann::json& stored = input->value.at("request");
   Result<schema::NormalizedRequest> request =

@@ -39,8 +39,8 @@ using ReviewerRunner =
 // child's slot and StageResult on its reviewer thread (it must be thread-safe).
 // REQUIRES: `run.store` is open and in candidates_running.
 ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
-                           const ReviewerRunner& run_child,
-                           const process::CancelToken& cancel, RunObserver& observer,
+                           const ReviewerRunner& run_child, const process::CancelToken& cancel,
+                           RunObserver& observer,
                            const std::function<void(int, const StageResult&)>& on_result = nullptr);
 
 }  // namespace pi_fusion::workflow

@@ -89,8 +89,9 @@ Status CheckResumable(const Manifest& m) {
                                "); wait for it, or stop it with bg_kill " + m.run_id);
   }
   if (VerifiedCandidateSlots(m).empty()) {
-    return NotResumable(m, "no candidate answer of it verified, so there is nothing to reuse; "
-                           "start it again with /fusion");
+    return NotResumable(m,
+                        "no candidate answer of it verified, so there is nothing to reuse; "
+                        "start it again with /fusion");
   }
   return Status::Ok();
 }

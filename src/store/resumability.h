@@ -53,7 +53,7 @@ struct ReusedAttempt {
 StoreBatch ReuseBatch(const ReusedAttempt& attempt, const std::string& old_run_id);
 
 struct ReusedEvaluation {
-  nlohmann::json anonymous_map;        // the old run's, so the evaluation's letters still hold
+  nlohmann::json anonymous_map;         // the old run's, so the evaluation's letters still hold
   std::vector<ReusedAttempt> attempts;  // the evaluator and, if it ran, its repair
   std::vector<ReusedFile> documents;    // blind-candidates.json, evaluation.json
   std::string evaluation;               // evaluation.json's bytes
@@ -61,7 +61,7 @@ struct ReusedEvaluation {
 
 struct ResumeSource {
   std::string run_dir;
-  Manifest manifest;  // the old run's terminal manifest
+  Manifest manifest;                          // the old run's terminal manifest
   std::string canonical_input;                // canonical-input.json
   std::optional<std::string> context_ledger;  // context-omission-ledger.json (reason)
   std::vector<ReusedAttempt> candidates;      // VerifiedCandidateSlots order

@@ -49,7 +49,8 @@ TEST_CASE("resumability: a failed run with verified candidates reuses them", "[s
   CHECK(source->candidates[1].answer == "candidate answer 2");
   CHECK_FALSE(source->evaluation.has_value());
 
-  const StoreBatch batch = ReuseBatch(source->candidates[0], "reason-ffffffffffffffffffffffffffffffff");
+  const StoreBatch batch =
+      ReuseBatch(source->candidates[0], "reason-ffffffffffffffffffffffffffffffff");
   REQUIRE(batch.attempt.has_value());
   CHECK(batch.attempt->reused_from == "reason-ffffffffffffffffffffffffffffffff");
   CHECK(batch.attempt->state == AttemptState::kCompleted);
@@ -87,7 +88,8 @@ TEST_CASE("resumability: the evaluation is reused with all three candidates and 
               .ok());
   REQUIRE(f.store->WriteArtifact(kBlindCandidatesFile, "blind").ok());
   REQUIRE(f.store->WriteArtifact(kEvaluationFile, "{}").ok());
-  REQUIRE(f.store->Fail(RunState::kFailed, {"child_exit_failed", "boom", Stage::kMerge}).terminal.ok());
+  REQUIRE(
+      f.store->Fail(RunState::kFailed, {"child_exit_failed", "boom", Stage::kMerge}).terminal.ok());
 
   CHECK(EvaluationReusable(ManifestOf(f)));
   Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());

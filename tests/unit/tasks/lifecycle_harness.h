@@ -35,9 +35,9 @@ struct Script {
   std::function<std::string(int candidate)> candidate = [](int) { return "four"; };
   std::string evaluator = workflow::EvaluationTemplate();
   std::string merger = "The answer is four.";
-  int failing_candidate = 0;  // 1..3: that candidate exits 1 at once
+  int failing_candidate = 0;    // 1..3: that candidate exits 1 at once
   bool failing_merger = false;  // the merger exits 1 at once
-  bool block_others = false;  // the other candidates wait until cancelled
+  bool block_others = false;    // the other candidates wait until cancelled
 };
 
 class ScriptedLauncher : public workflow::ChildLauncher {

@@ -64,8 +64,7 @@ TEST_CASE("resume: a failed merger is the only child of the resumed run", "[task
   CHECK(second.sink.landed[0].candidate.reused_from == first.sink.launch.run_id);
 }
 
-TEST_CASE("resume: a route no longer admitted fails preflight naming its slot",
-          "[tasks][resume]") {
+TEST_CASE("resume: a route no longer admitted fails preflight naming its slot", "[tasks][resume]") {
   Script failing;
   failing.failing_merger = true;
   Harness first(failing);
@@ -118,7 +117,8 @@ TEST_CASE("resume: a canonical input that is not the old run's is refused", "[ta
   store::ResumeSource source;
   source.manifest.run_id = "reason-0123456789abcdef0123456789abcdef";
   source.manifest.workflow = "reason";
-  source.canonical_input = "{\"request\":{\"prompt\":\"x\"}, \"workflow\":\"reason\"}";  // not canonical
+  source.canonical_input =
+      "{\"request\":{\"prompt\":\"x\"}, \"workflow\":\"reason\"}";  // not canonical
   CHECK(workflow::ResumedCanonicalInput(source).status().code() == kRunNotResumable);
   source.canonical_input = "{\"request\":{\"prompt\":\"\"},\"workflow\":\"reason\"}";
   const Status blank = workflow::ResumedRequest(source).status();
