@@ -17,6 +17,7 @@
 #include "run/cancel_cause.h"
 #include "run/child_stage.h"
 #include "run/degraded_text.h"
+#include "run/resume_inputs.h"
 #include "run/source_failures.h"
 #include "run/stage_watch.h"
 #include "run/tool_refusals.h"
@@ -202,31 +203,15 @@ class Run {
   // The evaluator and the merger start warm once the candidates are past their start-up; their
   // command is final now (the system prompts do not depend on the candidates' answers).
   void ArmWarmStages() {
-    const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount());
+    const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
     warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_,
               running);
   }
 
-  // A resumed run (store/resumability.h): the old run's verified attempt of candidate `slot`, or
-  // null when this run starts that candidate.
   const store::ReusedAttempt* ReusedCandidate(int slot) const {
-    if (!run_.resume) return nullptr;
-    for (const store::ReusedAttempt& a : run_.resume->candidates) {
-      if (a.record.key.slot == slot) return &a;
-    }
-    return nullptr;
+    return ReusedCandidateOf(run_, slot);
   }
-
-  size_t ReusedCandidateCount() const { return run_.resume ? run_.resume->candidates.size() : 0; }
-
-  // The old run's evaluation, reusable only when every candidate was reused (so the blind input
-  // is the same bytes under the same letters); null otherwise.
-  const store::ReusedEvaluation* ReusedEvaluation() const {
-    if (!run_.resume || !run_.resume->evaluation || ReusedCandidateCount() != kCandidateCount) {
-      return nullptr;
-    }
-    return &*run_.resume->evaluation;
-  }
+  const store::ReusedEvaluation* ReusedEvaluation() const { return ReusedEvaluationOf(run_); }
 
   std::string CandidateStartLine(int slot) const {
     return "candidate " + std::to_string(slot) +

@@ -1,6 +1,5 @@
 #include "run/preflight.h"
 
-#include <algorithm>
 #include <array>
 
 #include "budget/cost_cap.h"
@@ -136,17 +135,13 @@ Result<std::string> SourcePolicyBytes(const std::string& run_id,
 // (and the evaluation) it reuses.
 budget::CostForecast ForecastOf(const PreparedRun& run) {
   budget::BudgetPlan plan = run.plan;
-  if (run.resume) {
-    std::erase_if(plan.stages, [&](const budget::StageForecast& stage) {
-      if (stage.stage == budget::Stage::kCandidate) {
-        return std::any_of(
-            run.resume->candidates.begin(), run.resume->candidates.end(),
-            [&](const store::ReusedAttempt& a) { return a.record.key.slot == stage.slot; });
-      }
-      return run.resume->evaluation && (stage.stage == budget::Stage::kEvaluation ||
-                                        stage.stage == budget::Stage::kEvaluationRepair);
-    });
-  }
+  std::erase_if(plan.stages, [&](const budget::StageForecast& stage) {
+    if (stage.stage == budget::Stage::kCandidate) {
+      return ReusedCandidateOf(run, stage.slot) != nullptr;
+    }
+    return ReusedEvaluationOf(run) != nullptr && (stage.stage == budget::Stage::kEvaluation ||
+                                                  stage.stage == budget::Stage::kEvaluationRepair);
+  });
   return budget::ForecastCost(plan, PricingOf(run.models));
 }
 

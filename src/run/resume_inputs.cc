@@ -5,6 +5,7 @@
 #include "schema/tool_catalog.h"
 #include "store/constants.h"
 #include "store/json_util.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -62,6 +63,25 @@ config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsCon
   current.evaluator = SelectionOf(old.evaluator);
   current.merger = SelectionOf(old.merger);
   return current;
+}
+
+const store::ReusedAttempt* ReusedCandidateOf(const PreparedRun& run, int slot) {
+  if (!run.resume) return nullptr;
+  for (const store::ReusedAttempt& a : run.resume->candidates) {
+    if (a.record.key.slot == slot) return &a;
+  }
+  return nullptr;
+}
+
+size_t ReusedCandidateCount(const PreparedRun& run) {
+  return run.resume ? run.resume->candidates.size() : 0;
+}
+
+const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run) {
+  if (!run.resume || !run.resume->evaluation || ReusedCandidateCount(run) != kCandidateCount) {
+    return nullptr;
+  }
+  return &*run.resume->evaluation;
 }
 
 }  // namespace pi_fusion::workflow

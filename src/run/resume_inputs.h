@@ -1,13 +1,15 @@
-// The inputs of a resumed run (/fusion-resume), taken from the run it resumes: its request and
-// canonical input byte for byte, and its five routes pinned as they were resolved then (admitted
-// again by preflight under today's policy). The current fusion-models.json still gives the run
-// its policy (quorum, grace, cost cap): that is what the person may have changed to resume.
+// The inputs of a resumed run (/fusion-resume), and what it reuses, taken from the run it resumes:
+// its request and canonical input byte for byte, and its five routes pinned as they were resolved
+// then (admitted again by preflight under today's policy). The current fusion-models.json still
+// gives the run its policy (quorum, grace, cost cap): that is what the person may have changed to
+// resume.
 //
 // Pure; thread-safe.
 #pragma once
 
 #include "config/models_config.h"
 #include "pi_fusion/status.h"
+#include "run/run_request.h"
 #include "schema/normalize.h"
 #include "store/resumability.h"
 #include "workflow/canonical_document.h"
@@ -23,5 +25,13 @@ Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& sourc
 
 // `current` with its five selections replaced by the old run's resolved routes ("provider/id").
 config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsConfig current);
+
+// What a prepared run reuses (run.resume); for a run started afresh: nothing.
+// The old run's verified attempt of candidate `slot`, or null when this run starts it.
+const store::ReusedAttempt* ReusedCandidateOf(const PreparedRun& run, int slot);
+size_t ReusedCandidateCount(const PreparedRun& run);
+// The old run's evaluation, reused only when every candidate is (so the blind input is the same
+// bytes under the same letters); null otherwise.
+const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run);
 
 }  // namespace pi_fusion::workflow

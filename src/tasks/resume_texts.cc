@@ -4,6 +4,7 @@
 
 #include "core/terminal_text.h"
 #include "core/utf8.h"
+#include "run/resume_inputs.h"
 #include "store/resumability.h"
 #include "store/run_id.h"
 
@@ -88,7 +89,7 @@ std::string ResumedText(const workflow::PreparedRun& run) {
   for (int slot = 1; slot <= 3; ++slot) {
     if (std::find(reused.begin(), reused.end(), slot) == reused.end()) missing.push_back(slot);
   }
-  const bool evaluation = reused.size() == 3 && run.resume->evaluation.has_value();
+  const bool evaluation = workflow::ReusedEvaluationOf(run) != nullptr;
   std::vector<std::string> runs;
   if (!missing.empty()) {
     runs.push_back((missing.size() == 1 ? "candidate " : "candidates ") + Slots(missing));
