@@ -188,7 +188,6 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     failure->status = status;
     return status;
   };
-  const WorkflowSpec& workflow_row = SpecOf(request.request.workflow);
 
   // Before anything is read or created: a bad debugging wrapper stops the run at once.
   Result<std::string> wrapper = ChildWrapperOf(request.host.environment);
@@ -200,6 +199,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     if (!read.ok()) return fail(read.status());
     resume = *std::move(read);
   }
+  // After the resume's read: a resumed run's request (and so its workflow) is the old run's.
+  const WorkflowSpec& workflow_row = SpecOf(request.request.workflow);
 
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());

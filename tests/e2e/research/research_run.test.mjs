@@ -160,3 +160,32 @@ test("research: a declared source no candidate could fetch is a warning in the r
     assert.deepEqual(retrieved.result.details.result.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
   });
 });
+
+test("research: /fusion-resume after a failed merger keeps the declared sources and the reused candidates' sealed fetches", () => {
+  const UNREACHABLE = "http://nowhere.test/page";  // NXDOMAIN: its failure must survive the reuse
+  const args = { ...RESEARCH_ARGS, sources: [{ url: PAGE, purpose: "the documentation" }, { url: UNREACHABLE, purpose: "a page that is gone" }] };
+  const candidates = candidateRules([{ tool_calls: [fetchCall(PAGE), fetchCall(UNREACHABLE)] }]);
+  const rules = cleanTaskAgentRules("research", args, candidates);
+  const failingMerger = rules.map((rule) => (rule.name === "merger" ? { ...rule, responses: [{ status: 500 }] } : rule));
+  return withFixtureEnv({ script: { rules: failingMerger } }, async (env) => {
+    await env.print("please research");
+    const [oldDir] = runDirs(env);
+    assert.equal(manifestOf(oldDir).error.stage, "merge");
+    env.server.setScript({ rules });
+    const fetchesBefore = http.requests.length;
+    const before = env.requests().length;
+    const r = await env.print(`/fusion-resume ${path.basename(oldDir)}`);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+    assert.deepEqual(env.requests().slice(before).map((q) => q.rule_name), ["merger"]);
+    assert.equal(http.requests.length, fetchesBefore, "no page fetched again");
+    const newDir = runDirs(env).find((d) => d !== oldDir);
+    const policy = (dir) => JSON.parse(fs.readFileSync(path.join(dir, "source-policy.private.json"), "utf8"));
+    assert.deepEqual(policy(newDir).declared_urls, policy(oldDir).declared_urls);
+    assert.equal(policy(newDir).run_id, path.basename(newDir));
+    const result = JSON.parse(fs.readFileSync(path.join(newDir, "result.json"), "utf8"));
+    assert.equal(result.details.resumed_from, path.basename(oldDir));
+    // Counted again from the copied, re-verified audit logs.
+    assert.deepEqual(result.details.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
+  });
+});

@@ -67,6 +67,9 @@ function assertResumed(env, oldDir, newDir, reusedSlots, { evaluation = false } 
   const oldId = path.basename(oldDir);
   const manifest = manifestOf(newDir);
   assert.equal(manifest.state, "completed");
+  assert.equal(manifest.workflow, manifestOf(oldDir).workflow, "the old run's workflow");
+  assert.equal(path.basename(newDir).split("-")[0], manifest.workflow);
+  assert.deepEqual(manifest.capabilities, manifestOf(oldDir).capabilities);
   assert.equal(manifest.resumed_from, oldId);
   assertConforms("fusion-manifest.v4.json", `${newDir}/manifest.json`);
   const result = artifactJson(newDir, "result.json");
