@@ -40,13 +40,20 @@ const AttemptRecord* FindAttempt(const Manifest& m, const AttemptKey& key) {
   return nullptr;
 }
 
-// The attempt's bound files, each already verified (`bytes` holds every bound artifact).
-ReusedAttempt Reuse(const AttemptRecord& a, const std::map<std::string, std::string>& bytes,
-                    const std::string& response) {
+// The attempt's files, each verified (`bytes` holds every artifact the manifest binds); an
+// attempt naming a file the manifest does not bind is refused.
+Result<ReusedAttempt> Reuse(const Manifest& m, const AttemptRecord& a,
+                            const std::map<std::string, std::string>& bytes,
+                            const std::string& response) {
   ReusedAttempt out{a, {}, ""};
   for (const std::string& name : a.artifacts) {
-    out.files.push_back({name, bytes.at(name)});
-    if (name == response) out.answer = bytes.at(name);
+    auto it = bytes.find(name);
+    if (it == bytes.end()) {
+      return NotResumable(m, "attempt " + AttemptPrefix(a.key) + " names " + name +
+                                 ", which its manifest does not bind");
+    }
+    out.files.push_back({name, it->second});
+    if (name == response) out.answer = it->second;
   }
   return out;
 }
@@ -126,8 +133,10 @@ Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir
   out.canonical_input = bytes.at(kCanonicalInputFile);
   if (bytes.count(kContextLedgerFile) > 0) out.context_ledger = bytes.at(kContextLedgerFile);
   for (int slot : VerifiedCandidateSlots(m)) {
-    out.candidates.push_back(
-        Reuse(*FindAttempt(m, {Stage::kCandidate, slot, 1}), bytes, ResponseName(slot)));
+    Result<ReusedAttempt> reused =
+        Reuse(m, *FindAttempt(m, {Stage::kCandidate, slot, 1}), bytes, ResponseName(slot));
+    if (!reused.ok()) return reused.status();
+    out.candidates.push_back(*std::move(reused));
   }
   if (EvaluationReusable(m)) {
     ReusedEvaluation evaluation;
@@ -136,7 +145,9 @@ Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir
       const AttemptRecord* a = FindAttempt(m, {Stage::kEvaluation, std::nullopt, attempt});
       if (a == nullptr) continue;
       const std::string response = AttemptPrefix(a->key) + ".response.txt";
-      evaluation.attempts.push_back(Reuse(*a, bytes, response));
+      Result<ReusedAttempt> reused = Reuse(m, *a, bytes, response);
+      if (!reused.ok()) return reused.status();
+      evaluation.attempts.push_back(*std::move(reused));
     }
     for (const char* name : {kBlindCandidatesFile, kEvaluationFile}) {
       evaluation.documents.push_back({name, bytes.at(name)});

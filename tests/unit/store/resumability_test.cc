@@ -147,6 +147,20 @@ TEST_CASE("resumability: a file that fails verification is named", "[store][resu
         std::string::npos);
 }
 
+TEST_CASE("resumability: an attempt naming a file its manifest does not bind is refused",
+          "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  Manifest m = ManifestOf(f);
+  m.attempts[0].artifacts.push_back("candidate-1.attempt-1.stray.txt");
+  WriteAll(f.Path(kManifestFile), ManifestToJson(m).dump());
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE_FALSE(source.ok());
+  CHECK(source.status().code() == kRunNotResumable);
+  CHECK(source.status().message().find("names candidate-1.attempt-1.stray.txt, which its "
+                                       "manifest does not bind") != std::string::npos);
+}
+
 TEST_CASE("resumability: resumed_from and reused_from survive the manifest's JSON form",
           "[store][resume]") {
   StoreFixture f;
