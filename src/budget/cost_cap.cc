@@ -58,11 +58,16 @@ Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_us
 
 std::string CapStopNextStep(const CapStopKept& kept) {
   const int n = kept.verified_candidates;
+  constexpr char kRaise[] = "raise or clear policy.max_cost_usd with /fusion-models";
+  // Not reached by a run (the cap is checked only after the candidates verified), but a run
+  // without a verified answer has nothing to resume from.
+  if (n <= 0) return "nothing verified is kept; " + std::string(kRaise) + " to run again.";
   std::string what = std::to_string(n) + " verified candidate answer" + (n == 1 ? "" : "s");
   if (kept.evaluation) what += " and the evaluation";
   const bool plural = n != 1 || kept.evaluation;
-  return what + (plural ? " are" : " is") + " kept in " + kept.run_dir +
-         "; raise or clear policy.max_cost_usd with /fusion-models to run again.";
+  return what + (plural ? " are" : " is") + " kept in " + kept.run_dir + "; " + kRaise +
+         ", then resume the run with /fusion-resume " + kept.run_id + ", which reuses " +
+         (plural ? "them" : "it") + ".";
 }
 
 }  // namespace pi_fusion::budget

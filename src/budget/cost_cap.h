@@ -26,6 +26,7 @@ struct CapStopKept {
   int verified_candidates = 0;
   bool evaluation = false;  // the evaluation verified and was written
   std::string run_dir;
+  std::string run_id;  // what /fusion-resume is given to go on from what is kept
 };
 
 // Preflight: Ok without a cap or when the run's expected cost (forecast.usd.expected, the
@@ -39,8 +40,9 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const CostForecas
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
                                const CostForecast& forecast, Stage next, const CapStopKept& kept);
 
-// How to go on after the cap stopped a run: what it kept, where, and what to change. The one
-// place that says it, so a run that can be resumed later changes this sentence only.
+// How to go on after the cap stopped a run: what it kept, where, what to change, and that
+// /fusion-resume then goes on from what is kept (a run with a verified candidate answer is
+// resumable). The one place that says it.
 std::string CapStopNextStep(const CapStopKept& kept);
 
 }  // namespace pi_fusion::budget

@@ -5,9 +5,11 @@
 // arguments, prints and, for prune --yes, deletes.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
+#include "tasks/resume_hint.h"
 #include "tasks/run_catalog.h"
 #include "tasks/run_view.h"
 
@@ -109,6 +112,8 @@ nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
       {"question", run.question},
       {"run_dir", run.run_dir}};
   if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
+  const std::optional<tasks::ResumeHint> resume = run.Resume();
+  out["resumable"] = resume ? tasks::ResumeHintJson(*resume) : nlohmann::json(nullptr);
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
@@ -147,9 +152,11 @@ std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
   const std::optional<int64_t> duration = run.DurationMs();
   // A cancelled run says who cancelled it when it recorded that: "cancelled by quitting Pi".
   const std::string cause = run.CancelCause();
+  // A run /fusion-resume can take up is marked, so nobody starts it over (or prunes it) unaware.
+  const std::string resumable = run.Resume() ? ", resumable" : "";
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
-          cause.empty() ? run.State() : run.State() + " by " + cause,
+          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable,
           age ? Span(*age) : "-",
           duration ? Span(*duration) : "-",
           Size(run.size_bytes),
@@ -159,6 +166,11 @@ std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
 
 const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE", "AGE",
                                           "DURATION", "SIZE",     "COST",  "QUESTION"};
+
+// Under a table with a resumable run: how to resume it.
+constexpr char kResumableNote[] =
+    "A resumable run goes on in Pi with /fusion-resume <id> (the short id will do): it reuses the "
+    "run's verified candidate answers and runs only what is missing.";
 
 struct RunsArgs {
   std::string cwd;
@@ -189,6 +201,9 @@ int RunRuns(const RunsArgs& args) {
   std::vector<std::vector<std::string>> rows = {kHeader};
   for (const tasks::RunListing& run : runs) rows.push_back(Row(run, now));
   PrintTable(rows);
+  if (std::any_of(runs.begin(), runs.end(), [](const auto& run) { return run.Resume(); })) {
+    PrintLine(stdout, kResumableNote);
+  }
   return 0;
 }
 

@@ -602,7 +602,8 @@ class Run {
   bool WithinCostCap(budget::Stage next, Stage stage, std::optional<int> attempt) {
     if (!run_.policy.max_cost_usd) return true;
     const double spent = run_.store->Snapshot().usage.cost.total;
-    const budget::CapStopKept kept{verified_candidates_, evaluation_kept_, run_.store->run_dir()};
+    const budget::CapStopKept kept{verified_candidates_, evaluation_kept_, run_.store->run_dir(),
+                                   run_.store->run_id()};
     Status cap = budget::CheckCostCapBeforeStage(run_.policy.max_cost_usd, spent,
                                                  run_.cost_forecast, next, kept);
     if (cap.ok()) return true;

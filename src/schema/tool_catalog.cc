@@ -18,6 +18,11 @@ constexpr char kWaitGuideline[] =
     "continue other work or end your turn; the terminal notification arrives by itself, then call "
     "bg_result({taskId}) once.";
 
+// Resuming reuses paid, verified answers, but it is the person's call (a slash command, no tool).
+constexpr char kResumeGuideline[] =
+    "When a failed or cancelled Fusion run says it is resumable, suggest /fusion-resume to the "
+    "person rather than launching the run again yourself.";
+
 std::vector<ToolSpec> BuildTools() {
   std::vector<ToolSpec> tools = {
       {"fusion_reason",
@@ -85,7 +90,8 @@ std::vector<ToolSpec> BuildTools() {
        std::nullopt,
        "bg_result: the verified result of a finished background task",
        {"Call bg_result once per task, after its terminal notification; it never waits for a "
-        "running task."}},
+        "running task.",
+        kResumeGuideline}},
       {"bg_status",
        "Background Status",
        "List background tasks with their state (running, completed, failed, killed), or show one "

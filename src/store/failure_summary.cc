@@ -60,6 +60,9 @@ const std::vector<CodeRule>& CodeRules() {
       {kInvalidArguments, "arguments", {"fix_tool_arguments"}},
       {kSourcePolicyInvalid, "source_policy", {"inspect_source_policy", "retry_run"}},
       {kCostCapExceeded, "cost", {"raise_or_clear_cost_cap", "choose_cheaper_routes"}},
+      // A refused /fusion-resume: its message says why (completed, still running, nothing
+      // verified, a file fails verification, a route no longer admitted) and what to do instead.
+      {kRunNotResumable, "resume", {"read_result_or_start_new_run"}},
   };
   return kRules;
 }

@@ -176,9 +176,16 @@ std::string EndFacts(const workflow::RunOutcome& outcome) {
   return out + "\nArtifacts: " + outcome.artifact_dir;
 }
 
+// How the run can go on, last: the step after reading what went wrong.
+std::string ResumeLine(const TaskInfo& task, const std::optional<ResumeHint>& resume) {
+  if (!resume) return "";
+  return "\n" + (task.source == "tool" ? AgentResumeText(*resume) : PersonResumeText(*resume));
+}
+
 }  // namespace
 
-std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task) {
+std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task,
+                         const std::optional<ResumeHint>& resume) {
   switch (outcome.end) {
     case workflow::RunEnd::kCompleted: {
       // research: a declared source no candidate could fetch is said with the end, not later.
@@ -200,12 +207,12 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
       return task.label + " " + task.id + " " +
              (message_says_who ? message : CancelledText(task.cancelled_by) + ": " + message) +
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
-             EndFacts(outcome);
+             EndFacts(outcome) + ResumeLine(task, resume);
     }
     case workflow::RunEnd::kFailed:
       break;
   }
-  return workflow::FailureText(outcome) + EndFacts(outcome);
+  return workflow::FailureText(outcome) + EndFacts(outcome) + ResumeLine(task, resume);
 }
 
 TaskState TaskStateOf(workflow::RunEnd end) {

@@ -5,6 +5,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,7 @@
 #include "pi_fusion/status.h"
 #include "run/preflight.h"
 #include "run/run_request.h"
+#include "tasks/resume_hint.h"
 #include "tasks/task_registry.h"
 
 namespace pi_fusion::tasks {
@@ -74,8 +76,11 @@ std::string UsageSoFarLine(const nlohmann::json& usage,
 
 // The terminal notification of `outcome`. A failure or cancellation says, after its first line,
 // what the children did, the usage so far, the failure summary's unavailability when it could
-// not be written, and the artifact directory.
-std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task);
+// not be written, and the artifact directory; then, when `resume` is set (the run's terminal
+// manifest, tasks/resume_hint.h), how it can be resumed: in the agent's words for a tool's run
+// (the agent reads this notice), in the person's for /fusion's (the person reads it).
+std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task,
+                         const std::optional<ResumeHint>& resume);
 TaskState TaskStateOf(workflow::RunEnd end);
 
 // The answer of a bg_kill for `id` once its task `now` has stopped (or `settled` is false: the

@@ -13,6 +13,7 @@
 #include "store/usage_claim.h"
 #include "store/verify.h"
 #include "tasks/lifecycle_texts.h"
+#include "tasks/resume_hint.h"
 #include "tasks/run_view.h"
 #include "tasks/session_runs.h"
 
@@ -115,6 +116,11 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
   view.details = BaseDetails(task, TaskStateName(task.state), "none");
   view.details["answer"] = {{"present", false}, {"reason", "run_did_not_commit"}};
   std::string summary = task.terminal_text;
+  // The notice's resume sentence is said once, last, in the agent's words (bg_result's reader).
+  if (const size_t at = summary.find("\nResumable: "); at != std::string::npos) summary.erase(at);
+  const Result<store::Manifest> manifest = store::ReadManifest(fs, task.artifact_dir);
+  const std::optional<ResumeHint> resume =
+      manifest.ok() ? ResumeHintOf(*manifest) : std::optional<ResumeHint>();
   if (failure.ok()) {
     // A run from an earlier Pi process has only its error as text: say what its children did and
     // what it used, as the notice of a run of this process does.
@@ -129,8 +135,7 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
     store::FitFailureView(view.details, store::kFailureViewMaxBytes);
     // Refused file-tool calls, counted from the audit logs the manifest binds (at most three
     // short rows, outside the fitted failure view).
-    if (Result<store::Manifest> manifest = store::ReadManifest(fs, task.artifact_dir);
-        manifest.ok()) {
+    if (manifest.ok()) {
       const json refusals = workflow::ReadRunRefusals(fs, task.artifact_dir, *manifest);
       view.details["tool_refusals"] = refusals;
       if (const std::string text = workflow::RefusalsText(refusals); !text.empty()) {
@@ -151,6 +156,10 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
   view.text =
       "Fusion " + task.id + " " + ended + "; no answer was committed.\n" + summary +
       (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir : "");
+  if (resume) {
+    view.details["resumable"] = ResumeHintJson(*resume);
+    view.text += "\n" + AgentResumeText(*resume);
+  }
   return view;
 }
 

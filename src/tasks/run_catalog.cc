@@ -10,6 +10,7 @@
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/owner_lock.h"
+#include "store/resumability.h"
 #include "store/run_id.h"
 #include "store/run_state.h"
 #include "store/verify.h"
@@ -118,6 +119,16 @@ std::string RunListing::State() const {
 }
 
 bool RunListing::terminal() const { return manifest && store::IsTerminal(manifest->state); }
+
+std::optional<ResumeHint> RunListing::Resume() const {
+  if (!manifest) return std::nullopt;
+  if (State() != kInterruptedState) return ResumeHintOf(*manifest);
+  // Not terminal yet, so CheckResumable would call it running: the Pi that resumes it finalizes
+  // it as host_ended first, which keeps every verified candidate.
+  std::vector<int> slots = store::VerifiedCandidateSlots(*manifest);
+  if (slots.empty()) return std::nullopt;
+  return ResumeHint{manifest->run_id, std::move(slots), store::EvaluationReusable(*manifest)};
+}
 
 std::optional<int64_t> RunListing::DurationMs() const {
   const bool interrupted = State() == kInterruptedState;

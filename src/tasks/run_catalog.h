@@ -19,6 +19,7 @@
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 #include "store/manifest.h"
+#include "tasks/resume_hint.h"
 
 namespace pi_fusion::tasks {
 
@@ -43,6 +44,10 @@ struct RunListing {
   // the run was not cancelled).
   std::string CancelCause() const;
   bool terminal() const;
+  // How the run can be resumed (resume_hint.h): a failed or cancelled run with a verified
+  // candidate answer, or an interrupted one with one (a later Pi finalizes it as host_ended
+  // first). nullopt for every other run, and when the manifest cannot be read.
+  std::optional<ResumeHint> Resume() const;
   // created_at to the run's end: its last update once it ended, its last recorded activity (the
   // latest attempt start or end) when its host ended first — interrupted, or finalized later as
   // failed with host_ended. None while it runs or when the times cannot be read.

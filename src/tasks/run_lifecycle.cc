@@ -7,6 +7,7 @@
 #include "core/json_text.h"
 #include "run/cancel_cause.h"
 #include "run/orchestrator.h"
+#include "tasks/resume_hint.h"
 #include "tasks/resume_texts.h"
 #include "tasks/run_view.h"
 
@@ -132,7 +133,9 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), "");
   Result<TaskInfo> ended = tasks.Resolve(task.id);
   terminal.task = ended.ok() ? *ended : task;
-  terminal.text = TerminalText(terminal.outcome, terminal.task);
+  // Whether it can be resumed, from the terminal manifest the store holds (resume_hint.h).
+  terminal.text =
+      TerminalText(terminal.outcome, terminal.task, ResumeHintOf(run->store->Snapshot()));
   tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text);
   terminal.task.terminal_text = terminal.text;
   terminal.view = TerminalRunView(*seams.fs, terminal.task, ToEpochMs(seams.clock->WallNow()));

@@ -18,6 +18,7 @@
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/role_usage.h"
+#include "tasks/resume_hint.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_report.h"
 #include "workflow/workflow_spec.h"
@@ -300,6 +301,13 @@ json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
   if (StringAt(failure_view, "summary_status") == "unavailable") {
     notes.push_back("The run's failure summary is unavailable: " + message);
   }
+  // How it can go on, last (resume_hint.h): the view's data carries it when the run can be resumed.
+  if (failure_view.is_object()) {
+    if (const std::optional<ResumeHint> resume =
+            ResumeHintFromJson(facts.run_id, failure_view.value("resumable", json()))) {
+      notes.push_back(PersonResumeText(*resume));
+    }
+  }
   if (!notes.empty()) view["notes"] = notes;
   view["usage"] = failure_view.is_object()
                       ? RequestsAndUsageText(failure_view.value("model_requests", json()),
@@ -328,6 +336,12 @@ json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms) {
           ? *failure
           : json{{"summary_status", "unavailable"},
                  {"failure", {{"code", kArtifactError}, {"message", failure.status().message()}}}};
+  if (Result<store::Manifest> manifest = store::ReadManifest(fs, task.artifact_dir);
+      manifest.ok()) {
+    if (const std::optional<ResumeHint> resume = ResumeHintOf(*manifest)) {
+      view["resumable"] = ResumeHintJson(*resume);
+    }
+  }
   return FailedView(facts, view, cancelled, task.cancelled_by, now_ms);
 }
 

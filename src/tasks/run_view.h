@@ -72,12 +72,14 @@ nlohmann::json RunningView(const RunFacts& facts, const ProgressSnapshot& progre
 nlohmann::json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified);
 
 // A failed or cancelled run, from its failure view (store/failure_view.h) when readable, the live
-// progress otherwise; `cancelled_by` says who asked.
+// progress otherwise; `cancelled_by` says who asked. A `resumable` object in `failure_view`
+// (tasks/resume_hint.h) adds the person's resume sentence as the last note.
 nlohmann::json FailedView(const RunFacts& facts, const nlohmann::json& failure_view, bool cancelled,
                           CancelSource cancelled_by, int64_t now_ms);
 
 // The view of a run that has just ended, from its directory: verified completion (answer
-// included) or the failure view; cancellations say who asked. Runs on a worker thread.
+// included) or the failure view; cancellations say who asked, and a run its manifest says can be
+// resumed says how. Runs on a worker thread.
 nlohmann::json TerminalRunView(FileSystem& fs, const TaskInfo& task, int64_t now_ms);
 
 // The expansion of a finished run: the candidates A/B/C with their models, answers and (for the

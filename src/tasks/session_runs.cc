@@ -28,6 +28,7 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   task.source = std::string(store::RunSourceName(run.manifest->source));
   task.description = run.question;
   task.question = run.question;
+  task.resume = run.Resume();
   const std::string state = run.State();
   if (state == "completed") {
     task.state = TaskState::kCompleted;

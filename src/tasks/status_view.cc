@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tasks/resume_hint.h"
 #include "tasks/session_runs.h"
 
 namespace pi_fusion::tasks {
@@ -37,6 +38,10 @@ StatusView BuildStatusView(const TaskRegistry& live, const std::vector<TaskInfo>
     } else if (!is_live) {
       detail = std::string(task.unsaved_session ? kUnsavedSessionNote : "earlier Pi process") +
                (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
+      // The agent reads this list: resuming is the person's call, so it is named as theirs.
+      if (task.resume) {
+        detail += "; the person can resume it with " + ResumeCommand(task.id);
+      }
     } else if (task.state == TaskState::kKilled && task.cancelled_by != CancelSource::kUnknown) {
       detail = CancelledText(task.cancelled_by);
     }

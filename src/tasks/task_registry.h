@@ -17,6 +17,7 @@
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
 #include "tasks/progress.h"
+#include "tasks/resume_hint.h"
 
 namespace pi_fusion::tasks {
 
@@ -46,6 +47,9 @@ struct TaskInfo {
   // its run directory names (0 and "" otherwise). Only that process is notified when it ends.
   long owner_pid = 0;
   std::string owner_session;
+  // A run read from disk that /fusion-resume can take up (resume_hint.h); nullopt otherwise, and
+  // for the runs of this process (their views read it from the run directory themselves).
+  std::optional<ResumeHint> resume;
 };
 
 // Error texts of the contract.

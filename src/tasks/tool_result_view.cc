@@ -7,6 +7,7 @@
 #include "run/source_failures.h"
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
+#include "tasks/resume_hint.h"
 #include "tasks/run_view.h"
 
 namespace pi_fusion::tasks {
@@ -48,18 +49,22 @@ json EndedLaunchView(const RunFacts& facts, const TaskInfo& ended) {
     view["notes"] = json::array({"bg_result " + facts.run_id + " gives its verified answer."});
     return view;
   }
+  json notes = json::array();
+  json view;
   if (ended.state == TaskState::kKilled) {
-    json view = BaseView(facts, "cancelled",
-                         "ran in the background and was " + CancelledText(ended.cancelled_by) + id);
+    view = BaseView(facts, "cancelled",
+                    "ran in the background and was " + CancelledText(ended.cancelled_by) + id);
     if (ended.cancelled_by == CancelSource::kQuit || ended.cancelled_by == CancelSource::kReload) {
-      view["notes"] = json::array({"Pi cancels active runs when it quits or reloads."});
+      notes.push_back("Pi cancels active runs when it quits or reloads.");
     }
-    return view;
+  } else {
+    view = BaseView(facts, "failed", "ran in the background and failed" + id);
+    // The first line of its terminal text: the contract's failure line, or its recorded error.
+    const std::string why = ended.terminal_text.substr(0, ended.terminal_text.find('\n'));
+    if (!why.empty()) view["error"] = why;
   }
-  json view = BaseView(facts, "failed", "ran in the background and failed" + id);
-  // The first line of its terminal text: the contract's failure line, or its recorded error.
-  const std::string why = ended.terminal_text.substr(0, ended.terminal_text.find('\n'));
-  if (!why.empty()) view["error"] = why;
+  if (ended.resume) notes.push_back(PersonResumeText(*ended.resume));
+  if (!notes.empty()) view["notes"] = std::move(notes);
   return view;
 }
 

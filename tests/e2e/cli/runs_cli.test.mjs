@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fusionRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
-import { piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { manifestOf, piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 
 /** `pi-fusion <args>` in the env's project. */
 function cli(env, ...args) {
@@ -59,8 +59,10 @@ describe("pi-fusion runs, verify, prune", () => {
     await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
       const completed = await fuse(env, fusionRules());
       assert.equal(completed.code, 0, completed.stderr);
+      // Candidate 2's provider error comes late enough that candidates 1 and 3 have verified
+      // first: the failed run is resumable from them.
       const failed = await fuse(env,
-        [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500 }] }, ...fusionRules()],
+        [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500, delay_ms: 2500 }, { status: 500 }] }, ...fusionRules()],
         { models: SECOND_CANDIDATE_ON_B });
       assert.notEqual(failed.code, 0);
       const tampered = await fuse(env, fusionRules());
@@ -155,6 +157,14 @@ describe("pi-fusion runs, verify, prune", () => {
       const byId = Object.fromEntries(listed.map((x) => [x.run_id, x]));
       assert.equal(byId[completed.id].state, "completed");
       assert.equal(byId[failed.id].state, "failed");
+      // The failed run can be resumed from candidates 1 and 3; the completed run and the one
+      // interrupted before any answer cannot.
+      const failedShort = failed.id.slice("reason-".length, "reason-".length + 8);
+      assert.deepEqual(byId[failed.id].resumable,
+        { command: `/fusion-resume ${failedShort}`, candidate_slots: [1, 3], evaluation: false },
+        JSON.stringify(manifestOf(failed.dir).attempts));
+      assert.equal(byId[completed.id].resumable, null);
+      assert.equal(byId[liveId].resumable, null);
       for (const x of listed) {
         assert.equal(x.workflow, "reason");
         assert.equal(x.question, "Why is the sky blue?");
@@ -172,6 +182,8 @@ describe("pi-fusion runs, verify, prune", () => {
       assert.match(r.stdout, /^RUN ID +WORKFLOW +STATE +AGE +DURATION +SIZE +COST +QUESTION$/m);
       assert.match(r.stdout, new RegExp(`^${liveId} +reason +interrupted +\\d+s +\\d+s +[\\d.]+ (B|KiB|MiB) +\\$\\d+\\.\\d{4} +Why is the sky blue\\?$`, "m"));
       assert.match(r.stdout, new RegExp(`^${completed.id} +reason +completed +.* \\$0\\.0\\d*[1-9]\\d* +Why`, "m"));
+      assert.match(r.stdout, new RegExp(`^${failed.id} +reason +failed, resumable +\\d+s `, "m"));
+      assert.match(r.stdout, /\nA resumable run goes on in Pi with \/fusion-resume <id> \(the short id will do\): it reuses the run's verified candidate answers and runs only what is missing\.\n$/);
 
       // prune: young runs stay by default; --state interrupted takes only the interrupted one.
       r = cli(env, "prune", "--cwd", env.cwd);

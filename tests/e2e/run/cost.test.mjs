@@ -191,9 +191,14 @@ describe("cost per role, model requests and the estimate", () => {
         `^Fusion failed \\(stage=merge, slot=none, attempt=none\\): cost_cap_exceeded: the cost cap of ${literal(usd(cap))} ` +
         `\\(policy\\.max_cost_usd\\) stopped the run before the merge: ${literal(usd(spent))} spent so far plus ` +
         `\\$(\\d+\\.\\d{4}) expected for the merge \\(an estimate\\) would exceed it\\. 3 verified candidate answers ` +
-        `and the evaluation are kept in ${literal(dir)}; raise or clear policy\\.max_cost_usd with /fusion-models to run again\\.$`,
+        `and the evaluation are kept in ${literal(dir)}; raise or clear policy\\.max_cost_usd with /fusion-models, ` +
+        `then resume the run with /fusion-resume ${literal(path.basename(dir))}, which reuses them\\.$`,
         "m").exec(r.stderr);
       assert.ok(stopped, r.stderr);
+      // The person's notice (a /fusion run in print mode) ends saying how to resume the run.
+      const short = path.basename(dir).slice("reason-".length, "reason-".length + 8);
+      assert.match(r.stderr, new RegExp(`^Resumable: /fusion-resume ${short} runs only what is missing, ` +
+        `reusing its 3 verified candidate answers and its evaluation\\.$`, "m"));
       assert.ok(Number(stopped[1]) > 0, "the merge's expected cost is counted");
       // The evaluation ran; the merger never sent a request.
       const stages = env.requests().map((q) => q.rule_name).sort();

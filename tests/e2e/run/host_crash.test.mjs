@@ -81,8 +81,17 @@ function assertTruth(dir, seen, { stage, finished }) {
   assert.ok(!fs.existsSync(path.join(dir, "merged.md")));
   const completed = manifest.attempts.filter((a) => a.state === "completed").map((a) => a.stage);
   assert.deepEqual(completed, finished);
+  // Verified candidate answers make the run resumable: both texts tell the agent the person can
+  // resume it; a run that verified none says nothing of resuming.
+  const resumable = completed.includes("candidate");
+  const short = path.basename(dir).replace(/^[a-z]+-/, "").slice(0, 8);
   for (const [tool, text] of Object.entries(seen)) {
     assert.match(text, /host_ended/, `${tool}: ${text}`);
+    if (resumable) {
+      assert.match(text, new RegExp(`the person can resume (it|this run) with /fusion-resume ${short}\\b`), `${tool}: ${text}`);
+    } else {
+      assert.doesNotMatch(text, /fusion-resume/, `${tool}: ${text}`);
+    }
     assert.doesNotMatch(text, /\brunning\b/i, `${tool}: ${text}`);
     assert.ok(!text.includes(MERGED_TEXT), `${tool} gave no answer`);
     assert.doesNotMatch(text, /\(verified\)/, `${tool}: ${text}`);

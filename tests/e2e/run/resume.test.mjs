@@ -104,6 +104,8 @@ describe("/fusion-resume", () => {
       const [oldDir] = runDirs(env);
       const oldId = path.basename(oldDir);
       assert.equal(manifestOf(oldDir).error.stage, "merge");
+      // The person's notice says how to resume it, and what that reuses.
+      assert.ok(first.stderr.includes(`Resumable: /fusion-resume ${oldId.slice(7, 15)} runs only what is missing, reusing its 3 verified candidate answers and its evaluation.`), first.stderr);
       env.server.setScript({ rules: fusionRules() });
 
       // A reused file that no longer matches its ref: refused, naming it, before any request.
@@ -147,7 +149,7 @@ describe("/fusion-resume", () => {
       assert.equal(manifestOf(oldDir).state, "cancelled");
       const oldShort = path.basename(oldDir).slice(7, 15);
       // The failure text tells the person how to resume it.
-      // RESUME-TEXT assert.match(cancelled.stderr, /\/fusion-resume/);
+      assert.match(cancelled.stderr, new RegExp(`Resumable: /fusion-resume ${oldShort} runs only what is missing, reusing its 2 verified candidate answers\\.`));
 
       const before = env.requests().length;
       await withTmuxPi(env, { args: ["-c"] }, async (ui) => {
@@ -211,6 +213,9 @@ describe("/fusion-resume", () => {
       await env.print("please investigate", { timeoutMs: RUN_TIMEOUT_MS });
       const [oldDir] = runDirs(env);
       assert.equal(manifestOf(oldDir).error.stage, "merge");
+      // The agent's notice asks it to suggest the resume, not to run again.
+      const notice = env.requests().find((q) => q.rule_name === "failed");
+      assert.match(notice.last_user_text, /Resumable: the person can resume this run with \/fusion-resume [0-9a-f]{8}, .*Suggest that to them rather than starting the run again; resuming is their decision\./);
       env.server.setScript({ rules: agentFlowRules(candidates, "DONE") });
       const before = env.requests().length;
       const r = await env.print(`/fusion-resume ${path.basename(oldDir)}`, { timeoutMs: RUN_TIMEOUT_MS });

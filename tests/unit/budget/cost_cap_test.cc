@@ -36,7 +36,7 @@ CostForecast Forecast() {
   return f;
 }
 
-const CapStopKept kKept{3, true, "/project/.pi/fusion/s/reason-1"};
+const CapStopKept kKept{3, true, "/project/.pi/fusion/s/reason-1", "reason-1"};
 
 TEST_CASE("CostCap: no cap checks nothing, whatever the estimate or the spend") {
   CHECK(CheckCostCapBeforeRun(std::nullopt, Forecast()).ok());
@@ -68,15 +68,15 @@ TEST_CASE("CostCap: before the merge, the spend plus the merge's expected cost m
         "the cost cap of $0.0850 (policy.max_cost_usd) stopped the run before the merge: $0.0600 "
         "spent so far plus $0.0300 expected for the merge (an estimate) would exceed it. 3 "
         "verified candidate answers and the evaluation are kept in "
-        "/project/.pi/fusion/s/reason-1; raise or clear policy.max_cost_usd with /fusion-models "
-        "to run again.");
+        "/project/.pi/fusion/s/reason-1; raise or clear policy.max_cost_usd with /fusion-models, "
+        "then resume the run with /fusion-resume reason-1, which reuses them.");
 }
 
 TEST_CASE("CostCap: before the evaluation the repair is not counted; before the repair it is") {
   // Before the evaluation: evaluation + merge = $0.05 still to come.
   CHECK(CheckCostCapBeforeStage(0.08, 0.025, Forecast(), Stage::kEvaluation, kKept).ok());
-  const Status evaluation =
-      CheckCostCapBeforeStage(0.07, 0.025, Forecast(), Stage::kEvaluation, {3, false, "/r"});
+  const Status evaluation = CheckCostCapBeforeStage(0.07, 0.025, Forecast(), Stage::kEvaluation,
+                                                    {3, false, "/r", "reason-2"});
   REQUIRE_FALSE(evaluation.ok());
   CHECK_THAT(evaluation.message(),
              Contains("before the evaluation: $0.0250 spent so far plus $0.0500 expected for the "
@@ -117,15 +117,21 @@ TEST_CASE("CostCap: subscription routes count at their catalog prices") {
   CHECK_THAT(refused.message(), Contains(" Subscription routes count at their catalog prices."));
 }
 
-TEST_CASE("CostCap: the next step names what is kept and where") {
-  CHECK(CapStopNextStep({1, false, "/r"}) ==
+TEST_CASE("CostCap: the next step names what is kept, where, and how to resume from it") {
+  CHECK(CapStopNextStep({1, false, "/r", "reason-1"}) ==
         "1 verified candidate answer is kept in /r; raise or clear policy.max_cost_usd with "
-        "/fusion-models to run again.");
-  CHECK(CapStopNextStep({2, false, "/r"}) ==
+        "/fusion-models, then resume the run with /fusion-resume reason-1, which reuses it.");
+  CHECK(CapStopNextStep({2, false, "/r", "reason-1"}) ==
         "2 verified candidate answers are kept in /r; raise or clear policy.max_cost_usd with "
-        "/fusion-models to run again.");
-  CHECK(CapStopNextStep({1, true, "/r"})
-            .starts_with("1 verified candidate answer and the evaluation are kept in /r;"));
+        "/fusion-models, then resume the run with /fusion-resume reason-1, which reuses them.");
+  CHECK(CapStopNextStep({1, true, "/r", "reason-1"}) ==
+        "1 verified candidate answer and the evaluation are kept in /r; raise or clear "
+        "policy.max_cost_usd with /fusion-models, then resume the run with /fusion-resume "
+        "reason-1, which reuses them.");
+  // Nothing verified: nothing to resume from, so no resume is offered.
+  CHECK(CapStopNextStep({0, false, "/r", "reason-1"}) ==
+        "nothing verified is kept; raise or clear policy.max_cost_usd with /fusion-models to run "
+        "again.");
 }
 
 }  // namespace

@@ -85,6 +85,19 @@ TEST_CASE(
   }
 }
 
+// Resuming is the person's decision: the agent learns to suggest it, never to relaunch the run.
+TEST_CASE("ToolCatalog: bg_result tells the agent to suggest /fusion-resume, not to relaunch",
+          "[schema]") {
+  for (const auto& tool : RegisteredTools()) {
+    if (tool.name != "bg_result") continue;
+    CHECK(tool.prompt_guidelines.back() ==
+          "When a failed or cancelled Fusion run says it is resumable, suggest /fusion-resume to "
+          "the person rather than launching the run again yourself.");
+    return;
+  }
+  FAIL("bg_result is not registered");
+}
+
 TEST_CASE("ToolCatalog: annotations say read-only toward the workspace, research open-world",
           "[schema]") {
   std::map<std::string, nlohmann::json> seen;

@@ -165,6 +165,7 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
                            "invalid_arguments",
                            "source_policy_invalid",
                            "cost_cap_exceeded",
+                           "run_not_resumable",
                            "unheard_of"}) {
     INFO(code);
     CHECK(std::find(classes.begin(), classes.end(), FailureClass(code)) != classes.end());

@@ -265,6 +265,7 @@ TEST_CASE("FailureClass: each code this project adds has its own class and remed
       {"invalid_arguments", "arguments", {"fix_tool_arguments"}},
       {"source_policy_invalid", "source_policy", {"inspect_source_policy", "retry_run"}},
       {"cost_cap_exceeded", "cost", {"raise_or_clear_cost_cap", "choose_cheaper_routes"}},
+      {"run_not_resumable", "resume", {"read_result_or_start_new_run"}},
   };
   std::set<std::string> classes = {
       "configuration", "context",      "budget",     "child_process", "child_protocol",

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "tasks/launched_runs.h"
+#include "tasks/resume_hint.h"
 #include "tasks/tool_result_view.h"
 #include "test_support.h"
 
@@ -58,6 +59,22 @@ TEST_CASE("LaunchedRuns: a run of an earlier Pi that was cancelled by quitting r
   CHECK(runs.Ended(live, f.fs, kRunId, dir, 999999)->state == TaskState::kKilled);
 }
 
+TEST_CASE("LaunchedRuns: an earlier Pi's run with verified candidate answers says it resumes",
+          "[tasks][launched_runs][resume]") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  f.RecordCandidates();
+  const std::string dir = f.store->run_dir();
+  f.store->Fail(store::RunState::kCancelled,
+                {"child_cancelled", "cancelled by quitting Pi", {}, {}, {}});
+  f.store.reset();
+  TaskRegistry live;
+  LaunchedRuns runs;
+  const json row = LaunchRow(dir, runs.Ended(live, f.fs, kRunId, dir, 0));
+  CHECK(row["notes"] == json::array({"Pi cancels active runs when it quits or reloads.",
+                                     PersonResumeText({kRunId, {1, 2, 3}, false})}));
+}
+
 TEST_CASE("LaunchedRuns: completed and failed runs say how they ended", "[tasks][launched_runs]") {
   StoreFixture f;
   f.WalkTo(store::RunState::kCandidatesRunning);
@@ -70,6 +87,7 @@ TEST_CASE("LaunchedRuns: completed and failed runs say how they ended", "[tasks]
   CHECK(failed["state"] == "failed");
   CHECK(failed["status"] == "ran in the background and failed (" + std::string(kRunId) + ")");
   CHECK(failed["error"] == "child_timeout: candidate 2 ran past its timer");
+  CHECK_FALSE(failed.contains("notes"));  // nothing verified, nothing to resume
 
   TaskInfo completed;
   completed.id = kRunId;

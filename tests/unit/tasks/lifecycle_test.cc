@@ -384,3 +384,28 @@ TEST_CASE("RunLifecycle: every stage child's signs of life reach the task's prog
   CHECK(task->progress.evaluator_life.last_output_ms > 0);
   CHECK(task->progress.merger_life.last_output_ms > 0);
 }
+
+TEST_CASE("RunLifecycle: a run that failed after its candidates verified ends saying it resumes",
+          "[tasks][lifecycle][resume]") {
+  Script script;
+  script.merger = "";  // the run fails at the merge: the candidates and the evaluation verified
+  Harness h(script);
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  REQUIRE(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  const tasks::ResumeHint hint{h.sink.launch.run_id, {1, 2, 3}, true};
+  // A tool's run: the agent reads the notice, and is told to suggest the command.
+  CHECK_THAT(h.sink.terminal->text, Catch::EndsWith("\n" + tasks::AgentResumeText(hint)));
+  // The person's view of it says the same in the person's words.
+  CHECK(h.sink.terminal->view["notes"].back() == tasks::PersonResumeText(hint));
+
+  // A run whose candidates failed fast has nothing to reuse: no word of resuming.
+  Script fast;
+  fast.failing_candidate = 2;
+  fast.block_others = true;
+  Harness none(fast);
+  none.Run();
+  REQUIRE(none.sink.terminal.has_value());
+  CHECK_THAT(none.sink.terminal->text, !Catch::Contains("/fusion-resume"));
+  CHECK_THAT(none.sink.terminal->view.dump(), !Catch::Contains("/fusion-resume"));
+}

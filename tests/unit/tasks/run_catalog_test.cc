@@ -221,3 +221,52 @@ TEST_CASE("FindRunOnDisk: a run of another session, named by id, prefix or short
 
 }  // namespace
 }  // namespace pi_fusion::tasks
+
+namespace pi_fusion::tasks {
+namespace {
+
+TEST_CASE("RunCatalog: failed, cancelled and interrupted runs with a verified answer resume") {
+  SECTION("interrupted: its owner died after the candidates verified") {
+    StoreFixture f;
+    f.WalkTo(store::RunState::kCandidatesRunning);
+    f.RecordCandidates();
+    // A live owner: running, nothing to resume.
+    CHECK_FALSE(ListRuns(f.fs, f.dir.path())[0].Resume().has_value());
+    f.store.reset();
+    const std::vector<RunListing> runs = ListRuns(f.fs, f.dir.path());
+    REQUIRE(runs[0].State() == "interrupted");
+    const std::optional<ResumeHint> hint = runs[0].Resume();
+    REQUIRE(hint.has_value());
+    CHECK(hint->run_id == kRunId);
+    CHECK(hint->candidate_slots == std::vector<int>{1, 2, 3});
+  }
+  SECTION("interrupted before any candidate verified") {
+    StoreFixture f;
+    f.WalkTo(store::RunState::kCandidatesRunning);
+    f.store.reset();
+    const std::vector<RunListing> runs = ListRuns(f.fs, f.dir.path());
+    REQUIRE(runs[0].State() == "interrupted");
+    CHECK_FALSE(runs[0].Resume().has_value());
+  }
+  SECTION("failed after the candidates, and failed before them") {
+    StoreFixture f;
+    f.WalkTo(store::RunState::kCandidatesRunning);
+    f.RecordCandidates();
+    REQUIRE(f.store
+                ->Fail(store::RunState::kFailed, {"child_exit_failed", "the merger failed",
+                                                  store::Stage::kMerge, std::nullopt, 1})
+                .terminal.ok());
+    CHECK(ListRuns(f.fs, f.dir.path())[0].Resume()->candidate_slots == std::vector<int>{1, 2, 3});
+    StoreFixture early;
+    REQUIRE(early.store->Fail(store::RunState::kFailed, {"model_unavailable", "no route"})
+                .terminal.ok());
+    CHECK_FALSE(ListRuns(early.fs, early.dir.path())[0].Resume().has_value());
+  }
+  SECTION("unreadable") {
+    RunListing unreadable;
+    CHECK_FALSE(unreadable.Resume().has_value());
+  }
+}
+
+}  // namespace
+}  // namespace pi_fusion::tasks

@@ -53,6 +53,22 @@ TEST_CASE("StatusView: a live run shows its stage and elapsed time, an earlier o
   CHECK_FALSE(rows[1].contains("note"));
 }
 
+TEST_CASE("StatusView: an earlier run that can be resumed says the person can resume it") {
+  TaskRegistry live;
+  TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
+  earlier.terminal_text = "host_ended: its Pi process ended";
+  earlier.resume = ResumeHint{kEarlier, {1, 3}, false};
+  TaskInfo none = Task(kLive, TaskState::kFailed);
+  none.terminal_text = "child_exit_failed: candidate 1 exited 1";
+  const StatusView view = BuildStatusView(live, {earlier, none}, kStart);
+  CHECK(view.text == kEarlier +
+                         "  failed  fusion reason  (earlier Pi process; host_ended: its Pi "
+                         "process ended; the person can resume it with /fusion-resume 4567ffff)\n" +
+                         kLive +
+                         "  failed  fusion reason  (earlier Pi process; child_exit_failed: "
+                         "candidate 1 exited 1)\n");
+}
+
 TEST_CASE("StatusView: each row carries the task's question beside its description") {
   TaskRegistry live;
   TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
