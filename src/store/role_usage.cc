@@ -42,11 +42,15 @@ std::vector<RoleUsage> UsageByRole(const Manifest& m) {
   rows[5].role = "merger";
   rows[5].model = Route(m.models.merger);
   for (RoleUsage& row : rows) row.requests = 0;
+  std::array<bool, kRows> all_reused;
+  all_reused.fill(true);
   for (const AttemptRecord& a : m.attempts) {
     if (!ValidateAttemptKey(a.key).ok()) continue;
     const size_t i = RowOf(a.key);
     RoleUsage& row = rows[i];
     ++row.attempts;
+    if (!a.reused_from) all_reused[i] = false;
+    if (all_reused[i]) row.reused_from = a.reused_from;
     if (a.usage) usages[i].push_back(*a.usage);
     if (CountUnknown(a)) row.requests.reset();
     if (row.requests && a.requests) *row.requests += *a.requests;
@@ -55,6 +59,7 @@ std::vector<RoleUsage> UsageByRole(const Manifest& m) {
   for (size_t i = 0; i < kRows; ++i) {
     if (rows[i].attempts == 0) continue;
     rows[i].usage = SumUsage(usages[i]);
+    if (!all_reused[i]) rows[i].reused_from.reset();
     out.push_back(std::move(rows[i]));
   }
   return out;
@@ -78,6 +83,7 @@ nlohmann::json UsageByRoleJson(const std::vector<RoleUsage>& rows) {
     item["attempts"] = row.attempts;
     item["requests"] = row.requests ? nlohmann::json(*row.requests) : nlohmann::json(nullptr);
     item["usage"] = UsageToJson(row.usage);
+    if (row.reused_from) item["reused_from"] = *row.reused_from;
     out.push_back(std::move(item));
   }
   return out;

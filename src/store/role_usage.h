@@ -9,6 +9,8 @@
 //   requests  model requests its children sent (AttemptRecord::requests), or null when an attempt
 //             that reported usage has no count (a manifest written before counts existed)
 //   usage     Pi's Usage summed over the role's attempts (SumUsage)
+//   reused_from  a resumed run's role whose every attempt was reused from that run (their usage
+//             is that run's, so this row shows none); absent otherwise
 // A role appears only when it has an attempt, in the order above.
 //
 // Pure; thread-safe.
@@ -33,6 +35,7 @@ struct RoleUsage {
   int attempts = 0;
   std::optional<uint64_t> requests;
   Usage usage;
+  std::optional<std::string> reused_from;
 
   bool operator==(const RoleUsage&) const = default;
 };

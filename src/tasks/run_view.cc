@@ -18,6 +18,7 @@
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/role_usage.h"
+#include "store/run_id.h"
 #include "tasks/resume_hint.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_report.h"
@@ -208,6 +209,13 @@ std::vector<std::string> RoleUsageLines(const json& usage_by_role) {
     if (name.empty()) continue;
     const std::string model = StringAt(row, "model");
     if (!model.empty()) name += " (" + model + ")";
+    const json reused = row.value("reused_from", json());
+    if (reused.is_string() && store::IsValidRunId(reused.get<std::string>())) {
+      // Paid by the run it came from: this run spent nothing on it.
+      lines.push_back(name + ": reused from " +
+                      std::string(store::ShortRunId(reused.get<std::string>())));
+      continue;
+    }
     const std::string usage =
         RequestsAndUsageText(row.value("requests", json()), row.value("usage", json()));
     lines.push_back(name + ": " + (usage.empty() ? "no usage reported" : usage));

@@ -58,7 +58,7 @@ Status CheckUsage(const json& usage, const std::string& label = "usage") {
 }
 
 // The rows of store::UsageByRoleJson: a known role, its route, at least one attempt, a request
-// count or null, and a Usage object; nothing else.
+// count or null, a Usage object, and a resumed run's reused_from run id; nothing else.
 Status CheckUsageByRole(const json& rows) {
   if (!rows.is_array() || rows.size() > 6) return Invalid("usage_by_role must be an array of rows");
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -66,7 +66,8 @@ Status CheckUsageByRole(const json& rows) {
     const std::string label = "usage_by_role[" + std::to_string(i) + "]";
     if (!row.is_object()) return Invalid(label + " must be an object");
     for (const auto& [key, value] : row.items()) {
-      if (!IsOneOf(key, {"role", "slot", "model", "attempts", "requests", "usage"})) {
+      if (!IsOneOf(key,
+                   {"role", "slot", "model", "attempts", "requests", "usage", "reused_from"})) {
         return Invalid(label + "." + key + " is not a role usage field");
       }
     }
@@ -91,6 +92,11 @@ Status CheckUsageByRole(const json& rows) {
       return Invalid(label + ".requests must be a count or null");
     }
     if (Status s = CheckUsage(row.value("usage", json()), label + ".usage"); !s.ok()) return s;
+    if (row.contains("reused_from") &&
+        (!row["reused_from"].is_string() ||
+         !store::IsValidRunId(row["reused_from"].get<std::string>()))) {
+      return Invalid(label + ".reused_from must be a run id");
+    }
   }
   return Status::Ok();
 }

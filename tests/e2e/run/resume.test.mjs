@@ -81,6 +81,8 @@ function assertResumed(env, oldDir, newDir, reusedSlots, { evaluation = false } 
   for (const slot of [1, 2, 3]) {
     const attempt = manifest.attempts.find((a) => a.stage === "candidate" && a.slot === slot);
     const name = `candidate-${slot}.attempt-1.response.md`;
+    const role = result.details.usage_by_role.find((r) => r.role === "candidate" && r.slot === slot);
+    assert.equal(role.reused_from, reusedSlots.includes(slot) ? oldId : undefined, `candidate ${slot}'s cost row`);
     if (reusedSlots.includes(slot)) {
       assert.equal(attempt.reused_from, oldId, `candidate ${slot} reused`);
       assert.equal(attempt.usage, null, "a reused attempt spent nothing in this run");

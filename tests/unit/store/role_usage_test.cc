@@ -103,3 +103,25 @@ TEST_CASE("RoleUsage: an attempt with usage but no count makes its role's and th
   CHECK_FALSE(ModelRequests(m));
   CHECK(UsageByRoleJson(rows)[0]["requests"].is_null());
 }
+
+TEST_CASE("RoleUsage: a role whose every attempt was reused names the run it came from") {
+  Manifest m = WithModels();
+  constexpr char kOld[] = "reason-ffffffffffffffffffffffffffffffff";
+  AttemptRecord reused = Attempt(Stage::kCandidate, 1, 1, std::nullopt, std::nullopt);
+  reused.reused_from = kOld;
+  AttemptRecord evaluator =
+      Attempt(Stage::kEvaluation, std::nullopt, 1, std::nullopt, std::nullopt);
+  evaluator.reused_from = kOld;
+  m.attempts = {reused, Attempt(Stage::kCandidate, 2, 1, SampleUsage(20), 1), evaluator,
+                Attempt(Stage::kEvaluation, std::nullopt, 2, SampleUsage(30), 1)};
+  const std::vector<RoleUsage> rows = UsageByRole(m);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].reused_from == kOld);
+  CHECK(rows[0].requests == 0u);
+  CHECK_FALSE(rows[1].reused_from.has_value());
+  CHECK(rows[2].reused_from == kOld);            // the evaluator
+  CHECK_FALSE(rows[3].reused_from.has_value());  // the repair ran in this run
+  const json rows_json = UsageByRoleJson(rows);
+  CHECK(rows_json[0]["reused_from"] == kOld);
+  CHECK_FALSE(rows_json[1].contains("reused_from"));
+}

@@ -334,6 +334,11 @@ TEST_CASE("the usage texts: requests beside the cost, and one line per role") {
                                "Repair (local/e): 14,210 tokens · $0.0123",
                                "Merger (local/g): 1 model request · 14,210 tokens · $0.0123"});
   CHECK(RoleUsageLines(rows)[0] == "Candidate 2 (local/m2): no usage reported");
+  // A resumed run's reused role: paid by the run it came from.
+  json reused = with_usage;
+  reused[0]["reused_from"] = "reason-0123456789abcdef0123456789abcdef";
+  reused[0]["requests"] = 0;
+  CHECK(RoleUsageLines(reused)[0] == "Candidate 2 (local/m2): reused from 01234567");
 }
 
 TEST_CASE("a degraded run says so first: the sentence, the status and the left-out slot") {

@@ -200,7 +200,11 @@ TEST_CASE("ResultDetails: usage per role and the run's model requests", "[workfl
       {"requests", [](json& r) { r["requests"] = -1; }},
       {"is not a role usage field", [](json& r) { r["bonus"] = 1; }},
       {"usage_by_role[0].usage.cost", [](json& r) { r["usage"].erase("cost"); }},
+      {"reused_from must be a run id", [](json& r) { r["reused_from"] = "elsewhere"; }},
   };
+  ResultDetailsInput reused = in;
+  reused.usage_by_role[0]["reused_from"] = "reason-ffffffffffffffffffffffffffffffff";
+  CHECK(BuildResultDetails(reused).ok());  // a resumed run's reused role
   for (const auto& [part, mutate] : bad) {
     INFO(part);
     ResultDetailsInput broken = in;
