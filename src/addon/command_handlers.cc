@@ -34,14 +34,9 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
   return LaunchFromCommand(env, ctx, std::move(run), tasks::CommandStartedText);
 }
 
-// Waits for the agent to be idle (the contract: waitForIdle before launch), then starts.
 Napi::Value StartWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
-  Napi::Function wait = Method(ctx, "waitForIdle");
-  Napi::Value idle = wait.IsEmpty() ? env.Undefined() : wait.Call(ctx, {});
-  auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
-  return Then(env, idle, [ctx_ref, prompt](Napi::Env env, Napi::Value) {
-    return StartRun(env, ctx_ref->Value(), prompt);
-  });
+  return WhenIdle(env, ctx,
+                  [prompt](Napi::Env env, Napi::Object ctx) { return StartRun(env, ctx, prompt); });
 }
 
 Napi::Value FusionCommand(const Napi::CallbackInfo& info) {

@@ -72,6 +72,16 @@ Napi::Value Then(Napi::Env env, Napi::Value promise,
                                 })});
 }
 
+Napi::Value WhenIdle(Napi::Env env, Napi::Object ctx,
+                     std::function<Napi::Value(Napi::Env, Napi::Object)> start) {
+  Napi::Function wait = Method(ctx, "waitForIdle");
+  Napi::Value idle = wait.IsEmpty() ? env.Undefined() : wait.Call(ctx, {});
+  auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
+  return Then(env, idle, [ctx_ref, start](Napi::Env env, Napi::Value) {
+    return start(env, ctx_ref->Value());
+  });
+}
+
 Napi::Value LaunchFromCommand(Napi::Env env, Napi::Object ctx, workflow::RunRequest run,
                               StartedText started) {
   AddonState& state = State(env);

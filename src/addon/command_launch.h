@@ -27,6 +27,11 @@ Napi::Value Resolved(Napi::Env env);
 Napi::Value Then(Napi::Env env, Napi::Value promise,
                  std::function<Napi::Value(Napi::Env, Napi::Value)> fn);
 
+// Waits for the agent to be idle (the contract: waitForIdle before a launch), then returns
+// `start(env, ctx)`.
+Napi::Value WhenIdle(Napi::Env env, Napi::Object ctx,
+                     std::function<Napi::Value(Napi::Env, Napi::Object)> start);
+
 // The person's notice once a command's run started.
 using StartedText = std::function<std::string(const tasks::LaunchReport&)>;
 

@@ -17,7 +17,7 @@
 namespace pi_fusion::addon {
 namespace {
 
-// Resumes the run `query` names once the agent is idle (the same contract as /fusion).
+// Resumes the run `query` names (once the agent is idle: the same contract as /fusion).
 Napi::Value ResumeRun(Napi::Env env, Napi::Object ctx, const std::string& query) {
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) return Resolved(env);
@@ -37,12 +37,8 @@ Napi::Value ResumeRun(Napi::Env env, Napi::Object ctx, const std::string& query)
 }
 
 Napi::Value ResumeWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& query) {
-  Napi::Function wait = Method(ctx, "waitForIdle");
-  Napi::Value idle = wait.IsEmpty() ? env.Undefined() : wait.Call(ctx, {});
-  auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
-  return Then(env, idle, [ctx_ref, query](Napi::Env env, Napi::Value) {
-    return ResumeRun(env, ctx_ref->Value(), query);
-  });
+  return WhenIdle(env, ctx,
+                  [query](Napi::Env env, Napi::Object ctx) { return ResumeRun(env, ctx, query); });
 }
 
 // The TUI's picker of this project's resumable runs; the chosen one is resumed.

@@ -1,12 +1,13 @@
 #include "tasks/resume_texts.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/terminal_text.h"
 #include "core/utf8.h"
 #include "run/resume_inputs.h"
-#include "store/resumability.h"
 #include "store/run_id.h"
+#include "tasks/resume_hint.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -34,19 +35,12 @@ std::string Listed(const std::vector<std::string>& parts) {
   return out;
 }
 
-bool Resumable(const RunListing& run) {
-  if (!run.manifest) return false;
-  const std::string state = run.State();
-  const bool ended = state == "failed" || state == "cancelled" || state == kInterruptedState;
-  return ended && !store::VerifiedCandidateSlots(*run.manifest).empty();
-}
-
 }  // namespace
 
 std::vector<RunListing> ResumableRuns(FileSystem& fs, const std::string& cwd) {
   std::vector<RunListing> out;
   for (RunListing& run : ListRuns(fs, cwd)) {
-    if (!Resumable(run)) continue;
+    if (!run.Resume()) continue;
     out.push_back(std::move(run));
     if (out.size() == kResumePickerMax) break;
   }
@@ -55,14 +49,15 @@ std::vector<RunListing> ResumableRuns(FileSystem& fs, const std::string& cwd) {
 
 std::string ResumePickerLabel(const RunListing& run) {
   const store::Manifest& m = *run.manifest;
+  const std::optional<ResumeHint> hint = run.Resume();
+  const size_t verified = hint ? hint->candidate_slots.size() : 0;
   std::string state = run.State();
   if (m.error && state != "cancelled") state += " (" + m.error->code + ")";
   std::string question = TruncateUtf8(run.question, kQuestionMaxBytes);
   if (question.size() < run.question.size()) question += "…";
   const std::string label = std::string(store::ShortRunId(run.run_id)) + " · " + m.workflow +
-                            " · " + state + " · " +
-                            std::to_string(store::VerifiedCandidateSlots(m).size()) +
-                            "/3 verified" + (question.empty() ? "" : " · " + question);
+                            " · " + state + " · " + std::to_string(verified) + "/3 verified" +
+                            (question.empty() ? "" : " · " + question);
   return NeutralizeControls(label, TextShape::kSingleLine);
 }
 

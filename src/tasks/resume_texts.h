@@ -19,7 +19,7 @@ inline constexpr size_t kResumePickerMax = 12;
 
 // The runs of `cwd` that /fusion-resume can take, newest first, at most kResumePickerMax: failed
 // or cancelled (host_ended included), or interrupted (their owner gone: a resume finalizes them
-// first), with at least one verified candidate answer (store::VerifiedCandidateSlots).
+// first), with at least one verified candidate answer: those RunListing::Resume() gives a hint.
 std::vector<RunListing> ResumableRuns(FileSystem& fs, const std::string& cwd);
 
 // One picker row, one line: "1a2b3c4d · reason · failed (child_exit_failed) · 2/3 verified ·
