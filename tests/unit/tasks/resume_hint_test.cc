@@ -28,10 +28,10 @@ store::Manifest OnDisk(const std::string& dir) {
 }
 
 // A run whose three candidates verified, then ended as `state` with `error`.
-std::string EndedAfterCandidates(StoreFixture& f, store::RunState state, store::RunError error) {
+std::string EndedAfterCandidates(StoreFixture& f, store::RunState state, const store::RunError& error) {
   f.WalkTo(store::RunState::kCandidatesRunning);
   f.RecordCandidates();
-  REQUIRE(f.store->Fail(state, std::move(error)).terminal.ok());
+  REQUIRE(f.store->Fail(state, error).terminal.ok());
   return f.store->run_dir();
 }
 
