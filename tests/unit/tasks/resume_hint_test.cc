@@ -28,7 +28,8 @@ store::Manifest OnDisk(const std::string& dir) {
 }
 
 // A run whose three candidates verified, then ended as `state` with `error`.
-std::string EndedAfterCandidates(StoreFixture& f, store::RunState state, const store::RunError& error) {
+std::string EndedAfterCandidates(StoreFixture& f, store::RunState state,
+                                 const store::RunError& error) {
   f.WalkTo(store::RunState::kCandidatesRunning);
   f.RecordCandidates();
   REQUIRE(f.store->Fail(state, error).terminal.ok());
