@@ -110,6 +110,12 @@ describe("/fusion-resume", () => {
       assert.ok(first.stderr.includes(`Resumable: /fusion-resume ${oldId.slice(7, 15)} runs only what is missing, reusing its 3 verified candidate answers and its evaluation.`), first.stderr);
       env.server.setScript({ rules: fusionRules() });
 
+      // Without an id and without a picker: the usage and the runs it could take, exit 1.
+      const usage = await env.print("/fusion-resume", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(usage.code, 1, usage.stderr);
+      assert.ok(usage.stderr.includes("Usage: /fusion-resume <run id or prefix>. Resumable runs here, newest first:\n"
+        + `  ${oldId.slice(7, 15)} · reason · failed (child_exit_failed) · 3/3 verified · Why is the sky blue?`), usage.stderr);
+
       // A reused file that no longer matches its ref: refused, naming it, before any request.
       const answer = path.join(oldDir, "candidate-2.attempt-1.response.md");
       const original = fs.readFileSync(answer);
