@@ -55,6 +55,18 @@ async function untilTwoCandidatesVerified(env) {
   }
 }
 
+/**
+ * A /fusion run (candidate 3 slow, on scripted-b) whose Pi gets `signal` once candidates 1 and 2
+ * verified; resolves {oldDir, ended} once Pi is gone.
+ */
+async function signalAfterTwoCandidates(env, signal) {
+  writeFusionModels(env, THIRD_CANDIDATE_ON_B);
+  const first = env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+  const oldDir = await untilTwoCandidatesVerified(env);
+  process.kill([...env.children][0].pid, signal);
+  return { oldDir, ended: await first };
+}
+
 /** The run directory of `env` that is not `old`. */
 function newRunDir(env, ...old) {
   const dirs = runDirs(env).filter((d) => !old.includes(d));
@@ -148,11 +160,7 @@ describe("/fusion-resume", () => {
 
   test("SIGTERM after two verified candidates: pi -c, /fusion-resume picks the run and asks only for candidate 3, the evaluator and the merger", async () => {
     await withFusionEnv({ script: { rules: slowThirdOnce(30000) }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
-      writeFusionModels(env, THIRD_CANDIDATE_ON_B);
-      const first = env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
-      const oldDir = await untilTwoCandidatesVerified(env);
-      process.kill([...env.children][0].pid, "SIGTERM");
-      const cancelled = await first;
+      const { oldDir, ended: cancelled } = await signalAfterTwoCandidates(env, "SIGTERM");
       assert.equal(cancelled.code, 143, cancelled.stderr);
       assert.equal(manifestOf(oldDir).state, "cancelled");
       const oldShort = path.basename(oldDir).slice(7, 15);
@@ -176,11 +184,7 @@ describe("/fusion-resume", () => {
 
   test("a host killed (SIGKILL) mid-run: host_ended, resumed in json mode with the answer in its event", async () => {
     await withFusionEnv({ script: { rules: slowThirdOnce(30000) }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
-      writeFusionModels(env, THIRD_CANDIDATE_ON_B);
-      const first = env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
-      const oldDir = await untilTwoCandidatesVerified(env);
-      process.kill([...env.children][0].pid, "SIGKILL");
-      await first;
+      const { oldDir } = await signalAfterTwoCandidates(env, "SIGKILL");
       const before = env.requests().length;
       const r = await env.json(`/fusion-resume ${path.basename(oldDir)}`, { timeoutMs: RUN_TIMEOUT_MS });
       assert.equal(r.code, 0, r.stderr);
