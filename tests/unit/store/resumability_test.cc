@@ -3,6 +3,9 @@
 // directories.
 #include "store/resumability.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "core/error_codes.h"
@@ -177,4 +180,26 @@ TEST_CASE("resumability: resumed_from and reused_from survive the manifest's JSO
   nlohmann::json bad = ManifestToJson(m);
   bad["resumed_from"] = "not-a-run";
   CHECK_FALSE(ManifestFromJson(bad).ok());
+}
+
+TEST_CASE("resumability: a FIFO or a symlink in place of a reused answer is refused, at once",
+          "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  const std::string answer = f.Path("candidate-1.attempt-1.response.md");
+  SECTION("a FIFO, which a blocking open would wait on forever") {
+    REQUIRE(::unlink(answer.c_str()) == 0);
+    REQUIRE(::mkfifo(answer.c_str(), 0600) == 0);
+  }
+  SECTION("a symlink to a file with the same bytes") {
+    const std::string elsewhere = f.dir.path() + "/elsewhere.md";
+    WriteAll(elsewhere, ReadAll(answer));
+    REQUIRE(::unlink(answer.c_str()) == 0);
+    REQUIRE(::symlink(elsewhere.c_str(), answer.c_str()) == 0);
+  }
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE_FALSE(source.ok());
+  CHECK(source.status().code() == kRunNotResumable);
+  CHECK(source.status().message().find("candidate-1.attempt-1.response.md fails verification") !=
+        std::string::npos);
 }
