@@ -145,9 +145,11 @@ budget::CostForecast ForecastOf(const PreparedRun& run) {
   return budget::ForecastCost(plan, PricingOf(run.models));
 }
 
-// /fusion-resume: the old run read back and verified, its request normalized again, and the run
-// started in this same project (its candidates' file tools are confined to it).
-Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, RunRequest& request) {
+// /fusion-resume: the old run read back and verified, its canonical input (`*input`) and its
+// request normalized again, and the run started in this same project (its candidates' file tools
+// are confined to it).
+Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, RunRequest& request,
+                                                              CanonicalDocument* input) {
   Result<store::ResumeSource> source = store::ReadResumeSource(fs, request.resume_run_dir);
   if (!source.ok()) return source.status();
   if (source->manifest.cwd != request.host.cwd) {
@@ -155,9 +157,12 @@ Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, Ru
                          "run " + source->manifest.run_id + " cannot be resumed here: it ran in " +
                              source->manifest.cwd + ", Pi runs in " + request.host.cwd);
   }
-  Result<schema::NormalizedRequest> resumed = ResumedRequest(*source);
+  Result<CanonicalDocument> old_input = ResumedCanonicalInput(*source);
+  if (!old_input.ok()) return old_input.status();
+  Result<schema::NormalizedRequest> resumed = ResumedRequest(*source, *old_input);
   if (!resumed.ok()) return resumed.status();
   request.request = std::move(resumed).value();
+  *input = std::move(old_input).value();
   return std::make_shared<const store::ResumeSource>(std::move(source).value());
 }
 
@@ -194,8 +199,10 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (!wrapper.ok()) return fail(wrapper.status());
 
   std::shared_ptr<const store::ResumeSource> resume;
+  CanonicalDocument resumed_input;
   if (!request.resume_run_dir.empty()) {
-    Result<std::shared_ptr<const store::ResumeSource>> read = ReadResume(fs, request);
+    Result<std::shared_ptr<const store::ResumeSource>> read =
+        ReadResume(fs, request, &resumed_input);
     if (!read.ok()) return fail(read.status());
     resume = *std::move(read);
   }
@@ -217,8 +224,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (resume) models->thinking_level = resume->manifest.models.thinking_level;
 
   CanonicalDocument ledger;
-  Result<CanonicalDocument> input =
-      resume ? ResumedCanonicalInput(*resume) : CanonicalInput(request, &ledger);
+  Result<CanonicalDocument> input = resume ? Result<CanonicalDocument>(std::move(resumed_input))
+                                           : CanonicalInput(request, &ledger);
   if (!input.ok()) return fail(input.status());
   if (resume && resume->context_ledger) ledger.bytes = *resume->context_ledger;
 

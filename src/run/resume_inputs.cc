@@ -11,8 +11,7 @@ namespace pi_fusion::workflow {
 namespace {
 
 Status NotResumable(const store::ResumeSource& source, const std::string& why) {
-  return Status::Error(kRunNotResumable,
-                       "run " + source.manifest.run_id + " cannot be resumed: " + why);
+  return store::RunNotResumable(source.manifest.run_id, why);
 }
 
 std::string SelectionOf(const store::ModelSelection& route) {
@@ -36,15 +35,14 @@ Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& sourc
   return doc;
 }
 
-Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source) {
-  Result<CanonicalDocument> input = ResumedCanonicalInput(source);
-  if (!input.ok()) return input.status();
+Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source,
+                                                 const CanonicalDocument& input) {
   const std::optional<Workflow> workflow = ParseWorkflow(source.manifest.workflow);
-  if (!workflow || input->value.value("workflow", "") != source.manifest.workflow) {
+  if (!workflow || input.value.value("workflow", "") != source.manifest.workflow) {
     return NotResumable(source,
                         "canonical-input.json is not of a " + source.manifest.workflow + " run");
   }
-  const nlohmann::json& stored = input->value.at("request");
+  const nlohmann::json& stored = input.value.at("request");
   Result<schema::NormalizedRequest> request =
       schema::NormalizeFusionCall(schema::FusionTool(*workflow).name, stored);
   if (!request.ok()) {

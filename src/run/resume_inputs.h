@@ -16,12 +16,14 @@
 
 namespace pi_fusion::workflow {
 
-// The old run's request, normalized again by today's rules; run_not_resumable when it no longer
-// normalizes to the same canonical bytes, or the input is not the old run's canonical input.
-Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source);
-
 // The old canonical input as a document whose bytes are exactly the old file's.
 Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source);
+
+// The request of `input` (ResumedCanonicalInput of `source`), normalized again by today's rules;
+// run_not_resumable when it is not of the old run's workflow or no longer normalizes to the same
+// canonical bytes.
+Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source,
+                                                 const CanonicalDocument& input);
 
 // `current` with its five selections replaced by the old run's resolved routes ("provider/id").
 config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsConfig current);

@@ -13,7 +13,7 @@ namespace pi_fusion::store {
 namespace {
 
 Status NotResumable(const Manifest& m, const std::string& why) {
-  return Status::Error(kRunNotResumable, "run " + m.run_id + " cannot be resumed: " + why);
+  return RunNotResumable(m.run_id, why);
 }
 
 std::string ResponseName(int slot) {
@@ -59,6 +59,10 @@ Result<ReusedAttempt> Reuse(const Manifest& m, const AttemptRecord& a,
 }
 
 }  // namespace
+
+Status RunNotResumable(const std::string& run_id, const std::string& why) {
+  return Status::Error(kRunNotResumable, "run " + run_id + " cannot be resumed: " + why);
+}
 
 StoreBatch ReuseBatch(const ReusedAttempt& attempt, const std::string& old_run_id) {
   StoreBatch batch;

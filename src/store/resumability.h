@@ -27,6 +27,9 @@ namespace pi_fusion::store {
 // the run's terminal error names (a child that failed after its answer).
 std::vector<int> VerifiedCandidateSlots(const Manifest& m);
 
+// run_not_resumable: "run <id> cannot be resumed: <why>" (every refusal of a resume says so).
+Status RunNotResumable(const std::string& run_id, const std::string& why);
+
 // Ok when `m` can be resumed now; run_not_resumable otherwise, with the reason and what to do
 // instead (a completed run: bg_result; a running one: wait or bg_kill; none verified: /fusion).
 Status CheckResumable(const Manifest& m);

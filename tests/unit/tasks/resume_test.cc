@@ -121,7 +121,9 @@ TEST_CASE("resume: a canonical input that is not the old run's is refused", "[ta
       "{\"request\":{\"prompt\":\"x\"}, \"workflow\":\"reason\"}";  // not canonical
   CHECK(workflow::ResumedCanonicalInput(source).status().code() == kRunNotResumable);
   source.canonical_input = "{\"request\":{\"prompt\":\"\"},\"workflow\":\"reason\"}";
-  const Status blank = workflow::ResumedRequest(source).status();
+  Result<workflow::CanonicalDocument> input = workflow::ResumedCanonicalInput(source);
+  REQUIRE(input.ok());
+  const Status blank = workflow::ResumedRequest(source, *input).status();
   CHECK(blank.code() == kRunNotResumable);
   CHECK(blank.message().find("no longer passes today's checks") != std::string::npos);
 }
