@@ -36,6 +36,15 @@ std::string EndedAfterCandidates(StoreFixture& f, store::RunState state,
   return f.store->run_dir();
 }
 
+// A run that failed at candidate 1 before any candidate answer verified.
+void FailBeforeAnyAnswer(StoreFixture& f) {
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  REQUIRE(f.store
+              ->Fail(store::RunState::kFailed,
+                     {"child_exit_failed", "all failed", store::Stage::kCandidate, 1, 1})
+              .terminal.ok());
+}
+
 // The run as bg_result finds it on disk (from an earlier Pi process, or after `pi -c`).
 TaskInfo FoundOnDisk(StoreFixture& f) {
   Result<std::optional<TaskInfo>> found = FindRunOnDisk(f.fs, f.clock, f.dir.path(), kRunId);
@@ -133,11 +142,7 @@ TEST_CASE("ResumeHintOf: failed, cancelled and host-ended runs with a verified a
   }
   SECTION("no verified candidate answer") {
     StoreFixture f;
-    f.WalkTo(store::RunState::kCandidatesRunning);
-    REQUIRE(f.store
-                ->Fail(store::RunState::kFailed,
-                       {"child_exit_failed", "all failed", store::Stage::kCandidate, 1, 1})
-                .terminal.ok());
+    FailBeforeAnyAnswer(f);
     CHECK_FALSE(ResumeHintOf(OnDisk(f.store->run_dir())).has_value());
   }
 }
@@ -217,11 +222,7 @@ TEST_CASE("bg_result: a resumable run says how in its text, details and row; oth
   }
   SECTION("no verified candidate answer") {
     StoreFixture f;
-    f.WalkTo(store::RunState::kCandidatesRunning);
-    REQUIRE(f.store
-                ->Fail(store::RunState::kFailed,
-                       {"child_exit_failed", "all failed", store::Stage::kCandidate, 1, 1})
-                .terminal.ok());
+    FailBeforeAnyAnswer(f);
     const TaskInfo task = FoundOnDisk(f);
     Result<ResultView> view = BuildResultView(f.fs, f.clock, task, Delivery::kInline);
     REQUIRE(view.ok());
