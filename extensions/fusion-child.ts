@@ -6,7 +6,8 @@
  * compression and the walls around the candidates' file tools all live in C++ (child/); Pi's tool
  * factories are handed over so a candidate's read, grep, find and ls keep Pi's shapes. The library is looked up in $PI_FUSION_CHILD_ADDON, then
  * in the build folders that scripts/setup produces, then in the package's prebuilds
- * (lib/native.ts). It also starts loading the provider's module early (lib/provider_preload.ts).
+ * (lib/native.ts). It also starts loading the provider's module early (lib/provider_preload.ts)
+ * and, in a warm evaluator or merger, warms Pi's HTTP client up (lib/http_prewarm.ts).
  * See docs/protocol.md.
  */
 import {
@@ -22,6 +23,7 @@ import {
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadNative } from "./lib/native.ts";
+import { prewarmHttpClientIfWarm } from "./lib/http_prewarm.ts";
 import { preloadProviderModule } from "./lib/provider_preload.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -46,4 +48,5 @@ export default function piFusionChild(pi: unknown): void {
     DEFAULT_MAX_BYTES,
   });
   preloadProviderModule();
+  prewarmHttpClientIfWarm();
 }

@@ -28,7 +28,9 @@
  *       (it waits for it): the run's own wall time as a ratio, beside the grace the run used.
  *   (e) five bare cold children started together vs three, at L = 0: a lower bound on this machine
  *       for any run of five Pi processes, and the L = 0 reason run of (a) against it; and a warm
- *       bare child (input written after its start-up): Pi's own time from input to answer.
+ *       bare child (input written after its start-up): Pi's own time from input to answer, against
+ *       the same child with the child library as a warm evaluator (its provider module loaded and
+ *       its HTTP client warmed up while it waits).
  * Plain Node ESM, built-ins only. Every Pi process runs in a harness process group; Fusion
  * children (own process groups) are swept by pid via their private environment before cleanup.
  */
@@ -283,31 +285,41 @@ async function benchFive(env, runs, script) {
     const x = await parallelBare(env, first);
     const y = await parallelBare(env, 8 - first);
     const [three, five] = first === 3 ? [x, y] : [y, x];
-    const warm = await warmBare(env);
-    rows.push({ three: three.ms, five: five.ms, warm, load: three.load });
-    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm bare child stdin → answer ${fmt(warm)} ms`);
+    // The bare and the library child alternate which goes first.
+    const bare = () => warmChild(env, BARE_ARGS, {});
+    const library = () => warmChild(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV);
+    const [warm, warmLibrary] = i % 2
+      ? await library().then(async (l) => [await bare(), l])
+      : await bare().then(async (w) => [w, await library()]);
+    rows.push({ three: three.ms, five: five.ms, warm, warmLibrary, load: three.load });
+    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm child stdin → answer ${fmt(warm)} ms bare, ${fmt(warmLibrary)} ms with the child library`);
   }
   return rows;
 }
 
+// The warm child with the child library: a warm evaluator's library, provider API and role.
+const WARM_LIBRARY_ARGS = [...BARE_ARGS, "-e", CHILD_EXTENSION];
+const WARM_LIBRARY_ENV = { PI_FUSION_CHILD_ROLE: "evaluator", PI_FUSION_PROVIDER_API: "openai-completions" };
+
 /**
- * One bare child started with its stdin held open and given its input once it has started (as a
+ * One child started with its stdin held open and given its input once it has started (as a
  * warm stage child is): the time from writing the input to its answer's first line on stdout at
- * L = 0, which is Pi's own work between reading a prompt and printing its answer.
+ * L = 0. Bare, that is Pi's own work between reading a prompt and printing its answer.
  */
-async function warmBare(env) {
+async function warmChild(env, args, extraEnv) {
   let written = 0;
   let answered = null;
   let child;
-  const r = spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], {
+  const r = spawnIn(env, PINNED_NODE, [PI_CLI, ...args], {
     stdin: null,
+    extraEnv,
     onLine: (_line, t) => { answered ??= t - written; },
     onSpawn: (c) => { child = c; },
   });
   await new Promise((resolve) => setTimeout(resolve, WARM_START_MS));
   written = performance.now();
   child.stdin.end(`warm child: ${QUESTION}`);
-  must(await r, "warm bare child");
+  must(await r, "warm child");
   return answered;
 }
 
@@ -486,6 +498,7 @@ function fiveRows(e, a) {
     `| (e) L = 0 ms: five bare children started together vs three (the floor's) | ${fmt(five)} ms | ${fmt(three)} ms | **${ratio(five, three)}** | ${fmt(load, 2)} |`,
     ...(run ? [`| (e) reason, L = 0 ms: run's own wall time vs five bare children started together | ${fmt(own)} ms | ${fmt(five)} ms | **${ratio(own, five)}** | ${fmt(load, 2)} |`] : []),
     `| (e) L = 0 ms: a warm bare child, input → answer on stdout (Pi's own share of a warm stage's "beyond L") | ${fmt(median(e.map((r) => r.warm)))} ms | | | ${fmt(load, 2)} |`,
+    `| (e) L = 0 ms: a warm child, input → answer on stdout, with the child library (warm evaluator) vs bare | ${fmt(median(e.map((r) => r.warmLibrary)))} ms | ${fmt(median(e.map((r) => r.warm)))} ms | **${ratio(median(e.map((r) => r.warmLibrary)), median(e.map((r) => r.warm)))}** | ${fmt(load, 2)} |`,
   ].join("\n");
 }
 
@@ -661,11 +674,15 @@ three. Five and three bare children alternate which goes first.
 | three bare children started together (ms) | ${list(e.map((r) => r.three))} | ${fmt(median(e.map((r) => r.three)))} |
 | ratio five / three | ${e.map((r) => ratio(r.five, r.three)).join(", ")} | **${ratio(median(e.map((r) => r.five)), median(e.map((r) => r.three)))}** |
 | warm bare child: input written → answer's first line on stdout, L = 0 (ms) | ${list(e.map((r) => r.warm))} | ${fmt(median(e.map((r) => r.warm)))} |
+| the same child with the child library as a warm evaluator (ms) | ${list(e.map((r) => r.warmLibrary))} | ${fmt(median(e.map((r) => r.warmLibrary)))} |
 
 A warm stage child reads its input only once it has started, and Pi does part of its work only
 after reading its prompt (binding extensions, building the request). The warm bare child is given
 its input ${WARM_START_MS} ms after its spawn, like a warm stage child, and answers at once: its time is Pi's
-own share of (a)'s "warm stage beyond L" rows, which no parent can take away.
+own share of (a)'s "warm stage beyond L" rows, which no parent can take away. With the child library
+as a warm evaluator (\`-e extensions/fusion-child.ts\`, role \`evaluator\`), the child loads its provider's
+module and warms Pi's HTTP client up while it waits (extensions/lib/provider_preload.ts,
+http_prewarm.ts), so less of that work is left between its input and its answer.
 `;
 }
 

@@ -1,8 +1,10 @@
 /**
- * @file A Fusion child starts loading its provider's module while it waits for its input
- * (extensions/lib/provider_preload.ts, PI_FUSION_PROVIDER_API). Proved with the real pinned Pi as
- * the child: Node's own module log (NODE_DEBUG=esm) names the module before any input is
- * written, and, without the variable, only after. Plus the path rules of the lookup itself.
+ * @file A Fusion child prepares its first provider request while it waits for its input: it starts
+ * loading its provider's module (extensions/lib/provider_preload.ts, PI_FUSION_PROVIDER_API), and a
+ * warm evaluator or merger warms Pi's HTTP client up on a server of its own on 127.0.0.1
+ * (extensions/lib/http_prewarm.ts). Proved with the real pinned Pi as the child: Node's own logs
+ * (NODE_DEBUG=esm, NODE_DEBUG=undici) name the module and the loopback connection before any input
+ * is written, and, where the child must not do it, only after or never. Plus the rules themselves.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -13,6 +15,7 @@ import {
   BUILD_DIR, CHILD_ADDON, CHILD_EXTENSION, PI_CLI, PINNED_NODE, withPiEnv,
 } from "../../support/pi_harness.mjs";
 import { providerModulePath } from "../../../extensions/lib/provider_preload.ts";
+import { shouldPrewarm } from "../../../extensions/lib/http_prewarm.ts";
 
 const API = "openai-completions"; // the scripted model's api (tests/support/scripted_model)
 const MODULE_LOADED = new RegExp(`Translating StandardModule file://\\S*/chunks/${API}-[A-Z0-9]{8}\\.js`);
@@ -46,13 +49,13 @@ test("the pinned Pi's bundled provider modules are found, and nothing else is", 
  * Starts a Fusion child Pi whose stdin stays open (as a warm child's does) and collects its
  * stderr. Resolves {child, stderr(), waitFor(re, ms), quiet(ms), closed}.
  */
-function startChild(env, extraEnv) {
+function startChild(env, extraEnv, nodeDebug = "esm") {
   const args = ["--mode", "text", "--no-session", "--no-tools", "--no-extensions", "--no-skills",
     "--no-prompt-templates", "--no-themes", "--no-context-files", "--extension", CHILD_EXTENSION,
     "--provider", "scripted", "--model", "scripted-a"];
   const child = spawn(PINNED_NODE, [PI_CLI, ...args], {
     cwd: env.cwd,
-    env: env.env({ PI_FUSION_CHILD_ROLE: "evaluator", PI_FUSION_CHILD_ADDON: CHILD_ADDON, NODE_DEBUG: "esm", ...extraEnv }),
+    env: env.env({ PI_FUSION_CHILD_ROLE: "evaluator", PI_FUSION_CHILD_ADDON: CHILD_ADDON, NODE_DEBUG: nodeDebug, ...extraEnv }),
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -97,6 +100,56 @@ test("a waiting child loads its provider module before its input, and only with 
     cold.child.stdin.end("Please answer.");
     assert.equal(await cold.closed, 0, cold.stderr().slice(-2000));
     assert.match(cold.stderr(), MODULE_LOADED);
+    assert.equal(env.requests().length, 2);
+  });
+});
+
+test("only a warm role warms the HTTP client up, and never through a proxy", () => {
+  assert.equal(shouldPrewarm("evaluator", {}), true);
+  assert.equal(shouldPrewarm("merger", {}), true);
+  for (const role of ["candidate", undefined, "", "Evaluator"]) assert.equal(shouldPrewarm(role, {}), false, String(role));
+  for (const name of ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]) {
+    assert.equal(shouldPrewarm("merger", { [name]: "http://proxy.invalid:3128" }), false, name);
+  }
+  assert.equal(shouldPrewarm("merger", { HTTP_PROXY: "" }), true);
+});
+
+/** undici's debug log line for a connection to 127.0.0.1 on a port other than `modelPort`. */
+function loopbackConnection(log, modelPort) {
+  const ports = [...log.matchAll(/connecting to 127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1]));
+  return ports.find((port) => port !== modelPort);
+}
+
+test("a waiting evaluator makes its warm-up request to itself before its input; a candidate does not", async () => {
+  await withPiEnv({ script: { default: { text: "fine" } } }, async (env) => {
+    const modelPort = env.server.port;
+    // A warm role: the loopback connection is in the log while stdin is still open, no model
+    // request was made, and the request then goes to the model as usual.
+    const warm = startChild(env, { PI_FUSION_PROVIDER_API: API }, "undici");
+    await warm.waitFor(/connecting to 127\.0\.0\.1:\d+/, 60000);
+    await warm.quiet(500);
+    assert.ok(loopbackConnection(warm.stderr(), modelPort), warm.stderr().slice(-2000));
+    assert.doesNotMatch(warm.stderr(), new RegExp(`connecting to 127\\.0\\.0\\.1:${modelPort}\\b`));
+    assert.equal(env.requests().length, 0);
+    warm.child.stdin.end("Please answer.");
+    assert.equal(await warm.closed, 0, warm.stderr().slice(-2000));
+    assert.equal(env.requests().length, 1);
+    assert.match(warm.stderr(), new RegExp(`connecting to 127\\.0\\.0\\.1:${modelPort}\\b`));
+
+    // A candidate gets its input at once: no warm-up, its only connection is the model's, which
+    // shows the check above can see the difference.
+    // (esm too: its module log shows the child has started and gone quiet.)
+    const candidate = startChild(env, {
+      PI_FUSION_CHILD_ROLE: "candidate",
+      PI_FUSION_PROVIDER_API: API,
+      PI_FUSION_OVERSIZE_PATH: path.join(env.tmp, "candidate.oversized.md"),
+    }, "esm,undici");
+    await candidate.quiet(1500);
+    assert.doesNotMatch(candidate.stderr(), /connecting to/);
+    candidate.child.stdin.end("Please answer.");
+    assert.equal(await candidate.closed, 0, candidate.stderr().slice(-2000));
+    assert.equal(loopbackConnection(candidate.stderr(), modelPort), undefined);
+    assert.match(candidate.stderr(), /connecting to 127\.0\.0\.1/);
     assert.equal(env.requests().length, 2);
   });
 });
