@@ -6,8 +6,10 @@
  * compression and the walls around the candidates' file tools all live in C++ (child/); Pi's tool
  * factories are handed over so a candidate's read, grep, find and ls keep Pi's shapes. The library is looked up in $PI_FUSION_CHILD_ADDON, then
  * in the build folders that scripts/setup produces, then in the package's prebuilds
- * (lib/native.ts). It also starts loading the provider's module early (lib/provider_preload.ts)
- * and, in a warm evaluator or merger, warms Pi's HTTP client up (lib/http_prewarm.ts).
+ * (lib/native.ts). It also keeps WebAssembly on V8's baseline compiler, so that no background
+ * compile holds the child's exit (lib/wasm_tiering.ts), starts loading the provider's module early
+ * (lib/provider_preload.ts) and, in a warm evaluator or merger, warms Pi's HTTP client up
+ * (lib/http_prewarm.ts).
  * See docs/protocol.md.
  */
 import {
@@ -25,10 +27,13 @@ import { fileURLToPath } from "node:url";
 import { loadNative } from "./lib/native.ts";
 import { prewarmHttpClientIfWarm } from "./lib/http_prewarm.ts";
 import { preloadProviderModule } from "./lib/provider_preload.ts";
+import { keepWasmOnBaselineTier } from "./lib/wasm_tiering.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 export default function piFusionChild(pi: unknown): void {
+  // First: before anything of this child compiles WebAssembly.
+  keepWasmOnBaselineTier();
   const { addon } = loadNative<{ register(pi: unknown, piTools: unknown): void }>(
     packageRoot,
     "pi_fusion_child",

@@ -30,7 +30,8 @@
  *       for any run of five Pi processes, and the L = 0 reason run of (a) against it; and a warm
  *       bare child (input written after its start-up): Pi's own time from input to answer, against
  *       the same child with the child library as a warm evaluator (its provider module loaded and
- *       its HTTP client warmed up while it waits).
+ *       its HTTP client warmed up while it waits); and a child's exit after a 40 KB streamed
+ *       answer, bare and with the child library (which keeps WebAssembly on the baseline tier).
  * Plain Node ESM, built-ins only. Every Pi process runs in a harness process group; Fusion
  * children (own process groups) are swept by pid via their private environment before cleanup.
  */
@@ -291,10 +292,37 @@ async function benchFive(env, runs, script) {
     const [warm, warmLibrary] = i % 2
       ? await library().then(async (l) => [await bare(), l])
       : await bare().then(async (w) => [w, await library()]);
-    rows.push({ three: three.ms, five: five.ms, warm, warmLibrary, load: three.load });
-    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm child stdin → answer ${fmt(warm)} ms bare, ${fmt(warmLibrary)} ms with the child library`);
+    env.server.setScript(LONG_ANSWER_SCRIPT);
+    const bareExit = () => exitAfterAnswer(env, BARE_ARGS, {});
+    const libraryExit = () => exitAfterAnswer(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV);
+    const [exitBare, exitLibrary] = i % 2
+      ? await libraryExit().then(async (l) => [await bareExit(), l])
+      : await bareExit().then(async (b) => [b, await libraryExit()]);
+    env.server.setScript(script);
+    rows.push({ three: three.ms, five: five.ms, warm, warmLibrary, exitBare, exitLibrary, load: three.load });
+    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm child stdin → answer ${fmt(warm)} ms bare, ${fmt(warmLibrary)} ms with the child library; answer → exit ${fmt(exitBare)} / ${fmt(exitLibrary)} ms`);
   }
   return rows;
+}
+
+// A 40 KB answer streamed in 100-byte chunks: enough for V8 to tier a bare Pi's HTTP parser up.
+const LONG_ANSWER_SCRIPT = { rules: [], default: { text: "word ".repeat(8000), chunk_bytes: 100 } };
+
+/**
+ * One cold child given its input at once, answering LONG_ANSWER_SCRIPT: the time from its
+ * answer's first line on stdout to its exit. A stage ends at its answer, but the run commits only
+ * once every child has exited, the merger's last.
+ */
+async function exitAfterAnswer(env, args, extraEnv) {
+  let answered = null;
+  const r = await spawnIn(env, PINNED_NODE, [PI_CLI, ...args], {
+    stdin: `long answer: ${QUESTION}`,
+    extraEnv,
+    onLine: (_line, t) => { answered ??= t; },
+  });
+  const closed = performance.now();
+  must(r, "long-answer child");
+  return closed - answered;
 }
 
 // The warm child with the child library: a warm evaluator's library, provider API and role.
@@ -499,6 +527,7 @@ function fiveRows(e, a) {
     ...(run ? [`| (e) reason, L = 0 ms: run's own wall time vs five bare children started together | ${fmt(own)} ms | ${fmt(five)} ms | **${ratio(own, five)}** | ${fmt(load, 2)} |`] : []),
     `| (e) L = 0 ms: a warm bare child, input → answer on stdout (Pi's own share of a warm stage's "beyond L") | ${fmt(median(e.map((r) => r.warm)))} ms | | | ${fmt(load, 2)} |`,
     `| (e) L = 0 ms: a warm child, input → answer on stdout, with the child library (warm evaluator) vs bare | ${fmt(median(e.map((r) => r.warmLibrary)))} ms | ${fmt(median(e.map((r) => r.warm)))} ms | **${ratio(median(e.map((r) => r.warmLibrary)), median(e.map((r) => r.warm)))}** | ${fmt(load, 2)} |`,
+    `| (e) a child's exit after a 40 KB streamed answer (answer on stdout → exit), with the child library vs bare | ${fmt(median(e.map((r) => r.exitLibrary)))} ms | ${fmt(median(e.map((r) => r.exitBare)))} ms | **${ratio(median(e.map((r) => r.exitLibrary)), median(e.map((r) => r.exitBare)))}** | ${fmt(load, 2)} |`,
   ].join("\n");
 }
 
@@ -675,6 +704,8 @@ three. Five and three bare children alternate which goes first.
 | ratio five / three | ${e.map((r) => ratio(r.five, r.three)).join(", ")} | **${ratio(median(e.map((r) => r.five)), median(e.map((r) => r.three)))}** |
 | warm bare child: input written → answer's first line on stdout, L = 0 (ms) | ${list(e.map((r) => r.warm))} | ${fmt(median(e.map((r) => r.warm)))} |
 | the same child with the child library as a warm evaluator (ms) | ${list(e.map((r) => r.warmLibrary))} | ${fmt(median(e.map((r) => r.warmLibrary)))} |
+| bare child, 40 KB answer streamed in 100-byte chunks: answer's first line on stdout → exit (ms) | ${list(e.map((r) => r.exitBare))} | ${fmt(median(e.map((r) => r.exitBare)))} |
+| the same with the child library (ms) | ${list(e.map((r) => r.exitLibrary))} | ${fmt(median(e.map((r) => r.exitLibrary)))} |
 
 A warm stage child reads its input only once it has started, and Pi does part of its work only
 after reading its prompt (binding extensions, building the request). The warm bare child is given
@@ -683,6 +714,11 @@ own share of (a)'s "warm stage beyond L" rows, which no parent can take away. Wi
 as a warm evaluator (\`-e extensions/fusion-child.ts\`, role \`evaluator\`), the child loads its provider's
 module and warms Pi's HTTP client up while it waits (extensions/lib/provider_preload.ts,
 http_prewarm.ts), so less of that work is left between its input and its answer.
+
+After a long streamed answer a bare Pi compiles its HTTP parser's main WebAssembly function with V8's
+optimizing compiler in the background, and cannot exit before that compile ends; the child library
+keeps WebAssembly on the baseline compiler (extensions/lib/wasm_tiering.ts). A run commits only once
+every child has exited, so the merger's exit is on every run's path.
 `;
 }
 

@@ -5,6 +5,8 @@
  * (extensions/lib/http_prewarm.ts). Proved with the real pinned Pi as the child: Node's own logs
  * (NODE_DEBUG=esm, NODE_DEBUG=undici) name the module and the loopback connection before any input
  * is written, and, where the child must not do it, only after or never. Plus the rules themselves.
+ * And no child leaves an optimizing WebAssembly compile behind its answer
+ * (extensions/lib/wasm_tiering.ts): V8's own compile trace shows none, where a bare Pi has one.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -151,5 +153,50 @@ test("a waiting evaluator makes its warm-up request to itself before its input; 
     assert.equal(loopbackConnection(candidate.stderr(), modelPort), undefined);
     assert.match(candidate.stderr(), /connecting to 127\.0\.0\.1/);
     assert.equal(env.requests().length, 2);
+  });
+});
+
+/** Runs one Pi child with V8's WebAssembly compile trace on; resolves {code, out, err}. */
+function tracedChild(env, args, extraEnv) {
+  return new Promise((resolve) => {
+    const child = spawn(PINNED_NODE, ["--trace-wasm-compilation-times", PI_CLI, ...args], {
+      cwd: env.cwd, env: env.env(extraEnv), detached: true, stdio: ["pipe", "pipe", "pipe"],
+    });
+    env.track(child);
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => { out += c.toString("utf8"); });
+    child.stderr.on("data", (c) => { err += c.toString("utf8"); });
+    child.stdin.end("Please answer at length.");
+    child.on("close", (code) => resolve({ code, out, err }));
+  });
+}
+
+test("a child compiles no WebAssembly with the optimizing compiler, even after a long streamed answer", async () => {
+  // 40 KB (under the output cap) streamed in small chunks: enough for V8 to tier llhttp's parser
+  // up in a bare Pi.
+  const script = { default: { text: "word ".repeat(8000), chunk_bytes: 100 } };
+  await withPiEnv({ script }, async (env) => {
+    const bareArgs = ["--mode", "text", "--no-session", "--no-tools", "--no-extensions", "--no-skills",
+      "--no-prompt-templates", "--no-themes", "--no-context-files", "--provider", "scripted", "--model", "scripted-a"];
+    const optimized = (r) => r.out.split("\n").filter((line) => /^Compiled function .* using TurboFan/.test(line));
+
+    // A bare Pi does tier up: the check can see it.
+    const bare = await tracedChild(env, bareArgs, {});
+    assert.equal(bare.code, 0, bare.err.slice(-2000));
+    assert.ok(optimized(bare).length >= 1, bare.out.split("\n").filter((l) => l.startsWith("Compiled")).join("\n"));
+
+    for (const role of ["candidate", "evaluator"]) {
+      const ours = await tracedChild(env, [...bareArgs, "--extension", CHILD_EXTENSION], {
+        PI_FUSION_CHILD_ROLE: role,
+        PI_FUSION_CHILD_ADDON: CHILD_ADDON,
+        PI_FUSION_PROVIDER_API: API,
+        PI_FUSION_OVERSIZE_PATH: path.join(env.tmp, `${role}.oversized.md`),
+      });
+      assert.equal(ours.code, 0, ours.err.slice(-2000));
+      assert.match(ours.out, /^Compiled function .* using Liftoff/m, role);
+      assert.deepEqual(optimized(ours), [], role);
+      assert.ok(ours.out.includes("word ".repeat(100)), `${role}: the answer was printed`);
+    }
   });
 });
