@@ -286,23 +286,28 @@ async function benchFive(env, runs, script) {
     const x = await parallelBare(env, first);
     const y = await parallelBare(env, 8 - first);
     const [three, five] = first === 3 ? [x, y] : [y, x];
-    // The bare and the library child alternate which goes first.
-    const bare = () => warmChild(env, BARE_ARGS, {});
-    const library = () => warmChild(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV);
-    const [warm, warmLibrary] = i % 2
-      ? await library().then(async (l) => [await bare(), l])
-      : await bare().then(async (w) => [w, await library()]);
+    const [warm, warmLibrary] = await alternating(i,
+      () => warmChild(env, BARE_ARGS, {}),
+      () => warmChild(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV));
     env.server.setScript(LONG_ANSWER_SCRIPT);
-    const bareExit = () => exitAfterAnswer(env, BARE_ARGS, {});
-    const libraryExit = () => exitAfterAnswer(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV);
-    const [exitBare, exitLibrary] = i % 2
-      ? await libraryExit().then(async (l) => [await bareExit(), l])
-      : await bareExit().then(async (b) => [b, await libraryExit()]);
+    const [exitBare, exitLibrary] = await alternating(i,
+      () => exitAfterAnswer(env, BARE_ARGS, {}),
+      () => exitAfterAnswer(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV));
     env.server.setScript(script);
     rows.push({ three: three.ms, five: five.ms, warm, warmLibrary, exitBare, exitLibrary, load: three.load });
     log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm child stdin → answer ${fmt(warm)} ms bare, ${fmt(warmLibrary)} ms with the child library; answer → exit ${fmt(exitBare)} / ${fmt(exitLibrary)} ms`);
   }
   return rows;
+}
+
+/** Runs a() and b() one after the other, b first in odd rounds; resolves [a's, b's]. */
+async function alternating(round, a, b) {
+  if (round % 2) {
+    const second = await b();
+    return [await a(), second];
+  }
+  const first = await a();
+  return [first, await b()];
 }
 
 // A 40 KB answer streamed in 100-byte chunks: enough for V8 to tier a bare Pi's HTTP parser up.
