@@ -27,7 +27,8 @@
  *       policy quorum 2 and grace_seconds 1 (it cuts the third) vs the same run with quorum 3
  *       (it waits for it): the run's own wall time as a ratio, beside the grace the run used.
  *   (e) five bare cold children started together vs three, at L = 0: a lower bound on this machine
- *       for any run of five Pi processes, and the L = 0 reason run of (a) against it; and a warm
+ *       for any run of five Pi processes, and the L = 0 reason run of (a) against it; three children
+ *       with an empty extension (Pi's extension loader) and with the child library; and a warm
  *       bare child (input written after its start-up): Pi's own time from input to answer, against
  *       the same child with the child library as a warm evaluator (its provider module loaded and
  *       its HTTP client warmed up while it waits); and a child's exit after a 40 KB streamed
@@ -224,10 +225,10 @@ async function singleBare(env) {
 }
 
 /** `n` (three unless said) bare cold children started together; their wall time. */
-async function parallelBare(env, n = 3) {
+async function parallelBare(env, n = 3, { extraArgs = [], extraEnv = {} } = {}) {
   const load = load1();
   const t0 = performance.now();
-  const kids = Array.from({ length: n }, (_, k) => spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS], { stdin: `floor child ${k}: ${QUESTION}` }));
+  const kids = Array.from({ length: n }, (_, k) => spawnIn(env, PINNED_NODE, [PI_CLI, ...BARE_ARGS, ...extraArgs], { stdin: `floor child ${k}: ${QUESTION}`, extraEnv }));
   for (const r of await Promise.all(kids)) must(r, "bare child");
   return { ms: performance.now() - t0, load };
 }
@@ -280,12 +281,19 @@ async function benchRun(env, runs, script) {
  */
 async function benchFive(env, runs, script) {
   env.server.setScript(script);
+  const emptyExtension = path.join(env.root, "empty-extension.ts");
+  fs.writeFileSync(emptyExtension, "export default function empty(): void {}\n");
+  // The child library as a candidate's (no answer here comes near the oversize path's use).
+  const candidateEnv = { PI_FUSION_CHILD_ROLE: "candidate", PI_FUSION_PROVIDER_API: "openai-completions", PI_FUSION_OVERSIZE_PATH: path.join(env.tmp, "oversized.md") };
   const rows = [];
   for (let i = 0; i < runs; i++) {
     const first = i % 2 ? 5 : 3;
     const x = await parallelBare(env, first);
     const y = await parallelBare(env, 8 - first);
     const [three, five] = first === 3 ? [x, y] : [y, x];
+    const [threeEmpty, threeLibrary] = await alternating(i,
+      () => parallelBare(env, 3, { extraArgs: ["-e", emptyExtension] }),
+      () => parallelBare(env, 3, { extraArgs: ["-e", CHILD_EXTENSION], extraEnv: candidateEnv }));
     const [warm, warmLibrary] = await alternating(i,
       () => warmChild(env, BARE_ARGS, {}),
       () => warmChild(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV));
@@ -294,8 +302,8 @@ async function benchFive(env, runs, script) {
       () => exitAfterAnswer(env, BARE_ARGS, {}),
       () => exitAfterAnswer(env, WARM_LIBRARY_ARGS, WARM_LIBRARY_ENV));
     env.server.setScript(script);
-    rows.push({ three: three.ms, five: five.ms, warm, warmLibrary, exitBare, exitLibrary, load: three.load });
-    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms, warm child stdin → answer ${fmt(warm)} ms bare, ${fmt(warmLibrary)} ms with the child library; answer → exit ${fmt(exitBare)} / ${fmt(exitLibrary)} ms`);
+    rows.push({ three: three.ms, five: five.ms, threeEmpty: threeEmpty.ms, threeLibrary: threeLibrary.ms, warm, warmLibrary, exitBare, exitLibrary, load: three.load });
+    log(`(e) ${i + 1}/${runs}: five bare children ${fmt(five.ms)} ms, three ${fmt(three.ms)} ms (${fmt(threeEmpty.ms)} with an empty extension, ${fmt(threeLibrary.ms)} with the child library), warm child stdin → answer ${fmt(warm)} ms bare, ${fmt(warmLibrary)} ms with the child library; answer → exit ${fmt(exitBare)} / ${fmt(exitLibrary)} ms`);
   }
   return rows;
 }
@@ -530,6 +538,8 @@ function fiveRows(e, a) {
   return [
     `| (e) L = 0 ms: five bare children started together vs three (the floor's) | ${fmt(five)} ms | ${fmt(three)} ms | **${ratio(five, three)}** | ${fmt(load, 2)} |`,
     ...(run ? [`| (e) reason, L = 0 ms: run's own wall time vs five bare children started together | ${fmt(own)} ms | ${fmt(five)} ms | **${ratio(own, five)}** | ${fmt(load, 2)} |`] : []),
+    `| (e) L = 0 ms: three children started together, each with an empty extension vs none (Pi's extension loader) | ${fmt(median(e.map((r) => r.threeEmpty)))} ms | ${fmt(three)} ms | **${ratio(median(e.map((r) => r.threeEmpty)), three)}** | ${fmt(load, 2)} |`,
+    `| (e) L = 0 ms: three children started together, with the child library vs an empty extension | ${fmt(median(e.map((r) => r.threeLibrary)))} ms | ${fmt(median(e.map((r) => r.threeEmpty)))} ms | **${ratio(median(e.map((r) => r.threeLibrary)), median(e.map((r) => r.threeEmpty)))}** | ${fmt(load, 2)} |`,
     `| (e) L = 0 ms: a warm bare child, input → answer on stdout (Pi's own share of a warm stage's "beyond L") | ${fmt(median(e.map((r) => r.warm)))} ms | | | ${fmt(load, 2)} |`,
     `| (e) L = 0 ms: a warm child, input → answer on stdout, with the child library (warm evaluator) vs bare | ${fmt(median(e.map((r) => r.warmLibrary)))} ms | ${fmt(median(e.map((r) => r.warm)))} ms | **${ratio(median(e.map((r) => r.warmLibrary)), median(e.map((r) => r.warm)))}** | ${fmt(load, 2)} |`,
     `| (e) a child's exit after a 40 KB streamed answer (answer on stdout → exit), with the child library vs bare | ${fmt(median(e.map((r) => r.exitLibrary)))} ms | ${fmt(median(e.map((r) => r.exitBare)))} ms | **${ratio(median(e.map((r) => r.exitLibrary)), median(e.map((r) => r.exitBare)))}** | ${fmt(load, 2)} |`,
@@ -706,11 +716,17 @@ three. Five and three bare children alternate which goes first.
 | --- | --- | --- |
 | five bare children started together (ms) | ${list(e.map((r) => r.five))} | ${fmt(median(e.map((r) => r.five)))} |
 | three bare children started together (ms) | ${list(e.map((r) => r.three))} | ${fmt(median(e.map((r) => r.three)))} |
+| three children started together, each with an empty extension (ms) | ${list(e.map((r) => r.threeEmpty))} | ${fmt(median(e.map((r) => r.threeEmpty)))} |
+| three children started together with the child library, role candidate (ms) | ${list(e.map((r) => r.threeLibrary))} | ${fmt(median(e.map((r) => r.threeLibrary)))} |
 | ratio five / three | ${e.map((r) => ratio(r.five, r.three)).join(", ")} | **${ratio(median(e.map((r) => r.five)), median(e.map((r) => r.three)))}** |
 | warm bare child: input written → answer's first line on stdout, L = 0 (ms) | ${list(e.map((r) => r.warm))} | ${fmt(median(e.map((r) => r.warm)))} |
 | the same child with the child library as a warm evaluator (ms) | ${list(e.map((r) => r.warmLibrary))} | ${fmt(median(e.map((r) => r.warmLibrary)))} |
 | bare child, 40 KB answer streamed in 100-byte chunks: answer's first line on stdout → exit (ms) | ${list(e.map((r) => r.exitBare))} | ${fmt(median(e.map((r) => r.exitBare)))} |
 | the same with the child library (ms) | ${list(e.map((r) => r.exitLibrary))} | ${fmt(median(e.map((r) => r.exitLibrary)))} |
+
+Every Fusion child is a Pi with one extension, the child library, and Pi loads any extension through
+its extension loader (jiti and the virtual modules it builds for extensions): the children with an
+empty extension show that loader's cost, the ones with the child library what the library adds.
 
 A warm stage child reads its input only once it has started, and Pi does part of its work only
 after reading its prompt (binding extensions, building the request). The warm bare child is given
