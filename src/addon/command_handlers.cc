@@ -10,7 +10,6 @@
 #include "addon/resume_command.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
-#include "schema/schema_walker.h"
 #include "schema/tool_catalog.h"
 #include "tasks/host_texts.h"
 
@@ -42,8 +41,7 @@ Napi::Value StartWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& pr
 Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object ctx = info[1].As<Napi::Object>();
-  const std::string prompt =
-      schema::TrimUnicodeSpace(info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "");
+  const std::string prompt = TypedText(info[0]);
   if (!prompt.empty()) return StartWhenIdle(env, ctx, prompt);
   if (!HasUI(ctx)) {
     Tell(env, ctx, tasks::kFusionUsageText, "error");
@@ -55,8 +53,7 @@ Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
       Method(ui, "editor").Call(ui, {Napi::String::New(env, tasks::kFusionEditorTitle)});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
   return Then(env, edited, [ctx_ref](Napi::Env env, Napi::Value text) -> Napi::Value {
-    const std::string typed =
-        schema::TrimUnicodeSpace(text.IsString() ? text.As<Napi::String>().Utf8Value() : "");
+    const std::string typed = TypedText(text);
     if (typed.empty()) return env.Undefined();  // cancelled or blank: nothing starts
     return StartWhenIdle(env, ctx_ref->Value(), typed);
   });

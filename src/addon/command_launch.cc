@@ -12,6 +12,7 @@
 #include "core/fd_write.h"
 #include "core/file_system.h"
 #include "core/terminal_text.h"
+#include "schema/schema_walker.h"
 #include "tasks/host_events.h"
 
 namespace pi_fusion::addon {
@@ -41,6 +42,10 @@ void PrintOutcome(Napi::Env env, const Terminal& terminal) {
 }
 
 }  // namespace
+
+std::string TypedText(Napi::Value value) {
+  return schema::TrimUnicodeSpace(value.IsString() ? value.As<Napi::String>().Utf8Value() : "");
+}
 
 bool HasUI(Napi::Object ctx) { return ctx.Get("hasUI").ToBoolean().Value(); }
 

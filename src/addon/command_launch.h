@@ -14,6 +14,10 @@ namespace pi_fusion::addon {
 
 bool HasUI(Napi::Object ctx);
 
+// What a person typed for a command (its argument, or an editor's text): a JS string with Unicode
+// space trimmed from both ends; "" for anything else (no argument, a cancelled editor).
+std::string TypedText(Napi::Value value);
+
 // Tells the person at the keyboard: a toast in the TUI, a stderr line in print mode.
 void Tell(Napi::Env env, Napi::Object ctx, const std::string& message, const char* level);
 

@@ -10,7 +10,6 @@
 #include "addon/js_values.h"
 #include "addon/tool_handlers.h"
 #include "core/file_system.h"
-#include "schema/schema_walker.h"
 #include "tasks/host_texts.h"
 #include "tasks/resume_texts.h"
 
@@ -69,8 +68,7 @@ Napi::Value PickAndResume(Napi::Env env, Napi::Object ctx,
 Napi::Value FusionResumeCommand(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object ctx = info[1].As<Napi::Object>();
-  const std::string query =
-      schema::TrimUnicodeSpace(info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "");
+  const std::string query = TypedText(info[0]);
   if (!query.empty()) return ResumeWhenIdle(env, ctx, query);
   const Napi::Value cwd = ctx.Get("cwd");
   const std::string dir = cwd.IsString() ? cwd.As<Napi::String>().Utf8Value() : "";

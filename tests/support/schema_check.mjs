@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { BUILD_DIR } from "./pi_harness.mjs";
 
@@ -19,4 +20,14 @@ export function assertConforms(schemaFile, file, { jsonl = false } = {}) {
   const r = spawnSync(SCHEMA_CHECK, args, { encoding: "utf8" });
   assert.equal(r.error, undefined, `${SCHEMA_CHECK}: ${r.error}`);
   assert.equal(r.status, 0, `${path.basename(file)} does not conform to ${schemaFile}:\n${r.stdout}${r.stderr}`);
+}
+
+/**
+ * Asserts that the JSON value `value` (a part of an artifact, such as result.json's `details`)
+ * conforms to `schemas/artifacts/<schemaFile>`, through a file `name` written under `dir`.
+ */
+export function assertValueConforms(schemaFile, value, dir, name) {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, JSON.stringify(value));
+  assertConforms(schemaFile, file);
 }

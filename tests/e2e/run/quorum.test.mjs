@@ -7,14 +7,12 @@
  * proved unchanged by the other run suites.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, test } from "node:test";
 import {
   agentRules, CANDIDATE_TEXT, EVALUATION_AB, fusionRules, MERGED_TEXT, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModelsV2,
 } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
-import { assertConforms } from "../../support/schema_check.mjs";
+import { assertConforms, assertValueConforms } from "../../support/schema_check.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
 import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, WRAPPER, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
@@ -47,9 +45,7 @@ function assertDegradedRun(env, dir, expected) {
   assertConforms("fusion-manifest.v4.json", `${dir}/manifest.json`);
   const result = artifactJson(dir, "result.json");
   assert.deepEqual(result.details.degraded, expected);
-  const details = path.join(env.tmp, "result-details.json");
-  fs.writeFileSync(details, JSON.stringify(result.details));
-  assertConforms("fusion-result.v5.json", details);
+  assertValueConforms("fusion-result.v5.json", result.details, env.tmp, "result-details.json");
   // The missing candidate is C; the evaluator and the merger saw exactly A and B.
   assert.equal(manifest.anonymous_map.C, expected.slot);
   const blind = artifactJson(dir, "blind-candidates.json");

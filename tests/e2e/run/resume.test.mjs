@@ -14,7 +14,7 @@ import {
   CANDIDATE_TEXT, fusionRules, MERGED_TEXT, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModels,
 } from "../../support/fusion_script.mjs";
 import { artifactJson, artifactText, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
-import { assertConforms } from "../../support/schema_check.mjs";
+import { assertConforms, assertValueConforms } from "../../support/schema_check.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
 import { validateAgentRules, validateRules } from "../../support/validate_script.mjs";
 import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, withFixtureEnv } from "../investigate/investigate_support.mjs";
@@ -86,9 +86,7 @@ function assertResumed(env, oldDir, newDir, reusedSlots, { evaluation = false } 
   assertConforms("fusion-manifest.v4.json", `${newDir}/manifest.json`);
   const result = artifactJson(newDir, "result.json");
   assert.equal(result.details.resumed_from, oldId);
-  const details = path.join(env.tmp, "resumed-details.json");
-  fs.writeFileSync(details, JSON.stringify(result.details));
-  assertConforms("fusion-result.v5.json", details);
+  assertValueConforms("fusion-result.v5.json", result.details, env.tmp, "resumed-details.json");
   assert.equal(artifactText(newDir, "canonical-input.json"), artifactText(oldDir, "canonical-input.json"));
   for (const slot of [1, 2, 3]) {
     const attempt = manifest.attempts.find((a) => a.stage === "candidate" && a.slot === slot);
