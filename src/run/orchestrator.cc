@@ -58,7 +58,9 @@ class Run {
   RunOutcome Execute() {
     ReportChildWrapper();
     ReportBudgetWarnings();
-    if (Spec().candidate_failure == CandidateFailureRule::kMinority) return ExecuteValidate();
+    // The stage shape picks the path; each path runs its candidates under its shape's failure
+    // rule (the table pairs them: workflow_spec_test).
+    if (Spec().shape == StageShape::kValidation) return ExecuteValidate();
     std::array<std::string, 3> answers;
     std::optional<MissingCandidate> missing;
     if (!RunCandidates(&answers, &missing)) return outcome_;

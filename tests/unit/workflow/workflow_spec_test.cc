@@ -7,6 +7,7 @@
 
 #include "json_schema_check.h"
 #include "store/run_id.h"
+#include "url/source_policy_file.h"
 #include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
@@ -20,12 +21,25 @@ std::vector<std::string> WorkflowNames() {
   return names;
 }
 
-std::string RunIdPattern() {
+// The run-id pattern of `names`: "^research-…" for one, "^(reason|…)-…" for more.
+std::string RunIdPatternOf(const std::vector<std::string>& names) {
   std::string alternatives;
-  for (const std::string& name : WorkflowNames()) {
+  for (const std::string& name : names) {
     alternatives += (alternatives.empty() ? "" : "|") + name;
   }
-  return "^(" + alternatives + ")-[0-9a-f]{32}$";
+  if (names.size() > 1) alternatives = "(" + alternatives + ")";
+  return "^" + alternatives + "-[0-9a-f]{32}$";
+}
+
+std::string RunIdPattern() { return RunIdPatternOf(WorkflowNames()); }
+
+// The workflows whose row declares sources: the only run ids a source policy may bind.
+std::vector<std::string> DeclaringWorkflowNames() {
+  std::vector<std::string> names;
+  for (Workflow w : kAllWorkflows) {
+    if (SpecOf(w).declares_sources) names.emplace_back(Name(w));
+  }
+  return names;
 }
 
 TEST_CASE("Workflow: names parse back, and nothing else does") {
@@ -71,6 +85,19 @@ TEST_CASE("WorkflowSpec: the rows say what the seeds say of each workflow") {
   CHECK(ContextPolicyName(ContextPolicy::kSessionProjection) == "session_projection");
 }
 
+TEST_CASE("WorkflowSpec: each row pairs its stage shape with the failure rule that shape runs") {
+  // The orchestrator picks its path by the shape, and each path runs its candidates under one
+  // rule: the fusion path under the quorum (fail fast), the validation path under the minority
+  // rule. A row pairing them otherwise would be run by the other rule.
+  for (Workflow w : kAllWorkflows) {
+    INFO(Name(w));
+    const WorkflowSpec& spec = SpecOf(w);
+    CHECK(spec.candidate_failure == (spec.shape == StageShape::kValidation
+                                         ? CandidateFailureRule::kMinority
+                                         : CandidateFailureRule::kFailFast));
+  }
+}
+
 TEST_CASE("ChildDeniedTools: Pi's mutating tools and every tool of this package, exact names") {
   CHECK(ChildDeniedTools() ==
         std::vector<std::string>{"bash", "edit", "write", "powershell", "fusion_reason",
@@ -78,7 +105,8 @@ TEST_CASE("ChildDeniedTools: Pi's mutating tools and every tool of this package,
                                  "fusion_brainstorm", "bg_result", "bg_status", "bg_kill"});
 }
 
-// Every `enum` that lists a workflow and every `pattern` of a run id, anywhere in `value`.
+// Every `enum` that lists a workflow and every `pattern` of a run id (any workflow's), anywhere in
+// `value`.
 void CollectWorkflowSpellings(const json& value, const std::string& where,
                               std::vector<std::pair<std::string, json>>* enums,
                               std::vector<std::pair<std::string, std::string>>* patterns) {
@@ -90,7 +118,7 @@ void CollectWorkflowSpellings(const json& value, const std::string& where,
         enums->emplace_back(at, child);
       }
       if (key == "pattern" && child.is_string() &&
-          child.get<std::string>().find("investigate") != std::string::npos) {
+          child.get<std::string>().find("-[0-9a-f]{32}$") != std::string::npos) {
         patterns->emplace_back(at, child.get<std::string>());
       }
       CollectWorkflowSpellings(child, at, enums, patterns);
@@ -120,9 +148,26 @@ TEST_CASE("Schemas: every workflow enum and run-id pattern is spelled from the t
     INFO(where);
     CHECK((list == json(WorkflowNames()) || list == json(clean_task)));
   }
+  // A run id of any workflow, or (the source policy) of exactly the workflows that declare sources.
+  const std::string declaring = RunIdPatternOf(DeclaringWorkflowNames());
+  bool source_policy_seen = false;
   for (const auto& [where, pattern] : patterns) {
     INFO(where);
-    CHECK(pattern == RunIdPattern());
+    const bool source_policy = where.find("fusion-source-policy") != std::string::npos;
+    source_policy_seen = source_policy_seen || source_policy;
+    CHECK(pattern == (source_policy ? declaring : RunIdPattern()));
+  }
+  CHECK(source_policy_seen);
+}
+
+TEST_CASE("Source policy: binds a run id of exactly the workflows whose row declares sources") {
+  const std::string hex(32, 'a');
+  for (Workflow w : kAllWorkflows) {
+    INFO(Name(w));
+    const url::SourcePolicy policy{std::string(Name(w)) + "-" + hex, {"https://example.com/"}};
+    Result<std::string> bytes = url::SourcePolicyJson(policy);
+    REQUIRE(bytes.ok());
+    CHECK(url::ParseSourcePolicy(*bytes).ok() == SpecOf(w).declares_sources);
   }
 }
 
