@@ -155,7 +155,7 @@ json BudgetPlanToJson(const BudgetPlan& plan) {
   for (const StageForecast& s : plan.stages) stages.push_back(StageJson(s));
   return {
       {"schema_version", kBudgetPlanSchema},
-      {"workflow", plan.workflow},
+      {"workflow", Name(plan.workflow)},
       {"policy", BudgetPolicyJson()},
       {"routes", routes},
       {"stages", stages},

@@ -39,6 +39,7 @@
 
 #include "budget/estimator.h"
 #include "budget/route_capacity.h"
+#include "core/workflow_id.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::budget {
@@ -55,7 +56,7 @@ struct StagePrompt {
 
 // Everything the planner reads. Views must stay valid for the duration of PlanBudget.
 struct PlanInput {
-  std::string workflow;  // "reason" | "investigate" | "research" | "validate"
+  Workflow workflow = Workflow::kReason;
   // REQUIRES: routes[i].role == kAllRoles[i].
   std::array<RouteSpec, 5> routes;
   StagePrompt candidate;
@@ -129,7 +130,7 @@ struct Remediation {
 };
 
 struct BudgetPlan {
-  std::string workflow;
+  Workflow workflow = Workflow::kReason;
   std::array<RouteCapacity, 5> routes;
   std::vector<StageForecast> stages;    // candidate 1-3, evaluation, evaluation_repair, merge
   std::vector<BudgetWarning> warnings;  // at most one per stage, plan order

@@ -65,7 +65,7 @@ Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& s
   Result<RenderedStages> stages = RenderStages(spec, run.canonical_input, CandidateSetOf(run));
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
-  input.workflow = std::string(Name(spec.workflow));
+  input.workflow = spec.workflow;
   for (size_t i = 0; i < config::kAllSlots.size(); ++i) {
     const config::ModelInfo& model = run.models.routes[i].model;
     input.routes[i] = {budget::kAllRoles[i], model.provider, model.id, model.context_window,
@@ -242,7 +242,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   run.plan = std::move(plan).value();
   run.cost_forecast = ForecastOf(run);
 
-  Result<std::string> run_id = store::NewRunId(Name(workflow_row.workflow), *seams.random);
+  Result<std::string> run_id = store::NewRunId(workflow_row.workflow, *seams.random);
   if (!run_id.ok()) return fail(run_id.status());
   store::RunSpec spec;
   spec.run_id = *run_id;

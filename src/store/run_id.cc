@@ -1,6 +1,5 @@
 #include "store/run_id.h"
 
-#include "core/error_codes.h"
 #include "core/workflow_id.h"
 
 namespace pi_fusion::store {
@@ -20,13 +19,10 @@ bool IsLowerHex(std::string_view text) {
 
 bool IsWorkflow(std::string_view workflow) { return ParseWorkflow(workflow).has_value(); }
 
-Result<std::string> NewRunId(std::string_view workflow, RandomSource& random) {
-  if (!IsWorkflow(workflow)) {
-    return Status::Error(kInvalidArguments, "unknown workflow: " + std::string(workflow));
-  }
+Result<std::string> NewRunId(Workflow workflow, RandomSource& random) {
   auto hex = RandomHex(random, kRandomBytes);
   if (!hex.ok()) return hex.status();
-  return std::string(workflow) + "-" + hex.value();
+  return std::string(Name(workflow)) + "-" + hex.value();
 }
 
 bool IsValidRunId(std::string_view id) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/random_id.h"
+#include "core/workflow_id.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::store {
@@ -16,8 +17,8 @@ bool IsWorkflow(std::string_view workflow);
 
 // A fresh id for `workflow` from `random` (SystemRandom() in production; a run takes it from its
 // seams, so a test's fixed source gives a fixed id). Fails with kRandomUnavailable when the source
-// does, and with invalid_arguments for an unknown workflow.
-Result<std::string> NewRunId(std::string_view workflow, RandomSource& random);
+// does.
+Result<std::string> NewRunId(Workflow workflow, RandomSource& random);
 
 // True when `id` matches ^(reason|investigate|research|validate)-[0-9a-f]{32}$.
 bool IsValidRunId(std::string_view id);

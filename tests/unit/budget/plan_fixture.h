@@ -32,7 +32,7 @@ struct PlanFixture {
 
   PlanInput Input() const {
     PlanInput in;
-    in.workflow = "reason";
+    in.workflow = Workflow::kReason;
     for (size_t i = 0; i < kAllRoles.size(); ++i) {
       in.routes[i] =
           RouteSpec{kAllRoles[i], "local", "scripted-" + std::to_string(i), WindowFor(allowed), 0};
