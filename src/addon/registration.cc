@@ -15,8 +15,6 @@
 namespace pi_fusion::addon {
 namespace {
 
-constexpr char kRetiredTool[] = "fusion_brainstorm";
-
 void RegisterTools(Napi::Env env, Napi::Object pi) {
   Napi::Function register_tool = Method(pi, "registerTool");
   for (const schema::ToolSpec& spec : schema::RegisteredTools()) {
@@ -45,7 +43,7 @@ void RemoveRetiredTool(Napi::Env env, Napi::Object pi) {
   bool removed = false;
   for (uint32_t i = 0; i < active.Length(); ++i) {
     Napi::Value name = active.Get(i);
-    if (name.IsString() && name.As<Napi::String>().Utf8Value() == kRetiredTool) {
+    if (name.IsString() && name.As<Napi::String>().Utf8Value() == schema::kRetiredToolName) {
       removed = true;
       continue;
     }

@@ -261,8 +261,12 @@ void AddChildRunCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--prompt-file", args->prompt_file, "File whose bytes go to the child's stdin")
       ->required();
   cmd->add_option("--system-prompt", args->system_prompt, "System prompt text");
+  std::vector<std::string> capabilities;
+  for (process::ChildCapability c : process::kAllChildCapabilities) {
+    capabilities.emplace_back(process::ChildCapabilityName(c));
+  }
   cmd->add_option("--capability", args->capability, "reason | inspect | research")
-      ->check(CLI::IsMember({"reason", "inspect", "research"}));
+      ->check(CLI::IsMember(capabilities));
   cmd->add_option("--role", args->role, "candidate | evaluator | merger")
       ->check(CLI::IsMember({"candidate", "evaluator", "merger"}));
   cmd->add_option("--thinking", args->thinking, "Thinking level (default off)");

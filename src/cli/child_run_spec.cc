@@ -27,9 +27,7 @@ std::optional<std::string> FirstValue(const std::vector<std::string>& environmen
 }  // namespace
 
 Result<process::ChildCapability> ParseCapability(const std::string& name) {
-  if (name == "reason") return process::ChildCapability::kReason;
-  if (name == "inspect") return process::ChildCapability::kInspect;
-  if (name == "research") return process::ChildCapability::kResearch;
+  if (std::optional<process::ChildCapability> c = process::ParseChildCapability(name)) return *c;
   return Status::Error(kInvalidArguments, "unknown capability " + name);
 }
 

@@ -105,6 +105,25 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
+std::string_view ChildCapabilityName(ChildCapability capability) {
+  switch (capability) {
+    case ChildCapability::kReason:
+      return "reason";
+    case ChildCapability::kInspect:
+      return "inspect";
+    case ChildCapability::kResearch:
+      return "research";
+  }
+  return "";
+}
+
+std::optional<ChildCapability> ParseChildCapability(std::string_view name) {
+  for (ChildCapability capability : kAllChildCapabilities) {
+    if (ChildCapabilityName(capability) == name) return capability;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> CapabilityTools(ChildCapability capability) {
   if (capability == ChildCapability::kReason) return {};
   std::vector<std::string> tools = {"read", "grep", "find", "ls"};

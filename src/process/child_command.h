@@ -6,6 +6,7 @@
 // ChildSpec::stdin_data and nothing else is passed as a message.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,15 @@ enum class ChildCapability {
   kInspect,   // read-only file tools
   kResearch,  // read-only file tools + fusion_web_fetch
 };
+
+inline constexpr std::array<ChildCapability, 3> kAllChildCapabilities = {
+    ChildCapability::kReason, ChildCapability::kInspect, ChildCapability::kResearch};
+
+// "reason", "inspect", "research": the manifest's `capabilities` and `pi-fusion child-run
+// --capability`.
+std::string_view ChildCapabilityName(ChildCapability capability);
+// The capability named `name`; nullopt for any other text.
+std::optional<ChildCapability> ParseChildCapability(std::string_view name);
 
 // The tools a child of `capability` may run, in Pi's --tools order: none (reason); read, grep,
 // find, ls (inspect); those and fusion_web_fetch (research).

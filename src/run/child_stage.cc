@@ -53,18 +53,6 @@ Result<std::vector<std::string>> DeclaredUrls(const PreparedRun& run) {
 
 }  // namespace
 
-process::ChildCapability ChildCapabilityOf(const WorkflowSpec& spec) {
-  switch (spec.candidate_capability) {
-    case Capability::kInspect:
-      return process::ChildCapability::kInspect;
-    case Capability::kResearch:
-      return process::ChildCapability::kResearch;
-    case Capability::kReason:
-      break;
-  }
-  return process::ChildCapability::kReason;
-}
-
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
                                           const ChildFiles& files) {
   const RunRequest& request = run.request;

@@ -54,9 +54,6 @@ struct ChildFiles {
 };
 
 // The child's final argv, environment, working directory, input and limits.
-// The process layer's capability (its tool flags) for the workflow's candidates.
-process::ChildCapability ChildCapabilityOf(const WorkflowSpec& spec);
-
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
                                           const ChildFiles& files);
 

@@ -480,7 +480,7 @@ class Run {
     StageChild child;
     child.key = {Stage::kCandidate, slot, 1};
     child.route = config::kAllSlots[slot - 1];
-    child.capability = ChildCapabilityOf(Spec());
+    child.capability = Spec().candidate_capability;
     child.tools = process::CapabilityTools(child.capability);
     child.budget_stage = budget::Stage::kCandidate;
     child.output = OutputKind::kCandidate;

@@ -114,7 +114,7 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
 }
 
 json ToolPolicy(const WorkflowSpec& spec) {
-  return {{"candidate_tools", process::CapabilityTools(ChildCapabilityOf(spec))},
+  return {{"candidate_tools", process::CapabilityTools(spec.candidate_capability)},
           {"evaluator_tools", json::array()},
           {"merger_tools", json::array()},
           {"excluded_tools", ChildDeniedTools()}};
@@ -257,9 +257,10 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                  {"revision", config::RevisionToJson(loaded->revision)},
                  {"routes", config::ResolvedModelsToJson(run.models)}};
   spec.models = RunModelsOf(run.models);
-  spec.capabilities = {{"candidate", CapabilityName(workflow_row.candidate_capability)},
-                       {"evaluator", CapabilityName(Capability::kReason)},
-                       {"merger", CapabilityName(Capability::kReason)}};
+  spec.capabilities = {
+      {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
+      {"evaluator", process::ChildCapabilityName(Capability::kReason)},
+      {"merger", process::ChildCapabilityName(Capability::kReason)}};
   spec.context = {{"policy", ContextPolicyName(workflow_row.context)}};
   spec.tool_policy = ToolPolicy(workflow_row);
   Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);

@@ -139,7 +139,7 @@ const ToolSpec& FusionTool(Workflow workflow) {
 std::vector<std::string> PackageToolNames() {
   std::vector<std::string> names;
   for (const ToolSpec& tool : RegisteredTools()) names.push_back(tool.name);
-  names.insert(names.begin() + static_cast<long>(kAllWorkflows.size()), "fusion_brainstorm");
+  names.insert(names.begin() + static_cast<long>(kAllWorkflows.size()), kRetiredToolName);
   return names;
 }
 

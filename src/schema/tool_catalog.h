@@ -48,6 +48,9 @@ nlohmann::json ToolAnnotations(const ToolSpec& tool);
 // The Fusion tool of `workflow` (its row above).
 const ToolSpec& FusionTool(Workflow workflow);
 
+// The tool this package registered before and retired: never offered again, to anyone.
+inline constexpr char kRetiredToolName[] = "fusion_brainstorm";
+
 // Every tool name this package ever registered, the retired fusion_brainstorm included: what a
 // Fusion child must never be offered.
 std::vector<std::string> PackageToolNames();

@@ -62,7 +62,7 @@ enum class LookupMiss { kNone, kIdRequired, kUnknownId, kAmbiguousPrefix };
 // A task looked up by exact id or unambiguous prefix: the task, or the contract's error and its
 // kind. Errors (code invalid_arguments): "Task ID is required", "Unknown background task ID: <id>",
 // "Ambiguous background task ID prefix: <p> (matches <a>, <b>)".
-class TaskLookup : public Result<TaskInfo> {
+class [[nodiscard]] TaskLookup : public Result<TaskInfo> {
  public:
   TaskLookup(TaskInfo task)  // NOLINT(google-explicit-constructor): found, like Result's
       : Result<TaskInfo>(std::move(task)) {}

@@ -12,6 +12,7 @@
 
 #include "core/error_codes.h"
 #include "core/limits.h"
+#include "process/child_command.h"
 #include "protocol/constants.h"
 #include "store/constants.h"
 
@@ -65,8 +66,9 @@ inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {
 // and the prompts, fixed before any candidate ends, must not tell which).
 enum class CandidateSet { kThree, kTwoOrThree };
 
-// What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"). The
+// What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"): the
+// supervisor's own capability, so a row's choice reaches the child's command unchanged. The
 // evaluator, its repair and the merger always run as kReason.
-enum class Capability { kReason, kInspect, kResearch };
+using Capability = process::ChildCapability;
 
 }  // namespace pi_fusion::workflow

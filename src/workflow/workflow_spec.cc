@@ -34,18 +34,6 @@ const WorkflowSpec& SpecOf(Workflow workflow) {
   std::abort();  // every workflow has its row (workflow_spec_test)
 }
 
-std::string_view CapabilityName(Capability capability) {
-  switch (capability) {
-    case Capability::kReason:
-      return "reason";
-    case Capability::kInspect:
-      return "inspect";
-    case Capability::kResearch:
-      return "research";
-  }
-  return "";
-}
-
 std::string_view ContextPolicyName(ContextPolicy policy) {
   return policy == ContextPolicy::kSessionProjection ? kSessionProjectionKind : kCleanTaskKind;
 }

@@ -46,8 +46,6 @@ struct WorkflowSpec {
 
 const WorkflowSpec& SpecOf(Workflow workflow);
 
-// "reason", "inspect", "research": the manifest's `capabilities.candidate`.
-std::string_view CapabilityName(Capability capability);
 // "session_projection", "clean_task": the manifest's `context.policy`.
 std::string_view ContextPolicyName(ContextPolicy policy);
 

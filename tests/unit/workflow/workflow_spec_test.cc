@@ -80,7 +80,6 @@ TEST_CASE("WorkflowSpec: the rows say what the seeds say of each workflow") {
     CHECK((SpecOf(w).candidate_failure == CandidateFailureRule::kMinority) ==
           (w == Workflow::kValidate));
   }
-  CHECK(CapabilityName(Capability::kInspect) == "inspect");
   CHECK(ContextPolicyName(ContextPolicy::kCleanTask) == "clean_task");
   CHECK(ContextPolicyName(ContextPolicy::kSessionProjection) == "session_projection");
 }
