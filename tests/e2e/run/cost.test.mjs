@@ -2,9 +2,10 @@
  * @file What a run costs, measured and forecast, through the real pinned Pi: usage and cost per
  * role summed from the children's own usage records (the scripted model's fixed usage priced by
  * the route's models.json prices), model requests counted as requests (a tool-using candidate
- * makes two), the cost estimate in the launch receipt, checked against the budget plan, and the
- * cost cap (policy.max_cost_usd) refusing a run at preflight and stopping one before the merger,
- * with what each role spent until then.
+ * makes two), the cost estimate in the launch receipt, checked against the budget plan, a
+ * subscription route's stages said to count against the subscription, and the cost cap
+ * (policy.max_cost_usd) refusing a run at preflight and stopping one before the merger, with what
+ * each role spent until then.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -255,6 +256,51 @@ describe("cost per role, model requests and the estimate", () => {
       const output = 3 * USAGE.candidate.output + evaluator.output;
       assert.match(retrieved.result.content[0].text, new RegExp(`^Usage so far: 4 model requests · ${input} input, ` +
         `${output} output, 0 cache read, 0 cache write tokens, ${literal(usd(spent))}\\.$`, "m"));
+    });
+  });
+
+  test("a subscription route: the receipt says its stages count against the subscription, the cap counts them at catalog prices", async () => {
+    // kimi-coding is one of Pi's subscription providers (its OAuth login isSubscription) and not a
+    // frontier one. Pointed at the scripted model with a stored OAuth login, candidate 2's route
+    // is a subscription as Pi reports it: isUsingOAuth and getProvider().auth.oauth.isSubscription.
+    const SUBSCRIPTION = "kimi-coding/scripted-k";
+    await withFusionEnv({ script: { rules: agentRules() } }, async (env) => {
+      const models = env.server.modelsJson();
+      models.providers["kimi-coding"] = {
+        baseUrl: env.server.baseUrl("openai-completions"),
+        models: [{ id: "scripted-k", name: "Scripted K", input: ["text"], cost: { ...PRICE }, reasoning: true, contextWindow: 128000, maxTokens: 16384 }],
+      };
+      env.writeAgentFile("models.json", JSON.stringify(models));
+      const access = "scripted-oauth-access";
+      env.writeAgentFile("auth.json", JSON.stringify({
+        "kimi-coding": { type: "oauth", access, refresh: "scripted-oauth-refresh", expires: Date.now() + 24 * 3600 * 1000 },
+      }));
+      const routes = { candidates: ["$current", SUBSCRIPTION, "$current"] };
+      writeCostCap(env, null, routes);
+      const r = await env.print("please fuse");
+      assert.equal(r.code, 0, r.stderr);
+      // Candidate 2 ran on the subscription login: its request carried the OAuth access token.
+      const candidates = env.requests().filter((q) => q.rule_name === "candidate");
+      assert.deepEqual(candidates.map((q) => [q.model, q.headers.authorization]).sort(), [
+        ["scripted-a", "Bearer scripted-key"], ["scripted-a", "Bearer scripted-key"], ["scripted-k", `Bearer ${access}`],
+      ]);
+
+      const receipt = lastToolResult(env.requests(), "fusion_reason").text;
+      const plan = artifactJson(runDirs(env)[0], "budget-plan.json");
+      const lines = receipt.split("\n");
+      const head = lines.findIndex((l) => l.startsWith("Estimate (expected – worst case): "));
+      assert.ok(head > 0, receipt);
+      const onSubscription = (stage) => stage.stage === "candidate" && stage.slot === 2;
+      const expected = expectedEstimate(plan, (stage) => (onSubscription(stage) ? SUBSCRIPTION : "scripted/scripted-a"), onSubscription);
+      assert.deepEqual(lines.slice(head, head + 1 + plan.stages.length), [expected.head, ...expected.lines]);
+      assert.ok(expected.head.endsWith(" Stages on a subscription route are counted against the subscription, not billed per token."));
+      assert.ok(expected.lines[1].endsWith(" at catalog prices, counted against the subscription"));
+
+      // The cap refuses at the catalog prices, and says it counts the subscription route so.
+      writeCostCap(env, 0.001, routes);
+      const refused = await env.print("/fusion Why is the sky blue?");
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /the run's expected cost, \$\d+\.\d{4} \(an estimate\), exceeds the cost cap of \$0\.0010 \(policy\.max_cost_usd\); no child was started\. Subscription routes count at their catalog prices\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\./);
     });
   });
 
