@@ -1,11 +1,11 @@
 /**
  * @file What a run costs, measured and forecast, through the real pinned Pi: usage and cost per
  * role summed from the children's own usage records (the scripted model's fixed usage priced by
- * the route's models.json prices), model requests counted as requests (a tool-using candidate
- * makes two), the cost estimate in the launch receipt, checked against the budget plan, a
- * subscription route's stages said to count against the subscription, and the cost cap
- * (policy.max_cost_usd) refusing a run at preflight and stopping one before the merger, with what
- * each role spent until then.
+ * the route's models.json prices, or the provider's own billed figure where Pi takes one), model
+ * requests counted as requests (a tool-using candidate makes two), the cost estimate in the
+ * launch receipt, checked against the budget plan, a subscription route's stages said to count
+ * against the subscription, and the cost cap (policy.max_cost_usd) refusing a run at preflight and
+ * stopping one before the merger, with what each role spent until then.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -16,6 +16,7 @@ import {
 } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { lastToolResult } from "../../support/pi_harness.mjs";
+import { BILLED_PROVIDER } from "../../support/scripted_model/server.mjs";
 import { agentFlowRules, candidateRules, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
 // The scripted routes' prices ($ per million tokens, tests/support/scripted_model/models_json.mjs).
@@ -304,4 +305,48 @@ describe("cost per role, model requests and the estimate", () => {
     });
   });
 
+  test("a provider that bills its own cost: each role's cost and the run's total are the provider's figures", async () => {
+    // Candidate 2 stays on a provider Pi prices from the catalog; every other slot bills its own
+    // cost, which the scripted model sets far from the catalog's.
+    const BILLED = `${BILLED_PROVIDER}/scripted-a`;
+    const billed = { candidate: 0.01, evaluator: 0.02, merger: 0.03 };
+    const extra = Object.fromEntries(Object.entries(billed).map(([stage, cost]) => [stage, { provider_cost: cost }]));
+    await withFusionEnv({ script: { rules: pricedRules(USAGE, extra) } }, async (env) => {
+      env.writeAgentFile("models.json", JSON.stringify(env.server.modelsJson({ billed: true })));
+      const withProviderCost = (usage, total) => ({ ...usage, cost: { ...usage.cost, total, totalFromProvider: true } });
+      const rowsOf = (dir) => artifactJson(dir, "result.json").details.usage_by_role;
+
+      writeCostCap(env, null, { candidates: [BILLED, "$current", BILLED], evaluator: BILLED, merger: BILLED });
+      const mixed = await env.print("/fusion Why is the sky blue?");
+      assert.equal(mixed.code, 0, mixed.stderr);
+      const [mixedDir] = runDirs(env);
+      assert.deepEqual(rowsOf(mixedDir), [
+        { ...roleRow("candidate", 1, USAGE.candidate, BILLED), usage: withProviderCost(piUsage(USAGE.candidate), billed.candidate) },
+        roleRow("candidate", 2, USAGE.candidate),
+        { ...roleRow("candidate", 3, USAGE.candidate, BILLED), usage: withProviderCost(piUsage(USAGE.candidate), billed.candidate) },
+        { ...roleRow("evaluator", null, USAGE.evaluator, BILLED), usage: withProviderCost(piUsage(USAGE.evaluator), billed.evaluator) },
+        { ...roleRow("merger", null, USAGE.merger, BILLED), usage: withProviderCost(piUsage(USAGE.merger), billed.merger) },
+      ]);
+      // The total sums the figures; it is the provider's only when every part was.
+      const mixedTotal = 2 * billed.candidate + costOf(USAGE.candidate) + billed.evaluator + billed.merger;
+      const mixedUsage = artifactJson(mixedDir, "result.json").details.usage;
+      assert.ok(Math.abs(mixedUsage.cost.total - mixedTotal) < 1e-12, `${mixedUsage.cost.total} vs ${mixedTotal}`);
+      assert.equal(mixedUsage.cost.totalFromProvider, false);
+      assert.match(mixed.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${literal(usd(mixedTotal))}$`, "m"));
+
+      writeCostCap(env, null, { candidates: [BILLED, BILLED, BILLED], evaluator: BILLED, merger: BILLED });
+      const all = await env.print("/fusion Why is the sky blue?");
+      assert.equal(all.code, 0, all.stderr);
+      const allDir = runDirs(env).find((d) => d !== mixedDir);
+      assert.deepEqual(rowsOf(allDir).map((row) => [row.model, row.usage.cost.total, row.usage.cost.totalFromProvider]), [
+        [BILLED, billed.candidate, true], [BILLED, billed.candidate, true], [BILLED, billed.candidate, true],
+        [BILLED, billed.evaluator, true], [BILLED, billed.merger, true],
+      ]);
+      const allTotal = 3 * billed.candidate + billed.evaluator + billed.merger;
+      const allUsage = artifactJson(allDir, "result.json").details.usage;
+      assert.ok(Math.abs(allUsage.cost.total - allTotal) < 1e-12, `${allUsage.cost.total} vs ${allTotal}`);
+      assert.equal(allUsage.cost.totalFromProvider, true);
+      assert.match(all.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${literal(usd(allTotal))}$`, "m"));
+    });
+  });
 });
