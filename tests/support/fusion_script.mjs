@@ -57,6 +57,29 @@ export function fusionRules(overrides = {}) {
   }));
 }
 
+/**
+ * Fixed usage per stage (no cache): Pi reports exactly these. At the scripted prices (input $0.50,
+ * output $1.50 per million tokens) a run of three candidates, the evaluator and the merger uses
+ * 17,600 tokens and costs $0.0104.
+ */
+export const STAGE_USAGE = {
+  candidate: { input: 2000, output: 200, cache_read: 0, cache_write: 0, reasoning: 0 },
+  evaluator: { input: 4000, output: 400, cache_read: 0, cache_write: 0, reasoning: 0 },
+  merger: { input: 6000, output: 600, cache_read: 0, cache_write: 0, reasoning: 0 },
+};
+
+/**
+ * fusionRules() with every stage's answers reporting `usages[stage]` (STAGE_USAGE unless given)
+ * and holding the step keys of `extra[stage]` too.
+ */
+export function pricedRules(usages = STAGE_USAGE, extra = {}) {
+  return fusionRules().map((rule) => {
+    const usage = usages[rule.name];
+    if (!usage) return rule;
+    return { ...rule, responses: rule.responses.map((step) => ({ ...step, usage, ...(extra[rule.name] ?? {}) })) };
+  });
+}
+
 /** The question of a reason run, and fusion_reason's arguments that ask it. */
 export const QUESTION = "Why is the sky blue?";
 export const REASON_ARGS = { prompt: QUESTION };

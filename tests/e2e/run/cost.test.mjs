@@ -1,52 +1,98 @@
 /**
  * @file What a run costs, measured and forecast, through the real pinned Pi: usage and cost per
  * role summed from the children's own usage records (the scripted model's fixed usage priced by
- * the route's models.json prices), model requests counted as requests (a tool-using candidate
- * makes two), the cost estimate in the launch receipt, checked against the budget plan, and the
- * cost cap (policy.max_cost_usd) refusing a run at preflight and stopping one before the merger.
+ * the route's models.json prices, or the provider's own billed figure where Pi takes one), model
+ * requests counted as requests (a tool-using candidate makes two), the cost estimate in the
+ * launch receipt, checked against the budget plan, a subscription route's stages said to count
+ * against the subscription, and the cost cap (policy.max_cost_usd) refusing a run at preflight and
+ * stopping one before the merger, with what each role spent until then.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fs from "node:fs";
 import path from "node:path";
-import { agentRules, FUSION_MODELS_V2, fusionRules, MERGED_TEXT, writeFusionModels } from "../../support/fusion_script.mjs";
+import {
+  agentRules, FUSION_MODELS_V2, lookupRules, MERGED_TEXT, pricedRules, STAGE_USAGE, writeFusionModels,
+} from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { lastToolResult } from "../../support/pi_harness.mjs";
+import { BILLED_PROVIDER } from "../../support/scripted_model/server.mjs";
 import { agentFlowRules, candidateRules, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
 // The scripted routes' prices ($ per million tokens, tests/support/scripted_model/models_json.mjs).
-const PRICE = { input: 0.5, output: 1.5 };
+const PRICE = { input: 0.5, output: 1.5, cacheRead: 0.05, cacheWrite: 0.625 };
 // Fixed usage per stage: Pi reports exactly these (no cache).
-const USAGE = {
-  candidate: { input: 2000, output: 200, cache_read: 0, cache_write: 0, reasoning: 0 },
-  evaluator: { input: 4000, output: 400, cache_read: 0, cache_write: 0, reasoning: 0 },
-  merger: { input: 6000, output: 600, cache_read: 0, cache_write: 0, reasoning: 0 },
-};
-
-/** fusionRules() with every stage's usage fixed (`usages` replaces a stage's). */
-function pricedRules(usages = USAGE) {
-  const rules = fusionRules();
-  for (const rule of rules) {
-    const usage = usages[rule.name];
-    if (usage) rule.responses = rule.responses.map((step) => ({ ...step, usage }));
-  }
-  return rules;
-}
+const USAGE = STAGE_USAGE;
 
 /** Pi's cost of one request of `usage` on a scripted route. */
 function costOf(usage) {
   return (PRICE.input / 1e6) * usage.input + (PRICE.output / 1e6) * usage.output;
 }
 
-/** Fusion's model config: every slot on the current model, the default policy but `max_cost_usd`. */
-function writeCostCap(env, cap) {
+/**
+ * Pi's usage object for one request of `usage` on a scripted route, computed as Pi computes it
+ * (pi-ai calculateCost), so the run's records must equal it exactly.
+ */
+function piUsage(usage) {
+  const cost = { input: (PRICE.input / 1e6) * usage.input, output: (PRICE.output / 1e6) * usage.output, cacheRead: 0, cacheWrite: 0 };
+  cost.total = cost.input + cost.output + cost.cacheRead + cost.cacheWrite;
+  return {
+    input: usage.input, output: usage.output, cacheRead: 0, cacheWrite: 0, reasoning: 0,
+    totalTokens: usage.input + usage.output, cost: { ...cost, totalFromProvider: false },
+  };
+}
+
+/** One usage_by_role row of a role that sent one request of `usage` on `model`. */
+function roleRow(role, slot, usage, model = "scripted/scripted-a") {
+  return { role, ...(slot ? { slot } : {}), model, attempts: 1, requests: 1, usage: piUsage(usage) };
+}
+
+/**
+ * Fusion's model config: the default policy but `max_cost_usd`; every slot on the current model
+ * unless `routes` ({candidates, evaluator, merger}) says otherwise.
+ */
+function writeCostCap(env, cap, routes = {}) {
   return writeFusionModels(env, {
     schema_version: FUSION_MODELS_V2,
     candidates: ["$current", "$current", "$current"],
     evaluator: "$current",
     merger: "$current",
+    ...routes,
     policy: { quorum: 3, grace_seconds: null, max_cost_usd: cap },
   });
+}
+
+/**
+ * The receipt's estimate Fusion must state for `plan` (budget-plan.json) at the scripted prices:
+ * {head, lines}. The routes are of the unknown family (one token per byte): the expected output
+ * is a quarter of the stage's cap, the expected input the known prompt and a quarter of the
+ * reserved upstream answers; the worst case is the plan's forecast and the whole cap.
+ * `routeOf(stage)` names a stage's route; `subscribed(stage)` marks a subscription route's.
+ */
+function expectedEstimate(plan, routeOf = () => "scripted/scripted-a", subscribed = () => false) {
+  const group = (n) => n.toLocaleString("en-US");
+  const caps = { candidate: 49152, evaluation: 65536, evaluation_repair: 65536, merge: 65536 };
+  let expected = { input: 0, output: 0, usd: 0 };
+  let worst = { input: 0, output: 0, usd: 0 };
+  const lines = plan.stages.map((stage) => {
+    const input = [stage.input_tokens + Math.ceil(stage.reserved_output_contract_bytes / 4), stage.forecast_tokens];
+    const output = [caps[stage.stage] / 4, caps[stage.stage]];
+    const dollars = [0, 1].map((k) => (input[k] * PRICE.input + output[k] * PRICE.output) / 1e6);
+    const label = stage.stage === "candidate" ? `candidate ${stage.slot}`
+      : stage.stage === "evaluation_repair" ? "evaluation repair (only after an invalid evaluation)"
+        : stage.stage;
+    if (!stage.conditional) {
+      expected = { input: expected.input + input[0], output: expected.output + output[0], usd: expected.usd + dollars[0] };
+    }
+    worst = { input: worst.input + input[1], output: worst.output + output[1], usd: worst.usd + dollars[1] };
+    return `- ${label}, ${routeOf(stage)}: ${group(input[0])} – ${group(input[1])} input, ` +
+      `${group(output[0])} – ${group(output[1])} output tokens, ${usd(dollars[0])} – ${usd(dollars[1])}` +
+      (subscribed(stage) ? " at catalog prices, counted against the subscription" : "");
+  });
+  const head = `Estimate (expected – worst case): ${group(expected.input)} – ${group(worst.input)} input and ` +
+    `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}.` +
+    (plan.stages.some(subscribed) ? " Stages on a subscription route are counted against the subscription, not billed per token." : "");
+  return { head, lines };
 }
 
 /** `text` as a literal inside a RegExp. */
@@ -124,31 +170,8 @@ describe("cost per role, model requests and the estimate", () => {
       const lines = receipt.split("\n");
       const head = lines.findIndex((l) => l.startsWith("Estimate (expected – worst case): "));
       assert.ok(head > 0, receipt);
-      const group = (n) => n.toLocaleString("en-US");
-      // The scripted routes are of the unknown family (one token per byte): the expected output is
-      // a quarter of the stage's cap, the expected input the known prompt and a quarter of the
-      // reserved upstream answers; the worst case is the plan's forecast and the whole cap.
-      const caps = { candidate: 49152, evaluation: 65536, evaluation_repair: 65536, merge: 65536 };
-      let expected = { input: 0, output: 0, usd: 0 };
-      let worst = { input: 0, output: 0, usd: 0 };
-      plan.stages.forEach((stage, i) => {
-        const input = [stage.input_tokens + Math.ceil(stage.reserved_output_contract_bytes / 4), stage.forecast_tokens];
-        const output = [caps[stage.stage] / 4, caps[stage.stage]];
-        const dollars = [0, 1].map((k) => (input[k] * PRICE.input + output[k] * PRICE.output) / 1e6);
-        const label = stage.stage === "candidate" ? `candidate ${stage.slot}`
-          : stage.stage === "evaluation_repair" ? "evaluation repair (only after an invalid evaluation)"
-            : stage.stage;
-        assert.equal(lines[head + 1 + i],
-          `- ${label}, scripted/scripted-a: ${group(input[0])} – ${group(input[1])} input, ` +
-          `${group(output[0])} – ${group(output[1])} output tokens, ${usd(dollars[0])} – ${usd(dollars[1])}`);
-        if (!stage.conditional) {
-          expected = { input: expected.input + input[0], output: expected.output + output[0], usd: expected.usd + dollars[0] };
-        }
-        worst = { input: worst.input + input[1], output: worst.output + output[1], usd: worst.usd + dollars[1] };
-      });
-      assert.equal(lines[head],
-        `Estimate (expected – worst case): ${group(expected.input)} – ${group(worst.input)} input and ` +
-        `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}.`);
+      const expected = expectedEstimate(plan);
+      assert.deepEqual(lines.slice(head, head + 1 + plan.stages.length), [expected.head, ...expected.lines]);
       assert.match(lines.at(-1), /^Wait for the terminal notification/);
     });
   });
@@ -211,8 +234,119 @@ describe("cost per role, model requests and the estimate", () => {
       ]);
       assert.ok(fs.existsSync(path.join(dir, "evaluation.json")));
       assert.ok(Math.abs(manifest.usage.cost.total - spent) < 1e-12, `${manifest.usage.cost.total} vs ${spent}`);
-      assert.equal(artifactJson(dir, "failure-summary.json").progress.merge.not_started, 1);
+      const summary = artifactJson(dir, "failure-summary.json");
+      assert.equal(summary.progress.merge.not_started, 1);
+      // What each role spent before the stop: the candidates and the evaluator, no merger row.
+      const spentRows = [1, 2, 3].map((slot) => roleRow("candidate", slot, USAGE.candidate))
+        .concat(roleRow("evaluator", null, evaluator));
+      assert.deepEqual(summary.usage_by_role, spentRows);
+      assert.equal(summary.model_requests, 4);
       assert.deepEqual(survivingChildren(env), []);
+
+      // bg_result on the stopped run, from a later Pi: the same rows in its details, and its text
+      // says what the run used.
+      env.server.setScript({ rules: lookupRules(path.basename(dir)) });
+      const later = await env.json("get it");
+      assert.equal(later.code, 0, later.stderr);
+      const retrieved = later.events.find((e) => e.type === "tool_execution_end" && e.toolName === "bg_result");
+      assert.ok(retrieved, "bg_result ran");
+      assert.equal(retrieved.result.details.state, "failed");
+      assert.deepEqual(retrieved.result.details.usage_by_role, spentRows);
+      assert.equal(retrieved.result.details.model_requests, 4);
+      const input = 3 * USAGE.candidate.input + evaluator.input;
+      const output = 3 * USAGE.candidate.output + evaluator.output;
+      assert.match(retrieved.result.content[0].text, new RegExp(`^Usage so far: 4 model requests · ${input} input, ` +
+        `${output} output, 0 cache read, 0 cache write tokens, ${literal(usd(spent))}\\.$`, "m"));
+    });
+  });
+
+  test("a subscription route: the receipt says its stages count against the subscription, the cap counts them at catalog prices", async () => {
+    // kimi-coding is one of Pi's subscription providers (its OAuth login isSubscription) and not a
+    // frontier one. Pointed at the scripted model with a stored OAuth login, candidate 2's route
+    // is a subscription as Pi reports it: isUsingOAuth and getProvider().auth.oauth.isSubscription.
+    const SUBSCRIPTION = "kimi-coding/scripted-k";
+    await withFusionEnv({ script: { rules: agentRules() } }, async (env) => {
+      const models = env.server.modelsJson();
+      models.providers["kimi-coding"] = {
+        baseUrl: env.server.baseUrl("openai-completions"),
+        models: [{ id: "scripted-k", name: "Scripted K", input: ["text"], cost: { ...PRICE }, reasoning: true, contextWindow: 128000, maxTokens: 16384 }],
+      };
+      env.writeAgentFile("models.json", JSON.stringify(models));
+      const access = "scripted-oauth-access";
+      env.writeAgentFile("auth.json", JSON.stringify({
+        "kimi-coding": { type: "oauth", access, refresh: "scripted-oauth-refresh", expires: Date.now() + 24 * 3600 * 1000 },
+      }));
+      const routes = { candidates: ["$current", SUBSCRIPTION, "$current"] };
+      writeCostCap(env, null, routes);
+      const r = await env.print("please fuse");
+      assert.equal(r.code, 0, r.stderr);
+      // Candidate 2 ran on the subscription login: its request carried the OAuth access token.
+      const candidates = env.requests().filter((q) => q.rule_name === "candidate");
+      assert.deepEqual(candidates.map((q) => [q.model, q.headers.authorization]).sort(), [
+        ["scripted-a", "Bearer scripted-key"], ["scripted-a", "Bearer scripted-key"], ["scripted-k", `Bearer ${access}`],
+      ]);
+
+      const receipt = lastToolResult(env.requests(), "fusion_reason").text;
+      const plan = artifactJson(runDirs(env)[0], "budget-plan.json");
+      const lines = receipt.split("\n");
+      const head = lines.findIndex((l) => l.startsWith("Estimate (expected – worst case): "));
+      assert.ok(head > 0, receipt);
+      const onSubscription = (stage) => stage.stage === "candidate" && stage.slot === 2;
+      const expected = expectedEstimate(plan, (stage) => (onSubscription(stage) ? SUBSCRIPTION : "scripted/scripted-a"), onSubscription);
+      assert.deepEqual(lines.slice(head, head + 1 + plan.stages.length), [expected.head, ...expected.lines]);
+      assert.ok(expected.head.endsWith(" Stages on a subscription route are counted against the subscription, not billed per token."));
+      assert.ok(expected.lines[1].endsWith(" at catalog prices, counted against the subscription"));
+
+      // The cap refuses at the catalog prices, and says it counts the subscription route so.
+      writeCostCap(env, 0.001, routes);
+      const refused = await env.print("/fusion Why is the sky blue?");
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /the run's expected cost, \$\d+\.\d{4} \(an estimate\), exceeds the cost cap of \$0\.0010 \(policy\.max_cost_usd\); no child was started\. Subscription routes count at their catalog prices\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\./);
+    });
+  });
+
+  test("a provider that bills its own cost: each role's cost and the run's total are the provider's figures", async () => {
+    // Candidate 2 stays on a provider Pi prices from the catalog; every other slot bills its own
+    // cost, which the scripted model sets far from the catalog's.
+    const BILLED = `${BILLED_PROVIDER}/scripted-a`;
+    const billed = { candidate: 0.01, evaluator: 0.02, merger: 0.03 };
+    const extra = Object.fromEntries(Object.entries(billed).map(([stage, cost]) => [stage, { provider_cost: cost }]));
+    await withFusionEnv({ script: { rules: pricedRules(USAGE, extra) } }, async (env) => {
+      env.writeAgentFile("models.json", JSON.stringify(env.server.modelsJson({ billed: true })));
+      const withProviderCost = (usage, total) => ({ ...usage, cost: { ...usage.cost, total, totalFromProvider: true } });
+      const rowsOf = (dir) => artifactJson(dir, "result.json").details.usage_by_role;
+
+      writeCostCap(env, null, { candidates: [BILLED, "$current", BILLED], evaluator: BILLED, merger: BILLED });
+      const mixed = await env.print("/fusion Why is the sky blue?");
+      assert.equal(mixed.code, 0, mixed.stderr);
+      const [mixedDir] = runDirs(env);
+      assert.deepEqual(rowsOf(mixedDir), [
+        { ...roleRow("candidate", 1, USAGE.candidate, BILLED), usage: withProviderCost(piUsage(USAGE.candidate), billed.candidate) },
+        roleRow("candidate", 2, USAGE.candidate),
+        { ...roleRow("candidate", 3, USAGE.candidate, BILLED), usage: withProviderCost(piUsage(USAGE.candidate), billed.candidate) },
+        { ...roleRow("evaluator", null, USAGE.evaluator, BILLED), usage: withProviderCost(piUsage(USAGE.evaluator), billed.evaluator) },
+        { ...roleRow("merger", null, USAGE.merger, BILLED), usage: withProviderCost(piUsage(USAGE.merger), billed.merger) },
+      ]);
+      // The total sums the figures; it is the provider's only when every part was.
+      const mixedTotal = 2 * billed.candidate + costOf(USAGE.candidate) + billed.evaluator + billed.merger;
+      const mixedUsage = artifactJson(mixedDir, "result.json").details.usage;
+      assert.ok(Math.abs(mixedUsage.cost.total - mixedTotal) < 1e-12, `${mixedUsage.cost.total} vs ${mixedTotal}`);
+      assert.equal(mixedUsage.cost.totalFromProvider, false);
+      assert.match(mixed.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${literal(usd(mixedTotal))}$`, "m"));
+
+      writeCostCap(env, null, { candidates: [BILLED, BILLED, BILLED], evaluator: BILLED, merger: BILLED });
+      const all = await env.print("/fusion Why is the sky blue?");
+      assert.equal(all.code, 0, all.stderr);
+      const allDir = runDirs(env).find((d) => d !== mixedDir);
+      assert.deepEqual(rowsOf(allDir).map((row) => [row.model, row.usage.cost.total, row.usage.cost.totalFromProvider]), [
+        [BILLED, billed.candidate, true], [BILLED, billed.candidate, true], [BILLED, billed.candidate, true],
+        [BILLED, billed.evaluator, true], [BILLED, billed.merger, true],
+      ]);
+      const allTotal = 3 * billed.candidate + billed.evaluator + billed.merger;
+      const allUsage = artifactJson(allDir, "result.json").details.usage;
+      assert.ok(Math.abs(allUsage.cost.total - allTotal) < 1e-12, `${allUsage.cost.total} vs ${allTotal}`);
+      assert.equal(allUsage.cost.totalFromProvider, true);
+      assert.match(all.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${literal(usd(allTotal))}$`, "m"));
     });
   });
 });

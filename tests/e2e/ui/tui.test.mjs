@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT } from "../../support/fusion_script.mjs";
+import { CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT, pricedRules } from "../../support/fusion_script.mjs";
 import { withFusionEnv } from "../../support/fusion_runs.mjs";
 import { PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
@@ -27,9 +27,11 @@ const RUN_ID = /reason-[0-9a-f]{32}/;
 
 describe("the TUI shows Fusion to the person", () => {
   test("/fusion: the verified answer appears with no extra model request; collapsed, then expanded", async () => {
-    await withTui({ rules: fusionRules() }, async (ui, env) => {
+    // Each stage reports fixed usage (STAGE_USAGE), so the run's and each role's figures are known.
+    await withTui({ rules: pricedRules() }, async (ui, env) => {
       await ui.submit("/fusion Why is the sky blue?");
       const collapsed = await ui.waitFor(/5 model requests/, RUN_TIMEOUT_MS, "the completed run");
+      assert.match(collapsed, /^\s*5 model requests · 17,600 tokens · \$0\.0104\s*$/m);
       await sleep(1500);  // nothing else may follow: no turn for the agent
       assert.equal(env.requests().length, 5, "three candidates, the evaluator, the merger: nothing more");
       assert.match(collapsed, /fusion reason Why is the sky blue\?/);
@@ -55,8 +57,11 @@ describe("the TUI shows Fusion to the person", () => {
       assert.match(expanded, /Artifacts: \S+\/reason-[0-9a-f]{32}/);
       // What each role used, from the run's manifest: one request each here.
       assert.match(expanded, /Cost by role/);
-      for (const role of ["Candidate 1", "Candidate 2", "Candidate 3", "Evaluator", "Merger"]) {
-        assert.match(expanded, new RegExp(`• ${role} \\(scripted/scripted-a\\): 1 model request · [\\d,]+ tokens · \\$\\d+\\.\\d{4}`));
+      for (const [role, tokens, cost] of [
+        ["Candidate 1", "2,200", "0.0013"], ["Candidate 2", "2,200", "0.0013"], ["Candidate 3", "2,200", "0.0013"],
+        ["Evaluator", "4,400", "0.0026"], ["Merger", "6,600", "0.0039"],
+      ]) {
+        assert.match(expanded, new RegExp(`^\\s*• ${role} \\(scripted/scripted-a\\): 1 model request · ${tokens} tokens · \\$${cost.replace(".", "\\.")}\\s*$`, "m"));
       }
       assert.doesNotMatch(expanded, /• Repair/, "no repair ran");
       assert.equal(env.requests().length, 5);

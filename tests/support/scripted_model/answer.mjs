@@ -3,7 +3,8 @@
  *
  * The plan is what every SSE encoder consumes:
  *   { thinking: string|null, text: string|null, toolCalls: [{name, argumentsJson}],
- *     finish: "stop"|"tool"|"length", usage: {input, output, cache_read, cache_write, reasoning} }
+ *     finish: "stop"|"tool"|"length", usage: {input, output, cache_read, cache_write, reasoning},
+ *     providerCost: number|null }
  * Keeping this step separate from the encoders means one step means the same thing on all APIs.
  */
 
@@ -76,6 +77,7 @@ export function buildPlan(step, ctx) {
   };
   if (plan.text === null && plan.toolCalls.length === 0 && plan.thinking === null) plan.text = "";
   plan.usage = planUsage(step, ctx, plan);
+  plan.providerCost = step.provider_cost ?? null;
   return plan;
 }
 

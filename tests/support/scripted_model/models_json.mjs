@@ -40,14 +40,36 @@ function modelEntry(id) {
   return { id, name: `Scripted ${id.slice("scripted-".length).toUpperCase()}`, input: ["text"], cost: { ...COST }, ...MODEL_SHAPES[id] };
 }
 
-/** Returns the models.json object (serialize with JSON.stringify). REQUIRES: port is the server's port. */
-export function modelsJson(port) {
+/**
+ * The provider whose answers may carry the provider's own billed cost (step key `provider_cost`):
+ * openai-completions under a path holding "openrouter.ai", which is how Pi recognizes a provider
+ * that reports its cost (pi-ai dist/utils/openrouter-cost.js, isOpenRouterModel: provider
+ * "openrouter" or "openrouter.ai" anywhere in the baseUrl). Its host stays 127.0.0.1, so it is
+ * neither OpenRouter nor a frontier endpoint.
+ */
+export const BILLED_PROVIDER = "scripted-billed";
+const BILLED_PREFIX = "/openrouter.ai/v1";
+
+/**
+ * Returns the models.json object (serialize with JSON.stringify). REQUIRES: port is the server's
+ * port. `billed` adds BILLED_PROVIDER with the same models.
+ */
+export function modelsJson(port, { billed = false } = {}) {
   const providers = {};
   for (const [id, { api }] of Object.entries(SCRIPTED_PROVIDERS)) {
     providers[id] = {
       name: `Scripted (${api})`,
       baseUrl: baseUrlFor(port, api),
       api,
+      apiKey: SCRIPTED_API_KEY,
+      models: SCRIPTED_MODELS.map(modelEntry),
+    };
+  }
+  if (billed) {
+    providers[BILLED_PROVIDER] = {
+      name: "Scripted (provider-billed)",
+      baseUrl: `http://127.0.0.1:${port}${BILLED_PREFIX}`,
+      api: "openai-completions",
       apiKey: SCRIPTED_API_KEY,
       models: SCRIPTED_MODELS.map(modelEntry),
     };

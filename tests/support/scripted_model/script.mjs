@@ -23,7 +23,7 @@ const MATCH_KEYS = new Set(["text", "regex", "api", "model", "last_role", "tool_
 const STEP_KEYS = new Set([
   "text", "thinking", "tool_calls", "echo", "echo_tool_results", "status", "retry_after", "error_body",
   "stall", "stall_after_bytes", "drop_after_bytes", "large_text_bytes", "malformed", "usage",
-  "finish", "delay_ms", "chunk_delay_ms", "chunk_bytes",
+  "finish", "delay_ms", "chunk_delay_ms", "chunk_bytes", "provider_cost",
 ]);
 
 function checkKeys(obj, allowed, where) {
@@ -44,6 +44,9 @@ function checkStep(step, where) {
     step.tool_calls.forEach((c, i) => {
       if (typeof c?.name !== "string") throw new Error(`${where}.tool_calls[${i}].name must be a string`);
     });
+  }
+  if (step.provider_cost !== undefined && !(typeof step.provider_cost === "number" && step.provider_cost >= 0)) {
+    throw new Error(`${where}.provider_cost must be a non-negative number`);
   }
 }
 

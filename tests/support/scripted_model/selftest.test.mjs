@@ -3,7 +3,8 @@
  *
  * For each of the three APIs: plain answer, thinking + text, a `read` tool round trip, 429 and
  * 500 followed by success (Pi's agent-level retry), a 200 KB answer, malformed SSE, a dropped
- * stream, and usage numbers as Pi reports them (json mode). Plus an RPC session, the stall
+ * stream, and usage numbers as Pi reports them (json mode). A provider's own billed cost as Pi
+ * takes it (and ignores it from a provider it does not know to bill). Plus an RPC session, the stall
  * behaviour over raw HTTP, the CLI, and the request normalization. Run:
  *   node --test tests/support/scripted_model/selftest.test.mjs   (with the pinned Node 22)
  */
@@ -16,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createPiEnv, largeText, lastToolResult } from "../pi_harness.mjs";
-import { startScriptedModel, requestView, validateScript } from "./server.mjs";
+import { BILLED_PROVIDER, startScriptedModel, requestView, validateScript } from "./server.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Two cores are common on CI; three Pi processes at once keeps the suite well under a minute. */
@@ -145,6 +146,29 @@ for (const [api, model] of Object.entries(MODELS)) {
     });
   });
 }
+
+describe("a provider's own billed cost (provider_cost)", { concurrency: CONCURRENCY }, () => {
+  const usage = { input: 1000, output: 100, cache_read: 0, cache_write: 0 };
+  // At the scripted prices: 1000 × $0.5/M + 100 × $1.5/M.
+  const catalog = 0.00065;
+  for (const [model, total, fromProvider] of [
+    [`${BILLED_PROVIDER}/scripted-a`, 0.0421, true],
+    ["scripted/scripted-a", catalog, false],  // Pi reads the figure only from a billing provider
+  ]) {
+    test(`${model}: Pi's cost total is ${fromProvider ? "the provider's" : "the catalog's"}`, () =>
+      withEnv(model, { default: { text: "billed", usage, provider_cost: 0.0421 } }, async (env) => {
+        env.writeAgentFile("models.json", JSON.stringify(env.server.modelsJson({ billed: true })));
+        const r = await env.json("what did it cost");
+        assert.equal(r.code, 0, explain(env, r));
+        const end = r.events.findLast((e) => e.type === "message_end" && e.message.role === "assistant");
+        const { cost } = end.message.usage;
+        assert.ok(Math.abs(cost.total - total) < 1e-12, `${cost.total} vs ${total}`);
+        assert.equal(cost.totalFromProvider, fromProvider);
+        assert.ok(Math.abs(cost.input + cost.output - catalog) < 1e-12, "the parts stay the catalog's");
+        assert.equal(env.requests()[0].path, fromProvider ? "/openrouter.ai/v1/chat/completions" : "/v1/chat/completions");
+      }));
+  }
+});
 
 describe("rpc mode, raw HTTP behaviour, CLI, script and request parsing", { concurrency: true }, () => {
   test("rpc mode: two prompts in one session, state command", () =>

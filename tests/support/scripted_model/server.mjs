@@ -23,7 +23,7 @@ import { ScriptState } from "./script.mjs";
 import { frames, malformedFrames } from "./sse.mjs";
 import { latencyLimitMs } from "../sanitizer_env.mjs";
 
-export { modelsJson, baseUrlFor, SCRIPTED_PROVIDERS, SCRIPTED_MODELS, SCRIPTED_API_KEY } from "./models_json.mjs";
+export { modelsJson, baseUrlFor, BILLED_PROVIDER, SCRIPTED_PROVIDERS, SCRIPTED_MODELS, SCRIPTED_API_KEY } from "./models_json.mjs";
 export { largeText } from "./answer.mjs";
 export { requestView } from "./request_view.mjs";
 export { validateScript } from "./script.mjs";
@@ -324,7 +324,8 @@ export async function startScriptedModel({ script = null, logFile = null, port =
     url,
     /** Base URL for an API name or a scripted provider id (`scripted`, `scripted-ant`, ...). */
     baseUrl: (apiOrProvider) => baseUrlFor(actualPort, SCRIPTED_PROVIDERS[apiOrProvider]?.api ?? apiOrProvider),
-    modelsJson: () => modelsJson(actualPort),
+    /** `options`: {billed} (models_json.mjs). */
+    modelsJson: (options) => modelsJson(actualPort, options),
     requests: () => [...model.records],
     waitForRequests: (count, timeoutMs) => model.waitForRequests(count, timeoutMs),
     setScript: (s) => model.setScript(s),

@@ -5,6 +5,8 @@
  *   - openai-completions: `data:` lines only, a `finish_reason` chunk (Pi errors without one),
  *     a usage chunk with `choices: []`, then `data: [DONE]`;
  *   - anthropic-messages: `event:` + `data:` lines, message_start ... message_stop;
+ *   - on both, a plan's `providerCost` adds the provider's billed cost to the final usage as
+ *     OpenRouter reports it (`cost`, `is_byok: false`; pi-ai dist/utils/openrouter-cost.js);
  *   - openai-responses: `event:` + `data:` lines, `response.output_item.done` per item (Pi takes
  *     the final text/arguments from it) and a terminal `response.completed` carrying usage.
  * `frames(api, plan, meta)` returns an array of strings; the server decides how to send them.
@@ -26,13 +28,19 @@ const eventFrame = (type, obj) => `event: ${type}\ndata: ${JSON.stringify({ type
 
 const COMPLETIONS_FINISH = { stop: "stop", tool: "tool_calls", length: "length" };
 
-function completionsUsage(u) {
+/** The provider's own billed cost of the request, as OpenRouter adds it to usage (none: {}). */
+function billedCost(providerCost) {
+  return providerCost === null || providerCost === undefined ? {} : { cost: providerCost, is_byok: false };
+}
+
+function completionsUsage(u, providerCost) {
   return {
     prompt_tokens: u.input + u.cache_read + u.cache_write,
     completion_tokens: u.output,
     total_tokens: u.input + u.cache_read + u.cache_write + u.output,
     prompt_tokens_details: { cached_tokens: u.cache_read, cache_write_tokens: u.cache_write },
     completion_tokens_details: { reasoning_tokens: u.reasoning },
+    ...billedCost(providerCost),
   };
 }
 
@@ -48,7 +56,7 @@ function completionsFrames(plan, meta) {
     out.push(chunk({ tool_calls: [{ index, function: { arguments: call.argumentsJson } }] }));
   });
   out.push(chunk({}, COMPLETIONS_FINISH[plan.finish] ?? plan.finish));
-  out.push(dataFrame({ ...head, choices: [], usage: completionsUsage(plan.usage) }));
+  out.push(dataFrame({ ...head, choices: [], usage: completionsUsage(plan.usage, plan.providerCost) }));
   out.push("data: [DONE]\n\n");
   return out;
 }
@@ -98,7 +106,7 @@ function anthropicFrames(plan, meta) {
   });
   out.push(eventFrame("message_delta", {
     delta: { stop_reason: ANTHROPIC_STOP[plan.finish] ?? plan.finish, stop_sequence: null },
-    usage: anthropicUsage(plan.usage, plan.usage.output),
+    usage: { ...anthropicUsage(plan.usage, plan.usage.output), ...billedCost(plan.providerCost) },
   }));
   out.push(eventFrame("message_stop", {}));
   return out;

@@ -114,7 +114,34 @@ TEST_CASE("CostCap: subscription routes count at their catalog prices") {
   f.subscription_stages = 2;
   const Status refused = CheckCostCapBeforeRun(0.05, f);
   REQUIRE_FALSE(refused.ok());
-  CHECK_THAT(refused.message(), Contains(" Subscription routes count at their catalog prices."));
+  CHECK(refused.message() ==
+        "the run's expected cost, $0.0800 (an estimate), exceeds the cost cap of $0.0500 "
+        "(policy.max_cost_usd); no child was started. Subscription routes count at their catalog "
+        "prices. Raise or clear the cap with /fusion-models, or choose cheaper routes.");
+  const Status stopped = CheckCostCapBeforeStage(0.085, 0.06, f, Stage::kMerge, kKept);
+  REQUIRE_FALSE(stopped.ok());
+  CHECK(stopped.message() ==
+        "the cost cap of $0.0850 (policy.max_cost_usd) stopped the run before the merge: $0.0600 "
+        "spent so far plus $0.0300 expected for the merge (an estimate) would exceed it. "
+        "Subscription routes count at their catalog prices. 3 verified candidate answers and the "
+        "evaluation are kept in /project/.pi/fusion/s/reason-1; raise or clear "
+        "policy.max_cost_usd with /fusion-models, then resume the run with /fusion-resume "
+        "reason-1, which reuses them.");
+}
+
+TEST_CASE("CostCap: subscription and unpriced routes together: both notes, unpriced first") {
+  CostForecast f = Forecast();
+  f.stages.back().usd.reset();  // the merge's route has no prices
+  f.usd.expected = 0.05;
+  f.unpriced_stages = 1;
+  f.subscription_stages = 3;
+  const Status refused = CheckCostCapBeforeRun(0.04, f);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.message() ==
+        "the run's expected cost, $0.0500 (an estimate), exceeds the cost cap of $0.0400 "
+        "(policy.max_cost_usd); no child was started. 1 stage(s) run on a route with no price and "
+        "count $0 against the cap. Subscription routes count at their catalog prices. Raise or "
+        "clear the cap with /fusion-models, or choose cheaper routes.");
 }
 
 TEST_CASE("CostCap: the next step names what is kept, where, and how to resume from it") {

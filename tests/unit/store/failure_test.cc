@@ -202,6 +202,58 @@ TEST_CASE("FailureSummary: progress counts each slot by its latest attempt", "[s
         json{{"failure_class", "evaluation"}, {"cancelled", false}, {"before_any_child", false}});
 }
 
+TEST_CASE("FailureSummary: the spend so far per role and the run's model requests",
+          "[store][fail]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  // Candidate 2 made a tool call: two model requests.
+  for (int slot = 1; slot <= 3; ++slot) {
+    AttemptUpdate done{{Stage::kCandidate, slot, 1},
+                       AttemptState::kCompleted,
+                       SampleUsage(static_cast<uint64_t>(slot) * 10)};
+    done.requests = slot == 2 ? 2 : 1;
+    REQUIRE(f.store->RecordAttempt(done).ok());
+  }
+  f.WalkTo(RunState::kEvaluating);
+  AttemptUpdate evaluation{
+      {Stage::kEvaluation, std::nullopt, 1}, AttemptState::kCompleted, SampleUsage(40)};
+  evaluation.requests = 1;
+  REQUIRE(f.store->RecordAttempt(evaluation).ok());
+  f.WalkTo(RunState::kEvaluationComplete);
+  // Stopped before the merger: no merger row.
+  REQUIRE(
+      f.store->Fail(RunState::kFailed, {"cost_cap_exceeded", "cap", Stage::kMerge}).summary.ok());
+  const json summary = ReadSummary(f);
+  const auto row = [](const char* role, std::optional<int> slot, uint64_t requests, uint64_t base) {
+    json r = {{"role", role}};
+    if (slot) r["slot"] = *slot;
+    r["model"] = "local/scripted";
+    r["attempts"] = 1;
+    r["requests"] = requests;
+    r["usage"] = UsageToJson(SampleUsage(base));
+    return r;
+  };
+  CHECK(summary["usage_by_role"] == json{row("candidate", 1, 1, 10), row("candidate", 2, 2, 20),
+                                         row("candidate", 3, 1, 30),
+                                         row("evaluator", std::nullopt, 1, 40)});
+  CHECK(summary["model_requests"] == 5);
+  CHECK(summary["usage"] == UsageToJson(DiskManifest(f).usage));
+  CHECK(CheckFailureSummary(summary, DiskManifest(f)).ok());
+}
+
+TEST_CASE("FailureSummary: model requests are unknown when an attempt with usage has no count",
+          "[store][fail]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  f.RecordCandidates();  // usage, but no request counts (as manifests before counts were kept)
+  REQUIRE(f.store->Fail(RunState::kFailed, CandidateError()).summary.ok());
+  const json summary = ReadSummary(f);
+  CHECK(summary["model_requests"].is_null());
+  REQUIRE(summary["usage_by_role"].size() == 3);
+  CHECK(summary["usage_by_role"][1]["requests"].is_null());
+  CHECK(summary["usage_by_role"][1]["usage"] == UsageToJson(SampleUsage(20)));
+}
+
 TEST_CASE("FailureSummary: a preflight failure says no child started", "[store][fail]") {
   StoreFixture f;
   REQUIRE(f.store->Fail(RunState::kFailed, {"prompt_budget_exceeded_forecast", "too big"})

@@ -1,5 +1,6 @@
-// ReadFailureView: the four summary statuses, and fitting 8 KiB by dropping whole rows with
-// omission counts.
+// ReadFailureView: the four summary statuses, the spend so far per role and the model requests
+// (the summary's, or the manifest's for a summary without them), and fitting 8 KiB by dropping
+// whole rows with omission counts.
 #include <unistd.h>
 
 #include <functional>
@@ -25,7 +26,26 @@ json View(const StoreFixture& f) {
   return view.value();
 }
 
-struct FailedRun : StoreFixture {
+// A failed run whose manifest and summary a test may edit.
+struct EditableRun : StoreFixture {
+  void EditManifest(const std::function<void(json&)>& edit) const {
+    json m = json::parse(ReadAll(Path(kManifestFile)));
+    edit(m);
+    WriteAll(Path(kManifestFile), pi_fusion::CanonicalJson(m));
+  }
+  json Summary() const { return json::parse(ReadAll(Path(kFailureSummaryFile))); }
+  // Writes `summary` and binds it in the manifest, so it verifies.
+  void Rebind(const json& summary) const {
+    const std::string bytes = pi_fusion::CanonicalJson(summary);
+    WriteAll(Path(kFailureSummaryFile), bytes);
+    EditManifest([&](json& m) {
+      m["artifacts"]["failure-summary.json"]["byte_length"] = bytes.size();
+      m["artifacts"]["failure-summary.json"]["sha256"] = pi_fusion::Sha256Ref(bytes);
+    });
+  }
+};
+
+struct FailedRun : EditableRun {
   FailedRun() {
     WalkTo(RunState::kCandidatesRunning);
     RecordCandidates();
@@ -34,10 +54,43 @@ struct FailedRun : StoreFixture {
                        {"child_timeout", "candidate 3 timed out", Stage::kCandidate, 3, 1})
                 .summary.ok());
   }
-  void EditManifest(const std::function<void(json&)>& edit) const {
-    json m = json::parse(ReadAll(Path(kManifestFile)));
-    edit(m);
-    WriteAll(Path(kManifestFile), pi_fusion::CanonicalJson(m));
+};
+
+// Three candidates (candidate 2 with two model requests) and the evaluation, then stopped before
+// the merger: no merger spend.
+struct StoppedBeforeMerge : EditableRun {
+  StoppedBeforeMerge() {
+    WalkTo(RunState::kCandidatesRunning);
+    for (int slot = 1; slot <= 3; ++slot) {
+      AttemptUpdate done{{Stage::kCandidate, slot, 1},
+                         AttemptState::kCompleted,
+                         SampleUsage(static_cast<uint64_t>(slot) * 10)};
+      done.requests = slot == 2 ? 2 : 1;
+      REQUIRE(store->RecordAttempt(done).ok());
+    }
+    WalkTo(RunState::kEvaluating);
+    AttemptUpdate evaluation{
+        {Stage::kEvaluation, std::nullopt, 1}, AttemptState::kCompleted, SampleUsage(40)};
+    evaluation.requests = 1;
+    REQUIRE(store->RecordAttempt(evaluation).ok());
+    WalkTo(RunState::kEvaluationComplete);
+    REQUIRE(
+        store->Fail(RunState::kFailed, {"cost_cap_exceeded", "cap", Stage::kMerge}).summary.ok());
+  }
+  // usage_by_role as this run spent it.
+  static json Rows() {
+    const auto row = [](const char* role, std::optional<int> slot, uint64_t requests,
+                        uint64_t base) {
+      json r = {{"role", role}};
+      if (slot) r["slot"] = *slot;
+      r["model"] = "local/scripted";
+      r["attempts"] = 1;
+      r["requests"] = requests;
+      r["usage"] = UsageToJson(SampleUsage(base));
+      return r;
+    };
+    return {row("candidate", 1, 1, 10), row("candidate", 2, 2, 20), row("candidate", 3, 1, 30),
+            row("evaluator", std::nullopt, 1, 40)};
   }
 };
 
@@ -125,6 +178,49 @@ TEST_CASE("FailureView: summary statuses for missing, altered and foreign summar
       CHECK(view["attempts"].size() == 3);
       CHECK(view["evidence_artifacts"].size() == 4);
     }
+  }
+}
+
+TEST_CASE("FailureView: the spend so far per role and the run's model requests", "[store][view]") {
+  StoppedBeforeMerge run;
+  const json view = View(run);
+  CHECK(view["summary_status"] == "verified");
+  CHECK(view["usage_by_role"] == StoppedBeforeMerge::Rows());
+  CHECK(view["model_requests"] == 5);
+  CHECK(view["usage_so_far"] == run.Summary()["usage"]);
+}
+
+TEST_CASE("FailureView: the rows are the summary's; a summary without them gets the manifest's",
+          "[store][view]") {
+  SECTION("a verified summary's own figures") {
+    StoppedBeforeMerge run;
+    json summary = run.Summary();
+    summary["model_requests"] = 7;
+    summary["usage_by_role"].erase(3);
+    run.Rebind(summary);
+    const json view = View(run);
+    CHECK(view["summary_status"] == "verified");
+    CHECK(view["model_requests"] == 7);
+    CHECK(view["usage_by_role"].size() == 3);
+  }
+  SECTION("a summary written before usage_by_role and model_requests existed") {
+    StoppedBeforeMerge run;
+    json summary = run.Summary();
+    summary.erase("usage_by_role");
+    summary.erase("model_requests");
+    run.Rebind(summary);
+    const json view = View(run);
+    CHECK(view["summary_status"] == "verified");
+    CHECK(view["usage_by_role"] == StoppedBeforeMerge::Rows());
+    CHECK(view["model_requests"] == 5);
+  }
+  SECTION("no summary bound: derived from the manifest") {
+    StoppedBeforeMerge run;
+    run.EditManifest([](json& m) { m["artifacts"].erase("failure-summary.json"); });
+    const json view = View(run);
+    CHECK(view["summary_status"] == "legacy_manifest_only");
+    CHECK(view["usage_by_role"] == StoppedBeforeMerge::Rows());
+    CHECK(view["model_requests"] == 5);
   }
 }
 

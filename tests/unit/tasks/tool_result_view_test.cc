@@ -147,6 +147,28 @@ TEST_CASE("tool results: launch, status list, kill, completed and failed bg_resu
   CHECK(killed["state"] == "cancelled");
 }
 
+TEST_CASE("bg_result: the usage line counts the run's model requests before its tokens and cost") {
+  json details = CompletedDetails("# Answer\n", 0);
+  details["result"]["model_requests"] = 8;
+  CHECK(ToolResultView("bg_result", details, "# Answer\n", false, kStart)["usage"] ==
+        "8 model requests · 14,210 tokens · $0.0123 (already in this session's usage)");
+  details["usage_attached"] = "now";
+  details["result"]["model_requests"] = 1;
+  CHECK(ToolResultView("bg_result", details, "# Answer\n", false, kStart)["usage"] ==
+        "1 model request · 14,210 tokens · $0.0123 (added to this session's usage now)");
+
+  // A failed run: what it used before it stopped, from its failure view.
+  const json failed = {{"task_id", kRun},
+                       {"state", "failed"},
+                       {"workflow", "reason"},
+                       {"artifact_dir", "/w/run"},
+                       {"failure", {{"code", "cost_cap_exceeded"}, {"message", "cap"}}},
+                       {"usage_so_far", Usage()},
+                       {"model_requests", 4}};
+  CHECK(ToolResultView("bg_result", failed, "…", false, kStart)["usage"] ==
+        "4 model requests · 14,210 tokens · $0.0123");
+}
+
 TEST_CASE("bg_status rows: the question each row carries, even beside a cut JSON description") {
   const std::string prompt =
       "How should we migrate the run store to the new manifest version without downtime?";

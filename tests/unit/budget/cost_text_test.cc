@@ -1,0 +1,114 @@
+// The cost estimate as the receipt states it: the run's total line, one line per stage, and what
+// the figures mean for subscription routes, routes without prices and tool-using candidates.
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+
+#include "budget/cost_text.h"
+#include "plan_fixture.h"
+
+namespace pi_fusion::budget {
+namespace {
+
+using testing::MustPlan;
+using testing::PlanFixture;
+
+StageCost Cost(Stage stage, int slot, RouteRole role, std::optional<UsdRange> usd,
+               bool subscription, bool conditional = false) {
+  StageCost cost;
+  cost.stage = stage;
+  cost.slot = slot;
+  cost.role = role;
+  cost.conditional = conditional;
+  cost.input = {1000, 4000};
+  cost.output = {12288, 49152};
+  cost.usd = usd;
+  cost.subscription = subscription;
+  return cost;
+}
+
+// Candidate 1, the evaluation, its repair and the merge; `subscription` marks the evaluator's
+// route (the evaluation and its repair) and `unpriced` takes the merger's prices away.
+CostForecast Forecast(bool subscription, bool unpriced) {
+  CostForecast f;
+  f.stages = {
+      Cost(Stage::kCandidate, 1, RouteRole::kCandidate1, UsdRange{0.0190, 0.0757}, false),
+      Cost(Stage::kEvaluation, 0, RouteRole::kEvaluator, UsdRange{0.0190, 0.0757}, subscription),
+      Cost(Stage::kEvaluationRepair, 0, RouteRole::kEvaluator, UsdRange{0.0190, 0.0757},
+           subscription, true),
+      Cost(Stage::kMerge, 0, RouteRole::kMerger,
+           unpriced ? std::nullopt : std::optional<UsdRange>(UsdRange{0.0190, 0.0757}), false)};
+  f.input = {3000, 16000};
+  f.output = {36864, 196608};
+  f.usd = {unpriced ? 0.0380 : 0.0570, unpriced ? 0.2271 : 0.3028};
+  f.subscription_stages = subscription ? 2 : 0;
+  f.unpriced_stages = unpriced ? 1 : 0;
+  return f;
+}
+
+// Routes local/scripted-0 (candidate 1) … local/scripted-3 (evaluator), local/scripted-4 (merger).
+BudgetPlan Plan() { return MustPlan(PlanFixture().Input()); }
+
+constexpr char kCandidateLine[] =
+    "- candidate 1, local/scripted-0: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, "
+    "$0.0190 – $0.0757";
+constexpr char kMergeLine[] =
+    "- merge, local/scripted-4: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, $0.0190 – "
+    "$0.0757";
+
+TEST_CASE("CostText: priced routes, no subscription: the figures and nothing more") {
+  CHECK(CostEstimateText(Plan(), Forecast(false, false), false) ==
+        "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
+        "tokens, $0.0570 – $0.3028.\n" +
+            std::string(kCandidateLine) +
+            "\n- evaluation, local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, "
+            "$0.0190 – $0.0757\n- evaluation repair (only after an invalid evaluation), "
+            "local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, $0.0190 – "
+            "$0.0757\n" +
+            kMergeLine);
+}
+
+TEST_CASE("CostText: a subscription route's stages are counted against the subscription") {
+  CHECK(CostEstimateText(Plan(), Forecast(true, false), false) ==
+        "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
+        "tokens, $0.0570 – $0.3028. Stages on a subscription route are counted against the "
+        "subscription, not billed per token.\n" +
+            std::string(kCandidateLine) +
+            "\n- evaluation, local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, "
+            "$0.0190 – $0.0757 at catalog prices, counted against the subscription\n- evaluation "
+            "repair (only after an invalid evaluation), local/scripted-3: 1,000 – 4,000 input, "
+            "12,288 – 49,152 output tokens, $0.0190 – $0.0757 at catalog prices, counted against "
+            "the subscription\n" +
+            kMergeLine);
+}
+
+TEST_CASE(
+    "CostText: subscription, priced and unpriced routes together, with tool-using candidates") {
+  CHECK(CostEstimateText(Plan(), Forecast(true, true), true) ==
+        "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
+        "tokens, $0.0380 – $0.2271. Stages on a subscription route are counted against the "
+        "subscription, not billed per token. 1 stage(s) run on a route with no price; the "
+        "dollars leave them out. Each tool call a candidate makes adds a model request that is "
+        "not in the estimate.\n" +
+            std::string(kCandidateLine) +
+            "\n- evaluation, local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, "
+            "$0.0190 – $0.0757 at catalog prices, counted against the subscription\n- evaluation "
+            "repair (only after an invalid evaluation), local/scripted-3: 1,000 – 4,000 input, "
+            "12,288 – 49,152 output tokens, $0.0190 – $0.0757 at catalog prices, counted against "
+            "the subscription\n- merge, local/scripted-4: 1,000 – 4,000 input, 12,288 – 49,152 "
+            "output tokens, no price known");
+}
+
+TEST_CASE("CostText: the launch details mark each subscription stage and count them") {
+  const nlohmann::json json = CostForecastJson(Plan(), Forecast(true, true));
+  CHECK(json["subscription_stages"] == 2);
+  CHECK(json["unpriced_stages"] == 1);
+  CHECK(json["stages"][0]["subscription"] == false);
+  CHECK(json["stages"][1]["subscription"] == true);
+  CHECK(json["stages"][2]["subscription"] == true);
+  CHECK(json["stages"][3]["usd"].is_null());
+}
+
+}  // namespace
+}  // namespace pi_fusion::budget
