@@ -74,9 +74,11 @@ TEST_CASE("ShownToolCalls: each call's target, outcome, reason and size, in jour
 }
 
 TEST_CASE("ShownToolCalls: arguments whose hash is not the journal's are not shown") {
-  const std::string journal = Journal(
-      {Record(1, "read", {{"path", "src/app.txt"}}, "ok"), Record(2, "read", {{"path", "b"}}, "ok"),
-       Record(3, "fusion_web_fetch", {{"url", "x"}}, "error", "source_not_declared")});
+  // Record 3 as the child writes a URL the source policy refused: its hash, no URL, no code.
+  protocol::ToolCallRecord refused = Record(3, "fusion_web_fetch", {{"url", "x"}}, "error");
+  refused.provenance.rejected_url_sha256 = Sha256Ref("x");
+  const std::string journal = Journal({Record(1, "read", {{"path", "src/app.txt"}}, "ok"),
+                                       Record(2, "read", {{"path", "b"}}, "ok"), refused});
   // Frame 1 names another path than the one the journal hashed; 2 has none; 3 is null (a
   // refused URL is never written).
   const std::string events = Events({{1, json{{"path", "/etc/passwd"}}}, {3, std::nullopt}});
@@ -87,6 +89,7 @@ TEST_CASE("ShownToolCalls: arguments whose hash is not the journal's are not sho
             "read (arguments not shown) · 1,234 bytes", "read (arguments not shown) · 1,234 bytes",
             "fusion_web_fetch (arguments not shown) · refused: source_not_declared"});
   CHECK_FALSE(calls[0].arguments_shown);
+  CHECK(calls[2].outcome == "refused");
 }
 
 TEST_CASE("ShownToolCalls: model text is one neutralized line, cut") {
