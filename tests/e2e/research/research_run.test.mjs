@@ -223,11 +223,11 @@ test("research: when every declared source fails, each is a warning in the resul
     const resultBytes = fs.readFileSync(resultPath, "utf8");
     assert.deepEqual(JSON.parse(resultBytes).details.source_failures, ROWS);
 
-    // The notice that woke the agent and bg_result's text (print mode's final answer quotes it)
-    // say each one on a line of its own, bg_result before the answer.
+    // The notice that woke the agent and bg_result's text say each one on a line of its own,
+    // bg_result before the answer.
     const notice = env.requests().find((q) => q.rule_name === "wake");
     const retrieved = lastToolResult(env.requests(), "bg_result");
-    for (const [name, text] of [["notice", notice.last_user_text], ["bg_result", retrieved.text], ["stdout", r.stdout]]) {
+    for (const [name, text] of [["notice", notice.last_user_text], ["bg_result", retrieved.text]]) {
       for (const line of WARNINGS) assert.ok(text.split("\n").includes(line), `${name}: ${text}`);
     }
     assert.ok(WARNINGS.every((line) => retrieved.text.indexOf(line) < retrieved.text.indexOf(MERGED_TEXT)), retrieved.text);
