@@ -1,7 +1,8 @@
 // What the candidates looked at (src/run/tool_call_list.h) and research's failed sources
 // (src/run/source_failures.h): journal records joined with the arguments frames of the event log,
 // shown only when their hash is the journal's, as text that is safe to draw. The records are
-// synthetic; tests/e2e/investigate/investigate_tui.test.mjs lists a real run's calls in the TUI.
+// synthetic; tests/e2e/investigate/investigate_tui.test.mjs lists a real run's calls in the TUI,
+// tests/e2e/research/research_run.test.mjs a real research run's fetches.
 #include <catch2/catch.hpp>
 
 #include "pi_fusion/canonical_json.h"
