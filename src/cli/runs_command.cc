@@ -22,6 +22,7 @@
 #include "core/file_system.h"
 #include "core/terminal_text.h"
 #include "pi_fusion/status.h"
+#include "run/source_failures.h"
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
@@ -93,7 +94,23 @@ std::optional<int64_t> AgeMs(const tasks::RunListing& run, int64_t now) {
   return now - *created;
 }
 
-nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
+// What `runs` shows of one run besides its listing: the declared sources a completed research run
+// could not fetch (tasks::FailedSourcesOf; null for other runs).
+struct ShownRun {
+  const tasks::RunListing& run;
+  nlohmann::json failed_sources;
+};
+
+std::vector<ShownRun> Shown(const std::vector<tasks::RunListing>& runs) {
+  std::vector<ShownRun> shown;
+  for (const tasks::RunListing& run : runs) {
+    shown.push_back({run, tasks::FailedSourcesOf(PosixFileSystem(), run)});
+  }
+  return shown;
+}
+
+nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
+  const tasks::RunListing& run = shown.run;
   auto optional_ms = [](std::optional<int64_t> ms) {
     return ms ? nlohmann::json(*ms / 1000) : nlohmann::json(nullptr);
   };
@@ -114,6 +131,7 @@ nlohmann::json RunJson(const tasks::RunListing& run, int64_t now) {
   if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
   const std::optional<tasks::ResumeHint> resume = run.Resume();
   out["resumable"] = resume ? tasks::ResumeHintJson(*resume) : nlohmann::json(nullptr);
+  out["source_failures"] = shown.failed_sources;
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
@@ -147,16 +165,20 @@ std::string Cost(const tasks::RunListing& run) {
   return out;
 }
 
-std::vector<std::string> Row(const tasks::RunListing& run, int64_t now) {
+std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
+  const tasks::RunListing& run = shown.run;
   const std::optional<int64_t> age = AgeMs(run, now);
   const std::optional<int64_t> duration = run.DurationMs();
   // A cancelled run says who cancelled it when it recorded that: "cancelled by quitting Pi".
   const std::string cause = run.CancelCause();
   // A run /fusion-resume can take up is marked, so nobody starts it over (or prunes it) unaware.
   const std::string resumable = run.Resume() ? ", resumable" : "";
+  // A research answer written without some of its declared sources is not a plain "completed".
+  const size_t failed = workflow::SourceFailureLines(shown.failed_sources).size();
+  const std::string sources = failed > 0 ? ", " + workflow::SourceFailureCount(failed) : "";
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
-          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable,
+          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + sources,
           age ? Span(*age) : "-",
           duration ? Span(*duration) : "-",
           Size(run.size_bytes),
@@ -172,6 +194,22 @@ constexpr char kResumableNote[] =
     "A resumable run goes on in Pi with /fusion-resume <id> (the short id will do): it reuses the "
     "run's verified candidate answers and runs only what is missing.";
 
+// The table of `runs`; under it one warning per declared source a run could not fetch, then how
+// to resume a resumable run.
+void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
+  std::vector<std::vector<std::string>> rows = {kHeader};
+  for (const ShownRun& run : shown) rows.push_back(Row(run, now));
+  PrintTable(rows);
+  for (const ShownRun& run : shown) {
+    for (const std::string& line : workflow::SourceFailureLines(run.failed_sources)) {
+      PrintLine(stdout, run.run.run_id + ": " + line);
+    }
+  }
+  if (std::any_of(shown.begin(), shown.end(), [](const auto& s) { return s.run.Resume(); })) {
+    PrintLine(stdout, kResumableNote);
+  }
+}
+
 struct RunsArgs {
   std::string cwd;
   bool json = false;
@@ -182,10 +220,11 @@ int RunRuns(const RunsArgs& args) {
   if (!dir.ok()) return UsageError(dir.status());
   const std::string& project = *dir;
   const std::vector<tasks::RunListing> runs = tasks::ListRuns(PosixFileSystem(), project);
+  const std::vector<ShownRun> shown = Shown(runs);
   const int64_t now = NowMillis();
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const tasks::RunListing& run : runs) out.push_back(RunJson(run, now));
+    for (const ShownRun& run : shown) out.push_back(RunJson(run, now));
     // JSON's own escapes keep every string exact and every control out of the terminal: C0 is
     // always escaped, and ensure_ascii escapes DEL, C1 and bidi controls (\u009b, \u202e) too.
     // A path that is not UTF-8 (a directory name on disk) gets U+FFFD rather than an exception.
@@ -198,12 +237,7 @@ int RunRuns(const RunsArgs& args) {
     PrintLine(stdout, "No Fusion runs under " + project + "/.pi/fusion");
     return 0;
   }
-  std::vector<std::vector<std::string>> rows = {kHeader};
-  for (const tasks::RunListing& run : runs) rows.push_back(Row(run, now));
-  PrintTable(rows);
-  if (std::any_of(runs.begin(), runs.end(), [](const auto& run) { return run.Resume(); })) {
-    PrintLine(stdout, kResumableNote);
-  }
+  PrintRuns(shown, now);
   return 0;
 }
 
@@ -311,7 +345,7 @@ int RunPrune(const PruneArgs& args) {
     return 0;
   }
   std::vector<std::vector<std::string>> rows = {kHeader};
-  for (const tasks::RunListing& run : selected) rows.push_back(Row(run, now));
+  for (const ShownRun& run : Shown(selected)) rows.push_back(Row(run, now));
   PrintTable(rows);
   if (!args.yes) {
     std::printf("%zu run%s would be deleted. Run again with --yes to delete them.\n",

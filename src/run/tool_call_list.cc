@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/error_codes.h"
 #include "core/number_text.h"
 #include "core/terminal_text.h"
 #include "core/utf8.h"
@@ -78,7 +79,10 @@ std::vector<ShownToolCall> ShownToolCalls(std::string_view journal, std::string_
     ShownToolCall call;
     call.tool = Shown(record.tool_name, protocol::kMaxToolNameBytes);
     call.result_bytes = record.result_bytes;
-    const std::string code = record.provenance.error_code.value_or("");
+    // A URL research's source policy refused is recorded by its hash alone, without a code.
+    const std::string code = record.provenance.rejected_url_sha256
+                                 ? std::string(kSourceNotDeclared)
+                                 : record.provenance.error_code.value_or("");
     call.reason = Shown(code, 64);
     const bool refused = std::find(std::begin(kRefusalCodes), std::end(kRefusalCodes), code) !=
                          std::end(kRefusalCodes);

@@ -141,6 +141,24 @@ std::optional<int64_t> RunListing::DurationMs() const {
   return *ended - *created;
 }
 
+nlohmann::json FailedSourcesOf(FileSystem& fs, const RunListing& run) {
+  if (!run.manifest || run.manifest->state != store::RunState::kCompleted ||
+      run.manifest->workflow != "research") {
+    return nullptr;
+  }
+  Result<store::VerifiedResult> verified = store::VerifyCompletedRun(fs, run.run_dir, run.run_id);
+  if (!verified.ok()) return nullptr;
+  nlohmann::json rows = nlohmann::json::array();
+  const nlohmann::json failures = verified->details.value("source_failures", nlohmann::json());
+  if (!failures.is_array()) return rows;
+  for (const nlohmann::json& row : failures) {
+    const nlohmann::json url = row.is_object() ? row.value("url", nlohmann::json()) : nullptr;
+    const nlohmann::json code = row.is_object() ? row.value("code", nlohmann::json()) : nullptr;
+    if (url.is_string() && code.is_string()) rows.push_back({{"url", url}, {"code", code}});
+  }
+  return rows;
+}
+
 std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd) {
   std::vector<RunListing> runs;
   const std::string root = cwd + "/.pi/fusion";

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 #include "store/manifest.h"
@@ -61,6 +63,13 @@ std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd);
 // One run directory's manifest and owner, nothing more (no size, no question): for a view that
 // only needs the run's state.
 RunListing ReadRunState(FileSystem& fs, std::string run_dir, std::string run_id);
+
+// The declared sources a completed research run could not fetch (run/source_failures.h), read
+// from its result only once every byte the manifest binds has been verified, as bg_result reads
+// it: the `source_failures` rows [{url, code}] of result.json's details, an empty array when the
+// run fetched them all. Null for every other run, and for one whose result does not verify
+// (`pi-fusion verify` says why).
+nlohmann::json FailedSourcesOf(FileSystem& fs, const RunListing& run);
 
 // Milliseconds since the epoch of a manifest timestamp (store::FormatTimestamp's form).
 std::optional<int64_t> TimestampMillis(const std::string& timestamp);

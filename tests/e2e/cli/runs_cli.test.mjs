@@ -165,6 +165,8 @@ describe("pi-fusion runs, verify, prune", () => {
         JSON.stringify(manifestOf(failed.dir).attempts));
       assert.equal(byId[completed.id].resumable, null);
       assert.equal(byId[liveId].resumable, null);
+      // Declared sources are research's: no reason run has source_failures, not even [].
+      for (const x of listed) assert.equal(x.source_failures, null, x.run_id);
       for (const x of listed) {
         assert.equal(x.workflow, "reason");
         assert.equal(x.question, "Why is the sky blue?");

@@ -6,6 +6,9 @@
  * the blind evaluator and the merger answer, and bg_result returns the verified answer. Checks
  * the source policy artifact, the tools each child had, what reached the site (and what did not),
  * and the fetch provenance sealed in every candidate's audit log.
+ * Declared sources no candidate could fetch are warnings in every view: the result, the notice,
+ * bg_result, json mode, print mode's stderr, the TUI (tmux, inside the namespace too, whose
+ * expanded run lists each candidate's fetches) and `pi-fusion runs`.
  * Run directly (`node research_run.test.mjs`): the file re-executes itself in the namespace, or
  * exits 77 (skipped) saying why it cannot.
  */
@@ -16,12 +19,14 @@ import { after, test } from "node:test";
 
 import { startFakeDns } from "../../support/fake_dns/fake_dns.mjs";
 import { MERGED_TEXT } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, sha256 } from "../../support/fusion_runs.mjs";
+import { manifestOf, piFusion, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fixtures/http_fixtures.mjs";
 import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
+import { lastToolResult } from "../../support/pi_harness.mjs";
+import { withTmuxPi } from "../../support/tmux_pi.mjs";
 import {
   assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRequests, candidateRules,
-  cleanTaskAgentRules, INSPECT_TOOLS, withFixtureEnv,
+  cleanTaskAgentRules, INSPECT_TOOLS, RUN_TIMEOUT_MS, withFixtureEnv,
 } from "../investigate/investigate_support.mjs";
 
 const CANARY_HOSTS = ["127.0.0.1", "169.254.169.254", "168.63.129.16"];
@@ -48,7 +53,10 @@ const RESEARCH_ARGS = {
     { url: TO_METADATA, purpose: "a page that moved" },
   ],
 };
+const UNREACHABLE = "http://nowhere.test/page";  // not in the fake DNS: NXDOMAIN
 const fetchCall = (url) => ({ name: "fusion_web_fetch", arguments: { url, extract: "text" } });
+/** The warning every view gives for a declared source no candidate could fetch. */
+const warning = (url, code) => `Warning: the declared source ${url} could not be fetched (${code}); no candidate read it.`;
 
 test("research: candidates fetch the declared page and quote it; refusals cost no request; provenance is sealed", () => {
   const firstTurn = [{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED), fetchCall(TO_METADATA),
@@ -128,10 +136,9 @@ test("research: candidates fetch the declared page and quote it; refusals cost n
 });
 
 test("research: a declared source no candidate could fetch is a warning in the result, bg_result's text, the notice and json mode", () => {
-  const UNREACHABLE = "http://nowhere.test/page";  // not in the fake DNS: NXDOMAIN
   const args = { ...RESEARCH_ARGS, sources: [{ url: PAGE, purpose: "the documentation" }, { url: UNREACHABLE, purpose: "a page that is gone" }] };
   const rules = cleanTaskAgentRules("research", args, candidateRules([{ tool_calls: [fetchCall(PAGE), fetchCall(UNREACHABLE)] }]));
-  const WARNING = `Warning: the declared source ${UNREACHABLE} could not be fetched (dns_failure); no candidate read it.`;
+  const WARNING = warning(UNREACHABLE, "dns_failure");
   return withFixtureEnv({ script: { rules } }, async (env) => {
     const j = await env.json("please research");
     assert.equal(j.code, 0, j.stderr);
@@ -162,7 +169,7 @@ test("research: a declared source no candidate could fetch is a warning in the r
 });
 
 test("research: /fusion-resume after a failed merger keeps the declared sources and the reused candidates' sealed fetches", () => {
-  const UNREACHABLE = "http://nowhere.test/page";  // NXDOMAIN: its failure must survive the reuse
+  // UNREACHABLE (NXDOMAIN): its failure must survive the reuse.
   const args = { ...RESEARCH_ARGS, sources: [{ url: PAGE, purpose: "the documentation" }, { url: UNREACHABLE, purpose: "a page that is gone" }] };
   const candidates = candidateRules([{ tool_calls: [fetchCall(PAGE), fetchCall(UNREACHABLE)] }]);
   const rules = cleanTaskAgentRules("research", args, candidates);
@@ -177,6 +184,8 @@ test("research: /fusion-resume after a failed merger keeps the declared sources 
     const r = await env.print(`/fusion-resume ${path.basename(oldDir)}`);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+    // Print mode's stderr says the failed source of the answer it printed.
+    assert.ok(r.stderr.split("\n").includes(warning(UNREACHABLE, "dns_failure")), r.stderr);
     assert.deepEqual(env.requests().slice(before).map((q) => q.rule_name), ["merger"]);
     assert.equal(http.requests.length, fetchesBefore, "no page fetched again");
     const newDir = runDirs(env).find((d) => d !== oldDir);
@@ -188,4 +197,106 @@ test("research: /fusion-resume after a failed merger keeps the declared sources 
     // Counted again from the copied, re-verified audit logs.
     assert.deepEqual(result.details.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
   });
+});
+
+test("research: when every declared source fails, each is a warning in the result, the notice, bg_result and pi-fusion runs, never a plain completed", () => {
+  const REFUSED = "http://docs.test:81/page";  // nothing listens on port 81: the connection is refused
+  const args = { ...RESEARCH_ARGS, sources: [{ url: UNREACHABLE, purpose: "a page that is gone" }, { url: REFUSED, purpose: "a server that is down" }] };
+  const rules = cleanTaskAgentRules("research", args, candidateRules([{ tool_calls: [fetchCall(UNREACHABLE), fetchCall(REFUSED)] }]));
+  const ROWS = [{ url: REFUSED, code: "network_error" }, { url: UNREACHABLE, code: "dns_failure" }];  // by URL
+  const WARNINGS = ROWS.map((x) => warning(x.url, x.code));
+  return withFixtureEnv({ script: { rules } }, async (env) => {
+    const served = http.requests.length;
+    const r = await env.print("please research");
+    assert.equal(r.code, 0, r.stderr);
+    const [dir] = runDirs(env);
+    const id = path.basename(dir);
+    assert.equal(manifestOf(dir).state, "completed");
+    assert.equal(http.requests.length, served, "no page was served");
+    for (const slot of [1, 2, 3]) {
+      const fetches = auditLog(dir, slot).records.filter((x) => x.tool_name === "fusion_web_fetch");
+      assert.deepEqual(fetches.map((x) => [x.url, x.status, x.error_code]).sort(),
+        [[REFUSED, "error", "network_error"], [UNREACHABLE, "error", "dns_failure"]]);
+    }
+    // One row per source in the result.
+    const resultPath = path.join(dir, "result.json");
+    const resultBytes = fs.readFileSync(resultPath, "utf8");
+    assert.deepEqual(JSON.parse(resultBytes).details.source_failures, ROWS);
+
+    // The notice that woke the agent and bg_result's text say each one on a line of its own,
+    // bg_result before the answer.
+    const notice = env.requests().find((q) => q.rule_name === "wake");
+    const retrieved = lastToolResult(env.requests(), "bg_result");
+    for (const [name, text] of [["notice", notice.last_user_text], ["bg_result", retrieved.text]]) {
+      for (const line of WARNINGS) assert.ok(text.split("\n").includes(line), `${name}: ${text}`);
+    }
+    assert.ok(WARNINGS.every((line) => retrieved.text.indexOf(line) < retrieved.text.indexOf(MERGED_TEXT)), retrieved.text);
+
+    // pi-fusion runs: the state says it, a line per source under the table, the rows in --json.
+    const table = piFusion(env.cwd, "runs");
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, new RegExp(`^${id} +research +completed, 2 declared sources failed +\\d+s `, "m"));
+    const lines = table.stdout.split("\n");
+    assert.deepEqual(lines.filter((l) => l.startsWith(`${id}: `)), WARNINGS.map((line) => `${id}: ${line}`));
+    const listed = piFusion(env.cwd, "runs", "--json");
+    assert.equal(listed.code, 0, listed.stderr);
+    const [row] = JSON.parse(listed.stdout);
+    assert.equal(row.state, "completed");
+    assert.deepEqual(row.source_failures, ROWS);
+
+    // Read only from a result that verifies: a row planted in result.json is not believed.
+    const planted = JSON.parse(resultBytes);
+    planted.details.source_failures.push({ url: "http://planted.test/", code: "dns_failure" });
+    fs.writeFileSync(resultPath, JSON.stringify(planted));
+    assert.equal(JSON.parse(piFusion(env.cwd, "runs", "--json").stdout)[0].source_failures, null);
+    assert.doesNotMatch(piFusion(env.cwd, "runs").stdout, /declared source/);
+    fs.writeFileSync(resultPath, resultBytes);
+  });
+});
+
+/** The first expanded block of candidate `slot` on `screen`: from its heading to the next candidate's. */
+function section(screen, slot) {
+  const start = screen.search(new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/`));
+  assert.ok(start >= 0, `candidate ${slot} is shown`);
+  const rest = screen.slice(start + 1);
+  const end = rest.search(/Candidate \d \([ABC]\) scripted\//);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+test("research in the TUI: the failed declared source in the status and under it; expanded, each candidate's fetches with URL and size or reason", () => {
+  const candidates = candidateRules([{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED), fetchCall(TO_METADATA)] }]);
+  const rules = cleanTaskAgentRules("research", RESEARCH_ARGS, candidates, "FINAL: the fetches are listed");
+  const WARNING = warning(TO_METADATA, "redirect_blocked");
+  // tmux runs inside this file's network namespace, as Pi, its children and the fetcher do.
+  return withFixtureEnv({ script: { rules } }, (env) => withTmuxPi(env, { width: 220, height: 200 }, async (pi) => {
+    await pi.waitFor((s) => s.includes(env.cwd), 30000, "the TUI's footer");
+    await pi.submit("please research");
+    const collapsed = await pi.waitFor((s) => s.includes("FINAL: the fetches are listed"), RUN_TIMEOUT_MS, "the final answer");
+    const [dir] = runDirs(env);
+    const id = path.basename(dir);
+    assert.equal(manifestOf(dir).state, "completed");
+    // bg_result's block (the wake message above it says the same): not a plain "completed", the
+    // warning under its status, before the answer.
+    const block = collapsed.slice(collapsed.lastIndexOf("bg_result research-"));
+    assert.match(block, new RegExp(`^ *✓ completed \\(${id}\\) · 1 declared source failed *$`, "m"));
+    const warned = block.search(new RegExp(`^ *${escaped(WARNING)} *$`, "m"));
+    assert.ok(warned > 0 && warned < block.indexOf("Why the sky is blue"), block);
+    assert.doesNotMatch(collapsed, /Tool calls:/, "collapsed: no list");
+
+    pi.keys("C-o");
+    const expanded = await pi.waitFor(/Tool calls: 3 tool calls, 1 refused, 1 failed/, 15000, "the expanded tool calls");
+    for (const slot of [1, 2, 3]) {
+      const own = section(expanded, slot);
+      const [fetched] = auditLog(dir, slot).records.filter((x) => x.status === "ok");
+      // Journal order is the order the calls finished: each line is looked for on its own.
+      assert.match(own, /^\s*Tool calls: 3 tool calls, 1 refused, 1 failed\s*$/m);
+      assert.match(own, new RegExp(`^\\s+✓ fusion_web_fetch ${escaped(PAGE)} · ${fetched.result_bytes.toLocaleString("en-US")} bytes\\s*$`, "m"));
+      // An undeclared URL is never written anywhere, so its row cannot name it.
+      assert.match(own, /^\s+✗ fusion_web_fetch \(arguments not shown\) · refused: source_not_declared\s*$/m);
+      assert.match(own, new RegExp(`^\\s+✗ fusion_web_fetch ${escaped(TO_METADATA)} · failed: redirect_blocked\\s*$`, "m"));
+    }
+    assert.ok(!expanded.includes(UNDECLARED), "the undeclared URL is on screen");
+  }));
 });

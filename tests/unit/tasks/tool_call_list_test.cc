@@ -1,7 +1,8 @@
 // What the candidates looked at (src/run/tool_call_list.h) and research's failed sources
 // (src/run/source_failures.h): journal records joined with the arguments frames of the event log,
 // shown only when their hash is the journal's, as text that is safe to draw. The records are
-// synthetic; tests/e2e/investigate/investigate_tui.test.mjs lists a real run's calls in the TUI.
+// synthetic; tests/e2e/investigate/investigate_tui.test.mjs lists a real run's calls in the TUI,
+// tests/e2e/research/research_run.test.mjs a real research run's fetches.
 #include <catch2/catch.hpp>
 
 #include "pi_fusion/canonical_json.h"
@@ -74,9 +75,11 @@ TEST_CASE("ShownToolCalls: each call's target, outcome, reason and size, in jour
 }
 
 TEST_CASE("ShownToolCalls: arguments whose hash is not the journal's are not shown") {
-  const std::string journal = Journal(
-      {Record(1, "read", {{"path", "src/app.txt"}}, "ok"), Record(2, "read", {{"path", "b"}}, "ok"),
-       Record(3, "fusion_web_fetch", {{"url", "x"}}, "error", "source_not_declared")});
+  // Record 3 as the child writes a URL the source policy refused: its hash, no URL, no code.
+  protocol::ToolCallRecord refused = Record(3, "fusion_web_fetch", {{"url", "x"}}, "error");
+  refused.provenance.rejected_url_sha256 = Sha256Ref("x");
+  const std::string journal = Journal({Record(1, "read", {{"path", "src/app.txt"}}, "ok"),
+                                       Record(2, "read", {{"path", "b"}}, "ok"), refused});
   // Frame 1 names another path than the one the journal hashed; 2 has none; 3 is null (a
   // refused URL is never written).
   const std::string events = Events({{1, json{{"path", "/etc/passwd"}}}, {3, std::nullopt}});
@@ -87,6 +90,7 @@ TEST_CASE("ShownToolCalls: arguments whose hash is not the journal's are not sho
             "read (arguments not shown) · 1,234 bytes", "read (arguments not shown) · 1,234 bytes",
             "fusion_web_fetch (arguments not shown) · refused: source_not_declared"});
   CHECK_FALSE(calls[0].arguments_shown);
+  CHECK(calls[2].outcome == "refused");
 }
 
 TEST_CASE("ShownToolCalls: model text is one neutralized line, cut") {

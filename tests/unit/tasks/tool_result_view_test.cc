@@ -269,3 +269,33 @@ TEST_CASE("error notes: the text without its code line, known exactly from the d
   CHECK(ToolResultView("bg_status", json::object(), "plain failure", true, kStart)["text"] ==
         "plain failure");
 }
+
+TEST_CASE(
+    "bg_result of research whose declared sources failed: the count in the status, a warning "
+    "each") {
+  const std::string answer = "# Answer\n";
+  json details = CompletedDetails(answer, 0);
+  details["workflow"] = "research";
+  const std::string plain = "completed (" + std::string(kRun) + ")";
+  const json fetched_all = ToolResultView("bg_result", details, answer, false, kStart);
+  CHECK(fetched_all["status"] == plain);
+  CHECK_FALSE(fetched_all.contains("notes"));
+
+  details["result"]["source_failures"] = {
+      {{"url", "http://docs.test:81/page"}, {"code", "network_error"}},
+      {{"url", "http://nowhere.test/page"}, {"code", "dns_failure"}}};
+  const json view = ToolResultView("bg_result", details, answer, false, kStart);
+  CHECK(view["state"] == "completed");
+  CHECK(view["status"] == plain + " · 2 declared sources failed");
+  CHECK(view["notes"] ==
+        json::array({"Warning: the declared source http://docs.test:81/page could not be fetched "
+                     "(network_error); no candidate read it.",
+                     "Warning: the declared source http://nowhere.test/page could not be fetched "
+                     "(dns_failure); no candidate read it."}));
+  CHECK(view["answer"]["markdown"] == answer);
+
+  details["result"]["source_failures"] = {
+      {{"url", "http://nowhere.test/page"}, {"code", "dns_failure"}}};
+  CHECK(ToolResultView("bg_result", details, answer, false, kStart)["status"] ==
+        plain + " · 1 declared source failed");
+}
