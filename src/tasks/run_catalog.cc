@@ -16,6 +16,7 @@
 #include "store/verify.h"
 #include "store/wall_clock.h"
 #include "tasks/session_runs.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -142,10 +143,10 @@ std::optional<int64_t> RunListing::DurationMs() const {
 }
 
 nlohmann::json FailedSourcesOf(FileSystem& fs, const RunListing& run) {
-  if (!run.manifest || run.manifest->state != store::RunState::kCompleted ||
-      run.manifest->workflow != "research") {
-    return nullptr;
-  }
+  if (!run.manifest || run.manifest->state != store::RunState::kCompleted) return nullptr;
+  // Only a workflow that declares sources can have failed to fetch one.
+  const std::optional<Workflow> workflow = ParseWorkflow(run.manifest->workflow);
+  if (!workflow || !workflow::SpecOf(*workflow).declares_sources) return nullptr;
   Result<store::VerifiedResult> verified = store::VerifyCompletedRun(fs, run.run_dir, run.run_id);
   if (!verified.ok()) return nullptr;
   nlohmann::json rows = nlohmann::json::array();
