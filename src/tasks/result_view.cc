@@ -258,6 +258,7 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock
     }
     if (manifest->error) {
       task.terminal_text = manifest->error->code + ": " + manifest->error->message;
+      if (task.state == TaskState::kFailed) task.failure = task.terminal_text;
     }
     return std::optional<TaskInfo>(std::move(task));
   }

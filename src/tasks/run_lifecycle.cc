@@ -130,14 +130,18 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   terminal.outcome = ExecuteGuarded(*run, cancel, observer);
   terminal.run_id = task.id;
   // The state first, so the text can say who cancelled the run; then the text.
-  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), "");
+  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), "", "");
   Result<TaskInfo> ended = tasks.Resolve(task.id);
   terminal.task = ended.ok() ? *ended : task;
   // Whether it can be resumed, from the terminal manifest the store holds (resume_hint.h).
   terminal.text =
       TerminalText(terminal.outcome, terminal.task, ResumeHintOf(run->store->Snapshot()));
-  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text);
+  const std::string failure_line = terminal.outcome.end == workflow::RunEnd::kFailed
+                                       ? workflow::FailureText(terminal.outcome)
+                                       : "";
+  tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text, failure_line);
   terminal.task.terminal_text = terminal.text;
+  terminal.task.failure = failure_line;
   terminal.view = TerminalRunView(*seams.fs, terminal.task, ToEpochMs(seams.clock->WallNow()));
   sink.Ended(terminal);
 }

@@ -40,12 +40,14 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   } else if (state == "failed") {
     task.state = TaskState::kFailed;
     if (run.manifest->error) {
-      task.terminal_text = run.manifest->error->code + ": " + run.manifest->error->message;
+      task.failure = run.manifest->error->code + ": " + run.manifest->error->message;
+      task.terminal_text = task.failure;
     }
   } else if (state == kInterruptedState) {
     task.state = TaskState::kFailed;
-    task.terminal_text = "interrupted: its Pi process ended before the run did (state " +
-                         std::string(store::RunStateName(run.manifest->state)) + ")";
+    task.failure = "interrupted: its Pi process ended before the run did (state " +
+                   std::string(store::RunStateName(run.manifest->state)) + ")";
+    task.terminal_text = task.failure;
   } else {
     // Another live Pi process owns it (or liveness cannot be known): never call it abandoned.
     task.state = TaskState::kRunning;

@@ -89,12 +89,14 @@ void TaskRegistry::Activity(const std::string& id, const workflow::ChildActivity
   it->second.info.progress = it->second.tracker.snapshot();
 }
 
-void TaskRegistry::Finish(const std::string& id, TaskState state, const std::string& text) {
+void TaskRegistry::Finish(const std::string& id, TaskState state, const std::string& text,
+                          const std::string& failure) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
   it->second.info.state = state;
   it->second.info.terminal_text = text;
+  it->second.info.failure = failure;
 }
 
 Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix, CancelSource source) {

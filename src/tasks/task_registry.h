@@ -38,6 +38,10 @@ struct TaskInfo {
   TaskState state = TaskState::kRunning;
   std::string last_progress;  // the newest progress line
   std::string terminal_text;  // set when the task ends
+  // A failed run's reason in one text: the contract's failure line (a run of this process), or
+  // its recorded error "code: message" (a run read from disk); "" for any other state. Views
+  // show it as it is instead of cutting it back out of terminal_text.
+  std::string failure;
   ProgressSnapshot progress;  // stage, slots and times; started_ms set by the caller of Add
   CancelSource cancelled_by = CancelSource::kUnknown;  // set by the first cancellation request
   std::string session_id;  // the Pi session that launched it ("" for a run read from disk)
@@ -87,7 +91,8 @@ class TaskRegistry {
   void Progress(const std::string& id, const workflow::ProgressUpdate& update, int64_t now_ms);
   // Records a running child's sign of life (ProgressTracker::Note).
   void Activity(const std::string& id, const workflow::ChildActivity& activity);
-  void Finish(const std::string& id, TaskState state, const std::string& terminal_text);
+  void Finish(const std::string& id, TaskState state, const std::string& terminal_text,
+              const std::string& failure);
   // Cancels a running task; "Background task <id> is not running" otherwise.
   Result<TaskInfo> Kill(std::string_view id_or_prefix, CancelSource source = CancelSource::kBgKill);
   void CancelAll(CancelSource source = CancelSource::kUnknown);

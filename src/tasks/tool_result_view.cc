@@ -59,8 +59,8 @@ json EndedLaunchView(const RunFacts& facts, const TaskInfo& ended) {
     }
   } else {
     view = BaseView(facts, "failed", "ran in the background and failed" + id);
-    // The first line of its terminal text: the contract's failure line, or its recorded error.
-    const std::string why = ended.terminal_text.substr(0, ended.terminal_text.find('\n'));
+    // One line on the row: an error message may hold more.
+    const std::string why = ended.failure.substr(0, ended.failure.find('\n'));
     if (!why.empty()) view["error"] = why;
   }
   if (ended.resume) notes.push_back(PersonResumeText(*ended.resume));

@@ -39,12 +39,12 @@ TEST_CASE("KillWaits: answered by its own run's end, once, with the recorded ter
   Fixture f;
   const uint64_t ticket = f.Wait();
   REQUIRE(f.tasks.Kill(kRun).ok());
-  f.tasks.Finish(kOther, TaskState::kCompleted, "other done");
+  f.tasks.Finish(kOther, TaskState::kCompleted, "other done", "");
   f.waits.RunEnded(kOther, f.tasks);  // another run's end answers nothing
   CHECK(f.answers.empty());
   CHECK(f.waits.waiting() == 1);
 
-  f.tasks.Finish(kRun, TaskState::kKilled, "cancelled by bg_kill");
+  f.tasks.Finish(kRun, TaskState::kKilled, "cancelled by bg_kill", "");
   f.waits.RunEnded(kRun, f.tasks);
   REQUIRE(f.answers.size() == 1);
   CHECK(f.answers[0].text == "killed " + std::string(kRun) + "\ncancelled by bg_kill");
@@ -65,7 +65,7 @@ TEST_CASE("KillWaits: the cap answers a run still running, and its later end ans
   CHECK(f.answers[0].text ==
         "cancellation of " + std::string(kRun) + " requested; it has not settled within 30 s");
   CHECK(f.answers[0].details["state"] == "running");
-  f.tasks.Finish(kRun, TaskState::kKilled, "cancelled by bg_kill");
+  f.tasks.Finish(kRun, TaskState::kKilled, "cancelled by bg_kill", "");
   f.waits.RunEnded(kRun, f.tasks);
   CHECK(f.answers.size() == 1);
 }
@@ -75,7 +75,7 @@ TEST_CASE(
   Fixture f;
   f.Wait();
   f.Wait();
-  f.tasks.Finish(kRun, TaskState::kCompleted, "Fusion reason completed.");
+  f.tasks.Finish(kRun, TaskState::kCompleted, "Fusion reason completed.", "");
   f.waits.RunEnded(kRun, f.tasks);
   REQUIRE(f.answers.size() == 2);
   for (const KillAnswer& answer : f.answers) {

@@ -133,10 +133,29 @@ TEST_CASE("LaunchedRuns: this Pi's registry answers for its own runs", "[tasks][
   store::testing::FaultFileSystem fs;
   CHECK_FALSE(runs.Ended(live, fs, kRunId, "/nowhere/" + std::string(kRunId), 0).has_value());
   REQUIRE(live.Kill(kRunId, CancelSource::kBgKill).ok());
-  live.Finish(kRunId, TaskState::kKilled, "");
+  live.Finish(kRunId, TaskState::kKilled, "", "");
   const std::optional<TaskInfo> ended =
       runs.Ended(live, fs, kRunId, "/nowhere/" + std::string(kRunId), 0);
   REQUIRE(ended.has_value());
   CHECK(LaunchRow("/nowhere", ended)["status"] ==
         "ran in the background and was cancelled by bg_kill (" + std::string(kRunId) + ")");
+}
+
+TEST_CASE("LaunchedRuns: this Pi's failed run shows its failure line, not the rest of its text",
+          "[tasks][launched_runs]") {
+  TaskRegistry live;
+  TaskInfo task;
+  task.id = kRunId;
+  task.workflow = "reason";
+  live.Add(task, process::CancelToken());
+  const std::string line = "Fusion failed (stage=merge, slot=none, attempt=1): child_timeout: idle";
+  live.Finish(kRunId, TaskState::kFailed, line + "\nUsage so far: 4 model requests · …", line);
+  store::testing::FaultFileSystem fs;
+  const std::optional<TaskInfo> ended =
+      LaunchedRuns().Ended(live, fs, kRunId, "/nowhere/" + std::string(kRunId), 0);
+  REQUIRE(ended.has_value());
+  CHECK(ended->failure == line);
+  const json row = LaunchRow("/nowhere", ended);
+  CHECK(row["status"] == "ran in the background and failed (" + std::string(kRunId) + ")");
+  CHECK(row["error"] == line);
 }

@@ -185,6 +185,10 @@ TEST_CASE("RunLifecycle: a failure notice says what each child did and the usage
   CHECK_THAT(text, Catch::Contains("\nUsage so far: "));
   CHECK_THAT(text, !Catch::Contains("Failure summary unavailable"));
   CHECK_THAT(text, Catch::EndsWith("\nArtifacts: " + h.sink.launch.artifact_dir));
+  // The failure line alone, typed, for the views that show one line (the launch row).
+  const std::string line = text.substr(0, text.find('\n'));
+  CHECK(h.sink.terminal->task.failure == line);
+  CHECK(h.registry.Resolve(h.sink.launch.run_id)->failure == line);
 }
 
 TEST_CASE("RunLifecycle: a failure summary that cannot be written is named in the notice",

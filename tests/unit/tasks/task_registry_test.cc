@@ -71,7 +71,7 @@ TEST_CASE("TaskRegistry: kill cancels a running task once", "[tasks]") {
   CHECK(registry.RunningCount() == 1);
   REQUIRE(registry.Kill("reason-").ok());
   CHECK(token.IsCancelled());
-  registry.Finish(kA, TaskState::kKilled, "cancelled");
+  registry.Finish(kA, TaskState::kKilled, "cancelled", "");
   CHECK(registry.RunningCount() == 0);
   auto again = registry.Kill(kA);
   REQUIRE_FALSE(again.ok());
