@@ -125,3 +125,15 @@ export async function withTmuxPi(env, opts, body) {
     ui.stop();
   }
 }
+
+/**
+ * The first expanded block of candidate `slot` on a captured `screen` of a finished run (a run on
+ * the scripted routes): from its heading to the next candidate's.
+ */
+export function candidateSection(screen, slot) {
+  const start = screen.search(new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/`));
+  if (start < 0) throw new Error(`candidate ${slot} is not shown:\n${screen}`);
+  const rest = screen.slice(start + 1);
+  const end = rest.search(/Candidate \d \([ABC]\) scripted\//);
+  return end < 0 ? rest : rest.slice(0, end);
+}

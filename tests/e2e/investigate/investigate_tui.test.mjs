@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MERGED_TEXT, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
 import { manifestOf, runDirs } from "../../support/fusion_runs.mjs";
-import { withTmuxPi } from "../../support/tmux_pi.mjs";
+import { candidateSection, withTmuxPi } from "../../support/tmux_pi.mjs";
 import {
   agentFlowRules, candidateRules, FILE_TOOL_CALLS, RUN_TIMEOUT_MS, withFixtureEnv,
 } from "./investigate_support.mjs";
@@ -25,15 +25,6 @@ test("TUI: launch, wake on the notification, and the verified answer on screen",
     assert.match(retrieved.tool_results[0].text, /\(verified\)/);
   }));
 });
-
-/** The first expanded block of candidate `slot` on `screen`: from its heading to the next candidate's. */
-function section(screen, slot) {
-  const start = screen.search(new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/`));
-  assert.ok(start >= 0, `candidate ${slot} is shown`);
-  const rest = screen.slice(start + 1);
-  const end = rest.search(/Candidate \d \([ABC]\) scripted\//);
-  return end < 0 ? rest : rest.slice(0, end);
-}
 
 test("TUI: the expanded run lists each candidate's tool calls, the refused one marked with its reason", () => {
   // Candidate 2 (scripted-b) tries a path outside the project besides a good read; 1 and 3 read and list.
@@ -56,13 +47,13 @@ test("TUI: the expanded run lists each candidate's tool calls, the refused one m
       // Candidate 2's list: the good read with its size, the refused read with its reason (journal
       // order is the order the calls finished, so each line is looked for on its own; the
       // message box pads lines with spaces).
-      const second = section(expanded, 2);
+      const second = candidateSection(expanded, 2);
       assert.match(second, /^\s*Tool calls: 2 tool calls, 1 refused\s*$/m);
       assert.match(second, /^\s+✓ read src\/app\.txt · [\d,]+ bytes\s*$/m);
       assert.match(second, /^\s+✗ read \.\.\/outside-the-project\.txt · refused: path_outside_project\s*$/m);
       // Candidates 1 and 3: a read and an ls, none refused.
       for (const slot of [1, 3]) {
-        const own = section(expanded, slot);
+        const own = candidateSection(expanded, slot);
         assert.match(own, /^\s*Tool calls: 2 tool calls\s*$/m);
         assert.match(own, /^\s+✓ read src\/app\.txt · [\d,]+ bytes\s*$/m);
         assert.match(own, /^\s+✓ ls src · [\d,]+ bytes\s*$/m);

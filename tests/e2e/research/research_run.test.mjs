@@ -23,7 +23,7 @@ import { manifestOf, piFusion, runDirs, sha256 } from "../../support/fusion_runs
 import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fixtures/http_fixtures.mjs";
 import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
 import { lastToolResult } from "../../support/pi_harness.mjs";
-import { withTmuxPi } from "../../support/tmux_pi.mjs";
+import { candidateSection, withTmuxPi } from "../../support/tmux_pi.mjs";
 import {
   assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRequests, candidateRules,
   cleanTaskAgentRules, INSPECT_TOOLS, RUN_TIMEOUT_MS, withFixtureEnv,
@@ -254,15 +254,6 @@ test("research: when every declared source fails, each is a warning in the resul
   });
 });
 
-/** The first expanded block of candidate `slot` on `screen`: from its heading to the next candidate's. */
-function section(screen, slot) {
-  const start = screen.search(new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/`));
-  assert.ok(start >= 0, `candidate ${slot} is shown`);
-  const rest = screen.slice(start + 1);
-  const end = rest.search(/Candidate \d \([ABC]\) scripted\//);
-  return end < 0 ? rest : rest.slice(0, end);
-}
-
 const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 test("research in the TUI: the failed declared source in the status and under it; expanded, each candidate's fetches with URL and size or reason", () => {
@@ -288,7 +279,7 @@ test("research in the TUI: the failed declared source in the status and under it
     pi.keys("C-o");
     const expanded = await pi.waitFor(/Tool calls: 3 tool calls, 1 refused, 1 failed/, 15000, "the expanded tool calls");
     for (const slot of [1, 2, 3]) {
-      const own = section(expanded, slot);
+      const own = candidateSection(expanded, slot);
       const [fetched] = auditLog(dir, slot).records.filter((x) => x.status === "ok");
       // Journal order is the order the calls finished: each line is looked for on its own.
       assert.match(own, /^\s*Tool calls: 3 tool calls, 1 refused, 1 failed\s*$/m);

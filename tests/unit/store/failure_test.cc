@@ -224,18 +224,9 @@ TEST_CASE("FailureSummary: the spend so far per role and the run's model request
   REQUIRE(
       f.store->Fail(RunState::kFailed, {"cost_cap_exceeded", "cap", Stage::kMerge}).summary.ok());
   const json summary = ReadSummary(f);
-  const auto row = [](const char* role, std::optional<int> slot, uint64_t requests, uint64_t base) {
-    json r = {{"role", role}};
-    if (slot) r["slot"] = *slot;
-    r["model"] = "local/scripted";
-    r["attempts"] = 1;
-    r["requests"] = requests;
-    r["usage"] = UsageToJson(SampleUsage(base));
-    return r;
-  };
-  CHECK(summary["usage_by_role"] == json{row("candidate", 1, 1, 10), row("candidate", 2, 2, 20),
-                                         row("candidate", 3, 1, 30),
-                                         row("evaluator", std::nullopt, 1, 40)});
+  CHECK(summary["usage_by_role"] ==
+        json{RoleRow("candidate", 1, 1, 10), RoleRow("candidate", 2, 2, 20),
+             RoleRow("candidate", 3, 1, 30), RoleRow("evaluator", std::nullopt, 1, 40)});
   CHECK(summary["model_requests"] == 5);
   CHECK(summary["usage"] == UsageToJson(DiskManifest(f).usage));
   CHECK(CheckFailureSummary(summary, DiskManifest(f)).ok());

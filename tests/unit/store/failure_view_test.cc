@@ -79,18 +79,8 @@ struct StoppedBeforeMerge : EditableRun {
   }
   // usage_by_role as this run spent it.
   static json Rows() {
-    const auto row = [](const char* role, std::optional<int> slot, uint64_t requests,
-                        uint64_t base) {
-      json r = {{"role", role}};
-      if (slot) r["slot"] = *slot;
-      r["model"] = "local/scripted";
-      r["attempts"] = 1;
-      r["requests"] = requests;
-      r["usage"] = UsageToJson(SampleUsage(base));
-      return r;
-    };
-    return {row("candidate", 1, 1, 10), row("candidate", 2, 2, 20), row("candidate", 3, 1, 30),
-            row("evaluator", std::nullopt, 1, 40)};
+    return {RoleRow("candidate", 1, 1, 10), RoleRow("candidate", 2, 2, 20),
+            RoleRow("candidate", 3, 1, 30), RoleRow("evaluator", std::nullopt, 1, 40)};
   }
 };
 

@@ -66,6 +66,17 @@ Usage SampleUsage(uint64_t base) {
   return u;
 }
 
+nlohmann::json RoleRow(const char* role, std::optional<int> slot, uint64_t requests,
+                       uint64_t base) {
+  nlohmann::json r = {{"role", role}};
+  if (slot) r["slot"] = *slot;
+  r["model"] = "local/scripted";
+  r["attempts"] = 1;
+  r["requests"] = requests;
+  r["usage"] = UsageToJson(SampleUsage(base));
+  return r;
+}
+
 mode_t ModeOf(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return 0;

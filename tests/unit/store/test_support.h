@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +50,10 @@ RunSpec SampleSpec(const std::string& cwd);
 
 // A usage with every required field set from `base` (input = base, output = base + 1, ...).
 Usage SampleUsage(uint64_t base);
+
+// One `usage_by_role` row of a role on local/scripted: one attempt, `requests` requests and
+// SampleUsage(base); `slot` for a candidate.
+nlohmann::json RoleRow(const char* role, std::optional<int> slot, uint64_t requests, uint64_t base);
 
 // Permission bits of a path (lstat).
 mode_t ModeOf(const std::string& path);
