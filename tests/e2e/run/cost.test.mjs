@@ -139,6 +139,13 @@ describe("cost per role, model requests and the estimate", () => {
       assert.deepEqual(manifestOf(dir).attempts.map((a) => a.requests), [1, 1, 1, 1, 1]);
       // Print mode's stderr states the total.
       assert.match(r.stderr, /^Usage: 5 model requests · 17,600 tokens · \$0\.0104$/m);
+      // The /fusion notice stated the estimate before the run, as the receipt does.
+      const plan = artifactJson(dir, "budget-plan.json");
+      const expected = expectedEstimate(plan);
+      const notice = r.stderr.split("\n");
+      const started = notice.findIndex((l) => l.startsWith(`Started fusion reason (${path.basename(dir)})… Artifacts: `));
+      assert.ok(started >= 0, r.stderr);
+      assert.deepEqual(notice.slice(started + 1, started + 2 + plan.stages.length), [expected.head, ...expected.lines]);
     });
   });
 
