@@ -83,6 +83,19 @@ TEST_CASE("ChildCommand: argv per capability is exactly the contract's") {
   }
 }
 
+TEST_CASE("ChildCapability: the names of the manifest and child-run parse back, nothing else does") {
+  CHECK(ChildCapabilityName(ChildCapability::kReason) == "reason");
+  CHECK(ChildCapabilityName(ChildCapability::kInspect) == "inspect");
+  CHECK(ChildCapabilityName(ChildCapability::kResearch) == "research");
+  for (ChildCapability capability : kAllChildCapabilities) {
+    CHECK(ParseChildCapability(ChildCapabilityName(capability)) == capability);
+  }
+  for (const char* other : {"", "Reason", "investigate", "inspect ", "fetch"}) {
+    INFO(other);
+    CHECK_FALSE(ParseChildCapability(other).has_value());
+  }
+}
+
 TEST_CASE("ChildCommand: the prompt is never an argument; it goes on stdin") {
   Result<Argv> argv = BuildChildArgv(BaseSpec(ChildCapability::kReason));
   REQUIRE(argv.ok());
