@@ -83,7 +83,8 @@ TEST_CASE("ChildCommand: argv per capability is exactly the contract's") {
   }
 }
 
-TEST_CASE("ChildCapability: the names of the manifest and child-run parse back, nothing else does") {
+TEST_CASE(
+    "ChildCapability: the names of the manifest and child-run parse back, nothing else does") {
   CHECK(ChildCapabilityName(ChildCapability::kReason) == "reason");
   CHECK(ChildCapabilityName(ChildCapability::kInspect) == "inspect");
   CHECK(ChildCapabilityName(ChildCapability::kResearch) == "research");
