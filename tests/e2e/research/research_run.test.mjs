@@ -22,7 +22,7 @@ import { MERGED_TEXT } from "../../support/fusion_script.mjs";
 import { manifestOf, piFusion, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fixtures/http_fixtures.mjs";
 import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
-import { lastToolResult } from "../../support/pi_harness.mjs";
+import { lastToolResult, regexLiteral } from "../../support/pi_harness.mjs";
 import { candidateSection, withTmuxPi } from "../../support/tmux_pi.mjs";
 import {
   assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRequests, candidateRules,
@@ -163,7 +163,7 @@ test("research: a declared source no candidate could fetch is a warning in the r
     const text = retrieved.result.content[0].text;
     assert.ok(text.includes(WARNING), text);
     assert.ok(text.indexOf(WARNING) < text.indexOf(MERGED_TEXT));
-    assert.doesNotMatch(text, new RegExp(`declared source ${PAGE.replace(/[./]/g, "\\$&")}`));
+    assert.doesNotMatch(text, new RegExp(`declared source ${regexLiteral(PAGE)}`));
     assert.deepEqual(retrieved.result.details.result.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
   });
 });
@@ -254,8 +254,6 @@ test("research: when every declared source fails, each is a warning in the resul
   });
 });
 
-const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-
 test("research in the TUI: the failed declared source in the status and under it; expanded, each candidate's fetches with URL and size or reason", () => {
   const candidates = candidateRules([{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED), fetchCall(TO_METADATA)] }]);
   const rules = cleanTaskAgentRules("research", RESEARCH_ARGS, candidates, "FINAL: the fetches are listed");
@@ -272,7 +270,7 @@ test("research in the TUI: the failed declared source in the status and under it
     // warning under its status, before the answer.
     const block = collapsed.slice(collapsed.lastIndexOf("bg_result research-"));
     assert.match(block, new RegExp(`^ *✓ completed \\(${id}\\) · 1 declared source failed *$`, "m"));
-    const warned = block.search(new RegExp(`^ *${escaped(WARNING)} *$`, "m"));
+    const warned = block.search(new RegExp(`^ *${regexLiteral(WARNING)} *$`, "m"));
     assert.ok(warned > 0 && warned < block.indexOf("Why the sky is blue"), block);
     assert.doesNotMatch(collapsed, /Tool calls:/, "collapsed: no list");
 
@@ -283,10 +281,10 @@ test("research in the TUI: the failed declared source in the status and under it
       const [fetched] = auditLog(dir, slot).records.filter((x) => x.status === "ok");
       // Journal order is the order the calls finished: each line is looked for on its own.
       assert.match(own, /^\s*Tool calls: 3 tool calls, 1 refused, 1 failed\s*$/m);
-      assert.match(own, new RegExp(`^\\s+✓ fusion_web_fetch ${escaped(PAGE)} · ${fetched.result_bytes.toLocaleString("en-US")} bytes\\s*$`, "m"));
+      assert.match(own, new RegExp(`^\\s+✓ fusion_web_fetch ${regexLiteral(PAGE)} · ${fetched.result_bytes.toLocaleString("en-US")} bytes\\s*$`, "m"));
       // An undeclared URL is never written anywhere, so its row cannot name it.
       assert.match(own, /^\s+✗ fusion_web_fetch \(arguments not shown\) · refused: source_not_declared\s*$/m);
-      assert.match(own, new RegExp(`^\\s+✗ fusion_web_fetch ${escaped(TO_METADATA)} · failed: redirect_blocked\\s*$`, "m"));
+      assert.match(own, new RegExp(`^\\s+✗ fusion_web_fetch ${regexLiteral(TO_METADATA)} · failed: redirect_blocked\\s*$`, "m"));
     }
     assert.ok(!expanded.includes(UNDECLARED), "the undeclared URL is on screen");
   }));

@@ -15,7 +15,7 @@ import {
   agentRules, FUSION_MODELS_V2, lookupRules, MERGED_TEXT, pricedRules, STAGE_USAGE, writeFusionModels,
 } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
-import { lastToolResult } from "../../support/pi_harness.mjs";
+import { lastToolResult, regexLiteral } from "../../support/pi_harness.mjs";
 import { BILLED_PROVIDER } from "../../support/scripted_model/server.mjs";
 import { agentFlowRules, candidateRules, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
@@ -93,11 +93,6 @@ function expectedEstimate(plan, routeOf = () => "scripted/scripted-a", subscribe
     `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}.` +
     (plan.stages.some(subscribed) ? " Stages on a subscription route are counted against the subscription, not billed per token." : "");
   return { head, lines };
-}
-
-/** `text` as a literal inside a RegExp. */
-function literal(text) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** $ with four decimals, as Fusion prints dollars. */
@@ -218,11 +213,11 @@ describe("cost per role, model requests and the estimate", () => {
       assert.notEqual(r.code, 0);
       const dir = runDirs(env).find((d) => d !== refusedDir);
       const stopped = new RegExp(
-        `^Fusion failed \\(stage=merge, slot=none, attempt=none\\): cost_cap_exceeded: the cost cap of ${literal(usd(cap))} ` +
-        `\\(policy\\.max_cost_usd\\) stopped the run before the merge: ${literal(usd(spent))} spent so far plus ` +
+        `^Fusion failed \\(stage=merge, slot=none, attempt=none\\): cost_cap_exceeded: the cost cap of ${regexLiteral(usd(cap))} ` +
+        `\\(policy\\.max_cost_usd\\) stopped the run before the merge: ${regexLiteral(usd(spent))} spent so far plus ` +
         `\\$(\\d+\\.\\d{4}) expected for the merge \\(an estimate\\) would exceed it\\. 3 verified candidate answers ` +
-        `and the evaluation are kept in ${literal(dir)}; raise or clear policy\\.max_cost_usd with /fusion-models, ` +
-        `then resume the run with /fusion-resume ${literal(path.basename(dir))}, which reuses them\\.$`,
+        `and the evaluation are kept in ${regexLiteral(dir)}; raise or clear policy\\.max_cost_usd with /fusion-models, ` +
+        `then resume the run with /fusion-resume ${regexLiteral(path.basename(dir))}, which reuses them\\.$`,
         "m").exec(r.stderr);
       assert.ok(stopped, r.stderr);
       // The person's notice (a /fusion run in print mode) ends saying how to resume the run.
@@ -263,7 +258,7 @@ describe("cost per role, model requests and the estimate", () => {
       const input = 3 * USAGE.candidate.input + evaluator.input;
       const output = 3 * USAGE.candidate.output + evaluator.output;
       assert.match(retrieved.result.content[0].text, new RegExp(`^Usage so far: 4 model requests · ${input} input, ` +
-        `${output} output, 0 cache read, 0 cache write tokens, ${literal(usd(spent))}\\.$`, "m"));
+        `${output} output, 0 cache read, 0 cache write tokens, ${regexLiteral(usd(spent))}\\.$`, "m"));
     });
   });
 
@@ -339,7 +334,7 @@ describe("cost per role, model requests and the estimate", () => {
       const mixedUsage = artifactJson(mixedDir, "result.json").details.usage;
       assert.ok(Math.abs(mixedUsage.cost.total - mixedTotal) < 1e-12, `${mixedUsage.cost.total} vs ${mixedTotal}`);
       assert.equal(mixedUsage.cost.totalFromProvider, false);
-      assert.match(mixed.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${literal(usd(mixedTotal))}$`, "m"));
+      assert.match(mixed.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${regexLiteral(usd(mixedTotal))}$`, "m"));
 
       writeCostCap(env, null, { candidates: [BILLED, BILLED, BILLED], evaluator: BILLED, merger: BILLED });
       const all = await env.print("/fusion Why is the sky blue?");
@@ -353,7 +348,7 @@ describe("cost per role, model requests and the estimate", () => {
       const allUsage = artifactJson(allDir, "result.json").details.usage;
       assert.ok(Math.abs(allUsage.cost.total - allTotal) < 1e-12, `${allUsage.cost.total} vs ${allTotal}`);
       assert.equal(allUsage.cost.totalFromProvider, true);
-      assert.match(all.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${literal(usd(allTotal))}$`, "m"));
+      assert.match(all.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${regexLiteral(usd(allTotal))}$`, "m"));
     });
   });
 });
