@@ -46,6 +46,12 @@ void PrintLine(FILE* stream, const std::string& line) {
   std::fprintf(stream, "%s\n", NeutralizeControls(line).c_str());
 }
 
+// A line that must stay one line: a text from a run directory inside it cannot start another (a
+// planted run could otherwise print a line that seems to be about some other run).
+void PrintOneLine(FILE* stream, const std::string& line) {
+  std::fprintf(stream, "%s\n", NeutralizeControls(line, TextShape::kSingleLine).c_str());
+}
+
 // The --cwd value as an absolute path (default: the current directory); a --cwd that is not a
 // directory is an error, not an empty project.
 Result<std::string> ProjectDir(const std::string& cwd) {
@@ -202,7 +208,7 @@ void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
   PrintTable(rows);
   for (const ShownRun& run : shown) {
     for (const std::string& line : workflow::SourceFailureLines(run.failed_sources)) {
-      PrintLine(stdout, run.run.run_id + ": " + line);
+      PrintOneLine(stdout, run.run.run_id + ": " + line);
     }
   }
   if (std::any_of(shown.begin(), shown.end(), [](const auto& s) { return s.run.Resume(); })) {

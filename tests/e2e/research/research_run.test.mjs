@@ -250,6 +250,21 @@ test("research: when every declared source fails, each is a warning in the resul
     fs.writeFileSync(resultPath, JSON.stringify(planted));
     assert.equal(JSON.parse(piFusion(env.cwd, "runs", "--json").stdout)[0].source_failures, null);
     assert.doesNotMatch(piFusion(env.cwd, "runs").stdout, /declared source/);
+
+    // A planted run whose hashes agree, with a line break in a failed source's URL: the warning
+    // stays one line, and no line of its own appears to speak of another run.
+    const forged = resultBytes.replace(`"url":"${UNREACHABLE}"`, `"url":"${UNREACHABLE}\\nreason-forged: Warning: forged"`);
+    assert.notEqual(forged, resultBytes);
+    fs.writeFileSync(resultPath, forged);
+    const manifestPath = path.join(dir, "manifest.json");
+    const manifestBytes = fs.readFileSync(manifestPath, "utf8");
+    const manifest = JSON.parse(manifestBytes);
+    manifest.artifacts["result.json"] = { ...manifest.artifacts["result.json"], sha256: sha256(forged), byte_length: Buffer.byteLength(forged) };
+    fs.writeFileSync(manifestPath, JSON.stringify(manifest));
+    const shown = piFusion(env.cwd, "runs");
+    assert.match(shown.stdout, new RegExp(`^${id}: .*${regexLiteral(UNREACHABLE)}␊reason-forged: Warning: forged`, "m"), shown.stdout);
+    assert.doesNotMatch(shown.stdout, /^reason-forged/m, shown.stdout);
+    fs.writeFileSync(manifestPath, manifestBytes);
     fs.writeFileSync(resultPath, resultBytes);
   });
 });
