@@ -181,6 +181,8 @@ workflow::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object 
     Napi::Object sm = sessions.As<Napi::Object>();
     Napi::Function id = Method(sm, "getSessionId");
     if (!id.IsEmpty()) snap.session_id = id.Call(sm, {}).ToString().Utf8Value();
+    Napi::Function dir = Method(sm, "getSessionDir");
+    if (!dir.IsEmpty()) snap.session_dir = dir.Call(sm, {}).ToString().Utf8Value();
     Napi::Function branch = Method(sm, "getBranch");
     if (with_branch && !branch.IsEmpty()) {
       // A branch that cannot be converted stays null; the projection then reports

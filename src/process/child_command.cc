@@ -219,6 +219,7 @@ std::vector<std::string> BuildStageChildEnvironment(const std::vector<std::strin
   }
   if (vars.request_signal_fd)
     set(env_vars::kRequestSignalFd, std::to_string(*vars.request_signal_fd));
+  if (!vars.session_dir.empty()) set(env_vars::kSessionDir, vars.session_dir);
   return out;
 }
 

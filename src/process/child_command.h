@@ -104,6 +104,7 @@ struct ChildVariables {
   std::string tool_journal;
   std::string tool_seal;
   std::optional<int> request_signal_fd;  // PI_FUSION_REQUEST_SIGNAL_FD: the inherited number
+  std::string session_dir;               // PI_FUSION_SESSION_DIR: the parent Pi's session directory
 };
 
 // The whole environment of one Fusion child, the one builder every child's environment comes

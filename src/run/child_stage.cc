@@ -89,6 +89,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   vars.tools = child.tools;
   vars.tool_journal = files.journal;
   vars.tool_seal = files.seal;
+  vars.session_dir = request.host.session_dir;
   process::ChildSpec spec;
   if (child.request_signal_fd >= 0) {
     // An inherited descriptor, not a path: nothing in the project, nothing left behind.

@@ -29,6 +29,7 @@ namespace pi_fusion::workflow {
 struct HostSnapshot {
   std::string cwd;  // the session's working directory
   std::string session_id;
+  std::string session_dir;            // sessionManager.getSessionDir(): candidates never read it
   std::string agent_dir;              // Pi's agent directory (PI_CODING_AGENT_DIR or ~/.pi/agent)
   config::RegistrySnapshot registry;  // models, current model, parent thinking level
   nlohmann::json branch;              // sessionManager.getBranch() for reason runs; null otherwise
