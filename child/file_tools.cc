@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "child/child_state.h"
+#include "child/core/grep_filter.h"
 #include "child/core/path_confinement.h"
 #include "child/core/walk_tools.h"
 #include "child/js_convert.h"
@@ -513,8 +514,9 @@ Napi::Value GrepExecute(const Napi::CallbackInfo& info, SharedPtr s) {
       }
       try {
         GrepFormatter formatter(*s, env, *params, single);
+        GrepFilter filter(*s->setup.wall, *start);
         for (const RipgrepLine& line : ParseRipgrepJson(outcome->stdout_bytes)) {
-          if (start->directory() && s->setup.wall->HiddenInWalk(*start, line.path)) continue;
+          if (filter.Hidden(line.path, line.text)) continue;
           if (!formatter.Add(line)) break;
         }
         const bool capped = outcome->stop_reason == process::StopReason::kStdoutCap;

@@ -8,6 +8,7 @@
 #include "child/child_state.h"
 #include "child/core/child_config.h"
 #include "child/core/orphan_guard.h"
+#include "child/core/protected_places.h"
 #include "child/file_tools.h"
 #include "child/web_fetch_tool.h"
 #include "core/error_codes.h"
@@ -30,7 +31,7 @@ void RegisterWalledFileTools(Napi::Env env, Napi::Object pi, Napi::Value pi_tool
                                "factories for a candidate with file tools");
   }
   const std::string cwd = std::filesystem::current_path().string();
-  Result<std::shared_ptr<const FileWall>> wall = FileWall::Open(cwd, config.pi_agent_dir);
+  Result<std::shared_ptr<const FileWall>> wall = FileWall::Open(cwd, config.wall_places);
   if (!wall.ok()) {
     Napi::Error error = Napi::Error::New(env, "pi-fusion child: " + wall.status().message());
     error.Set("code", wall.status().code());
@@ -80,6 +81,11 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     Napi::Error error = Napi::Error::New(env, fetch_tool.status().message());
     error.Set("code", fetch_tool.status().code());
     throw error;
+  }
+  if (!config->tools.empty()) {
+    config->wall_places = ResolveWallPlaces(ProcessEnvLookup(), PosixFileSystem(),
+                                            std::filesystem::current_path().string(),
+                                            config->pi_agent_dir, config->wall_places.home);
   }
   if (state.request_signal_taken) config->request_signal_fd = -1;
   state.request_signal_taken = true;

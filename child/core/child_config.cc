@@ -92,6 +92,8 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
   std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
   if (retention && !retention->empty()) config.cache_retention = std::move(retention);
   config.pi_agent_dir = PiAgentDir(lookup("PI_CODING_AGENT_DIR"), lookup("HOME").value_or(""));
+  config.wall_places.agent_dir = config.pi_agent_dir;
+  config.wall_places.home = lookup("HOME").value_or("");
   return config;
 }
 

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "child/core/file_wall.h"
 #include "pi_fusion/status.h"
 #include "protocol/constants.h"
 
@@ -48,6 +49,9 @@ struct ChildConfig {
   int request_signal_fd = -1;  // -1: no first-request signal
   // Pi's agent directory (PI_CODING_AGENT_DIR, else ~/.pi/agent), which file tools never read.
   std::string pi_agent_dir;
+  // What the file tools' wall protects besides the built-in names. ReadChildConfig sets the agent
+  // and home directories; the loader adds the rest (protected_places.h ResolveWallPlaces).
+  WallPlaces wall_places;
   int64_t max_provider_requests = protocol::kMaxProviderRequests;
   int64_t max_tool_calls = protocol::kMaxToolCalls;
   uint64_t max_tool_result_bytes = protocol::kMaxToolResultBytes;

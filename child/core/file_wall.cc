@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "child/core/protected_names.h"
+
 namespace pi_fusion::child {
 namespace {
 
@@ -19,26 +21,15 @@ std::vector<std::string_view> Components(std::string_view path) {
   return parts;
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// `.env` and `.env.*`, except the documented example files.
-bool IsEnvFile(std::string_view name) {
-  if (name == ".env") return true;
-  if (name.substr(0, 5) != ".env.") return false;
-  return !EndsWith(name, ".example") && !EndsWith(name, ".sample") && !EndsWith(name, ".template");
-}
-
-bool IsCredentialName(std::string_view name) {
-  for (std::string_view n : kProtectedNames) {
-    if (name == n) return true;
-  }
-  return IsEnvFile(name);
+std::string JoinParts(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : "/") + part;
+  return out;
 }
 
 bool Within(std::string_view path, std::string_view dir) {
   if (dir.empty()) return false;
+  if (dir == ".") return true;
   return path == dir ||
          (path.size() > dir.size() && path.substr(0, dir.size()) == dir && path[dir.size()] == '/');
 }
@@ -46,27 +37,29 @@ bool Within(std::string_view path, std::string_view dir) {
 }  // namespace
 
 std::optional<Protection> ProtectedReason(std::string_view relative,
-                                          std::string_view agent_dir_relative) {
-  if (Within(relative, agent_dir_relative)) {
-    return Protection{kPathProtected, "it is Pi's agent directory (settings and credentials)"};
+                                          const std::vector<ProtectedPrefix>& places,
+                                          const std::vector<std::string>& extra_rows) {
+  // Places compare folded too: on a case-insensitive file system `.PI/Agent` is `.pi/agent`.
+  const std::vector<std::string> folded = FoldedComponents(relative);
+  const std::string folded_path = JoinParts(folded);
+  for (const ProtectedPrefix& place : places) {
+    if (Within(folded_path,
+               place.relative == "." ? "." : JoinParts(FoldedComponents(place.relative)))) {
+      return Protection{kPathProtected, place.reason};
+    }
   }
-  const std::vector<std::string_view> parts = Components(relative);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const std::string_view next = i + 1 < parts.size() ? parts[i + 1] : std::string_view();
-    if (parts[i] == ".pi" && next == "fusion") {
+  for (size_t i = 0; i + 1 < folded.size(); ++i) {
+    if (folded[i] == ".pi" && folded[i + 1] == "fusion") {
       return Protection{kPathInRunStore,
                         "it is Fusion's run store, which candidates never see (earlier runs and "
                         "the other candidates' answers)"};
     }
-    if (parts[i] == ".pi" && next == "agent") {
+    if (folded[i] == ".pi" && folded[i + 1] == "agent") {
       return Protection{kPathProtected, "it is Pi's agent directory (settings and credentials)"};
     }
-    const std::string pair = std::string(parts[i]) + "/" + std::string(next);
-    const bool protected_pair =
-        std::find(kProtectedPairs.begin(), kProtectedPairs.end(), pair) != kProtectedPairs.end();
-    if (IsCredentialName(parts[i]) || protected_pair) {
-      return Protection{kPathProtected, "it holds credentials (" + std::string(parts[i]) + ")"};
-    }
+  }
+  if (std::optional<std::string> row = MatchProtectedName(folded, extra_rows)) {
+    return Protection{kPathProtected, "it holds credentials (" + *row + ")"};
   }
   return std::nullopt;
 }

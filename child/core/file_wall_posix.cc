@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <utility>
 
 #include "child/core/file_wall.h"
+#include "child/core/protected_names.h"
+#include "child/core/secret_content.h"
 
 namespace pi_fusion::child {
 namespace {
@@ -62,13 +65,50 @@ std::string Join(const std::string& dir, std::string_view rest) {
   return tail.empty() ? dir : dir + "/" + tail;
 }
 
+// Up to kSecretHeadBytes first bytes of the regular file behind the O_PATH descriptor `fd`
+// (reopened through /proc, so the same inode), or of the readable descriptor `readable`.
+std::optional<std::string> HeadOf(int readable) {
+  std::string head(kSecretHeadBytes, '\0');
+  size_t got = 0;
+  while (got < head.size()) {
+    ssize_t n = ::pread(readable, head.data() + got, head.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  head.resize(got);
+  return head;
+}
+
+std::optional<std::string> HeadOfPathFd(int fd) {
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  FdGuard readable{::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
+  if (readable.fd < 0) return std::nullopt;
+  return HeadOf(readable.fd);
+}
+
+std::string Parent(const std::string& relative) {
+  const size_t slash = relative.find_last_of('/');
+  return slash == std::string::npos ? std::string() : relative.substr(0, slash);
+}
+
+bool UnderGitObjects(const std::vector<std::string>& folded) {
+  for (size_t i = 0; i + 1 < folded.size(); ++i) {
+    if (folded[i] == ".git" && folded[i + 1] == "objects") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-VettedObject::VettedObject(int fd, std::string real_path, std::string relative, bool directory)
+VettedObject::VettedObject(int fd, std::string real_path, std::string relative, bool directory,
+                           bool redacted)
     : fd_(fd),
       real_path_(std::move(real_path)),
       relative_(std::move(relative)),
-      directory_(directory) {}
+      directory_(directory),
+      redacted_(redacted) {}
 
 VettedObject::~VettedObject() {
   if (fd_ >= 0) ::close(fd_);
@@ -78,7 +118,8 @@ VettedObject::VettedObject(VettedObject&& other) noexcept
     : fd_(other.fd_),
       real_path_(std::move(other.real_path_)),
       relative_(std::move(other.relative_)),
-      directory_(other.directory_) {
+      directory_(other.directory_),
+      redacted_(other.redacted_) {
   other.fd_ = -1;
 }
 
@@ -86,15 +127,18 @@ std::string VettedObject::ProcPath() const {
   return "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd_);
 }
 
-FileWall::FileWall(int root_fd, std::string root, std::string agent_dir_relative)
+FileWall::FileWall(int root_fd, std::string root, std::vector<ProtectedPrefix> places,
+                   std::vector<Identity> identities, std::vector<std::string> extra_rows)
     : root_fd_(root_fd),
       root_(std::move(root)),
-      agent_dir_relative_(std::move(agent_dir_relative)) {}
+      places_(std::move(places)),
+      identities_(std::move(identities)),
+      extra_rows_(std::move(extra_rows)) {}
 
 FileWall::~FileWall() { ::close(root_fd_); }
 
 Result<std::shared_ptr<const FileWall>> FileWall::Open(const std::string& project_dir,
-                                                       const std::string& agent_dir) {
+                                                       const WallPlaces& places) {
   const int fd = ::open(project_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   std::optional<std::string> root = fd >= 0 ? PathOfFd(fd) : std::nullopt;
   if (!root) {
@@ -103,22 +147,117 @@ Result<std::shared_ptr<const FileWall>> FileWall::Open(const std::string& projec
     return Status::Error(kPathNotFound, "the project directory " + project_dir +
                                             " cannot be opened: " + std::strerror(err));
   }
-  std::string agent_relative;
-  if (char* real = ::realpath(agent_dir.c_str(), nullptr)) {
-    agent_relative = RelativeTo(*root, real).value_or("");
-    if (agent_relative.empty() && std::string(real) == *root) agent_relative = ".";
-    std::free(real);
+  std::vector<ProtectedPrefix> prefixes;
+  std::vector<Identity> identities;
+  struct stat root_st = {};
+  ::fstat(fd, &root_st);
+  // A place protected by identity, and by its path when it lies inside the project ("." when it
+  // is the project itself: then everything is protected).
+  auto add = [&](const std::string& path, const std::string& reason, bool by_path) {
+    if (path.empty()) return;
+    struct stat st = {};
+    if (::stat(path.c_str(), &st) != 0) return;
+    identities.push_back({st.st_dev, st.st_ino, reason});
+    if (st.st_dev == root_st.st_dev && st.st_ino == root_st.st_ino) {
+      prefixes.push_back({".", "the project is " + reason.substr(reason.find("is ") + 3)});
+      return;
+    }
+    if (!by_path) return;
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      if (std::optional<std::string> inside = RelativeTo(*root, real)) {
+        prefixes.push_back({*inside, reason});
+      }
+      std::free(real);
+    }
+  };
+  add(places.agent_dir, "it is Pi's agent directory (settings and credentials)", true);
+  for (const std::string& dir : places.session_dirs) {
+    add(dir, "it is one of Pi's session directories (conversations)", true);
   }
-  // An agent directory that is the project itself protects everything: keep it as "." so that
-  // Within() matches every path (see Protected).
-  return std::shared_ptr<const FileWall>(new FileWall(fd, *root, agent_relative));
+  add(*root + "/.pi/fusion", "it is Fusion's run store", false);
+  if (!places.home.empty() && places.home.front() == '/') {
+    for (const ProtectedRow& row : BuiltInProtectedRows()) {
+      add(places.home + "/" + std::string(row.path),
+          "it is " + std::string(row.what) + " in the home directory", false);
+    }
+    for (const std::string& row : places.extra_rows) {
+      add(places.home + "/" + row, "it is a place protected by a setting", false);
+    }
+  }
+  return std::shared_ptr<const FileWall>(
+      new FileWall(fd, *root, std::move(prefixes), std::move(identities), places.extra_rows));
 }
 
 std::optional<Protection> FileWall::Protected(std::string_view relative) const {
-  if (agent_dir_relative_ == ".") {
-    return Protection{kPathProtected, "the project is Pi's agent directory"};
+  return ProtectedReason(relative, places_, extra_rows_);
+}
+
+std::optional<Protection> FileWall::ProtectedObject(int fd, const std::string& relative,
+                                                    const std::string& vetted_ancestor,
+                                                    const std::optional<std::string>& head) const {
+  struct stat st = {};
+  if (::fstat(fd, &st) != 0) return Protection{kPathNotFound, "it cannot be examined"};
+  auto identity = [&](const struct stat& s) -> std::optional<Protection> {
+    for (const Identity& id : identities_) {
+      if (id.dev == s.st_dev && id.ino == s.st_ino) return Protection{kPathProtected, id.reason};
+    }
+    return std::nullopt;
+  };
+  if (std::optional<Protection> p = identity(st)) return p;
+  // The directories between the vetted ancestor and the object (the real path has no symlinks).
+  for (std::string dir = Parent(relative);
+       !identities_.empty() && dir.size() > vetted_ancestor.size(); dir = Parent(dir)) {
+    FdGuard parent{OpenBeneath(root_fd_, dir, O_PATH | O_DIRECTORY,
+                               RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)};
+    struct stat ps = {};
+    if (parent.fd < 0 || ::fstat(parent.fd, &ps) != 0) {
+      return Protection{kPathNotFound, "a directory on its path cannot be examined"};
+    }
+    if (std::optional<Protection> p = identity(ps)) return p;
   }
-  return ProtectedReason(relative, agent_dir_relative_);
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  if (head && HoldsPrivateKey(*head)) {
+    return Protection{kPathProtected, "it holds a private key"};
+  }
+  return HardLinkRefusal(st, relative, head);
+}
+
+std::optional<Protection> FileWall::HardLinkRefusal(const struct stat& st,
+                                                    const std::string& relative,
+                                                    const std::optional<std::string>& head) const {
+  if (st.st_nlink <= 1) return std::nullopt;
+  if (UnderGitObjects(FoldedComponents(relative))) {
+    // git links objects on a local clone; what it links is compressed or a pack.
+    if (!head || LooksLikeGitObject(*head)) return std::nullopt;
+    return Protection{kPathProtected,
+                      "it is a hard-linked file under .git/objects that is not a git object"};
+  }
+  // Every other name must be in the same directory, and none of them protected.
+  const std::string parent = Parent(relative);
+  const int dir_fd = OpenBeneath(root_fd_, parent.empty() ? "." : parent, O_RDONLY | O_DIRECTORY,
+                                 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  DIR* stream = dir_fd >= 0 ? ::fdopendir(dir_fd) : nullptr;
+  if (stream == nullptr && dir_fd >= 0) ::close(dir_fd);
+  nlink_t names = 0;
+  bool protected_name = false;
+  while (stream != nullptr) {
+    struct dirent* entry = ::readdir(stream);
+    if (entry == nullptr) break;
+    if (entry->d_ino != st.st_ino) continue;
+    struct stat other = {};
+    if (::fstatat(::dirfd(stream), entry->d_name, &other, AT_SYMLINK_NOFOLLOW) != 0 ||
+        other.st_dev != st.st_dev || other.st_ino != st.st_ino) {
+      continue;
+    }
+    ++names;
+    const std::string name = parent.empty() ? entry->d_name : parent + "/" + entry->d_name;
+    protected_name = protected_name || Protected(name).has_value();
+  }
+  if (stream != nullptr) ::closedir(stream);
+  if (names == st.st_nlink && !protected_name) return std::nullopt;
+  return Protection{kPathProtected,
+                    "it is a hard link whose other names cannot all be seen; it may be another "
+                    "name of a protected file"};
 }
 
 Result<VettedObject> FileWall::Vet(const std::string& path, std::string_view shown,
@@ -174,25 +313,47 @@ Result<VettedObject> FileWall::Vet(const std::string& path, std::string_view sho
                              "is not a regular file or directory (a FIFO, socket or "
                              "device); candidates may not open it.");
   }
+  std::optional<std::string> head;
+  if (!directory) head = HeadOfPathFd(fd);
+  if (!directory && !head) {
+    return Status::Error(kPathNotFound, refused + "cannot be read: " + std::strerror(errno));
+  }
+  if (std::optional<Protection> p = ProtectedObject(fd, *relative, "", head)) {
+    return Status::Error(p->code, refused + "may not be read: " + p->reason + ".");
+  }
   if (want == WallWant::kFile && directory) {
     return Status::Error("path_is_directory", refused + "is a directory, not a file.");
   }
   if (want == WallWant::kDirectory && !directory) {
     return Status::Error("path_not_directory", refused + "is a file, not a directory.");
   }
-  return VettedObject(guard.Release(), *real, *relative, directory);
+  const bool redacted = !directory && IsRedactedFile(FoldedComponents(*relative));
+  return VettedObject(guard.Release(), *real, *relative, directory, redacted);
 }
 
-bool FileWall::HiddenInWalk(const VettedObject& dir, std::string_view relative_to_dir) const {
+bool FileWall::HiddenInWalk(const VettedObject& dir, std::string_view relative_to_dir,
+                            WalkCheck check) const {
   const std::string inside = LexicalPath(relative_to_dir);
-  if (Protected(Join(dir.relative(), inside))) return true;
+  const std::string joined = Join(dir.relative(), inside);
+  if (Protected(joined)) return true;
   if (inside.empty()) return false;
   // No symlink on the way (a walk never follows one); the last component may be one itself.
   FdGuard entry{
       OpenBeneath(dir.fd(), inside, O_PATH | O_NOFOLLOW, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)};
   struct stat st = {};
   if (entry.fd < 0 || ::fstat(entry.fd, &st) != 0) return true;
-  return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode);
+  if (S_ISLNK(st.st_mode)) return false;
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return true;
+  std::optional<std::string> head;
+  if (check == WalkCheck::kContent && S_ISREG(st.st_mode)) {
+    head = HeadOfPathFd(entry.fd);
+    if (!head) return true;
+  }
+  return ProtectedObject(entry.fd, joined, dir.relative(), head).has_value();
+}
+
+bool FileWall::RedactedInWalk(const VettedObject& dir, std::string_view relative_to_dir) const {
+  return IsRedactedFile(FoldedComponents(Join(dir.relative(), relative_to_dir)));
 }
 
 Result<std::vector<std::string>> FileWall::List(const VettedObject& dir) const {
@@ -217,17 +378,49 @@ Result<std::vector<std::string>> FileWall::List(const VettedObject& dir) const {
 Result<int> FileWall::ReopenForReading(const VettedObject& file) {
   // Through /proc the kernel reopens the very inode the O_PATH descriptor holds, not a name.
   const std::string self = "/proc/self/fd/" + std::to_string(file.fd());
-  const int fd = ::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) {
+  FdGuard fd{::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
+  if (fd.fd < 0) {
     return Status::Error(kPathNotFound,
                          std::string("cannot open the file: ") + std::strerror(errno));
   }
   struct stat st = {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
+  if (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     return Status::Error(kPathNotRegular, "the file is not a regular file");
   }
-  return fd;
+  // Judged again on the descriptor that will be read: the file may have changed since Vet.
+  std::optional<std::string> head = HeadOf(fd.fd);
+  if (!head || HoldsPrivateKey(*head)) {
+    return Status::Error(kPathProtected, "Refused: \"" + file.relative() +
+                                             "\" may not be read: it holds a private key.");
+  }
+  if (!file.redacted()) return fd.Release();
+  if (static_cast<uint64_t>(st.st_size) > kMaxRedactedBytes) {
+    return Status::Error(kPathProtected, "Refused: \"" + file.relative() +
+                                             "\" is too large to be shown with its URLs' "
+                                             "credentials redacted.");
+  }
+  std::string text;
+  for (char buf[64 * 1024];;) {
+    ssize_t n = ::read(fd.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || text.size() + static_cast<size_t>(n) > kMaxRedactedBytes) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  const std::string redacted = RedactUrlUserinfo(text);
+  // A memory file: the reader gets a descriptor as for any file, holding only the redacted text.
+  FdGuard memory{::memfd_create("pi-fusion-redacted", MFD_CLOEXEC)};
+  size_t written = 0;
+  while (memory.fd >= 0 && written < redacted.size()) {
+    ssize_t n = ::write(memory.fd, redacted.data() + written, redacted.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  if (memory.fd < 0 || written != redacted.size() || ::lseek(memory.fd, 0, SEEK_SET) != 0) {
+    return Status::Error(kPathNotFound,
+                         std::string("cannot redact the file: ") + std::strerror(errno));
+  }
+  return memory.Release();
 }
 
 }  // namespace pi_fusion::child

@@ -228,7 +228,7 @@ ChildGovernor::ToolDecision ChildGovernor::OnToolCall(const ToolCall& call) {
             false, false};
   }
   if (std::optional<Status> refusal =
-          RefuseToolPath(*env_, config_.pi_agent_dir, call.cwd, call.tool_name, call.input)) {
+          RefuseToolPath(*env_, config_.wall_places, call.cwd, call.tool_name, call.input)) {
     // The journal keeps why, so the parent can count what a candidate tried.
     if (journal_) journal_->Annotate(call.call_id, {.error_code = refusal->code()});
     return {true, refusal->message(), false, false};

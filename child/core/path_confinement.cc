@@ -54,7 +54,7 @@ std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string
   return "/" + LexicalPath(p);
 }
 
-std::optional<Status> RefuseToolPath(ChildEnv& env, const std::string& agent_dir,
+std::optional<Status> RefuseToolPath(ChildEnv& env, const WallPlaces& places,
                                      const std::string& cwd, const std::string& tool,
                                      const nlohmann::json& input) {
   static constexpr std::array<std::string_view, 4> kFileTools = {"read", "grep", "find", "ls"};
@@ -79,7 +79,7 @@ std::optional<Status> RefuseToolPath(ChildEnv& env, const std::string& agent_dir
                                                   cwd + ", and \"" + raw +
                                                   "\" is not a plain file path.");
   }
-  Result<std::shared_ptr<const FileWall>> wall = FileWall::Open(cwd, agent_dir);
+  Result<std::shared_ptr<const FileWall>> wall = FileWall::Open(cwd, places);
   if (!wall.ok()) return Status::Error(wall.status().code(), "Refused: " + wall.status().message());
   // Only the walls here; a read of a directory is Pi's own error, not a refusal.
   Result<VettedObject> vetted = (*wall)->Vet(*resolved, raw, WallWant::kAny);

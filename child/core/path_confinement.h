@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child/core/child_env.h"
+#include "child/core/file_wall.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::child {
@@ -34,9 +35,9 @@ std::optional<std::string> ResolveLikePi(std::string_view raw, const std::string
 
 // Why `tool` may not run with `input` (its validated arguments) under `cwd`, as a Status whose
 // code is the audit journal's error_code (file_wall.h kPath*) and whose message the model sees;
-// nullopt when it may. `agent_dir` is Pi's agent directory (PiAgentDir). Tools other than read,
-// grep, find and ls take no path and are not checked here.
-std::optional<Status> RefuseToolPath(ChildEnv& env, const std::string& agent_dir,
+// nullopt when it may. `places`: what the wall protects besides the built-in names. Tools other
+// than read, grep, find and ls take no path and are not checked here.
+std::optional<Status> RefuseToolPath(ChildEnv& env, const WallPlaces& places,
                                      const std::string& cwd, const std::string& tool,
                                      const nlohmann::json& input);
 

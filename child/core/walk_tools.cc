@@ -5,19 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "child/core/file_wall.h"
+#include "child/core/protected_names.h"
 
 namespace pi_fusion::child {
 namespace {
 
 // The protected places (file_wall.h) as ripgrep/fd globs: excluded directories are not entered.
 // `.env.*` is left to the filter, since its example files stay searchable.
-std::vector<std::string> Excluded() {
-  std::vector<std::string> globs;
-  for (std::string_view pair : kProtectedPairs) globs.push_back("**/" + std::string(pair));
-  for (std::string_view name : kProtectedNames) globs.push_back("**/" + std::string(name));
-  return globs;
-}
+std::vector<std::string> Excluded() { return ProtectedGlobs(); }
 
 // A text field of rg's JSON: `text`, or base64 `bytes` for data that is not UTF-8.
 std::string RgText(const nlohmann::json& field) {

@@ -42,7 +42,7 @@ struct Tree {
     return refusal->message();
   }
   std::optional<Status> Code(const std::string& tool, json input) {
-    return RefuseToolPath(env, root + "/agent", project, tool, input);
+    return RefuseToolPath(env, WallPlaces{.agent_dir = root + "/agent"}, project, tool, input);
   }
 
   std::string root, project;
