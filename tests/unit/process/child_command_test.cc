@@ -314,6 +314,7 @@ TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names
   vars.tool_journal = "/run/j.jsonl";
   vars.tool_seal = "/run/s.json";
   vars.request_signal_fd = 3;
+  vars.session_dir = "/home/u/.pi/agent/sessions/--p--";
   const std::vector<std::string> parent = {"PATH=/usr/bin", "PI_FUSION_CHILD_ROLE=merger",
                                            "PI_FUSION_WARM=0"};
   const std::vector<std::string> child = BuildStageChildEnvironment(parent, vars);
@@ -331,6 +332,7 @@ TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names
                      "PI_FUSION_TOOL_JOURNAL=/run/j.jsonl",
                      "PI_FUSION_TOOL_SEAL=/run/s.json",
                      "PI_FUSION_REQUEST_SIGNAL_FD=3",
+                     "PI_FUSION_SESSION_DIR=/home/u/.pi/agent/sessions/--p--",
                  });
   std::vector<std::string> set_by_builder, per_child;
   for (size_t i = 4; i < child.size(); ++i) {

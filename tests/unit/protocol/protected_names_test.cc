@@ -2,12 +2,18 @@
 // userinfo redaction, git objects, and the rows settings add.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "child/core/case_fold.h"
 #include "child/core/protected_names.h"
 #include "child/core/protected_places.h"
 #include "child/core/secret_content.h"
+#include "core/file_system.h"
 
 namespace pi_fusion::child {
 namespace {
@@ -155,6 +161,33 @@ TEST_CASE("LooksLikeGitObject: zlib streams and git's binary formats only") {
   CHECK(LooksLikeGitObject(std::string("\377tOc\0\0\0\2", 8)));
   CHECK_FALSE(LooksLikeGitObject("AWS_SECRET=abc"));
   CHECK_FALSE(LooksLikeGitObject("x"));
+}
+
+TEST_CASE("ResolveWallPlaces: every way Pi learns a session directory, and the added rows") {
+  namespace fs = std::filesystem;
+  std::string pattern = (fs::temp_directory_path() / "places-XXXXXX").string();
+  const std::string root = ::mkdtemp(pattern.data());
+  const std::string project = root + "/project", agent = root + "/agent", home = root + "/home";
+  fs::create_directories(project + "/.pi");
+  fs::create_directories(agent);
+  std::ofstream(project + "/.pi/settings.json") << R"({"sessionDir": ".pi/sessions"})";
+  std::ofstream(agent + "/settings.json") << R"({"sessionDir": "~/pi-sessions"})";
+  std::ofstream(agent + "/fusion-protected") << "# mine\nsecrets\n";
+  std::ofstream(project + "/.pi/fusion-protected") << "vault/keys.txt\n../escape\n";
+  const EnvLookup lookup = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "PI_FUSION_SESSION_DIR") return std::string("/parent/sessions");
+    if (name == "PI_CODING_AGENT_SESSION_DIR") return std::string("~/env-sessions");
+    return std::nullopt;
+  };
+  const WallPlaces places = ResolveWallPlaces(lookup, PosixFileSystem(), project, agent, home);
+  CHECK(places.agent_dir == agent);
+  CHECK(places.home == home);
+  CHECK(places.session_dirs == std::vector<std::string>{"/parent/sessions", home + "/env-sessions",
+                                                        project + "/.pi/sessions",
+                                                        home + "/pi-sessions",
+                                                        agent + "/sessions"});
+  CHECK(places.extra_rows == std::vector<std::string>{"secrets", "vault/keys.txt"});
+  fs::remove_all(root);
 }
 
 }  // namespace
