@@ -22,7 +22,8 @@ bool IsDate(std::string_view part) {
 // Drops a trailing "-latest", "-20250929" or "-2025-09-29" from a normalized name.
 std::string WithoutDateOrLatest(std::string base) {
   for (const std::string_view suffix : {std::string_view("-latest")}) {
-    if (base.size() > suffix.size() && base.ends_with(suffix)) base.resize(base.size() - suffix.size());
+    if (base.size() > suffix.size() && base.ends_with(suffix))
+      base.resize(base.size() - suffix.size());
   }
   for (const size_t width : {size_t{8}, size_t{10}}) {
     if (base.size() > width + 1 && base[base.size() - width - 1] == '-' &&
@@ -41,7 +42,9 @@ std::optional<ModelName> Parse(std::string_view id) {
   std::string_view model = id.substr(id.rfind('/') + 1);
   model = model.substr(0, model.find_first_of(":@"));
   for (char c : model) {
-    name.base += (c == '.' || c == '_') ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    name.base += (c == '.' || c == '_')
+                     ? '-'
+                     : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   name.base = WithoutDateOrLatest(std::move(name.base));
   for (char c : name.base) {

@@ -363,7 +363,8 @@ Result<RunError> RunErrorFromJson(const json& value, std::string_view where) {
   e.slot = ReadOptionalInt(r, "slot");
   e.attempt = ReadOptionalInt(r, "attempt");
   // fusion-manifest.v5: who cancelled the run; absent in v4, where the message says it.
-  if (value.is_object() && value.contains("cancelled_by")) e.cancelled_by = r.NullableString("cancelled_by");
+  if (value.is_object() && value.contains("cancelled_by"))
+    e.cancelled_by = r.NullableString("cancelled_by");
   Status s = r.Finish();
   if (!s.ok()) return s;
   return e;

@@ -16,13 +16,16 @@ TEST_CASE("SharedCandidateModel: three, two or none; unknown models never shared
 
 TEST_CASE("SharedCandidateModel: one family gets the softer note; exact ids still come first") {
   // Same provider, one stem.
-  CHECK(SharedCandidateModel({"anthropic/claude-sonnet-4-5", "x/gemma-3", "anthropic/claude-opus-4-1"}) ==
+  CHECK(SharedCandidateModel(
+            {"anthropic/claude-sonnet-4-5", "x/gemma-3", "anthropic/claude-opus-4-1"}) ==
         SharedModel{"anthropic/claude-sonnet-4-5, anthropic/claude-opus-4-1", {1, 3}, true});
   // The same model through two providers: case, '.', a date and a variant suffix do not matter.
   CHECK(SharedCandidateModel({"anthropic/claude-sonnet-4-5-20250929",
                               "openrouter/anthropic/Claude-Sonnet-4.5:thinking", "x/llama-3"}) ==
-        SharedModel{"anthropic/claude-sonnet-4-5-20250929, openrouter/anthropic/Claude-Sonnet-4.5:thinking",
-                    {1, 2}, true});
+        SharedModel{
+            "anthropic/claude-sonnet-4-5-20250929, openrouter/anthropic/Claude-Sonnet-4.5:thinking",
+            {1, 2},
+            true});
   CHECK(SharedCandidateModel({"a/qwen3-coder", "a/qwen2-5-max", "a/qwen-plus"})->slots ==
         std::vector<int>{1, 2, 3});
   // An exact pair wins over a family of three.

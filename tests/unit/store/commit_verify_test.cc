@@ -112,8 +112,9 @@ TEST_CASE("VerifyCompletedRun: returns the verified answer, details, usage and m
   CHECK(verified->manifest.state == RunState::kCompleted);
 }
 
-TEST_CASE("VerifyCompletedRun: a run written with the previous ids (manifest v4, result v5) verifies",
-          "[store]") {
+TEST_CASE(
+    "VerifyCompletedRun: a run written with the previous ids (manifest v4, result v5) verifies",
+    "[store]") {
   CompletedRun run;
   CHECK(run.ReadJson(kManifestFile)["schema_version"] == "pi-background-tasks.fusion-manifest.v5");
   CHECK(run.ReadJson(kResultFile)["details"]["schema_version"] ==

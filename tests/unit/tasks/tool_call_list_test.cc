@@ -170,8 +170,8 @@ TEST_CASE("NoSourceFetched: none tried, or every try failed, is no fetch; one su
   CHECK(NoSourceFetched({}));
   CHECK(NoSourceFetched({{"https://a.example/", false, "dns_failure"},
                          {"https://a.example/", false, "network_error"}}));
-  CHECK_FALSE(NoSourceFetched({{"https://a.example/", false, "dns_failure"},
-                               {"https://b.example/", true, ""}}));
+  CHECK_FALSE(NoSourceFetched(
+      {{"https://a.example/", false, "dns_failure"}, {"https://b.example/", true, ""}}));
 }
 
 }  // namespace pi_fusion::workflow
