@@ -48,7 +48,8 @@ int64_t StageOutputCapBytes(Stage stage) {
   return static_cast<int64_t>(kMergerOutputMaxBytes);
 }
 
-CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing) {
+CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing,
+                          const ObservedRoles& observed) {
   CostForecast out;
   for (const StageForecast& stage : plan.stages) {
     const size_t route = static_cast<size_t>(stage.role);
@@ -62,6 +63,15 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
                   stage.estimate.tokens};
     const int64_t cap = StageOutputCapBytes(stage.stage);
     cost.output = {ExpectedTokens(cap, rate), cap};
+    if (const std::optional<ObservedTokens>& seen = observed[route]; seen && !stage.conditional) {
+      // Earlier runs' median as it was, even above the worst case: a tool-using candidate's
+      // turns, which the worst case does not count, are in it.
+      cost.input.expected = seen->input;
+      cost.output.expected = seen->output;
+      cost.from_history = true;
+      cost.history_runs = seen->runs;
+      ++out.history_stages;
+    }
     cost.subscription = pricing[route].subscription;
     if (pricing[route].prices) {
       const TokenPrices& prices = *pricing[route].prices;

@@ -6,11 +6,16 @@
 //                        its cap, one token per byte (StageForecast::estimate.tokens);
 //               output = the stage's output cap (candidate 48 KiB, evaluator and repair 64 KiB,
 //                        merger 64 KiB), one token per byte: the largest answer the stage accepts.
-//   expected    output = a quarter of that cap (kExpectedOutputShareX10000), at the route
+//   expected    from this project's earlier runs when there are enough (ObservedTokens: the
+//               median input and output tokens the same role used on the same route, over at
+//               least kHistoryMinRuns runs of the same workflow; run/cost_history.h reads them);
+//               before that, the share-of-cap rule:
+//               output = a quarter of that cap (kExpectedOutputShareX10000), at the route
 //                        family's configured bytes per token (anthropic 1.73, openai-codex 2.89,
 //                        unknown 1.00);
 //               input  = the known prompt (StageForecast::input_tokens) + a quarter of the
 //                        reserved upstream outputs, at the same family rate.
+//               Every text and JSON form says which basis each stage's expected figure has.
 //   cost        = input tokens x input price + output tokens x output price (per million
 //                 tokens), all input priced uncached: a prompt-cache hit only lowers it.
 // The run's expected figures leave out the conditional evaluation repair (it runs only after an
@@ -33,6 +38,22 @@ namespace pi_fusion::budget {
 
 // The expected answer of a stage, as a share of its output cap (basis points).
 inline constexpr int64_t kExpectedOutputShareX10000 = 2500;
+
+// Earlier runs needed before a role's expected figure comes from them, and the most read.
+inline constexpr int kHistoryMinRuns = 3;
+inline constexpr int kHistoryMaxRuns = 9;
+
+// What one role used on one route in earlier runs: the median of each (input tokens counting
+// cache reads and writes, all priced as uncached input), and how many runs the samples are of.
+struct ObservedTokens {
+  int64_t input = 0;
+  int64_t output = 0;
+  int runs = 0;
+
+  bool operator==(const ObservedTokens&) const = default;
+};
+// Per route role (kAllRoles order); nullopt: fewer than kHistoryMinRuns runs to learn from.
+using ObservedRoles = std::array<std::optional<ObservedTokens>, 5>;
 
 // A route's prices in US dollars per million tokens (Pi's model.cost).
 struct TokenPrices {
@@ -70,6 +91,9 @@ struct StageCost {
   int slot = 0;  // 1-3 for candidates, 0 otherwise
   RouteRole role = RouteRole::kCandidate1;
   bool conditional = false;  // the evaluation repair
+  // The expected figures are the median of earlier runs (ObservedTokens), not the share of cap.
+  bool from_history = false;
+  int history_runs = 0;  // how many runs that median is of; 0 unless from_history
   TokenRange input;
   TokenRange output;
   std::optional<UsdRange> usd;  // nullopt when the route has no prices
@@ -85,13 +109,18 @@ struct CostForecast {
   UsdRange usd;
   int unpriced_stages = 0;
   int subscription_stages = 0;
+  int history_stages = 0;  // stages whose expected figures come from earlier runs
 };
 
 // The output cap of `stage` in bytes (core/limits.h): its worst-case output at one token a byte.
 int64_t StageOutputCapBytes(Stage stage);
 
-// The forecast of `plan` with `pricing[i]` for route kAllRoles[i].
-CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing);
+// The forecast of `plan` with `pricing[i]` for route kAllRoles[i], and `observed[i]` (when set)
+// as the expected tokens of the non-conditional stage on that route. The worst case never
+// changes: earlier runs say what is likely, not what is possible (a tool-using candidate's
+// expected input can lie above its worst case, which does not count tool turns).
+CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing,
+                          const ObservedRoles& observed = {});
 
 // The expected cost of the stages still to run once the run is about to start `next`: every
 // non-conditional stage at or after `next` in stage order (candidate, evaluation,

@@ -25,6 +25,10 @@ std::string StageLine(const BudgetPlan& plan, const StageCost& stage) {
   if (stage.conditional) line += " (only after an invalid evaluation)";
   line += ", " + plan.routes[static_cast<size_t>(stage.role)].QualifiedId() + ": " +
           Range(stage.input) + " input, " + Range(stage.output) + " output tokens, ";
+  if (stage.from_history) {
+    line = line.substr(0, line.size() - 2) + " (expected: the median of " +
+           std::to_string(stage.history_runs) + " earlier runs), ";
+  }
   if (!stage.usd) return line + "no price known";
   line += UsdText(*stage.usd);
   if (stage.subscription) line += " at catalog prices, counted against the subscription";
@@ -43,10 +47,33 @@ std::string FormatUsd(double usd) {
   return text;
 }
 
+std::string ExpectedBasis(const CostForecast& forecast) {
+  int non_conditional = 0;
+  for (const StageCost& stage : forecast.stages) non_conditional += stage.conditional ? 0 : 1;
+  if (forecast.history_stages == 0) return "share_of_cap";
+  return forecast.history_stages >= non_conditional ? "earlier_runs" : "mixed";
+}
+
+std::string ExpectedBasisSentence(const CostForecast& forecast) {
+  const std::string basis = ExpectedBasis(forecast);
+  if (basis == "earlier_runs") {
+    return "Expected: what each role used in this project's earlier runs on the same routes "
+           "(the median).";
+  }
+  const std::string rule = "a quarter of each output cap";
+  if (basis == "mixed") {
+    return "Expected: the median of this project's earlier runs where a role has " +
+           std::to_string(kHistoryMinRuns) + " on the same route, else " + rule + ".";
+  }
+  return "Expected: " + rule + " (this project has fewer than " + std::to_string(kHistoryMinRuns) +
+         " earlier runs on these routes to learn from).";
+}
+
 std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
                              bool tool_using_candidates) {
   std::string text = "Estimate (expected – worst case): " + Range(forecast.input) + " input and " +
                      Range(forecast.output) + " output tokens, " + UsdText(forecast.usd) + ".";
+  text += " " + ExpectedBasisSentence(forecast);
   if (forecast.subscription_stages > 0) {
     text +=
         " Stages on a subscription route are counted against the subscription, not billed "
@@ -56,11 +83,22 @@ std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecas
     text += " " + std::to_string(forecast.unpriced_stages) +
             " stage(s) run on a route with no price; the dollars leave them out.";
   }
-  if (tool_using_candidates) {
+  if (tool_using_candidates && ExpectedBasis(forecast) != "earlier_runs") {
     text += " Each tool call a candidate makes adds a model request that is not in the estimate.";
+  } else if (tool_using_candidates) {
+    text +=
+        " The expected figures include the candidates' tool turns as earlier runs made them; the "
+        "worst case does not count the model request each tool call adds.";
   }
   for (const StageCost& stage : forecast.stages) text += "\n" + StageLine(plan, stage);
   return text;
+}
+
+json EstimateSummaryJson(const CostForecast& forecast) {
+  return {{"expected_usd", forecast.usd.expected},
+          {"worst_case_usd", forecast.usd.worst},
+          {"expected_basis", ExpectedBasis(forecast)},
+          {"unpriced_stages", forecast.unpriced_stages}};
 }
 
 json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
@@ -71,6 +109,8 @@ json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
          {"slot", s.slot == 0 ? json(nullptr) : json(s.slot)},
          {"route", plan.routes[static_cast<size_t>(s.role)].QualifiedId()},
          {"conditional", s.conditional},
+         {"expected_basis", s.from_history ? "earlier_runs" : "share_of_cap"},
+         {"history_runs", s.history_runs},
          {"subscription", s.subscription},
          {"input_tokens", RangeJson(s.input.expected, s.input.worst)},
          {"output_tokens", RangeJson(s.output.expected, s.output.worst)},
@@ -87,6 +127,7 @@ json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
             {"usd", forecast.usd.worst}}},
           {"unpriced_stages", forecast.unpriced_stages},
           {"subscription_stages", forecast.subscription_stages},
+          {"expected_basis", ExpectedBasis(forecast)},
           {"stages", std::move(stages)}};
 }
 

@@ -100,17 +100,18 @@ std::optional<int64_t> AgeMs(const tasks::RunListing& run, int64_t now) {
   return now - *created;
 }
 
-// What `runs` shows of one run besides its listing: the declared sources a completed research run
-// could not fetch (tasks::FailedSourcesOf; null for other runs).
+// What `runs` shows of one run besides its listing: what its verified result says
+// (tasks::VerifiedReportOf: its estimate, and what a research run could not fetch; null for a run
+// that did not complete or does not verify).
 struct ShownRun {
   const tasks::RunListing& run;
-  nlohmann::json failed_sources;
+  nlohmann::json report;
 };
 
 std::vector<ShownRun> Shown(const std::vector<tasks::RunListing>& runs) {
   std::vector<ShownRun> shown;
   for (const tasks::RunListing& run : runs) {
-    shown.push_back({run, tasks::FailedSourcesOf(PosixFileSystem(), run)});
+    shown.push_back({run, tasks::VerifiedReportOf(PosixFileSystem(), run)});
   }
   return shown;
 }
@@ -137,7 +138,13 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
   const std::optional<tasks::ResumeHint> resume = run.Resume();
   out["resumable"] = resume ? tasks::ResumeHintJson(*resume) : nlohmann::json(nullptr);
-  out["source_failures"] = shown.failed_sources;
+  const nlohmann::json& report = shown.report;
+  const auto reported = [&](const char* key) {
+    return report.is_object() ? report.value(key, nlohmann::json()) : nlohmann::json();
+  };
+  out["source_failures"] = reported("source_failures");
+  out["no_source_fetched"] = reported("no_source_fetched");
+  out["estimate"] = reported("estimate");
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
@@ -180,8 +187,8 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   // A run /fusion-resume can take up is marked, so nobody starts it over (or prunes it) unaware.
   const std::string resumable = run.Resume() ? ", resumable" : "";
   // A research answer written without some of its declared sources is not a plain "completed".
-  const size_t failed = workflow::SourceFailureLines(shown.failed_sources).size();
-  const std::string sources = failed > 0 ? ", " + workflow::SourceFailureCount(failed) : "";
+  const std::string status = workflow::SourceWarningStatus(shown.report);
+  const std::string sources = status.empty() ? "" : ", " + status;
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
           (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + sources,
@@ -207,7 +214,7 @@ void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
   for (const ShownRun& run : shown) rows.push_back(Row(run, now));
   PrintTable(rows);
   for (const ShownRun& run : shown) {
-    for (const std::string& line : workflow::SourceFailureLines(run.failed_sources)) {
+    for (const std::string& line : workflow::SourceWarningLines(run.report)) {
       PrintOneLine(stdout, run.run.run_id + ": " + line);
     }
   }

@@ -109,7 +109,7 @@ Result<ResolvedModels> AdmitModels(const ModelsConfig& config, const RegistrySna
 
 // {"candidates":[route x3],"evaluator":route,"merger":route,"thinking_level":...} with route
 // {provider, model}: the manifest's closed `models` record (schemas/artifacts/
-// fusion-manifest.v4.json). Windows and rates are recorded in budget-plan.json instead.
+// fusion-manifest.v5.json). Windows and rates are recorded in budget-plan.json instead.
 nlohmann::json ResolvedModelsToJson(const ResolvedModels& models);
 
 }  // namespace pi_fusion::config

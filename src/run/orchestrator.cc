@@ -9,6 +9,7 @@
 
 #include "budget/calibration.h"
 #include "budget/cost_cap.h"
+#include "budget/cost_text.h"
 #include "config/config_constants.h"
 #include "config/models_config.h"
 #include "core/error_codes.h"
@@ -656,7 +657,9 @@ class Run {
       details.warnings.insert(details.warnings.end(), warnings_.begin(), warnings_.end());
       details.tool_refusals = refusals_;
       details.source_failures = FailedSources(source_fetches_);
+      details.no_source_fetched = Spec().declares_sources && NoSourceFetched(source_fetches_);
     }
+    details.estimate = budget::EstimateSummaryJson(run_.cost_forecast);
     details.dropped_reviewers = dropped_reviewers_;
     details.degraded = degraded_;
     details.resumed_from = manifest.resumed_from;
@@ -676,7 +679,11 @@ class Run {
     const store::Manifest completed = run_.store->Snapshot();
     outcome_.usage = store::UsageToJson(completed.usage);
     outcome_.model_requests = store::RequestsJson(completed);
-    if (built->contains("source_failures")) outcome_.source_failures = (*built)["source_failures"];
+    if (Spec().declares_sources) {
+      outcome_.source_report = {
+          {"source_failures", built->value("source_failures", nlohmann::json())},
+          {"no_source_fetched", built->value("no_source_fetched", false)}};
+    }
     outcome_.degraded = degraded_;
     return outcome_;
   }
@@ -704,6 +711,7 @@ class Run {
     store::RunError error{cancelled ? std::string(kChildCancelled) : status.code(),
                           cause != nullptr ? CancelledByMessage(cause) : status.message(), stage,
                           slot, attempt};
+    if (cause != nullptr) error.cancelled_by = cause;
     // The documents of a stage that never began (its carry) are still evidence of the run.
     if (!carry_.files.empty()) {
       store::StoreBatch documents;

@@ -9,6 +9,7 @@
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
 #include "run/child_stage.h"
+#include "run/cost_history.h"
 #include "run/resume_inputs.h"
 #include "store/constants.h"
 #include "store/run_id.h"
@@ -132,7 +133,8 @@ Result<std::string> SourcePolicyBytes(const std::string& run_id,
 }
 
 // The forecast of what this run will spend: a resumed run does not pay again for the candidates
-// (and the evaluation) it reuses.
+// (and the evaluation) it reuses. The expected figures come from this project's earlier runs of
+// the workflow on the same routes when there are enough (run/cost_history.h).
 budget::CostForecast ForecastOf(const PreparedRun& run) {
   budget::BudgetPlan plan = run.plan;
   std::erase_if(plan.stages, [&](const budget::StageForecast& stage) {
@@ -142,7 +144,11 @@ budget::CostForecast ForecastOf(const PreparedRun& run) {
     return ReusedEvaluationOf(run) != nullptr && (stage.stage == budget::Stage::kEvaluation ||
                                                   stage.stage == budget::Stage::kEvaluationRepair);
   });
-  return budget::ForecastCost(plan, PricingOf(run.models));
+  std::array<std::string, 5> routes;
+  for (size_t i = 0; i < routes.size(); ++i) routes[i] = run.plan.routes[i].QualifiedId();
+  const std::vector<RoleSample> samples =
+      ProjectSamples(*run.seams.fs, run.request.host.cwd, Name(run.request.request.workflow));
+  return budget::ForecastCost(plan, PricingOf(run.models), ObservedFrom(samples, routes));
 }
 
 // /fusion-resume: the old run read back and verified, its canonical input (`*input`) and its

@@ -160,8 +160,9 @@ struct RunOutcome {
   nlohmann::json progress;
   std::string summary_note;  // failure-summary problems, if any
   // Completed research: the committed details' `source_failures` (declared sources no candidate
-  // could fetch, run/source_failures.h); null otherwise.
-  nlohmann::json source_failures;
+  // could fetch) and `no_source_fetched` keys, as one object (run/source_failures.h's
+  // SourceWarningLines reads it); null otherwise.
+  nlohmann::json source_report;
   // Completed from two candidates (quorum 2): the committed details' `degraded` record
   // (run/degraded_text.h); null otherwise.
   nlohmann::json degraded;

@@ -1,5 +1,6 @@
 #include "run/source_failures.h"
 
+#include <algorithm>
 #include <map>
 
 namespace pi_fusion::workflow {
@@ -33,10 +34,23 @@ std::vector<SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetc
   return rows;
 }
 
-std::vector<std::string> SourceFailureLines(const nlohmann::json& source_failures) {
+bool NoSourceFetched(const std::vector<SourceFetch>& fetches) {
+  return std::none_of(fetches.begin(), fetches.end(),
+                      [](const SourceFetch& fetch) { return fetch.fetched; });
+}
+
+namespace {
+
+bool Flagged(const nlohmann::json& details) {
+  return details.is_object() && details.value("no_source_fetched", nlohmann::json()) == true;
+}
+
+std::vector<std::string> FailureLines(const nlohmann::json& details) {
   std::vector<std::string> lines;
-  if (!source_failures.is_array()) return lines;
-  for (const nlohmann::json& row : source_failures) {
+  const nlohmann::json failures =
+      details.is_object() ? details.value("source_failures", nlohmann::json()) : nullptr;
+  if (!failures.is_array()) return lines;
+  for (const nlohmann::json& row : failures) {
     if (!row.is_object() || !row.value("url", nlohmann::json()).is_string() ||
         !row.value("code", nlohmann::json()).is_string()) {
       continue;
@@ -48,7 +62,18 @@ std::vector<std::string> SourceFailureLines(const nlohmann::json& source_failure
   return lines;
 }
 
-std::string SourceFailureCount(size_t failed) {
+}  // namespace
+
+std::vector<std::string> SourceWarningLines(const nlohmann::json& details) {
+  std::vector<std::string> lines = FailureLines(details);
+  if (Flagged(details)) lines.emplace_back(kNoSourceFetchedWarning);
+  return lines;
+}
+
+std::string SourceWarningStatus(const nlohmann::json& details) {
+  if (Flagged(details)) return "no declared source fetched";
+  const size_t failed = FailureLines(details).size();
+  if (failed == 0) return "";
   return std::to_string(failed) +
          (failed == 1 ? " declared source failed" : " declared sources failed");
 }

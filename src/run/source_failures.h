@@ -6,7 +6,12 @@
 // at least one candidate tried it and none fetched it; one failed source among several is still
 // said (each has its own warning), and a source no candidate tried is not a fetch failure. The
 // rows go into the result details (`source_failures`) and every view says them with
-// SourceFailureLines: the TUI block, bg_result's text, print mode's stderr and json mode's entry.
+// SourceWarningLines: the TUI block, bg_result's text, print mode's stderr and json mode's entry.
+//
+// A research run in which no declared source was fetched at all (none tried, or every try failed
+// or was refused) is flagged too (`no_source_fetched: true` in the details): its answer rests on
+// the candidates' own knowledge, not on the sources the caller declared, and no view may show it
+// as a plain "completed".
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -36,13 +41,23 @@ std::vector<SourceFetch> SourceFetchesOf(const std::vector<protocol::ToolCallRec
 // its first failed fetch's code.
 std::vector<SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetches);
 
-// One sentence per row of a `source_failures` JSON array (result details):
+// True when no fetch in `fetches` (every candidate's) fetched its declared source.
+bool NoSourceFetched(const std::vector<SourceFetch>& fetches);
+
+// The source warnings of result details (or any object holding its `source_failures` and
+// `no_source_fetched` keys): one sentence per failed source,
 //   "Warning: the declared source https://example.com/a could not be fetched (dns_failure); no
 //    candidate read it."
-// Empty when it is absent, empty or not such an array.
-std::vector<std::string> SourceFailureLines(const nlohmann::json& source_failures);
+// then, when no source was fetched, kNoSourceFetchedWarning. Malformed rows are skipped; empty
+// for anything else.
+std::vector<std::string> SourceWarningLines(const nlohmann::json& details);
 
-// "1 declared source failed", "2 declared sources failed": what a completed run's status adds.
-std::string SourceFailureCount(size_t failed);
+// What a completed run's status adds: "1 declared source failed", "2 declared sources failed",
+// "no declared source fetched" (which wins); empty when there is nothing to say.
+std::string SourceWarningStatus(const nlohmann::json& details);
+
+inline constexpr char kNoSourceFetchedWarning[] =
+    "Warning: no declared source was fetched by any candidate; the answer rests on the "
+    "candidates' own knowledge and the project's files, not on the declared sources.";
 
 }  // namespace pi_fusion::workflow

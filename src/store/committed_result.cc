@@ -62,7 +62,9 @@ Status CheckCommittedResult(const json& result, const std::string& run_id,
   auto ref = RefFromJson(merged, "result.json merged");
   if (!ref.ok()) return ref.status();
   if (!(ref.value() == merged_ref)) return Differs("merged does not bind the recorded merged.md");
-  if (!details.contains("schema_version") || details["schema_version"] != kResultDetailsSchema) {
+  if (!details.contains("schema_version") ||
+      (details["schema_version"] != kResultDetailsSchema &&
+       details["schema_version"] != kResultDetailsSchemaV5)) {
     return Differs("details.schema_version is not " + std::string(kResultDetailsSchema));
   }
   return CheckDetailsIdentity(details, run_id, workflow);

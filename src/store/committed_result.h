@@ -3,7 +3,7 @@
 //   {"schema_version": "pi-background-tasks.fusion-committed-result.v1",
 //    "run_id": "<run id>",
 //    "merged": {"path": "merged.md", "byte_length": N, "sha256": "sha256:<hex>"},
-//    "details": {"schema_version": "pi-background-tasks.fusion-result.v5", ...}}
+//    "details": {"schema_version": "pi-background-tasks.fusion-result.v6", ...}}
 //
 // `merged` binds merged.md's exact bytes; `details` is the workflow's result details, recorded
 // verbatim apart from its schema id. Schema:

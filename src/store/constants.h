@@ -9,10 +9,15 @@
 
 namespace pi_fusion::store {
 
-// Schema ids (CONTRACTS.md "Schema ids").
-inline constexpr char kManifestSchema[] = "pi-background-tasks.fusion-manifest.v4";
+// Schema ids (CONTRACTS.md "Schema ids"). Written: the current ids. Read: the current ids and the
+// previous ones (kManifestSchemaV4, kResultDetailsSchemaV5), whose keys are a subset of the
+// current ones' (the current ids name the keys added since: docs/artifacts.md), so runs written
+// before still list, verify and resume.
+inline constexpr char kManifestSchema[] = "pi-background-tasks.fusion-manifest.v5";
+inline constexpr char kManifestSchemaV4[] = "pi-background-tasks.fusion-manifest.v4";
 inline constexpr char kCommittedResultSchema[] = "pi-background-tasks.fusion-committed-result.v1";
-inline constexpr char kResultDetailsSchema[] = "pi-background-tasks.fusion-result.v5";
+inline constexpr char kResultDetailsSchema[] = "pi-background-tasks.fusion-result.v6";
+inline constexpr char kResultDetailsSchemaV5[] = "pi-background-tasks.fusion-result.v5";
 inline constexpr char kFailureSummarySchema[] = "pi-background-tasks.fusion-failure-summary.v1";
 
 // Fixed run-level artifact names.

@@ -293,8 +293,10 @@ Status ReadArtifacts(const json& object, Manifest& m) {
 
 // The identity and scalar fields; problems are recorded on `r`.
 void ReadHeader(FieldReader& r, Manifest& m) {
-  if (r.String("schema_version") != kManifestSchema)
+  if (const std::string schema = r.String("schema_version");
+      schema != kManifestSchema && schema != kManifestSchemaV4) {
     r.Fail("schema_version is not " + std::string(kManifestSchema));
+  }
   m.run_id = r.String("run_id");
   m.workflow = r.String("workflow");
   if (!IsValidRunId(m.run_id))
@@ -345,7 +347,8 @@ json RunErrorToJson(const RunError& e) {
           {"message", e.message},
           {"stage", e.stage ? json(StageName(*e.stage)) : json(nullptr)},
           {"slot", OptionalInt(e.slot)},
-          {"attempt", OptionalInt(e.attempt)}};
+          {"attempt", OptionalInt(e.attempt)},
+          {"cancelled_by", e.cancelled_by ? json(*e.cancelled_by) : json(nullptr)}};
 }
 
 Result<RunError> RunErrorFromJson(const json& value, std::string_view where) {
@@ -359,6 +362,9 @@ Result<RunError> RunErrorFromJson(const json& value, std::string_view where) {
   }
   e.slot = ReadOptionalInt(r, "slot");
   e.attempt = ReadOptionalInt(r, "attempt");
+  // fusion-manifest.v5: who cancelled the run; absent in v4, where the message says it.
+  if (value.is_object() && value.contains("cancelled_by"))
+    e.cancelled_by = r.NullableString("cancelled_by");
   Status s = r.Finish();
   if (!s.ok()) return s;
   return e;

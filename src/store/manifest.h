@@ -1,5 +1,5 @@
-// The run manifest (`manifest.json`, schema pi-background-tasks.fusion-manifest.v4) as a value,
-// and its exact JSON form. Schema file: schemas/artifacts/fusion-manifest.v4.json.
+// The run manifest (`manifest.json`, schema pi-background-tasks.fusion-manifest.v5) as a value,
+// and its exact JSON form. Schema file: schemas/artifacts/fusion-manifest.v5.json.
 //
 // The manifest is the run's index: identity, launch facts, resolved models, policies, every child
 // attempt with its usage and error, cumulative usage, the refs of every artifact written, the
@@ -157,6 +157,10 @@ struct RunError {
   std::optional<Stage> stage;
   std::optional<int> slot;
   std::optional<int> attempt;
+  // A cancelled run: who asked, as the cancellation named it ("bg_kill", "quitting Pi", …;
+  // run/cancel_cause.h). `cancelled_by` since fusion-manifest.v5; nullopt when not named, and in
+  // runs written before it (their message "cancelled by <cause>" is read back instead).
+  std::optional<std::string> cancelled_by;
 
   bool operator==(const RunError&) const = default;
 };

@@ -157,7 +157,7 @@ class RunStore {
   Status Transition(RunState to);
 
   // REQUIRES: state merging. Writes merged.md (valid UTF-8), then result.json wrapping `details`
-  // (stamped with the fusion-result.v5 schema id), then the manifest `completed` binding both.
+  // (stamped with the fusion-result.v6 schema id), then the manifest `completed` binding both.
   Result<CommittedRefs> CommitResult(std::string_view merged_markdown, nlohmann::json details);
 
   // REQUIRES: `terminal` is failed or cancelled, and the run is not terminal yet (otherwise

@@ -20,7 +20,7 @@ struct VerifiedResult {
   std::string merged;       // merged.md: verified bytes, valid UTF-8
   std::string merged_path;  // absolute path of merged.md (artifact delivery)
   ArtifactRef merged_ref;
-  nlohmann::json details;  // result.json `details` (fusion-result.v5)
+  nlohmann::json details;  // result.json `details` (fusion-result.v6)
   Manifest manifest;
   Usage usage;  // the run's cumulative usage
 };
@@ -32,7 +32,7 @@ Result<Manifest> ReadManifest(FileSystem& fs, const std::string& run_dir);
 //   manifest: the v4 schema id, run_id == `run_id`, workflow == the id's prefix, state completed;
 //   every ref in the manifest: a regular file with the recorded byte_length and sha256;
 //   result.json: canonical JSON, shape {schema_version, run_id, merged, details}, committed-result
-//     v1 id, its run_id, `merged` equal to the manifest's merged.md ref, details fusion-result.v5;
+//     v1 id, its run_id, `merged` equal to the manifest's merged.md ref, details fusion-result.v6;
 //   merged.md: the bound bytes, valid UTF-8.
 // Any mismatch is kArtifactError naming the file and what differed.
 Result<VerifiedResult> VerifyCompletedRun(FileSystem& fs, const std::string& run_dir,

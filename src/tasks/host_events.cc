@@ -97,11 +97,11 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) 
   // What the run cost, from the verified details: "Usage: 8 model requests · 1,234 tokens · $…".
   const std::string usage =
       RequestsAndUsageText(verified->details.value("model_requests", nlohmann::json()),
-                           verified->details.value("usage", nlohmann::json()));
+                           verified->details.value("usage", nlohmann::json()),
+                           verified->details.value("estimate", nlohmann::json()));
   if (!usage.empty()) printed.stderr_lines.push_back("Usage: " + usage);
   printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
-  for (const std::string& line :
-       workflow::SourceFailureLines(verified->details.value("source_failures", nlohmann::json()))) {
+  for (const std::string& line : workflow::SourceWarningLines(verified->details)) {
     printed.stderr_lines.push_back(line);
   }
   return printed;

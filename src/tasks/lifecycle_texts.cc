@@ -88,7 +88,10 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
                     {"workflow", task.workflow},
                     {"artifact_dir", task.artifact_dir}};
   launch.details["estimate"] = workflow::CostEstimateJson(run);
-  if (shared) launch.details["shared_model"] = {{"model", shared->model}, {"slots", shared->slots}};
+  if (shared) {
+    launch.details["shared_model"] = {
+        {"model", shared->model}, {"slots", shared->slots}, {"family", shared->family}};
+  }
   return launch;
 }
 
@@ -190,7 +193,7 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
     case workflow::RunEnd::kCompleted: {
       // research: a declared source no candidate could fetch is said with the end, not later.
       std::string warnings;
-      for (const std::string& line : workflow::SourceFailureLines(outcome.source_failures)) {
+      for (const std::string& line : workflow::SourceWarningLines(outcome.source_report)) {
         warnings += "\n" + line;
       }
       return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +

@@ -36,6 +36,15 @@ std::string CancelSourceText(CancelSource source) {
   return cause == nullptr ? "" : cause;
 }
 
+CancelSource CancelSourceOfCause(std::string_view cause) {
+  for (CancelSource source : {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit,
+                              CancelSource::kNewSession, CancelSource::kResume, CancelSource::kFork,
+                              CancelSource::kSignal}) {
+    if (cause == CancelSourceCause(source)) return source;
+  }
+  return CancelSource::kUnknown;
+}
+
 CancelSource CancelSourceOfMessage(std::string_view message) {
   for (CancelSource source : {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit,
                               CancelSource::kNewSession, CancelSource::kResume, CancelSource::kFork,

@@ -34,6 +34,9 @@ const char* CancelSourceCause(CancelSource source);
 // quitting Pi", possibly followed by more words); kUnknown for any other message, such as an older
 // run's "child cancelled".
 CancelSource CancelSourceOfMessage(std::string_view message);
+// The source whose CancelSourceText is exactly `cause` (a manifest's error.cancelled_by); kUnknown
+// for any other text.
+CancelSource CancelSourceOfCause(std::string_view cause);
 // "cancelled by quitting Pi", or "cancelled" when the source is unknown: the one phrase every
 // view uses for the state (never "killed", the contract's word in tool details).
 std::string CancelledText(CancelSource source);

@@ -33,6 +33,13 @@ json BaseDetails(const TaskInfo& task, std::string_view state, std::string_view 
 
 enum class Attachment { kNow, kAlready, kUnrecorded };
 
+// "\nBefore the run it was estimated $0.0011 expected (…), $0.2447 worst case." for a
+// result that kept its estimate; "" otherwise.
+std::string EstimateLine(const json& estimate) {
+  const std::string text = EstimateText(estimate);
+  return text.empty() ? "" : "\nBefore the run it was " + text + ".";
+}
+
 std::string UsageLine(const store::Usage& usage, const json& model_requests, Attachment attachment,
                       const std::string& why_unrecorded) {
   char cost[32];
@@ -77,8 +84,7 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
   const std::string shared = SharedModelNote(verified->details.value("models", json()));
   // research: a declared source no candidate could fetch is said before the answer.
   std::string failed_sources;
-  for (const std::string& line :
-       workflow::SourceFailureLines(verified->details.value("source_failures", json()))) {
+  for (const std::string& line : workflow::SourceWarningLines(verified->details)) {
     failed_sources += "\n" + line;
   }
   // A run that answered from two candidates says so first, right after the header.
@@ -91,6 +97,7 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
       verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
       UsageLine(verified->usage, verified->details.value("model_requests", json()), attachment,
                 why) +
+      EstimateLine(verified->details.value("estimate", json())) +
       (refusals.empty() ? "" : "\n" + refusals) + (shared.empty() ? "" : "\n" + shared) +
       failed_sources + "\n\n";
   view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);

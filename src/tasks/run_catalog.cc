@@ -142,22 +142,25 @@ std::optional<int64_t> RunListing::DurationMs() const {
   return *ended - *created;
 }
 
-nlohmann::json FailedSourcesOf(FileSystem& fs, const RunListing& run) {
+nlohmann::json VerifiedReportOf(FileSystem& fs, const RunListing& run) {
   if (!run.manifest || run.manifest->state != store::RunState::kCompleted) return nullptr;
-  // Only a workflow that declares sources can have failed to fetch one.
-  const std::optional<Workflow> workflow = ParseWorkflow(run.manifest->workflow);
-  if (!workflow || !workflow::SpecOf(*workflow).declares_sources) return nullptr;
   Result<store::VerifiedResult> verified = store::VerifyCompletedRun(fs, run.run_dir, run.run_id);
   if (!verified.ok()) return nullptr;
+  const nlohmann::json& details = verified->details;
+  nlohmann::json report = {{"estimate", details.value("estimate", nlohmann::json())}};
+  // Only a workflow that declares sources can have failed to fetch one.
+  const std::optional<Workflow> workflow = ParseWorkflow(run.manifest->workflow);
+  if (!workflow || !workflow::SpecOf(*workflow).declares_sources) return report;
   nlohmann::json rows = nlohmann::json::array();
-  const nlohmann::json failures = verified->details.value("source_failures", nlohmann::json());
-  if (!failures.is_array()) return rows;
-  for (const nlohmann::json& row : failures) {
+  const nlohmann::json failures = details.value("source_failures", nlohmann::json());
+  for (const nlohmann::json& row : failures.is_array() ? failures : nlohmann::json::array()) {
     const nlohmann::json url = row.is_object() ? row.value("url", nlohmann::json()) : nullptr;
     const nlohmann::json code = row.is_object() ? row.value("code", nlohmann::json()) : nullptr;
     if (url.is_string() && code.is_string()) rows.push_back({{"url", url}, {"code", code}});
   }
-  return rows;
+  report["source_failures"] = std::move(rows);
+  report["no_source_fetched"] = details.value("no_source_fetched", nlohmann::json()) == true;
+  return report;
 }
 
 std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd) {

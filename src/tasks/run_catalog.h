@@ -64,12 +64,13 @@ std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd);
 // only needs the run's state.
 RunListing ReadRunState(FileSystem& fs, std::string run_dir, std::string run_id);
 
-// The declared sources a completed research run could not fetch (run/source_failures.h), read
-// from its result only once every byte the manifest binds has been verified, as bg_result reads
-// it: the `source_failures` rows [{url, code}] of result.json's details, an empty array when the
-// run fetched them all. Null for every other run, and for one whose result does not verify
-// (`pi-fusion verify` says why).
-nlohmann::json FailedSourcesOf(FileSystem& fs, const RunListing& run);
+// What `pi-fusion runs` shows of a completed run's result, read only once every byte the manifest
+// binds has been verified, as bg_result reads it: {"estimate": the cost estimate the run kept
+// (result details `estimate`, null before it existed)} and, for a workflow that declares sources
+// (run/source_failures.h), "source_failures": the rows [{url, code}] (an empty array when every
+// source was fetched) and "no_source_fetched": whether none was. Null for a run that did not
+// complete, and for one whose result does not verify (`pi-fusion verify` says why).
+nlohmann::json VerifiedReportOf(FileSystem& fs, const RunListing& run);
 
 // Milliseconds since the epoch of a manifest timestamp (store::FormatTimestamp's form).
 std::optional<int64_t> TimestampMillis(const std::string& timestamp);

@@ -75,8 +75,10 @@ LaunchReport CancelledBeforeStart(workflow::PreparedRun& run, const process::Can
       kChildCancelled,
       cause != nullptr ? workflow::CancelledByMessage(cause) + " during preflight; no child started"
                        : "cancelled during preflight (the session ended); no child started");
-  run.store->Fail(store::RunState::kCancelled, {cancelled.code(), cancelled.message(), std::nullopt,
-                                                std::nullopt, std::nullopt});
+  store::RunError error{cancelled.code(), cancelled.message(), std::nullopt, std::nullopt,
+                        std::nullopt};
+  if (cause != nullptr) error.cancelled_by = cause;
+  run.store->Fail(store::RunState::kCancelled, error);
   return FailedLaunch({cancelled, run.store->run_dir()});
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "budget/cost_text.h"
 #include "config/shared_model.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
@@ -137,8 +138,7 @@ json CompletedNotes(const json& details) {
       !shared.empty()) {
     notes.push_back(shared);
   }
-  for (const std::string& line :
-       workflow::SourceFailureLines(details.value("source_failures", json()))) {
+  for (const std::string& line : workflow::SourceWarningLines(details)) {
     notes.push_back(line);
   }
   return notes;
@@ -188,9 +188,25 @@ std::string RequestsPrefix(const json& model_requests) {
   return Grouped(n) + (n == 1 ? " model request · " : " model requests · ");
 }
 
-std::string RequestsAndUsageText(const json& model_requests, const json& usage) {
+std::string EstimateText(const json& estimate) {
+  if (!estimate.is_object()) return "";
+  const json expected = estimate.value("expected_usd", json());
+  const json worst = estimate.value("worst_case_usd", json());
+  if (!expected.is_number() || !worst.is_number()) return "";
+  const std::string basis = StringAt(estimate, "expected_basis");
+  const std::string why = basis == "earlier_runs" ? " (from earlier runs)"
+                          : basis == "mixed"      ? " (partly from earlier runs)"
+                                                  : " (a quarter of each output cap)";
+  return "estimated " + budget::FormatUsd(expected.get<double>()) + " expected" + why + ", " +
+         budget::FormatUsd(worst.get<double>()) + " worst case";
+}
+
+std::string RequestsAndUsageText(const json& model_requests, const json& usage,
+                                 const json& estimate) {
   const std::string text = UsageText(usage);
-  return text.empty() ? "" : RequestsPrefix(model_requests) + text;
+  if (text.empty()) return "";
+  const std::string estimated = EstimateText(estimate);
+  return RequestsPrefix(model_requests) + text + (estimated.empty() ? "" : " · " + estimated);
 }
 
 std::vector<std::string> RoleUsageLines(const json& usage_by_role) {
@@ -264,10 +280,8 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
     status += " in " + FormatElapsed(facts.progress->ElapsedMs(facts.progress->ended_ms));
   }
   const json& details = verified.details;
-  const std::vector<std::string> failed_sources =
-      workflow::SourceFailureLines(details.value("source_failures", json()));
-  if (!failed_sources.empty())
-    status += " · " + workflow::SourceFailureCount(failed_sources.size());
+  if (const std::string sources = workflow::SourceWarningStatus(details); !sources.empty())
+    status += " · " + sources;
   const std::string degraded = workflow::DegradedSentence(details.value("degraded", json()));
   if (!degraded.empty()) status += " · degraded";
   json view = BaseView(facts, "completed", status);
@@ -275,7 +289,8 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
       CompletedSlots(details.value("models", json()), details.value("degraded", json()));
   // Requests as the children counted them; a result from before they were counted shows none.
   const std::string usage =
-      RequestsAndUsageText(details.value("model_requests", json()), details.value("usage", json()));
+      RequestsAndUsageText(details.value("model_requests", json()), details.value("usage", json()),
+                           details.value("estimate", json()));
   if (!usage.empty()) view["usage"] = usage;
   if (json notes = CompletedNotes(details); !notes.empty()) view["notes"] = std::move(notes);
   view["answer"] =

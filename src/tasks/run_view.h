@@ -58,7 +58,15 @@ std::string UsageText(const nlohmann::json& usage);
 // recorded before requests were counted).
 std::string RequestsPrefix(const nlohmann::json& model_requests);
 // RequestsPrefix + UsageText: "8 model requests · 14,210 tokens · $0.0123"; "" without usage.
-std::string RequestsAndUsageText(const nlohmann::json& model_requests, const nlohmann::json& usage);
+// With a completed run's `estimate` (result details; budget::EstimateSummaryJson), the bill is
+// followed by what was estimated before the run: "… · $0.0008 · estimated $0.0011 expected (from
+// earlier runs), $0.2447 worst case". Null or malformed: nothing is added.
+std::string RequestsAndUsageText(const nlohmann::json& model_requests, const nlohmann::json& usage,
+                                 const nlohmann::json& estimate = nullptr);
+
+// "estimated $0.0011 expected (from earlier runs), $0.2447 worst case" (or "(a quarter of each
+// output cap)", "(partly from earlier runs)"); "" for null or malformed.
+std::string EstimateText(const nlohmann::json& estimate);
 // "Candidate 1 (p/m): 2 model requests · 1,234 tokens · $0.0012" per row of
 // store::UsageByRoleJson ("Evaluator", "Repair", "Merger" for the others).
 std::vector<std::string> RoleUsageLines(const nlohmann::json& usage_by_role);

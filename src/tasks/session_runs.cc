@@ -95,6 +95,8 @@ std::string OwnerText(const TaskInfo& task) {
 CancelSource CancelledByOnDisk(const store::Manifest& manifest) {
   if (manifest.state != store::RunState::kCancelled || !manifest.error)
     return CancelSource::kUnknown;
+  // fusion-manifest.v5 names the cause; a v4 manifest said it only in its message.
+  if (manifest.error->cancelled_by) return CancelSourceOfCause(*manifest.error->cancelled_by);
   return CancelSourceOfMessage(manifest.error->message);
 }
 

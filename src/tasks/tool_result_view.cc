@@ -109,7 +109,8 @@ json LaunchView(const json& details, const std::string& text, const TaskInfo* en
   }
   if (const json shared = details.value("shared_model", json()); shared.is_object()) {
     const config::SharedModel model{StringAt(shared, "model"),
-                                    shared.value("slots", std::vector<int>{})};
+                                    shared.value("slots", std::vector<int>{}),
+                                    shared.value("family", json()) == true};
     if (model.slots.size() > 1) view["notes"].push_back(config::SharedModelText(model));
   }
   return view;
@@ -215,14 +216,12 @@ json CompletedResultView(const json& details, const std::string& text, const Run
   view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()));
   // The notes come before the answer; a degraded answer's sentence is the first of them.
   if (json notes = CompletedNotes(result); !notes.empty()) view["notes"] = std::move(notes);
-  const std::vector<std::string> failed_sources =
-      workflow::SourceFailureLines(result.value("source_failures", json()));
-  if (!failed_sources.empty()) {
-    view["status"] = view["status"].get<std::string>() + " · " +
-                     workflow::SourceFailureCount(failed_sources.size());
+  if (const std::string sources = workflow::SourceWarningStatus(result); !sources.empty()) {
+    view["status"] = view["status"].get<std::string>() + " · " + sources;
   }
   const std::string usage =
-      RequestsAndUsageText(result.value("model_requests", json()), details.value("usage", json()));
+      RequestsAndUsageText(result.value("model_requests", json()), details.value("usage", json()),
+                           result.value("estimate", json()));
   if (!usage.empty()) {
     view["usage"] = usage + (StringAt(details, "usage_attached") == "now"
                                  ? " (added to this session's usage now)"

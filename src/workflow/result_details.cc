@@ -249,6 +249,14 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     }
     details["source_failures"] = std::move(failures);
   }
+  if (in.no_source_fetched) details["no_source_fetched"] = true;
+  if (!in.estimate.is_null()) {
+    if (!in.estimate.is_object() || !in.estimate.value("expected_usd", json()).is_number() ||
+        !in.estimate.value("worst_case_usd", json()).is_number()) {
+      return Invalid("estimate is not a cost estimate summary");
+    }
+    details["estimate"] = in.estimate;
+  }
   return details;
 }
 

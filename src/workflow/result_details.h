@@ -1,5 +1,5 @@
-// The `details` object of a completed run, `pi-background-tasks.fusion-result.v5`
-// (schemas/artifacts/fusion-result.v5.json; docs/workflow.md, "Result details"). The store wraps
+// The `details` object of a completed run, `pi-background-tasks.fusion-result.v6`
+// (schemas/artifacts/fusion-result.v6.json; docs/workflow.md, "Result details"). The store wraps
 // it in fusion-committed-result.v1 together with the merged answer.
 //
 //   {"anonymous_map":{"A":2,"B":1,"C":3},
@@ -7,7 +7,7 @@
 //    "attempts":{"candidate":3,"evaluation":1,"evaluation_repair":0,"merge":1,"total":5},
 //    "models":{"candidates":["p/m","p/m","p/m"],"evaluator":"p/m","merger":"p/m",
 //              "thinking_level":"high"},
-//    "run_id":"reason-<32 hex>","schema_version":"pi-background-tasks.fusion-result.v5",
+//    "run_id":"reason-<32 hex>","schema_version":"pi-background-tasks.fusion-result.v6",
 //    "usage":{…Pi Usage totals…},"model_requests":8,
 //    "usage_by_role":[{"role":"candidate","slot":1,"model":"p/m","attempts":1,"requests":2,
 //                      "usage":{…}},…,{"role":"merger",…}],"warnings":[{"kind":"budget","message":…,"stage":"merge"}],
@@ -122,6 +122,12 @@ struct ResultDetailsInput {
   std::optional<std::string> resumed_from;
   // research: written as `source_failures` when not empty (absent otherwise), ordered by URL.
   std::vector<SourceFailureRow> source_failures;
+  // research: no declared source was fetched by any candidate; written as
+  // `no_source_fetched: true` when set (absent otherwise).
+  bool no_source_fetched = false;
+  // The run's cost estimate from preflight (budget::EstimateSummaryJson), so every completed view
+  // can show the bill beside it: `estimate`; null: no key.
+  nlohmann::json estimate;
   // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.
   std::string child_wrapper;
 };

@@ -57,6 +57,8 @@ const UNREACHABLE = "http://nowhere.test/page";  // not in the fake DNS: NXDOMAI
 const fetchCall = (url) => ({ name: "fusion_web_fetch", arguments: { url, extract: "text" } });
 /** The warning every view gives for a declared source no candidate could fetch. */
 const warning = (url, code) => `Warning: the declared source ${url} could not be fetched (${code}); no candidate read it.`;
+/** The warning every view adds when no candidate fetched any declared source. */
+const NO_SOURCE = "Warning: no declared source was fetched by any candidate; the answer rests on the candidates' own knowledge and the project's files, not on the declared sources.";
 
 test("research: candidates fetch the declared page and quote it; refusals cost no request; provenance is sealed", () => {
   const firstTurn = [{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED), fetchCall(TO_METADATA),
@@ -151,6 +153,7 @@ test("research: a declared source no candidate could fetch is a warning in the r
     }
     const result = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
     assert.deepEqual(result.details.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
+    assert.equal(result.details.no_source_fetched, undefined, "one source was fetched: not flagged");
 
     // The notice that woke the agent says it: the model's request, and json mode's wake entry.
     const notice = env.requests().find((q) => q.rule_name === "wake");
@@ -164,6 +167,7 @@ test("research: a declared source no candidate could fetch is a warning in the r
     assert.ok(text.includes(WARNING), text);
     assert.ok(text.indexOf(WARNING) < text.indexOf(MERGED_TEXT));
     assert.doesNotMatch(text, new RegExp(`declared source ${regexLiteral(PAGE)}`));
+    assert.ok(!text.includes(NO_SOURCE), text);
     assert.deepEqual(retrieved.result.details.result.source_failures, [{ url: UNREACHABLE, code: "dns_failure" }]);
   });
 });
@@ -199,12 +203,12 @@ test("research: /fusion-resume after a failed merger keeps the declared sources 
   });
 });
 
-test("research: when every declared source fails, each is a warning in the result, the notice, bg_result and pi-fusion runs, never a plain completed", () => {
+test("research: when every declared source fails, each is a warning and the run is flagged as having fetched none, in the result, the notice, bg_result and pi-fusion runs, never a plain completed", () => {
   const REFUSED = "http://docs.test:81/page";  // nothing listens on port 81: the connection is refused
   const args = { ...RESEARCH_ARGS, sources: [{ url: UNREACHABLE, purpose: "a page that is gone" }, { url: REFUSED, purpose: "a server that is down" }] };
   const rules = cleanTaskAgentRules("research", args, candidateRules([{ tool_calls: [fetchCall(UNREACHABLE), fetchCall(REFUSED)] }]));
   const ROWS = [{ url: REFUSED, code: "network_error" }, { url: UNREACHABLE, code: "dns_failure" }];  // by URL
-  const WARNINGS = ROWS.map((x) => warning(x.url, x.code));
+  const WARNINGS = [...ROWS.map((x) => warning(x.url, x.code)), NO_SOURCE];
   return withFixtureEnv({ script: { rules } }, async (env) => {
     const served = http.requests.length;
     const r = await env.print("please research");
@@ -222,6 +226,7 @@ test("research: when every declared source fails, each is a warning in the resul
     const resultPath = path.join(dir, "result.json");
     const resultBytes = fs.readFileSync(resultPath, "utf8");
     assert.deepEqual(JSON.parse(resultBytes).details.source_failures, ROWS);
+    assert.equal(JSON.parse(resultBytes).details.no_source_fetched, true);
 
     // The notice that woke the agent and bg_result's text say each one on a line of its own,
     // bg_result before the answer.
@@ -235,7 +240,7 @@ test("research: when every declared source fails, each is a warning in the resul
     // pi-fusion runs: the state says it, a line per source under the table, the rows in --json.
     const table = piFusion(env.cwd, "runs");
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, new RegExp(`^${id} +research +completed, 2 declared sources failed +\\d+s `, "m"));
+    assert.match(table.stdout, new RegExp(`^${id} +research +completed, no declared source fetched +\\d+s `, "m"));
     const lines = table.stdout.split("\n");
     assert.deepEqual(lines.filter((l) => l.startsWith(`${id}: `)), WARNINGS.map((line) => `${id}: ${line}`));
     const listed = piFusion(env.cwd, "runs", "--json");
@@ -243,6 +248,7 @@ test("research: when every declared source fails, each is a warning in the resul
     const [row] = JSON.parse(listed.stdout);
     assert.equal(row.state, "completed");
     assert.deepEqual(row.source_failures, ROWS);
+    assert.equal(row.no_source_fetched, true);
 
     // Read only from a result that verifies: a row planted in result.json is not believed.
     const planted = JSON.parse(resultBytes);

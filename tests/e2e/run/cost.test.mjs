@@ -14,7 +14,7 @@ import path from "node:path";
 import {
   agentRules, FUSION_MODELS_V2, lookupRules, MERGED_TEXT, pricedRules, STAGE_USAGE, writeFusionModels,
 } from "../../support/fusion_script.mjs";
-import { artifactJson, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { artifactJson, manifestOf, piFusion, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { lastToolResult, regexLiteral } from "../../support/pi_harness.mjs";
 import { BILLED_PROVIDER } from "../../support/scripted_model/server.mjs";
 import { agentFlowRules, candidateRules, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
@@ -90,13 +90,19 @@ function expectedEstimate(plan, routeOf = () => "scripted/scripted-a", subscribe
       (subscribed(stage) ? " at catalog prices, counted against the subscription" : "");
   });
   const head = `Estimate (expected – worst case): ${group(expected.input)} – ${group(worst.input)} input and ` +
-    `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}.` +
+    `${group(expected.output)} – ${group(worst.output)} output tokens, ${usd(expected.usd)} – ${usd(worst.usd)}. ` +
+    SHARE_OF_CAP +
     (plan.stages.some(subscribed) ? " Stages on a subscription route are counted against the subscription, not billed per token." : "");
-  return { head, lines };
+  return { head, lines, usd: { expected: expected.usd, worst: worst.usd } };
 }
 
 /** $ with four decimals, as Fusion prints dollars. */
 const usd = (n) => `$${n.toFixed(4)}`;
+
+/** The receipt's basis sentence before this project has three earlier runs on the routes. */
+const SHARE_OF_CAP = "Expected: a quarter of each output cap (this project has fewer than 3 earlier runs on these routes to learn from).";
+/** What a completed run's usage line adds: the estimate beside the bill (any figures). */
+const ESTIMATE_BESIDE = String.raw` · estimated \$\d+\.\d{4} expected \(a quarter of each output cap\), \$\d+\.\d{4} worst case`;
 
 function assertUsage(actual, usage, requests, where) {
   assert.equal(actual.input, usage.input * requests, `${where}: input`);
@@ -133,14 +139,51 @@ describe("cost per role, model requests and the estimate", () => {
       // Each attempt records its requests durably.
       assert.deepEqual(manifestOf(dir).attempts.map((a) => a.requests), [1, 1, 1, 1, 1]);
       // Print mode's stderr states the total.
-      assert.match(r.stderr, /^Usage: 5 model requests · 17,600 tokens · \$0\.0104$/m);
-      // The /fusion notice stated the estimate before the run, as the receipt does.
+      // The /fusion notice stated the estimate before the run, as the receipt does, and the
+      // usage line states the bill beside it.
       const plan = artifactJson(dir, "budget-plan.json");
       const expected = expectedEstimate(plan);
+      assert.ok(r.stderr.split("\n").includes(`Usage: 5 model requests · 17,600 tokens · $0.0104 · estimated ${usd(expected.usd.expected)} expected (a quarter of each output cap), ${usd(expected.usd.worst)} worst case`), r.stderr);
+      assert.deepEqual(details.estimate, {
+        expected_usd: details.estimate.expected_usd, worst_case_usd: details.estimate.worst_case_usd,
+        expected_basis: "share_of_cap", unpriced_stages: 0,
+      });
+      assert.ok(Math.abs(details.estimate.expected_usd - expected.usd.expected) < 1e-9);
       const notice = r.stderr.split("\n");
       const started = notice.findIndex((l) => l.startsWith(`Started fusion reason (${path.basename(dir)})… Artifacts: `));
       assert.ok(started >= 0, r.stderr);
       assert.deepEqual(notice.slice(started + 1, started + 2 + plan.stages.length), [expected.head, ...expected.lines]);
+    });
+  });
+
+  // Four runs in one project: the fourth's expected figures are what the first three used.
+  test("after three runs the estimate is what earlier runs on the same routes used, within 2× of the bill, and said so", async () => {
+    await withFusionEnv({ script: { rules: pricedRules() } }, async (env) => {
+      const bills = [];
+      for (let i = 0; i < 4; ++i) {
+        const r = await env.print(`/fusion Why is the sky blue? (${i})`);
+        assert.equal(r.code, 0, r.stderr);
+        const dir = runDirs(env).find((d) => !bills.some((b) => b.dir === d));
+        bills.push({ dir, r, details: artifactJson(dir, "result.json").details });
+      }
+      // The first three had nothing (or too little) to learn from.
+      for (const { details } of bills.slice(0, 3)) assert.equal(details.estimate.expected_basis, "share_of_cap");
+      const last = bills[3];
+      assert.equal(last.details.estimate.expected_basis, "earlier_runs");
+      assert.match(last.r.stderr, /Expected: what each role used in this project's earlier runs on the same routes \(the median\)\./);
+      assert.match(last.r.stderr, /^- candidate 1, scripted\/scripted-a: .* \(expected: the median of 3 earlier runs\), /m);
+      assert.match(last.r.stderr, /^- merge, scripted\/scripted-a: .* \(expected: the median of 3 earlier runs\), /m);
+      const bill = last.details.usage.cost.total;
+      const expected = last.details.estimate.expected_usd;
+      assert.ok(expected <= 2 * bill && bill <= 2 * expected, `expected ${expected} vs bill ${bill}`);
+      // The share-of-cap figure the first run stated was far from its bill: the point of learning.
+      assert.ok(bills[0].details.estimate.expected_usd > 2 * bills[0].details.usage.cost.total);
+      // The bill beside the estimate: print mode's stderr and pi-fusion runs --json.
+      assert.ok(last.r.stderr.split("\n").includes(`Usage: 5 model requests · 17,600 tokens · ${usd(bill)} · estimated ${usd(expected)} expected (from earlier runs), ${usd(last.details.estimate.worst_case_usd)} worst case`), last.r.stderr);
+      const listed = JSON.parse(piFusion(env.cwd, "runs", "--json").stdout);
+      const row = listed.find((x) => x.run_id === path.basename(last.dir));
+      assert.deepEqual(row.estimate, last.details.estimate);
+      assert.ok(Math.abs(row.cost_usd - bill) < 1e-12);
     });
   });
 
@@ -334,7 +377,7 @@ describe("cost per role, model requests and the estimate", () => {
       const mixedUsage = artifactJson(mixedDir, "result.json").details.usage;
       assert.ok(Math.abs(mixedUsage.cost.total - mixedTotal) < 1e-12, `${mixedUsage.cost.total} vs ${mixedTotal}`);
       assert.equal(mixedUsage.cost.totalFromProvider, false);
-      assert.match(mixed.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${regexLiteral(usd(mixedTotal))}$`, "m"));
+      assert.match(mixed.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${regexLiteral(usd(mixedTotal))}${ESTIMATE_BESIDE}$`, "m"));
 
       writeCostCap(env, null, { candidates: [BILLED, BILLED, BILLED], evaluator: BILLED, merger: BILLED });
       const all = await env.print("/fusion Why is the sky blue?");
@@ -348,7 +391,7 @@ describe("cost per role, model requests and the estimate", () => {
       const allUsage = artifactJson(allDir, "result.json").details.usage;
       assert.ok(Math.abs(allUsage.cost.total - allTotal) < 1e-12, `${allUsage.cost.total} vs ${allTotal}`);
       assert.equal(allUsage.cost.totalFromProvider, true);
-      assert.match(all.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${regexLiteral(usd(allTotal))}$`, "m"));
+      assert.match(all.stderr, new RegExp(`^Usage: 5 model requests · 17,600 tokens · ${regexLiteral(usd(allTotal))}${ESTIMATE_BESIDE}$`, "m"));
     });
   });
 });

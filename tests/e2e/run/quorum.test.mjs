@@ -42,10 +42,10 @@ function assertDegradedRun(env, dir, expected) {
   const manifest = manifestOf(dir);
   assert.equal(manifest.state, "completed");
   assert.deepEqual(manifest.degraded, expected);
-  assertConforms("fusion-manifest.v4.json", `${dir}/manifest.json`);
+  assertConforms("fusion-manifest.v5.json", `${dir}/manifest.json`);
   const result = artifactJson(dir, "result.json");
   assert.deepEqual(result.details.degraded, expected);
-  assertValueConforms("fusion-result.v5.json", result.details, env.tmp, "result-details.json");
+  assertValueConforms("fusion-result.v6.json", result.details, env.tmp, "result-details.json");
   // The missing candidate is C; the evaluator and the merger saw exactly A and B.
   assert.equal(manifest.anonymous_map.C, expected.slot);
   const blind = artifactJson(dir, "blind-candidates.json");

@@ -32,7 +32,7 @@ describe("fusion reason end to end", () => {
       assert.equal(artifactText(dirs[0], "merged.md"), MERGED_TEXT);
       const result = artifactJson(dirs[0], "result.json");
       assert.equal(result.schema_version, "pi-background-tasks.fusion-committed-result.v1");
-      assert.equal(result.details.schema_version, "pi-background-tasks.fusion-result.v5");
+      assert.equal(result.details.schema_version, "pi-background-tasks.fusion-result.v6");
       const evaluation = artifactJson(dirs[0], "evaluation.json");
       assert.deepEqual(evaluation, EVALUATION);
       const blind = artifactJson(dirs[0], "blind-candidates.json");

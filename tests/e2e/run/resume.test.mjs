@@ -83,10 +83,10 @@ function assertResumed(env, oldDir, newDir, reusedSlots, { evaluation = false } 
   assert.equal(path.basename(newDir).split("-")[0], manifest.workflow);
   assert.deepEqual(manifest.capabilities, manifestOf(oldDir).capabilities);
   assert.equal(manifest.resumed_from, oldId);
-  assertConforms("fusion-manifest.v4.json", `${newDir}/manifest.json`);
+  assertConforms("fusion-manifest.v5.json", `${newDir}/manifest.json`);
   const result = artifactJson(newDir, "result.json");
   assert.equal(result.details.resumed_from, oldId);
-  assertValueConforms("fusion-result.v5.json", result.details, env.tmp, "resumed-details.json");
+  assertValueConforms("fusion-result.v6.json", result.details, env.tmp, "resumed-details.json");
   assert.equal(artifactText(newDir, "canonical-input.json"), artifactText(oldDir, "canonical-input.json"));
   for (const slot of [1, 2, 3]) {
     const attempt = manifest.attempts.find((a) => a.stage === "candidate" && a.slot === slot);

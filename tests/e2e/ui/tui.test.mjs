@@ -31,7 +31,7 @@ describe("the TUI shows Fusion to the person", () => {
     await withTui({ rules: pricedRules() }, async (ui, env) => {
       await ui.submit("/fusion Why is the sky blue?");
       const collapsed = await ui.waitFor(/5 model requests/, RUN_TIMEOUT_MS, "the completed run");
-      assert.match(collapsed, /^\s*5 model requests · 17,600 tokens · \$0\.0104\s*$/m);
+      assert.match(collapsed, /^\s*5 model requests · 17,600 tokens · \$0\.0104 · estimated \$\d+\.\d{4} expected \(a quarter of each output cap\), \$\d+\.\d{4} worst case\s*$/m);
       await sleep(1500);  // nothing else may follow: no turn for the agent
       assert.equal(env.requests().length, 5, "three candidates, the evaluator, the merger: nothing more");
       assert.match(collapsed, /fusion reason Why is the sky blue\?/);

@@ -55,6 +55,36 @@ TEST_CASE("CostForecast: each stage's range from its plan forecast and output ca
   CHECK(CostOf(forecast, Stage::kEvaluationRepair).conditional);
 }
 
+TEST_CASE("CostForecast: earlier runs' medians replace the share of cap; the worst case stays") {
+  PlanFixture f;
+  const BudgetPlan plan = MustPlan(f.Input());
+  ObservedRoles observed;
+  observed[static_cast<size_t>(RouteRole::kCandidate2)] = ObservedTokens{900, 300, 4};
+  observed[static_cast<size_t>(RouteRole::kMerger)] = ObservedTokens{10'000'000, 70'000, 3};
+  observed[static_cast<size_t>(RouteRole::kEvaluator)] = ObservedTokens{700, 200, 5};
+  const CostForecast forecast = ForecastCost(plan, Priced(), observed);
+
+  const StageCost& two = CostOf(forecast, Stage::kCandidate, 2);
+  CHECK(two.from_history);
+  CHECK(two.history_runs == 4);
+  // The median may lie above the worst case, which does not count a candidate's tool turns.
+  CHECK(two.input == TokenRange{900, 518});
+  CHECK(two.output == TokenRange{300, 49152});
+  CHECK(two.usd->expected == Approx(Usd(900, 300)));
+  // Candidate 1 has no history of its own here: the share-of-cap rule.
+  CHECK_FALSE(CostOf(forecast, Stage::kCandidate, 1).from_history);
+  CHECK(CostOf(forecast, Stage::kCandidate, 1).output.expected == 12288);
+  const StageCost& merge = CostOf(forecast, Stage::kMerge);
+  CHECK(merge.input.expected == 10'000'000);
+  CHECK(merge.output.worst == 65536);
+  // The repair stays on the share-of-cap rule (it is conditional).
+  CHECK_FALSE(CostOf(forecast, Stage::kEvaluationRepair).from_history);
+  CHECK(CostOf(forecast, Stage::kEvaluation).from_history);
+  CHECK(forecast.history_stages == 3);
+  // No history: exactly the old forecast.
+  CHECK(ForecastCost(plan, Priced(), {}).history_stages == 0);
+}
+
 TEST_CASE("CostForecast: the run's expected total leaves out the repair; the worst case has it") {
   PlanFixture f;
   const CostForecast forecast = ForecastCost(MustPlan(f.Input()), Priced());

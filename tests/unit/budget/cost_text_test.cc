@@ -60,7 +60,8 @@ constexpr char kMergeLine[] =
 TEST_CASE("CostText: priced routes, no subscription: the figures and nothing more") {
   CHECK(CostEstimateText(Plan(), Forecast(false, false), false) ==
         "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
-        "tokens, $0.0570 – $0.3028.\n" +
+        "tokens, $0.0570 – $0.3028. Expected: a quarter of each output cap (this project has "
+        "fewer than 3 earlier runs on these routes to learn from).\n" +
             std::string(kCandidateLine) +
             "\n- evaluation, local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, "
             "$0.0190 – $0.0757\n- evaluation repair (only after an invalid evaluation), "
@@ -72,8 +73,9 @@ TEST_CASE("CostText: priced routes, no subscription: the figures and nothing mor
 TEST_CASE("CostText: a subscription route's stages are counted against the subscription") {
   CHECK(CostEstimateText(Plan(), Forecast(true, false), false) ==
         "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
-        "tokens, $0.0570 – $0.3028. Stages on a subscription route are counted against the "
-        "subscription, not billed per token.\n" +
+        "tokens, $0.0570 – $0.3028. Expected: a quarter of each output cap (this project has "
+        "fewer than 3 earlier runs on these routes to learn from). Stages on a subscription route "
+        "are counted against the subscription, not billed per token.\n" +
             std::string(kCandidateLine) +
             "\n- evaluation, local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, "
             "$0.0190 – $0.0757 at catalog prices, counted against the subscription\n- evaluation "
@@ -87,7 +89,9 @@ TEST_CASE(
     "CostText: subscription, priced and unpriced routes together, with tool-using candidates") {
   CHECK(CostEstimateText(Plan(), Forecast(true, true), true) ==
         "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
-        "tokens, $0.0380 – $0.2271. Stages on a subscription route are counted against the "
+        "tokens, $0.0380 – $0.2271. Expected: a quarter of each output cap (this project has "
+        "fewer than 3 earlier runs on these routes to learn from). Stages on a subscription route "
+        "are counted against the "
         "subscription, not billed per token. 1 stage(s) run on a route with no price; the "
         "dollars leave them out. Each tool call a candidate makes adds a model request that is "
         "not in the estimate.\n" +
@@ -98,6 +102,37 @@ TEST_CASE(
             "12,288 – 49,152 output tokens, $0.0190 – $0.0757 at catalog prices, counted against "
             "the subscription\n- merge, local/scripted-4: 1,000 – 4,000 input, 12,288 – 49,152 "
             "output tokens, no price known");
+}
+
+TEST_CASE("CostText: expected figures from earlier runs are said so, in the text and the JSON") {
+  std::array<RoutePricing, 5> pricing;
+  for (RoutePricing& p : pricing) p.prices = TokenPrices{0.5, 1.5, 0.05, 0.625};
+  ObservedRoles all;
+  for (auto& role : all) role = ObservedTokens{2000, 100, 4};
+  const CostForecast learned = ForecastCost(Plan(), pricing, all);
+  const std::string text = CostEstimateText(Plan(), learned, true);
+  CHECK_THAT(text, Catch::Contains("Expected: what each role used in this project's earlier runs "
+                                   "on the same routes (the median)."));
+  CHECK_THAT(text, Catch::Contains("- candidate 1, local/scripted-0: 2,000 – "));
+  CHECK_THAT(text, Catch::Contains(" input, 100 – 49,152 output tokens (expected: the median of 4 "
+                                   "earlier runs), $0.001"));
+  CHECK_THAT(text, Catch::Contains("The expected figures include the candidates' tool turns"));
+  CHECK_THAT(text, !Catch::Contains("Each tool call a candidate makes"));
+  const nlohmann::json json = CostForecastJson(Plan(), learned);
+  CHECK(json["expected_basis"] == "earlier_runs");
+  CHECK(json["stages"][0]["expected_basis"] == "earlier_runs");
+  CHECK(json["stages"][0]["history_runs"] == 4);
+  CHECK(json["stages"][4]["expected_basis"] == "share_of_cap");  // the repair is conditional
+  CHECK(EstimateSummaryJson(learned)["expected_basis"] == "earlier_runs");
+
+  ObservedRoles some;
+  some[0] = ObservedTokens{2000, 100, 3};
+  const CostForecast mixed = ForecastCost(Plan(), pricing, some);
+  CHECK(ExpectedBasis(mixed) == "mixed");
+  CHECK_THAT(CostEstimateText(Plan(), mixed, false),
+             Catch::Contains("Expected: the median of this project's earlier runs where a role "
+                             "has 3 on the same route, else a quarter of each output cap."));
+  CHECK(ExpectedBasis(Forecast(false, false)) == "share_of_cap");
 }
 
 TEST_CASE("CostText: the launch details mark each subscription stage and count them") {

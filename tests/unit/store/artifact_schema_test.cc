@@ -64,16 +64,16 @@ void RecordVariedAttempts(StoreFixture& f) {
 
 }  // namespace
 
-TEST_CASE("Schemas: manifests at every stage conform to fusion-manifest.v4", "[store][schema]") {
+TEST_CASE("Schemas: manifests at every stage conform to fusion-manifest.v5", "[store][schema]") {
   StoreFixture f;
-  CheckConforms("fusion-manifest.v4.json", ReadJsonFile(f.Path(kManifestFile)));
+  CheckConforms("fusion-manifest.v5.json", ReadJsonFile(f.Path(kManifestFile)));
   RecordVariedAttempts(f);
-  CheckConforms("fusion-manifest.v4.json", ReadJsonFile(f.Path(kManifestFile)));
+  CheckConforms("fusion-manifest.v5.json", ReadJsonFile(f.Path(kManifestFile)));
   REQUIRE(f.store
               ->Fail(RunState::kFailed,
                      {"evaluation_invalid", "twice", Stage::kEvaluation, std::nullopt, 2})
               .summary.ok());
-  CheckConforms("fusion-manifest.v4.json", ReadJsonFile(f.Path(kManifestFile)));
+  CheckConforms("fusion-manifest.v5.json", ReadJsonFile(f.Path(kManifestFile)));
   CheckConforms("error.json", ReadJsonFile(f.Path(kErrorFile)));
   CheckConforms("fusion-failure-summary.v1.json", ReadJsonFile(f.Path(kFailureSummaryFile)));
 }
@@ -85,7 +85,7 @@ TEST_CASE("Schemas: a completed run's manifest, result.json and usage claim conf
   f.RecordCandidates();
   f.WalkTo(RunState::kMerging);
   REQUIRE(f.store->CommitResult("answer", json{{"anything", {1, 2}}}).ok());
-  CheckConforms("fusion-manifest.v4.json", ReadJsonFile(f.Path(kManifestFile)));
+  CheckConforms("fusion-manifest.v5.json", ReadJsonFile(f.Path(kManifestFile)));
   CheckConforms("fusion-committed-result.v1.json", ReadJsonFile(f.Path(kResultFile)));
   REQUIRE(
       ClaimUsageOnce(f.fs, f.clock, f.store->run_dir(), kRunId, f.store->Snapshot().usage).ok());
@@ -115,7 +115,7 @@ TEST_CASE("Schemas: cancelled and capped summaries and every failure view confor
 
 TEST_CASE("Schemas: the checker catches unknown and missing keys", "[store][schema]") {
   StoreFixture f;
-  const json schema = LoadArtifactSchema("fusion-manifest.v4.json");
+  const json schema = LoadArtifactSchema("fusion-manifest.v5.json");
   json manifest = ReadJsonFile(f.Path(kManifestFile));
   CHECK(CheckAgainstSchema(schema, manifest).empty());
   json extra = manifest;
@@ -179,7 +179,7 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
 }
 
 TEST_CASE("Schemas: shared definitions are identical in every artifact schema", "[store][schema]") {
-  const char* files[] = {"fusion-manifest.v4.json",
+  const char* files[] = {"fusion-manifest.v5.json",
                          "fusion-committed-result.v1.json",
                          "fusion-failure-summary.v1.json",
                          "error.json",
@@ -200,7 +200,7 @@ TEST_CASE("Schemas: shared definitions are identical in every artifact schema", 
   const json manifest = ReadJsonFile(f.Path(kManifestFile));
   std::set<std::string> written, required;
   for (auto it = manifest.begin(); it != manifest.end(); ++it) written.insert(it.key());
-  const json manifest_schema = LoadArtifactSchema("fusion-manifest.v4.json");
+  const json manifest_schema = LoadArtifactSchema("fusion-manifest.v5.json");
   for (const json& key : manifest_schema["required"]) {
     required.insert(key.get<std::string>());
   }

@@ -112,6 +112,29 @@ TEST_CASE("VerifyCompletedRun: returns the verified answer, details, usage and m
   CHECK(verified->manifest.state == RunState::kCompleted);
 }
 
+TEST_CASE(
+    "VerifyCompletedRun: a run written with the previous ids (manifest v4, result v5) verifies",
+    "[store]") {
+  CompletedRun run;
+  CHECK(run.ReadJson(kManifestFile)["schema_version"] == "pi-background-tasks.fusion-manifest.v5");
+  CHECK(run.ReadJson(kResultFile)["details"]["schema_version"] ==
+        "pi-background-tasks.fusion-result.v6");
+  run.EditJson(kResultFile,
+               [](json& r) { r["details"]["schema_version"] = kResultDetailsSchemaV5; });
+  run.Reseal(kResultFile);
+  run.EditJson(kManifestFile, [](json& m) { m["schema_version"] = kManifestSchemaV4; });
+  auto verified = VerifyCompletedRun(pi_fusion::PosixFileSystem(), run.store->run_dir(), kRunId);
+  REQUIRE(verified.ok());
+  CHECK(verified->merged == kAnswer);
+  CHECK(verified->details["schema_version"] == kResultDetailsSchemaV5);
+  // Any other id is still refused.
+  run.EditJson(kManifestFile,
+               [](json& m) { m["schema_version"] = "pi-background-tasks.fusion-manifest.v3"; });
+  CHECK(VerifyCompletedRun(pi_fusion::PosixFileSystem(), run.store->run_dir(), kRunId)
+            .status()
+            .code() == pi_fusion::kArtifactError);
+}
+
 TEST_CASE("VerifyCompletedRun: every tampering is an artifact_error naming what differed",
           "[store]") {
   const std::string other_id = "reason-ffffffffffffffffffffffffffffffff";

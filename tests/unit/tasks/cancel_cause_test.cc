@@ -127,12 +127,38 @@ TEST_CASE("Every cancellation source is recorded and read back", "[tasks][cancel
     CancelWhileRunning(h, source);
     REQUIRE(h.sink.terminal.has_value());
     CHECK(h.DiskManifest().error->message == CancelledText(source));
+    CHECK(h.DiskManifest().error->cancelled_by == CancelSourceText(source));
     Result<std::optional<TaskInfo>> found =
         FindRunOnDisk(h.fs, h.clock, h.dir.path(), h.sink.launch.run_id);
     REQUIRE(found.ok());
     REQUIRE(found->has_value());
     CHECK((*found)->cancelled_by == source);
   }
+}
+
+TEST_CASE("The cause is a typed field: read from it, not from the message; a v4 manifest's message",
+          "[tasks][cancel_cause]") {
+  Harness h(BlockedCandidates());
+  CancelWhileRunning(h, CancelSource::kBgKill);
+  const std::string path = h.sink.launch.artifact_dir + "/manifest.json";
+  json manifest = json::parse(store::testing::ReadAll(path));
+  CHECK(manifest["schema_version"] == "pi-background-tasks.fusion-manifest.v5");
+  CHECK(manifest["error"]["cancelled_by"] == "bg_kill");
+  const auto cause_on_disk = [&](const json& m) {
+    store::testing::WriteAll(path, m.dump());
+    Result<std::optional<TaskInfo>> found =
+        FindRunOnDisk(h.fs, h.clock, h.dir.path(), h.sink.launch.run_id);
+    REQUIRE(found.ok());
+    REQUIRE(found->has_value());
+    return (*found)->cancelled_by;
+  };
+  // The field wins over a message that says something else.
+  manifest["error"]["message"] = "cancelled by quitting Pi";
+  CHECK(cause_on_disk(manifest) == CancelSource::kBgKill);
+  // A v4 manifest has no field: its message is read back, as before.
+  manifest["schema_version"] = "pi-background-tasks.fusion-manifest.v4";
+  manifest["error"].erase("cancelled_by");
+  CHECK(cause_on_disk(manifest) == CancelSource::kQuit);
 }
 
 TEST_CASE("A run cancelled in preflight records the cause too", "[tasks][cancel_cause]") {
@@ -143,6 +169,7 @@ TEST_CASE("A run cancelled in preflight records the cause too", "[tasks][cancel_
   CHECK(h.sink.launch.error.code() == "child_cancelled");
   CHECK(h.DiskManifest().error->message ==
         "cancelled by quitting Pi during preflight; no child started");
+  CHECK(h.DiskManifest().error->cancelled_by == "quitting Pi");
   CHECK(ListRuns(h.fs, h.dir.path())[0].CancelCause() == "quitting Pi");
 }
 

@@ -14,6 +14,7 @@
 #include "protocol/frames.h"
 #include "protocol/tool_audit.h"
 #include "run/degraded_text.h"
+#include "run/source_failures.h"
 #include "store/artifact_ref.h"
 #include "test_support.h"
 
@@ -100,6 +101,17 @@ TEST_CASE("a completed research run whose declared source failed is not a plain 
   CHECK(view["status"] == "completed · 1 declared source failed");
   CHECK(view["notes"] == json::array({"Warning: the declared source https://example.com/gone could "
                                       "not be fetched (dns_failure); no candidate read it."}));
+}
+
+TEST_CASE("a completed research run that fetched no declared source is flagged, never a plain ✓") {
+  RunFacts facts = Facts();
+  facts.workflow = "research";
+  store::VerifiedResult verified = Verified("answer");
+  verified.details["no_source_fetched"] = true;
+  const json view = CompletedView(facts, verified);
+  CHECK(view["state"] == "completed");
+  CHECK(view["status"] == "completed · no declared source fetched");
+  CHECK(view["notes"] == json::array({workflow::kNoSourceFetchedWarning}));
 }
 
 TEST_CASE("the question is the task's own field, never dug out of its description") {

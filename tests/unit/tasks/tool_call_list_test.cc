@@ -139,15 +139,39 @@ TEST_CASE("SourceFetchesOf: only records with a declared URL") {
   CHECK(fetches[1].code == "blocked_address");
 }
 
-TEST_CASE("SourceFailureLines: one warning per row; nothing for absent or malformed rows") {
+TEST_CASE("SourceWarningLines: one warning per failed row; nothing for absent or malformed rows") {
   const json rows = json::array(
       {{{"url", "https://b.example/"}, {"code", "dns_failure"}}, {{"url", 3}, {"code", "x"}}});
-  CHECK(SourceFailureLines(rows) ==
+  CHECK(SourceWarningLines({{"source_failures", rows}}) ==
         std::vector<std::string>{"Warning: the declared source https://b.example/ could not be "
                                  "fetched (dns_failure); no candidate read it."});
-  CHECK(SourceFailureLines(json()).empty());
-  CHECK(SourceFailureCount(1) == "1 declared source failed");
-  CHECK(SourceFailureCount(2) == "2 declared sources failed");
+  CHECK(SourceWarningLines(json()).empty());
+  CHECK(SourceWarningLines(rows).empty());  // details, not the bare array
+  CHECK(SourceWarningStatus({{"source_failures", json::array({rows[0]})}}) ==
+        "1 declared source failed");
+  CHECK(SourceWarningStatus({{"source_failures", json::array({rows[0], rows[0]})}}) ==
+        "2 declared sources failed");
+  CHECK(SourceWarningStatus(json::object()).empty());
+}
+
+TEST_CASE("SourceWarningLines: a run that fetched no declared source is flagged, after the rows") {
+  const json rows = json::array({{{"url", "https://b.example/"}, {"code", "dns_failure"}}});
+  const json details = {{"source_failures", rows}, {"no_source_fetched", true}};
+  const std::vector<std::string> lines = SourceWarningLines(details);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1] == kNoSourceFetchedWarning);
+  CHECK(SourceWarningStatus(details) == "no declared source fetched");
+  // Only the literal true flags it.
+  CHECK(SourceWarningLines({{"no_source_fetched", "true"}}).empty());
+  CHECK(SourceWarningStatus({{"no_source_fetched", false}}).empty());
+}
+
+TEST_CASE("NoSourceFetched: none tried, or every try failed, is no fetch; one success is a fetch") {
+  CHECK(NoSourceFetched({}));
+  CHECK(NoSourceFetched({{"https://a.example/", false, "dns_failure"},
+                         {"https://a.example/", false, "network_error"}}));
+  CHECK_FALSE(NoSourceFetched(
+      {{"https://a.example/", false, "dns_failure"}, {"https://b.example/", true, ""}}));
 }
 
 }  // namespace pi_fusion::workflow

@@ -7,6 +7,7 @@
 
 #include "view_checks.h"
 
+#include "run/source_failures.h"
 #include "tasks/host_texts.h"
 #include "tasks/lifecycle_texts.h"
 
@@ -298,4 +299,11 @@ TEST_CASE(
       {{"url", "http://nowhere.test/page"}, {"code", "dns_failure"}}};
   CHECK(ToolResultView("bg_result", details, answer, false, kStart)["status"] ==
         plain + " · 1 declared source failed");
+
+  // No declared source fetched at all: said in the status and as a note.
+  details["result"].erase("source_failures");
+  details["result"]["no_source_fetched"] = true;
+  const json none = ToolResultView("bg_result", details, answer, false, kStart);
+  CHECK(none["status"] == plain + " · no declared source fetched");
+  CHECK(none["notes"] == json::array({workflow::kNoSourceFetchedWarning}));
 }

@@ -1,4 +1,4 @@
-// fusion-result.v5 details (src/workflow/result_details.h).
+// fusion-result.v6 details (src/workflow/result_details.h).
 #include "workflow/result_details.h"
 
 #include <functional>
@@ -43,7 +43,7 @@ TEST_CASE("ResultDetails: builds the closed v5 object", "[workflow][result]") {
   auto details = BuildResultDetails(Good());
   REQUIRE(details.ok());
   CHECK(pi_fusion::testing::CheckAgainstSchema(
-            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json"), *details)
             .empty());
   CHECK((*details)["schema_version"] == kResultSchema);
   CHECK((*details)["anonymous_map"] == json{{"A", 2}, {"B", 1}, {"C", 3}});
@@ -71,7 +71,7 @@ TEST_CASE("ResultDetails: a run under a child wrapper names it and warns; others
   auto details = BuildResultDetails(in);
   REQUIRE(details.ok());
   CHECK(pi_fusion::testing::CheckAgainstSchema(
-            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json"), *details)
             .empty());
   CHECK((*details)["child_wrapper"] == "/opt/trace/wrap.sh");
   CHECK((*details)["warnings"][2]["kind"] == "child_wrapper");
@@ -152,7 +152,7 @@ TEST_CASE("ResultDetails: tool refusals per candidate and a dropped reviewer",
   auto details = BuildResultDetails(in);
   REQUIRE(details.ok());
   CHECK(pi_fusion::testing::CheckAgainstSchema(
-            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json"), *details)
             .empty());
   CHECK((*details)["tool_refusals"] ==
         json::parse(R"([{"by_code":{"path_in_run_store":1},"count":1,"slot":1},
@@ -188,7 +188,7 @@ TEST_CASE("ResultDetails: usage per role and the run's model requests", "[workfl
   auto details = BuildResultDetails(in);
   REQUIRE(details.ok());
   CHECK(pi_fusion::testing::CheckAgainstSchema(
-            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json"), *details)
             .empty());
   CHECK((*details)["usage_by_role"] == in.usage_by_role);
   CHECK((*details)["model_requests"] == 8);
@@ -231,12 +231,29 @@ TEST_CASE("ResultDetails: research's failed sources are rows of url and code; no
   auto details = BuildResultDetails(in);
   REQUIRE(details.ok());
   CHECK(pi_fusion::testing::CheckAgainstSchema(
-            pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json"), *details)
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json"), *details)
             .empty());
   CHECK((*details)["source_failures"] ==
         json::array({{{"url", "https://example.com/gone"}, {"code", "dns_failure"}}}));
   in.source_failures = {{"https://example.com/gone", ""}};
   CHECK(BuildResultDetails(in).status().code() == "orchestration_failed");
+}
+
+TEST_CASE("ResultDetails: a research run that fetched no source says so; others have no key",
+          "[workflow][result]") {
+  auto plain = BuildResultDetails(Good());
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->contains("no_source_fetched"));
+  ResultDetailsInput in = Good();
+  in.run_id = "research-0123456789abcdef0123456789abcdef";
+  in.workflow = "research";
+  in.no_source_fetched = true;
+  auto details = BuildResultDetails(in);
+  REQUIRE(details.ok());
+  CHECK((*details)["no_source_fetched"] == true);
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json"), *details)
+            .empty());
 }
 
 TEST_CASE("ResultDetails: a degraded run carries its record; others have no key",
@@ -245,7 +262,7 @@ TEST_CASE("ResultDetails: a degraded run carries its record; others have no key"
   auto none = BuildResultDetails(in);
   REQUIRE(none.ok());
   CHECK_FALSE(none->contains("degraded"));
-  const auto schema = pi_fusion::testing::LoadArtifactSchema("fusion-result.v5.json");
+  const auto schema = pi_fusion::testing::LoadArtifactSchema("fusion-result.v6.json");
   for (
       const char* text :
       {R"({"slot":3,"model":"p/m","reason":"failed","code":"child_exit_failed","grace_seconds":null})",
