@@ -37,6 +37,7 @@ inline constexpr char kTools[] = "PI_FUSION_TOOLS";
 inline constexpr char kToolJournal[] = "PI_FUSION_TOOL_JOURNAL";
 inline constexpr char kToolSeal[] = "PI_FUSION_TOOL_SEAL";
 inline constexpr char kRequestSignalFd[] = "PI_FUSION_REQUEST_SIGNAL_FD";
+inline constexpr char kCostAllowance[] = "PI_FUSION_COST_ALLOWANCE_USD";
 
 enum class Setter {
   kHost,    // the host's environment: whoever starts Pi (or `pi-fusion child-run`)
@@ -59,7 +60,7 @@ struct Variable {
   Scope scope;
 };
 
-inline constexpr std::array<Variable, 14> kVariables = {{
+inline constexpr std::array<Variable, 15> kVariables = {{
     {kAddon, Setter::kHost, Reader::kHostExtension, Scope::kPerRun},
     {kWarm, Setter::kHost, Reader::kParent, Scope::kPerRun},
     {kChildWrapper, Setter::kHost, Reader::kParent, Scope::kPerRun},
@@ -74,6 +75,7 @@ inline constexpr std::array<Variable, 14> kVariables = {{
     {kToolJournal, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
     {kToolSeal, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
     {kRequestSignalFd, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
+    {kCostAllowance, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
 }};
 
 // True for the names the parent sets anew for each stage child.
