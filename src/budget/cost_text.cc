@@ -43,8 +43,16 @@ std::string FormatUsd(double usd) {
   return text;
 }
 
+std::string CostCapRuleText(double cap, const CostForecast& forecast) {
+  return "Cost cap " + FormatUsd(cap) +
+         " (policy.max_cost_usd), a hard bound: every model request of every child is admitted "
+         "against it before it is sent, its output limit lowered to what is left, and the run "
+         "stops (cost_cap_exceeded) rather than spend more; the run needs " +
+         FormatUsd(forecast.minimum_usd) + " at the least.";
+}
+
 std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
-                             bool tool_using_candidates) {
+                             bool tool_using_candidates, std::optional<double> cap) {
   std::string text = "Estimate (expected – worst case): " + Range(forecast.input) + " input and " +
                      Range(forecast.output) + " output tokens, " + UsdText(forecast.usd) + ".";
   if (forecast.subscription_stages > 0) {
@@ -59,6 +67,7 @@ std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecas
   if (tool_using_candidates) {
     text += " Each tool call a candidate makes adds a model request that is not in the estimate.";
   }
+  if (cap) text += " " + CostCapRuleText(*cap, forecast);
   for (const StageCost& stage : forecast.stages) text += "\n" + StageLine(plan, stage);
   return text;
 }
