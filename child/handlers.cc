@@ -39,10 +39,24 @@ Napi::Value OnProviderRequest(const Napi::CallbackInfo& info, ChildGovernor& gov
   request.route = RouteOfModel(model);
   request.payload = StringifyObject(env, Event(info).Get("payload"), "the provider payload");
   if (model.IsObject()) {
-    Napi::Value compat = model.As<Napi::Object>().Get("compat");
+    Napi::Object m = model.As<Napi::Object>();
+    Napi::Value compat = m.Get("compat");
     if (compat.IsObject()) {
       Napi::Value flag = compat.As<Napi::Object>().Get("supportsLongCacheRetention");
       request.long_retention_allowed = !(flag.IsBoolean() && !flag.As<Napi::Boolean>().Value());
+      request.model.compat = JsonValueOf(env, compat);
+    }
+    // What the cost admission prices a request with (read only when the run has a cost cap).
+    if (governor.config().cost_allowance_usd) {
+      Napi::Value cost = m.Get("cost");
+      if (cost.IsObject()) request.model.cost = JsonValueOf(env, cost);
+      Napi::Value max_tokens = m.Get("maxTokens");
+      if (max_tokens.IsNumber()) {
+        const double n = max_tokens.As<Napi::Number>().DoubleValue();
+        if (n >= 1 && n <= 1e12 && n == static_cast<double>(static_cast<int64_t>(n))) {
+          request.model.max_tokens = static_cast<int64_t>(n);
+        }
+      }
     }
   }
   ChildGovernor::ProviderDecision decision = governor.OnProviderRequest(std::move(request));

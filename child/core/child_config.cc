@@ -5,6 +5,7 @@
 #include "core/error_codes.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 
 namespace pi_fusion::child {
@@ -56,6 +57,23 @@ Result<int> SignalDescriptor(const std::string& text) {
   return fd;
 }
 
+// Plain decimal dollars ("0.012500000"), as the parent writes them: nothing a locale, a sign or
+// an exponent could make mean something else.
+Result<double> Allowance(const std::string& text) {
+  const bool plain = !text.empty() && text.size() <= 32 &&
+                     std::count(text.begin(), text.end(), '.') <= 1 &&
+                     std::all_of(text.begin(), text.end(),
+                                 [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) &&
+                     text != ".";
+  if (!plain) {
+    return Invalid(std::string(env_vars::kCostAllowance) +
+                   " must be a decimal number of US dollars, not '" + text + "'");
+  }
+  double usd = 0;
+  std::from_chars(text.data(), text.data() + text.size(), usd);  // locale-independent
+  return usd;
+}
+
 }  // namespace
 
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
@@ -88,6 +106,12 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
     Result<int> fd = SignalDescriptor(*signal);
     if (!fd.ok()) return fd.status();
     config.request_signal_fd = *fd;
+  }
+  if (std::optional<std::string> allowance = lookup(env_vars::kCostAllowance);
+      allowance && !allowance->empty()) {
+    Result<double> usd = Allowance(*allowance);
+    if (!usd.ok()) return usd.status();
+    config.cost_allowance_usd = *usd;
   }
   std::optional<std::string> retention = lookup("PI_CACHE_RETENTION");
   if (retention && !retention->empty()) config.cache_retention = std::move(retention);

@@ -16,6 +16,9 @@
 //                            at the child's first provider request and is then closed (optional;
 //                            candidates of a run that warms its evaluator and merger, which start
 //                            once every candidate is past its own start-up)
+//   PI_FUSION_COST_ALLOWANCE_USD  the US dollars this child may spend, in decimal (optional; set
+//                            for every child of a run with a cost cap). Every provider request is
+//                            admitted against it (cost_admission.h); unset: no admission.
 //
 // The execution limits are fixed (kMaxProviderRequests, kMaxToolCalls); nothing overrides them.
 // Pure code; thread-safe.
@@ -47,6 +50,8 @@ struct ChildConfig {
   std::string tool_journal_path;  // set exactly when `tools` is not empty
   std::string tool_seal_path;
   int request_signal_fd = -1;  // -1: no first-request signal
+  // The child's share of the run's cost cap in US dollars; nullopt: the run has no cap.
+  std::optional<double> cost_allowance_usd;
   // Pi's agent directory (PI_CODING_AGENT_DIR, else ~/.pi/agent), which file tools never read.
   std::string pi_agent_dir;
   // What the file tools' wall protects besides the built-in names. ReadChildConfig sets the agent
@@ -62,7 +67,9 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 
 // Error code "config_invalid" for a missing or unknown role, a candidate without an absolute
 // oversize path, a tool list without absolute journal and seal paths (or with an empty name), or
-// a PI_FUSION_REQUEST_SIGNAL_FD that is not a descriptor number above stdio.
+// a PI_FUSION_REQUEST_SIGNAL_FD that is not a descriptor number above stdio, or a
+// PI_FUSION_COST_ALLOWANCE_USD that is not a plain decimal number of dollars (digits, at most one
+// point).
 Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup);
 
 // The process environment (getenv).

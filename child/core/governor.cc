@@ -1,6 +1,7 @@
 #include "child/core/governor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "child/core/cache_policy.h"
@@ -108,11 +109,52 @@ ChildGovernor::ProviderDecision ChildGovernor::OnProviderRequest(ProviderRequest
                              " exceeds the limit of " +
                              std::to_string(config_.max_provider_requests) + " per child");
   }
+  if (std::optional<ProviderDecision> refused =
+          AdmitCost(request, &payload, observation->effective_retention == "long")) {
+    return *refused;
+  }
   pending_observation_ = *observation;
   if (requests_ == 1 && config_.request_signal_fd >= 0) {
     env_->SignalAndClose(config_.request_signal_fd);  // past start-up: the parent may warm now
   }
   return {.abort = false, .fail_process = false, .payload = std::move(payload)};
+}
+
+std::optional<ChildGovernor::ProviderDecision> ChildGovernor::AdmitCost(
+    const ProviderRequest& request, json* payload, bool long_cache_writes) {
+  if (!config_.cost_allowance_usd) return std::nullopt;
+  // A request admitted before that left no message (stopped mid-stream) is counted at its worst.
+  if (pending_worst_usd_) spent_usd_ += *std::exchange(pending_worst_usd_, std::nullopt);
+  const std::string canonical = CanonicalJson(*payload);
+  const PayloadEvidence evidence{canonical.size(), Sha256Ref(canonical)};
+  Result<WorstCasePrices> prices = WorstCasePricesOf(request.model.cost, long_cache_writes);
+  if (!prices.ok()) {
+    return RefuseRequest(kCostCapExceeded, request.route, evidence, prices.status().message());
+  }
+  const double left = *config_.cost_allowance_usd - spent_usd_;
+  const Admission admission =
+      AdmitRequest(payload, request.route.api, request.model, *prices, canonical.size(), left);
+  if (!admission.send) {
+    return RefuseRequest(kCostCapExceeded, request.route, evidence, admission.refusal);
+  }
+  pending_worst_usd_ = admission.worst_case_usd;
+  return std::nullopt;
+}
+
+void ChildGovernor::CountSpend(const std::string& stop_reason, const json& usage) {
+  if (!config_.cost_allowance_usd) return;
+  const double worst = std::exchange(pending_worst_usd_, std::nullopt).value_or(0);
+  double cost = worst;
+  const json* total = usage.is_object() && usage.contains("cost") && usage["cost"].is_object() &&
+                              usage["cost"].contains("total")
+                          ? &usage["cost"]["total"]
+                          : nullptr;
+  if (total != nullptr && total->is_number() && std::isfinite(total->get<double>()) &&
+      total->get<double>() >= 0) {
+    cost = total->get<double>();
+  }
+  if (stop_reason == "error" || stop_reason == "aborted") cost = std::max(cost, worst);
+  spent_usd_ += cost;
 }
 
 void ChildGovernor::HandleOversized(const protocol::MetadataRecord& record,
@@ -151,6 +193,7 @@ ChildGovernor::MessageDecision ChildGovernor::OnAssistantMessage(const Assistant
   record.tool_calls = m.tool_calls;
   record.usage = m.usage;
   record.cache = std::exchange(pending_observation_, std::nullopt);
+  CountSpend(m.stop_reason, m.usage);
   if (m.error_message) {
     record.error_message = TruncateUtf8(*m.error_message, protocol::kMaxFrameMessageBytes);
   }

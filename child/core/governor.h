@@ -4,8 +4,9 @@
 // returned decisions (ctx.abort(), blocking a tool, removing tools and queueing the compression
 // follow-up, failing the process exit). The governor writes every frame itself through ChildEnv:
 //   - one metadata frame per finalized assistant message;
-//   - at most one runtime-guard frame, for the first refusal (a refusal latches: every later
-//     request and tool call is refused silently, and the process must exit failing);
+//   - at most one runtime-guard frame, for the first refusal (among them a request the child's cost
+//     allowance cannot pay for, cost_cap_exceeded: cost_admission.h) (a refusal latches: every
+//     later request and tool call is refused silently, and the process must exit failing);
 //   - for a tool-enabled child, one durable journal record per tool execution and one seal;
 //   - exactly one settlement frame, at the first non-aborted agent_settled that finds Pi idle,
 //     after which nothing is written and any activity fails the process.
@@ -24,6 +25,7 @@
 
 #include "child/core/child_config.h"
 #include "child/core/child_env.h"
+#include "child/core/cost_admission.h"
 #include "child/core/tool_journal.h"
 #include "core/error_codes.h"
 #include "pi_fusion/status.h"
@@ -42,6 +44,7 @@ class ChildGovernor {
     // it; cycles, BigInt, lone surrogates and non-objects fail there).
     Result<nlohmann::json> payload = Status::Error(kChildRuntimePayloadInvalid, "no payload");
     bool long_retention_allowed = true;  // ctx.model.compat.supportsLongCacheRetention !== false
+    RequestModel model;                  // ctx.model's prices, maxTokens and compat
   };
   struct ProviderDecision {
     bool abort = false;         // refuse before transport: ctx.abort(), return nothing
@@ -49,7 +52,9 @@ class ChildGovernor {
     nlohmann::json payload;     // when !abort: the payload to send (replaces Pi's)
   };
   // before_provider_request. Counts the request, validates and normalizes the payload (cache
-  // policy for anthropic-messages), then enforces the provider-request limit.
+  // policy for anthropic-messages), enforces the provider-request limit, then, with a cost
+  // allowance, admits the request against what is left of it (AdmitRequest: its output limit
+  // may be lowered in the payload returned).
   ProviderDecision OnProviderRequest(ProviderRequest request);
 
   struct AssistantMessage {
@@ -126,6 +131,8 @@ class ChildGovernor {
   bool settled() const { return settled_; }
   int64_t provider_requests() const { return requests_; }
   int64_t tool_calls() const { return tool_calls_; }
+  // What this child has spent, as the admission counts it (below).
+  double spent_usd() const { return spent_usd_; }
 
  private:
   struct PayloadEvidence {
@@ -145,6 +152,12 @@ class ChildGovernor {
   // The tool limit the call about to start would cross, as a guard message; nullopt when none.
   std::optional<std::string> ToolLimitCrossed() const;
   void SealJournal();
+  // The cost admission of a request that passed every other check; nullopt when it may be sent.
+  std::optional<ProviderDecision> AdmitCost(const ProviderRequest& request, nlohmann::json* payload,
+                                            bool long_cache_writes);
+  // Moves the last admitted request from pending to spent: at its reported cost, or at its worst
+  // case when it failed or was aborted (a provider may bill a stream it cut off).
+  void CountSpend(const std::string& stop_reason, const nlohmann::json& usage);
   void HandleOversized(const protocol::MetadataRecord& record,
                        const std::vector<std::string>& text_blocks, MessageDecision* decision);
   protocol::SettlementFrame BuildSettlement() const;
@@ -166,6 +179,10 @@ class ChildGovernor {
   bool settled_ = false;
   bool late_activity_reported_ = false;
   std::unique_ptr<ToolJournal> journal_;  // tool-enabled children only
+  // The cost allowance's account: the reported cost of every answered request, plus the worst
+  // case of each admitted request that left no message (counted at the next request).
+  double spent_usd_ = 0;
+  std::optional<double> pending_worst_usd_;
 };
 
 // The follow-up that asks the same session to shrink its previous answer.

@@ -1,8 +1,11 @@
 #include "budget/cost_cap.h"
 
+#include <algorithm>
+
 #include "budget/cost_text.h"
 #include "budget/stage_text.h"
 #include "core/error_codes.h"
+#include "core/number_text.h"
 
 namespace pi_fusion::budget {
 namespace {
@@ -10,58 +13,108 @@ namespace {
 // "the evaluation", "the evaluation repair", "the merge": the stages a mid-run check comes before.
 std::string StageWords(Stage stage) { return "the " + StageLabel(stage, 0); }
 
-// The stages ExpectedCostFrom counts once the run is about to start `next`.
-std::string StagesStillToRun(Stage next) {
-  if (next == Stage::kMerge) return StageWords(next);
-  return StageWords(next) + " and the merge";
-}
-
 std::string CapText(double cap) {
   return "the cost cap of " + FormatUsd(cap) + " (policy.max_cost_usd)";
 }
 
-// What the figures leave out, so nobody reads a cap that did not bind as a broken one.
-std::string PricingNotes(const CostForecast& forecast) {
-  std::string notes;
-  if (forecast.unpriced_stages > 0) {
-    notes += " " + std::to_string(forecast.unpriced_stages) +
-             " stage(s) run on a route with no price and count $0 against the cap.";
+// What the minimum is, in the words every refusal uses.
+std::string FirstRequestWords() {
+  return "at one token per byte and a " + GroupedDigits(kMinUsefulOutputTokens) + "-token answer";
+}
+
+// A subscription route's requests count at its catalog prices, like its estimate lines.
+std::string SubscriptionNote(const CostForecast& forecast) {
+  return forecast.subscription_stages > 0 ? " Subscription routes count at their catalog prices."
+                                          : "";
+}
+
+int Order(Stage stage) {
+  switch (stage) {
+    case Stage::kCandidate:
+      return 0;
+    case Stage::kEvaluation:
+    case Stage::kEvaluationRepair:
+      return 1;
+    case Stage::kMerge:
+      break;
   }
-  if (forecast.subscription_stages > 0) {
-    notes += " Subscription routes count at their catalog prices.";
+  return 2;
+}
+
+const StageCost* RowOf(const CostForecast& forecast, Stage stage) {
+  for (const StageCost& row : forecast.stages) {
+    if (row.stage == stage) return &row;
   }
-  return notes;
+  return nullptr;
 }
 
 }  // namespace
 
-Status CheckCostCapBeforeRun(const std::optional<double>& cap, const CostForecast& forecast) {
-  if (!cap || forecast.usd.expected <= *cap) return Status::Ok();
+Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan& plan,
+                             const CostForecast& forecast) {
+  if (!cap) return Status::Ok();
+  for (const StageCost& stage : forecast.stages) {
+    if (stage.prices) continue;
+    const size_t route = static_cast<size_t>(stage.role);
+    return Status::Error(
+        kCostCapExceeded,
+        CapText(*cap) + " cannot bound the " + std::string(RoleLabel(stage.role)) +
+            " slot's route " + plan.routes[route].QualifiedId() +
+            ": Pi gives no prices for it, so no request on it can be admitted against the cap; "
+            "no child was started. Choose a priced route for that slot, or clear the cap, with "
+            "/fusion-models.");
+  }
+  if (forecast.minimum_usd <= *cap) return Status::Ok();
   return Status::Error(
       kCostCapExceeded,
-      "the run's expected cost, " + FormatUsd(forecast.usd.expected) + " (an estimate), exceeds " +
-          CapText(*cap) + "; no child was started." + PricingNotes(forecast) +
+      CapText(*cap) + " cannot pay for the run's minimum, " + FormatUsd(forecast.minimum_usd) +
+          ": each stage's first model request with its known prompt " + FirstRequestWords() +
+          "; no child was started." + SubscriptionNote(forecast) +
           " Raise or clear the cap with /fusion-models, or choose cheaper routes.");
 }
 
+double LaterStagesMinimumUsd(const CostForecast& forecast, Stage stage) {
+  double total = 0;
+  for (const StageCost& row : forecast.stages) {
+    if (row.conditional || Order(row.stage) <= Order(stage)) continue;
+    total += row.minimum_usd.value_or(0);
+  }
+  return total;
+}
+
+double CandidateAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast,
+                             int running) {
+  return StageAllowanceUsd(cap, spent_usd, forecast, Stage::kCandidate) / std::max(running, 1);
+}
+
+double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Stage stage) {
+  return std::max(0.0, cap - spent_usd - LaterStagesMinimumUsd(forecast, stage));
+}
+
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
-                               const CostForecast& forecast, Stage next, const CapStopKept& kept) {
+                               const CostForecast& forecast, Stage next, int64_t prompt_bytes,
+                               const CapStopKept& kept) {
   if (!cap) return Status::Ok();
-  const double remaining = ExpectedCostFrom(forecast, next);
-  if (spent_usd + remaining <= *cap) return Status::Ok();
+  const StageCost* row = RowOf(forecast, next);
+  if (row == nullptr || !row->prices) return Status::Ok();
+  const double left = StageAllowanceUsd(*cap, spent_usd, forecast, next);
+  const double needed = StageMinimumUsd(prompt_bytes, *row->prices);
+  if (needed <= left) return Status::Ok();
+  const double later = LaterStagesMinimumUsd(forecast, next);
   return Status::Error(
       kCostCapExceeded,
       CapText(*cap) + " stopped the run before " + StageWords(next) + ": " + FormatUsd(spent_usd) +
-          " spent so far plus " + FormatUsd(remaining) + " expected for " + StagesStillToRun(next) +
-          " (an estimate) would exceed it." + PricingNotes(forecast) + " " + CapStopNextStep(kept));
+          " spent so far leaves " + FormatUsd(left) + " for it" +
+          (later > 0 ? " (the merge's minimum, " + FormatUsd(later) + ", set aside)" : "") +
+          ", less than its first model request needs at the least: " + FormatUsd(needed) +
+          " for its " + GroupedDigits(static_cast<uint64_t>(prompt_bytes)) + "-byte prompt " +
+          FirstRequestWords() + "." + SubscriptionNote(forecast) + " " + CapStopNextStep(kept));
 }
 
 std::string CapStopNextStep(const CapStopKept& kept) {
   const int n = kept.verified_candidates;
   constexpr char kRaise[] = "raise or clear policy.max_cost_usd with /fusion-models";
-  // Not reached by a run (the cap is checked only after the candidates verified), but a run
-  // without a verified answer has nothing to resume from.
-  if (n <= 0) return "nothing verified is kept; " + std::string(kRaise) + " to run again.";
+  if (n <= 0) return "Nothing verified is kept; " + std::string(kRaise) + " to run again.";
   std::string what = std::to_string(n) + " verified candidate answer" + (n == 1 ? "" : "s");
   if (kept.evaluation) what += " and the evaluation";
   const bool plural = n != 1 || kept.evaluation;

@@ -1,5 +1,7 @@
 #include "budget/cost_forecast.h"
 
+#include <algorithm>
+
 #include "core/limits.h"
 
 namespace pi_fusion::budget {
@@ -34,6 +36,14 @@ double Dollars(int64_t input_tokens, int64_t output_tokens, const TokenPrices& p
 }
 
 }  // namespace
+
+WorstCasePrices WorstPricesOf(const TokenPrices& prices) {
+  return {std::max({prices.input, prices.cache_read, prices.cache_write}), prices.output};
+}
+
+double StageMinimumUsd(int64_t prompt_bytes, const TokenPrices& prices) {
+  return WorstCaseUsd(prompt_bytes, kMinUsefulOutputTokens, WorstPricesOf(prices));
+}
 
 int64_t StageOutputCapBytes(Stage stage) {
   switch (stage) {
@@ -77,11 +87,14 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
       const TokenPrices& prices = *pricing[route].prices;
       cost.usd = UsdRange{Dollars(cost.input.expected, cost.output.expected, prices),
                           Dollars(cost.input.worst, cost.output.worst, prices)};
+      cost.prices = prices;
+      cost.minimum_usd = StageMinimumUsd(stage.estimate.bytes.known(), prices);
     }
     if (!stage.conditional) {
       out.input.expected += cost.input.expected;
       out.output.expected += cost.output.expected;
       if (cost.usd) out.usd.expected += cost.usd->expected;
+      if (cost.minimum_usd) out.minimum_usd += *cost.minimum_usd;
     }
     out.input.worst += cost.input.worst;
     out.output.worst += cost.output.worst;

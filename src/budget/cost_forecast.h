@@ -18,6 +18,10 @@
 //               Every text and JSON form says which basis each stage's expected figure has.
 //   cost        = input tokens x input price + output tokens x output price (per million
 //                 tokens), all input priced uncached: a prompt-cache hit only lowers it.
+// Beside the range, each priced stage has a minimum (minimum_usd): its first model request at the
+// least the hard cost cap admits, the known prompt at one token per byte at the highest input
+// price plus kMinUsefulOutputTokens at the output price (core/request_cost.h). The cap refuses a
+// run only below the sum of those (cost_cap.h).
 // The run's expected figures leave out the conditional evaluation repair (it runs only after an
 // invalid evaluation); its worst case includes it. Neither counts a tool-using candidate's extra
 // model requests (each re-sends the conversation), the compression turn of an oversized
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include "budget/planner.h"
+#include "core/request_cost.h"
 
 namespace pi_fusion::budget {
 
@@ -96,7 +101,10 @@ struct StageCost {
   int history_runs = 0;  // how many runs that median is of; 0 unless from_history
   TokenRange input;
   TokenRange output;
-  std::optional<UsdRange> usd;  // nullopt when the route has no prices
+  std::optional<UsdRange> usd;        // nullopt when the route has no prices
+  std::optional<TokenPrices> prices;  // the route's, when it has them
+  // The stage's first request at the least the cost cap admits; nullopt when unpriced.
+  std::optional<double> minimum_usd;
   bool subscription = false;
 };
 
@@ -107,6 +115,7 @@ struct CostForecast {
   TokenRange input;
   TokenRange output;
   UsdRange usd;
+  double minimum_usd = 0;  // over the non-conditional priced stages
   int unpriced_stages = 0;
   int subscription_stages = 0;
   int history_stages = 0;  // stages whose expected figures come from earlier runs
@@ -114,6 +123,14 @@ struct CostForecast {
 
 // The output cap of `stage` in bytes (core/limits.h): its worst-case output at one token a byte.
 int64_t StageOutputCapBytes(Stage stage);
+
+// The highest price any input token of a route may be billed at (uncached, cache read or cache
+// write), and its output price: what the hard cost cap counts a request's worst case at.
+WorstCasePrices WorstPricesOf(const TokenPrices& prices);
+
+// The least a first request of `prompt_bytes` known bytes can be admitted for: the bytes as
+// input tokens plus kMinUsefulOutputTokens, at WorstPricesOf(prices).
+double StageMinimumUsd(int64_t prompt_bytes, const TokenPrices& prices);
 
 // The forecast of `plan` with `pricing[i]` for route kAllRoles[i], and `observed[i]` (when set)
 // as the expected tokens of the non-conditional stage on that route. The worst case never

@@ -69,8 +69,16 @@ std::string ExpectedBasisSentence(const CostForecast& forecast) {
          " earlier runs on these routes to learn from).";
 }
 
+std::string CostCapRuleText(double cap, const CostForecast& forecast) {
+  return "Cost cap " + FormatUsd(cap) +
+         " (policy.max_cost_usd), a hard bound: every model request of every child is admitted "
+         "against it before it is sent, its output limit lowered to what is left, and the run "
+         "stops (cost_cap_exceeded) rather than spend more; the run needs " +
+         FormatUsd(forecast.minimum_usd) + " at the least.";
+}
+
 std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
-                             bool tool_using_candidates) {
+                             bool tool_using_candidates, std::optional<double> cap) {
   std::string text = "Estimate (expected – worst case): " + Range(forecast.input) + " input and " +
                      Range(forecast.output) + " output tokens, " + UsdText(forecast.usd) + ".";
   text += " " + ExpectedBasisSentence(forecast);
@@ -90,6 +98,7 @@ std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecas
         " The expected figures include the candidates' tool turns as earlier runs made them; the "
         "worst case does not count the model request each tool call adds.";
   }
+  if (cap) text += " " + CostCapRuleText(*cap, forecast);
   for (const StageCost& stage : forecast.stages) text += "\n" + StageLine(plan, stage);
   return text;
 }

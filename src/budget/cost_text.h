@@ -4,6 +4,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -33,9 +34,16 @@ std::string ExpectedBasisSentence(const CostForecast& forecast);
 // how many. Stages on a subscription route say their use is counted against the subscription; a
 // route without prices says so; `tool_using_candidates` adds that the candidates' tool turns are
 // not in the share-of-cap figures (earlier runs' figures include them).
+// With a cost cap the total line ends with the cap's rule (CostCapRuleText).
 // REQUIRES: `forecast` was computed from `plan`.
 std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
-                             bool tool_using_candidates);
+                             bool tool_using_candidates, std::optional<double> cap = std::nullopt);
+
+// What a cap of `cap` does to the run, as the receipt says it:
+//   Cost cap $0.5000 (policy.max_cost_usd), a hard bound: every model request of every child is
+//   admitted against it before it is sent, its output limit lowered to what is left, and the run
+//   stops (cost_cap_exceeded) rather than spend more; the run needs $0.0153 at the least.
+std::string CostCapRuleText(double cap, const CostForecast& forecast);
 
 // {expected:{input_tokens, output_tokens, usd}, worst_case:{…}, unpriced_stages,
 //  subscription_stages, expected_basis, stages:[{stage, slot, route, conditional,

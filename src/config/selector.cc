@@ -498,8 +498,10 @@ void Selector::RenderInput(std::vector<SelectorLine>& out) const {
                          "are verified. Empty: the default rule, the larger of " +
                              PolicyNumberText(kDefaultGraceFloorSeconds) +
                              " s and half the elapsed time of the second verified answer."
-                       : "A run whose expected or measured cost would pass this amount stops "
-                         "before the next stage. Empty: no cap.",
+                       : "A run never spends more: each model request is admitted against the "
+                         "cap before it is sent (its output limit lowered to what is left; "
+                         "below 1,024 output tokens it is not sent and the run stops). Empty: "
+                         "no cap.",
                  "muted"});
   out.push_back({"", "text"});
   out.push_back({"type a number · Backspace edit · Enter apply · Esc back unchanged", "dim"});

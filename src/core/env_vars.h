@@ -38,6 +38,7 @@ inline constexpr char kToolJournal[] = "PI_FUSION_TOOL_JOURNAL";
 inline constexpr char kToolSeal[] = "PI_FUSION_TOOL_SEAL";
 inline constexpr char kRequestSignalFd[] = "PI_FUSION_REQUEST_SIGNAL_FD";
 inline constexpr char kSessionDir[] = "PI_FUSION_SESSION_DIR";
+inline constexpr char kCostAllowance[] = "PI_FUSION_COST_ALLOWANCE_USD";
 
 enum class Setter {
   kHost,    // the host's environment: whoever starts Pi (or `pi-fusion child-run`)
@@ -76,6 +77,7 @@ inline constexpr std::array<Variable, 15> kVariables = {{
     {kToolSeal, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
     {kRequestSignalFd, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
     {kSessionDir, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
+    {kCostAllowance, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
 }};
 
 // True for the names the parent sets anew for each stage child.

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <unordered_set>
 
 namespace pi_fusion::process {
@@ -220,7 +222,20 @@ std::vector<std::string> BuildStageChildEnvironment(const std::vector<std::strin
   if (vars.request_signal_fd)
     set(env_vars::kRequestSignalFd, std::to_string(*vars.request_signal_fd));
   if (!vars.session_dir.empty()) set(env_vars::kSessionDir, vars.session_dir);
+  if (vars.cost_allowance_usd)
+    set(env_vars::kCostAllowance, CostAllowanceText(*vars.cost_allowance_usd));
   return out;
+}
+
+std::string CostAllowanceText(double usd) {
+  constexpr int64_t kNanos = 1'000'000'000;
+  // Integer arithmetic after the one rounding down: the text is exactly the nanodollars kept.
+  // Capped far above any cap a person sets, so the nanodollars fit in 64 bits.
+  const double capped = std::min(usd, 1e9);
+  const int64_t nanos = capped > 0 ? static_cast<int64_t>(std::floor(capped * kNanos)) : 0;
+  std::string fraction = std::to_string(nanos % kNanos);
+  fraction.insert(0, 9 - fraction.size(), '0');
+  return std::to_string(nanos / kNanos) + "." + fraction;
 }
 
 }  // namespace pi_fusion::process

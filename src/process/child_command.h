@@ -105,7 +105,14 @@ struct ChildVariables {
   std::string tool_seal;
   std::optional<int> request_signal_fd;  // PI_FUSION_REQUEST_SIGNAL_FD: the inherited number
   std::string session_dir;               // PI_FUSION_SESSION_DIR: the parent Pi's session directory
+  // PI_FUSION_COST_ALLOWANCE_USD: the child's share of the run's cost cap, written rounded down
+  // to a billionth of a dollar (CostAllowanceText) so the shares never sum past what was split.
+  std::optional<double> cost_allowance_usd;
 };
+
+// `usd` rounded down to a billionth of a dollar, in plain decimal: "0.012500000".
+// REQUIRES: usd finite and >= 0.
+std::string CostAllowanceText(double usd);
 
 // The whole environment of one Fusion child, the one builder every child's environment comes
 // from (a run's stage children and `pi-fusion child-run`): BuildChildEnvironment(parent_env,

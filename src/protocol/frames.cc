@@ -15,11 +15,12 @@ const std::vector<std::string_view> kEffectiveRetentions = {"none", "short", "lo
 const std::vector<std::string_view> kSources = {"env", "default", "payload"};
 const std::vector<std::string_view> kStopReasons = {"pending", "stop",    "length",  "toolUse",
                                                     "error",   "aborted", "deferred"};
-const std::vector<std::string_view> kGuardCodes = {
-    kChildRuntimeLimitExceeded, kChildRuntimePayloadInvalid, kChildCachePolicyInvalid};
-const std::vector<std::string_view> kFailureCodes = {kChildRuntimeLimitExceeded,
-                                                     kChildRuntimePayloadInvalid,
-                                                     kChildCachePolicyInvalid, kChildOutputCap};
+const std::vector<std::string_view> kGuardCodes = {kChildRuntimeLimitExceeded,
+                                                   kChildRuntimePayloadInvalid,
+                                                   kChildCachePolicyInvalid, kCostCapExceeded};
+const std::vector<std::string_view> kFailureCodes = {
+    kChildRuntimeLimitExceeded, kChildRuntimePayloadInvalid, kChildCachePolicyInvalid,
+    kCostCapExceeded, kChildOutputCap};
 const std::vector<std::string_view> kHooks = {"before_provider_request", "tool_call"};
 
 template <typename T>

@@ -68,7 +68,8 @@ struct MetadataRecord {
 // A refusal by the child governor (pi-background-tasks.fusion-runtime-guard.v2). Carries evidence
 // about the payload, never the payload.
 struct RuntimeGuardFrame {
-  // child_runtime_limit_exceeded | child_runtime_payload_invalid | child_cache_policy_invalid
+  // child_runtime_limit_exceeded | child_runtime_payload_invalid | child_cache_policy_invalid |
+  // cost_cap_exceeded (a provider request the child's cost allowance cannot pay for)
   std::string code;
   std::string hook;  // before_provider_request | tool_call
   Route route;

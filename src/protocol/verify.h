@@ -59,7 +59,8 @@ struct OversizedOriginal {
 // still counts toward the run).
 struct ChildReport {
   // ok, or one of child_event_invalid, child_exit_failed, child_runtime_limit_exceeded,
-  // child_runtime_payload_invalid, child_cache_policy_invalid, child_output_cap.
+  // child_runtime_payload_invalid, child_cache_policy_invalid, cost_cap_exceeded,
+  // child_output_cap.
   Status status;
   // When ok: the verified answer (stdout without the "\n" Pi appends) and its measure.
   std::string answer;

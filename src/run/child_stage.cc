@@ -90,6 +90,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   vars.tool_journal = files.journal;
   vars.tool_seal = files.seal;
   vars.session_dir = request.host.session_dir;
+  vars.cost_allowance_usd = child.cost_allowance_usd;
   process::ChildSpec spec;
   if (child.request_signal_fd >= 0) {
     // An inherited descriptor, not a path: nothing in the project, nothing left behind.

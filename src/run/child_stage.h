@@ -42,6 +42,9 @@ struct StageChild {
   // first provider request signals (request_signal.h); the child inherits it as descriptor
   // FirstRequestSignal::kChildFd. -1 otherwise.
   int request_signal_fd = -1;
+  // The child's share of the run's cost cap (budget/cost_cap.h), PI_FUSION_COST_ALLOWANCE_USD;
+  // nullopt when the run has no cap.
+  std::optional<double> cost_allowance_usd;
   // Sees the child's start and output while it runs (signs of life for the person); may be empty.
   process::ProgressCallback watch;
 };

@@ -9,7 +9,7 @@ std::string CostEstimateText(const PreparedRun& run) {
   // Tool-using candidates send one more model request per tool round trip.
   const bool tools =
       SpecOf(run.request.request.workflow).candidate_capability != Capability::kReason;
-  return budget::CostEstimateText(run.plan, run.cost_forecast, tools);
+  return budget::CostEstimateText(run.plan, run.cost_forecast, tools, run.policy.max_cost_usd);
 }
 
 nlohmann::json CostEstimateJson(const PreparedRun& run) {

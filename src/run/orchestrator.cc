@@ -127,6 +127,7 @@ class Run {
     if (!Advance(RunState::kCandidatesRunning)) return outcome_;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     ArmWarmStages();
+    SplitCostCap();
     const Clock::TimePoint started = run_.seams.clock->Now();  // the reviewers start together
     ReviewerPhase phase = RunReviewers(
         run_, [this](int slot) { return CandidateChild(slot); },
@@ -141,7 +142,8 @@ class Run {
         });
     warm_.CandidatesEnded();
     if (phase.failure) {
-      RecordFailure(phase.failure->status, Stage::kCandidate, phase.failure->slot, 1);
+      RecordFailure(WithCapNextStep(phase.failure->status, static_cast<int>(phase.usable.size())),
+                    Stage::kCandidate, phase.failure->slot, 1);
       return outcome_;
     }
     carry_.transitions.push_back(RunState::kCandidatesComplete);
@@ -209,6 +211,50 @@ class Run {
     const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
     warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_,
               running);
+  }
+
+  // A capped run's candidates share what the cap leaves after the later stages' minimum
+  // (budget/cost_cap.h), equally; each child keeps to its share on its own.
+  void SplitCostCap() {
+    if (!run_.policy.max_cost_usd) return;
+    const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
+    candidate_allowance_ = budget::CandidateAllowanceUsd(*run_.policy.max_cost_usd,
+                                                         run_.store->Snapshot().usage.cost.total,
+                                                         run_.cost_forecast, std::max(running, 1));
+  }
+
+  // A child stopped by its share of the cost cap ends the run saying what is kept and how to go
+  // on from it.
+  Status WithCapNextStep(const Status& status, int verified) const {
+    if (status.code() != kCostCapExceeded) return status;
+    const budget::CapStopKept kept{verified, false, run_.store->run_dir(), run_.store->run_id()};
+    return Status::Error(status.code(), status.message() + ". " + budget::CapStopNextStep(kept));
+  }
+
+  // `child` with its allowance when the run is capped: what the cap leaves after the spend so far
+  // and the later stages' minimum.
+  StageChild Capped(StageChild child) const {
+    if (!run_.policy.max_cost_usd) return child;
+    child.cost_allowance_usd = budget::StageAllowanceUsd(*run_.policy.max_cost_usd, SpentForCap(),
+                                                         run_.cost_forecast, child.budget_stage);
+    return child;
+  }
+
+  // The spend later stages' allowances start from: the manifest's usage total, plus the unrecorded
+  // rest of the share of a candidate cut after the grace window (a request it had in flight left
+  // no usage record, and may still be billed).
+  double SpentForCap() const { return run_.store->Snapshot().usage.cost.total + cut_share_usd_; }
+
+  // A capped quorum-2 run that cut `slot`: what of its share its usage records do not show.
+  void HoldCutShare(int slot) {
+    if (!candidate_allowance_) return;
+    double recorded = 0;
+    for (const store::AttemptRecord& a : run_.store->Snapshot().attempts) {
+      if (a.key.stage == Stage::kCandidate && a.key.slot == slot && a.usage) {
+        recorded += a.usage->cost.total;
+      }
+    }
+    cut_share_usd_ += std::max(0.0, *candidate_allowance_ - recorded);
   }
 
   const store::ReusedAttempt* ReusedCandidate(int slot) const {
@@ -323,6 +369,7 @@ class Run {
     if (!Advance(RunState::kCandidatesRunning)) return false;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     ArmWarmStages();
+    SplitCostCap();
     Result<process::CancelToken> siblings = cancel_.NewChild();
     if (!siblings.ok()) {
       RecordFailure(siblings.status(), Stage::kCandidate, std::nullopt, std::nullopt);
@@ -385,7 +432,10 @@ class Run {
     warm_.CandidatesEnded();
     const CandidateQuorum::Outcome outcome = quorum.Finish();
     if (outcome.failure) {
-      RecordFailure(outcome.failure->status, Stage::kCandidate, outcome.failure->slot, 1);
+      const int verified = static_cast<int>(std::count_if(
+          results.begin(), results.end(), [](const StageResult& r) { return r.status.ok(); }));
+      RecordFailure(WithCapNextStep(outcome.failure->status, verified), Stage::kCandidate,
+                    outcome.failure->slot, 1);
       return false;
     }
     for (int slot = 1; slot <= 3; ++slot) {
@@ -393,6 +443,9 @@ class Run {
       (*answers)[slot - 1] = std::move(results[slot - 1].answer);
     }
     if (outcome.missing && !RecordMissing(*outcome.missing)) return false;
+    if (outcome.missing && outcome.missing->reason == MissingCandidate::Reason::kCutAfterGrace) {
+      HoldCutShare(outcome.missing->slot);
+    }
     *missing = outcome.missing;
     carry_.transitions.push_back(RunState::kCandidatesComplete);
     return true;
@@ -489,6 +542,7 @@ class Run {
     child.system_prompt = CandidateSystemPromptOf(Spec());
     child.stdin_text = CandidateStdin(run_.canonical_input);
     child.request_signal_fd = warm_.signal_fd();
+    child.cost_allowance_usd = candidate_allowance_;
     child.watch = Watch(child);
     return child;
   }
@@ -521,13 +575,11 @@ class Run {
                                   const std::string& system_prompt,
                                   const std::string& repair_prompt) {
     carry_.files.push_back({"blind-candidates.json", blind.bytes});
-    if (!WithinCostCap(budget::Stage::kEvaluation, Stage::kEvaluation, std::nullopt)) {
-      return outcome_.error;
-    }
+    const StageChild evaluator = Capped(EvaluatorChild(1, system_prompt, blind.bytes));
+    if (!WithinCostCap(evaluator, std::nullopt)) return outcome_.error;
     carry_.transitions.push_back(RunState::kEvaluating);
     observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
-    StageResult first = RunStageChild(run_, EvaluatorChild(1, system_prompt, blind.bytes), cancel_,
-                                      &warm_, &carry_);
+    StageResult first = RunStageChild(run_, evaluator, cancel_, &warm_, &carry_);
     NoteCalibration(first, budget::Stage::kEvaluation);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
     EvaluationCheck check = ValidateEvaluation(first.answer, scope);
@@ -551,10 +603,6 @@ class Run {
   EvaluationCheck Repair(const CanonicalDocument& blind, const EvaluationScope& scope,
                          const std::string& repair_prompt, const std::string& invalid,
                          const std::vector<EvaluationError>& errors) {
-    // A cap stop here is recorded at attempt 2: the repair it did not start.
-    if (!WithinCostCap(budget::Stage::kEvaluationRepair, Stage::kEvaluation, 2)) {
-      return {std::nullopt, errors};
-    }
     const bool syntax = errors.size() == 1 && errors[0].path == "$";
     observer_.Progress(
         {ProgressEvent::kRepairing, 0,
@@ -565,8 +613,10 @@ class Run {
       RecordFailure(input.status(), Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
     }
-    StageResult repaired =
-        RunStageChild(run_, EvaluatorChild(2, repair_prompt, input->bytes), cancel_);
+    const StageChild repair = Capped(EvaluatorChild(2, repair_prompt, input->bytes));
+    // A cap stop here is recorded at attempt 2: the repair it did not start.
+    if (!WithinCostCap(repair, 2)) return {std::nullopt, errors};
+    StageResult repaired = RunStageChild(run_, repair, cancel_);
     NoteCalibration(repaired, budget::Stage::kEvaluationRepair);
     if (!repaired.status.ok()) {
       RecordFailure(repaired.status, Stage::kEvaluation, std::nullopt, 2);
@@ -589,28 +639,30 @@ class Run {
   }
 
   Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
-    if (!WithinCostCap(budget::Stage::kMerge, Stage::kMerge, std::nullopt)) return outcome_.error;
+    const StageChild merger = Capped(MergerChild(system_prompt, input.bytes));
+    if (!WithinCostCap(merger, std::nullopt)) return outcome_.error;
     carry_.transitions.push_back(RunState::kMerging);
     observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
-    StageResult merged =
-        RunStageChild(run_, MergerChild(system_prompt, input.bytes), cancel_, &warm_, &carry_);
+    StageResult merged = RunStageChild(run_, merger, cancel_, &warm_, &carry_);
     NoteCalibration(merged, budget::Stage::kMerge);
     if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
     return merged.answer;
   }
 
-  // The cost cap before `next` starts (budget/cost_cap.h): the measured spend is the manifest's
-  // usage total, Pi's own pricing of every request so far. False once the stop is recorded as the
-  // run's failure at `stage`/`attempt`. Without a cap nothing is read or checked.
-  bool WithinCostCap(budget::Stage next, Stage stage, std::optional<int> attempt) {
+  // The cost cap before `child`'s stage starts (budget/cost_cap.h): its allowance must pay for its
+  // first request. The measured spend is the manifest's usage total, Pi's own pricing of every
+  // request so far. False once the stop is recorded as the run's failure at the child's stage and
+  // `attempt`. Without a cap nothing is read or checked.
+  bool WithinCostCap(const StageChild& child, std::optional<int> attempt) {
     if (!run_.policy.max_cost_usd) return true;
-    const double spent = run_.store->Snapshot().usage.cost.total;
+    const double spent = SpentForCap();
     const budget::CapStopKept kept{verified_candidates_, evaluation_kept_, run_.store->run_dir(),
                                    run_.store->run_id()};
-    Status cap = budget::CheckCostCapBeforeStage(run_.policy.max_cost_usd, spent,
-                                                 run_.cost_forecast, next, kept);
+    const auto bytes = static_cast<int64_t>(child.system_prompt.size() + child.stdin_text.size());
+    Status cap = budget::CheckCostCapBeforeStage(
+        run_.policy.max_cost_usd, spent, run_.cost_forecast, child.budget_stage, bytes, kept);
     if (cap.ok()) return true;
-    RecordFailure(cap, stage, std::nullopt, attempt);
+    RecordFailure(cap, child.key.stage, std::nullopt, attempt);
     return false;
   }
 
@@ -754,6 +806,9 @@ class Run {
   // evaluation verified and was written.
   int verified_candidates_ = 0;
   bool evaluation_kept_ = false;
+  // Each candidate's share of a capped run's cost cap (SplitCostCap); nullopt without a cap.
+  std::optional<double> candidate_allowance_;
+  double cut_share_usd_ = 0;  // HoldCutShare
   // A quorum-2 run that answers from two candidates: its `degraded` record (null otherwise).
   nlohmann::json degraded_;
   WarmStages warm_;

@@ -298,8 +298,9 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (run.plan.blocked()) return fail_run(budget::CheckPlan(run.plan));
   // After the plan: a run that cannot fit its routes is refused for that, whatever it would cost.
   // Recorded like the plan's refusal, so the run list and the failure summary show it and
-  // budget-plan.json beside it explains the estimate.
-  if (Status cap = budget::CheckCostCapBeforeRun(run.policy.max_cost_usd, run.cost_forecast);
+  // budget-plan.json beside it explains the minimum.
+  if (Status cap =
+          budget::CheckCostCapBeforeRun(run.policy.max_cost_usd, run.plan, run.cost_forecast);
       !cap.ok()) {
     return fail_run(cap);
   }

@@ -27,6 +27,8 @@ bool WarmingEnabled(const std::vector<std::string>& environment) {
 
 WarmStages::WarmStages(PreparedRun& run) : run_(run) {
   if (!WarmingEnabled(run.request.host.environment)) return;
+  // A capped run's evaluator and merger get their allowance when their stage starts (cost_cap.h).
+  if (run.policy.max_cost_usd) return;
   Result<std::unique_ptr<FirstRequestSignal>> signal = FirstRequestSignal::Create();
   if (signal.ok()) signal_ = std::move(signal).value();  // otherwise every stage starts cold
 }

@@ -12,8 +12,10 @@
 // repair is still attempt 2 and always starts cold); one that was never used, or that ended before
 // its input and was replaced by a cold start, is listed under `warm_children`.
 //
-// Off when the host sets PI_FUSION_WARM=0, when the launcher cannot start children ahead of their
-// input, or when the signal pipe cannot be made; the run then starts every child cold.
+// Off when the host sets PI_FUSION_WARM=0, when the run has a cost cap (a child's allowance is part
+// of its environment, and the evaluator's and the merger's are known only once the stages before
+// them have spent), when the launcher cannot start children ahead of their input, or when the
+// signal pipe cannot be made; the run then starts every child cold.
 //
 // Thread-safety: Arm(), CandidatesEnded(), Take() and EndUnused() are called from the run's own
 // thread; the watcher thread shares only the slots, under a mutex.

@@ -5,7 +5,8 @@
 // Quorum 3 (the default) is fail fast: the first failure stops the siblings and fails the run.
 // Quorum 2 accepts two verified answers: a candidate that fails in a way that says nothing about
 // the run's integrity — a provider error after Pi's retries or a crash (child_exit_failed), a
-// timeout, or an execution limit (child_runtime_limit_exceeded) — is left out, and a candidate
+// timeout, an execution limit (child_runtime_limit_exceeded), or its share of the cost cap spent
+// (cost_cap_exceeded) — is left out, and a candidate
 // still running when the grace window ends is cut (cancelled). Every other failure (a tool-call
 // audit or seal failure, a protocol or output violation, a store error) and a second candidate
 // lost stay fatal and stop the rest. A cancellation the run did not ask for (the person's) is the

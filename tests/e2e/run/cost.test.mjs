@@ -4,8 +4,9 @@
  * the route's models.json prices, or the provider's own billed figure where Pi takes one), model
  * requests counted as requests (a tool-using candidate makes two), the cost estimate in the
  * launch receipt, checked against the budget plan, a subscription route's stages said to count
- * against the subscription, and the cost cap (policy.max_cost_usd) refusing a run at preflight and
- * stopping one before the merger, with what each role spent until then.
+ * against the subscription, and the cost cap (policy.max_cost_usd) refusing a run at preflight
+ * (below the run's minimum) and stopping one before the merger, with what each role spent until
+ * then. The hard per-request bound itself: tests/e2e/cost_cap.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -221,16 +222,18 @@ describe("cost per role, model requests and the estimate", () => {
     });
   });
 
-  // One env, two runs: the refusal states the estimate, and the second run's cap is set just
-  // above it, so the test reads the estimator's figure instead of repeating its arithmetic.
-  test("a cost cap below the estimate refuses with zero children; one crossed after the evaluation stops before the merger, stating the spend", async () => {
-    // The evaluator reports a spend far above any stage's estimate; the candidates stay cheap.
+  // One env, two runs: the refusal states the run's minimum, and the second run's cap is set
+  // above it, so the test reads the planner's figure instead of repeating its arithmetic.
+  test("a cost cap below the run's minimum refuses with zero children; one crossed after the evaluation stops before the merger, stating the spend", async () => {
+    // The evaluator reports a spend far above what its request could cost (400,000 output tokens
+    // past its output limit, which no real provider does): the measured spend passes the cap,
+    // and the merge is not started. The candidates stay cheap.
     const evaluator = { ...USAGE.evaluator, output: 400000 };
     await withFusionEnv({ script: { rules: pricedRules({ ...USAGE, evaluator }) } }, async (env) => {
       const configPath = writeCostCap(env, 0.001);
       const refused = await env.print("/fusion Why is the sky blue?");
       assert.notEqual(refused.code, 0);
-      const stated = /Fusion failed \(stage=preflight, slot=none, attempt=none\): the run's expected cost, \$(\d+\.\d{4}) \(an estimate\), exceeds the cost cap of \$0\.0010 \(policy\.max_cost_usd\); no child was started\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\. Fusion's model config: (.+)\.$/m.exec(refused.stderr);
+      const stated = /Fusion failed \(stage=preflight, slot=none, attempt=none\): the cost cap of \$0\.0010 \(policy\.max_cost_usd\) cannot pay for the run's minimum, \$(\d+\.\d{4}): each stage's first model request with its known prompt at one token per byte and a 1,024-token answer; no child was started\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\. Fusion's model config: (.+)\.$/m.exec(refused.stderr);
       assert.ok(stated, refused.stderr);
       assert.equal(stated[2], configPath);
       assert.match(refused.stderr, /cost_cap_exceeded/);
@@ -245,10 +248,10 @@ describe("cost per role, model requests and the estimate", () => {
       assert.equal(refusedSummary.classifications.failure_class, "cost");
       assert.deepEqual(refusedSummary.remediation_ids, ["raise_or_clear_cost_cap", "choose_cheaper_routes"]);
 
-      // Within the estimate at preflight and before the evaluation (the candidates spend less
-      // than expected); past it once the evaluator's spend is measured.
-      const estimate = Number(stated[1]);
-      const cap = Number((estimate + 0.001).toFixed(4));
+      // Above the minimum at preflight, with room for the evaluator's request; past it once the
+      // evaluator's spend is measured.
+      const minimum = Number(stated[1]);
+      const cap = Number((minimum + 0.05).toFixed(4));
       const spent = 3 * costOf(USAGE.candidate) + costOf(evaluator);
       assert.ok(spent > cap, `the evaluator's spend ${spent} must pass the cap ${cap}`);
       writeCostCap(env, cap);
@@ -257,8 +260,9 @@ describe("cost per role, model requests and the estimate", () => {
       const dir = runDirs(env).find((d) => d !== refusedDir);
       const stopped = new RegExp(
         `^Fusion failed \\(stage=merge, slot=none, attempt=none\\): cost_cap_exceeded: the cost cap of ${regexLiteral(usd(cap))} ` +
-        `\\(policy\\.max_cost_usd\\) stopped the run before the merge: ${regexLiteral(usd(spent))} spent so far plus ` +
-        `\\$(\\d+\\.\\d{4}) expected for the merge \\(an estimate\\) would exceed it\\. 3 verified candidate answers ` +
+        `\\(policy\\.max_cost_usd\\) stopped the run before the merge: ${regexLiteral(usd(spent))} spent so far leaves ` +
+        `\\$0\\.0000 for it, less than its first model request needs at the least: \\$(\\d+\\.\\d{4}) for its [\\d,]+-byte ` +
+        `prompt at one token per byte and a 1,024-token answer\\. 3 verified candidate answers ` +
         `and the evaluation are kept in ${regexLiteral(dir)}; raise or clear policy\\.max_cost_usd with /fusion-models, ` +
         `then resume the run with /fusion-resume ${regexLiteral(path.basename(dir))}, which reuses them\\.$`,
         "m").exec(r.stderr);
@@ -267,7 +271,7 @@ describe("cost per role, model requests and the estimate", () => {
       const short = path.basename(dir).slice("reason-".length, "reason-".length + 8);
       assert.match(r.stderr, new RegExp(`^Resumable: /fusion-resume ${short} runs only what is missing, ` +
         `reusing its 3 verified candidate answers and its evaluation\\.$`, "m"));
-      assert.ok(Number(stopped[1]) > 0, "the merge's expected cost is counted");
+      assert.ok(Number(stopped[1]) > 0, "the merge's first request is counted");
       // The evaluation ran; the merger never sent a request.
       const stages = env.requests().map((q) => q.rule_name).sort();
       assert.deepEqual(stages, ["candidate", "candidate", "candidate", "evaluator"]);
@@ -346,7 +350,7 @@ describe("cost per role, model requests and the estimate", () => {
       writeCostCap(env, 0.001, routes);
       const refused = await env.print("/fusion Why is the sky blue?");
       assert.notEqual(refused.code, 0);
-      assert.match(refused.stderr, /the run's expected cost, \$\d+\.\d{4} \(an estimate\), exceeds the cost cap of \$0\.0010 \(policy\.max_cost_usd\); no child was started\. Subscription routes count at their catalog prices\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\./);
+      assert.match(refused.stderr, /the cost cap of \$0\.0010 \(policy\.max_cost_usd\) cannot pay for the run's minimum, \$\d+\.\d{4}: each stage's first model request with its known prompt at one token per byte and a 1,024-token answer; no child was started\. Subscription routes count at their catalog prices\. Raise or clear the cap with \/fusion-models, or choose cheaper routes\./);
     });
   });
 

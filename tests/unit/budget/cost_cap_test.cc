@@ -1,6 +1,6 @@
-// The cost cap: preflight refuses an expected cost over the cap, a run stops before a stage when
-// its spend plus the expected cost still to come would pass it, unpriced stages count $0, and no
-// cap means no check.
+// The cost cap: a capped run on an unpriced route and a cap below the run's minimum are refused
+// at preflight, the expected cost never refuses; the allowances never sum past the cap; a later
+// stage whose allowance cannot pay for its first request stops the run; no cap checks nothing.
 #include <catch2/catch.hpp>
 
 #include <optional>
@@ -13,17 +13,25 @@ namespace {
 
 using Catch::Matchers::Contains;
 
-StageCost Priced(Stage stage, int slot, double usd, bool conditional = false) {
+// $1 input, $10 output per million tokens: a 1,024-token answer is $0.01024.
+constexpr TokenPrices kPrices{1.0, 10.0, 0.1, 1.25};
+
+StageCost Priced(Stage stage, int slot, double minimum, bool conditional = false) {
   StageCost cost;
   cost.stage = stage;
   cost.slot = slot;
+  cost.role = stage == Stage::kCandidate ? kAllRoles[slot - 1]
+              : stage == Stage::kMerge   ? RouteRole::kMerger
+                                         : RouteRole::kEvaluator;
   cost.conditional = conditional;
-  cost.usd = UsdRange{usd, usd * 4};
+  cost.usd = UsdRange{1.0, 4.0};  // an expected cost far above every cap below
+  cost.prices = kPrices;
+  cost.minimum_usd = minimum;
   return cost;
 }
 
-// Three candidates at $0.01, the evaluation $0.02, its repair $0.02 (conditional), the merge
-// $0.03: $0.08 expected for the run.
+// Minimums: candidates $0.01 each, the evaluation $0.02, its repair $0.02 (conditional), the merge
+// $0.03: $0.08 for the run.
 CostForecast Forecast() {
   CostForecast f;
   f.stages = {Priced(Stage::kCandidate, 1, 0.01),
@@ -32,116 +40,115 @@ CostForecast Forecast() {
               Priced(Stage::kEvaluation, 0, 0.02),
               Priced(Stage::kEvaluationRepair, 0, 0.02, true),
               Priced(Stage::kMerge, 0, 0.03)};
-  f.usd = {0.08, 0.40};
+  f.usd = {5.0, 20.0};
+  f.minimum_usd = 0.08;
   return f;
+}
+
+BudgetPlan Plan() {
+  BudgetPlan plan;
+  for (size_t i = 0; i < kAllRoles.size(); ++i) {
+    plan.routes[i].spec = {kAllRoles[i], "acme", "model-" + std::to_string(i + 1), 128000, 16384};
+  }
+  return plan;
 }
 
 const CapStopKept kKept{3, true, "/project/.pi/fusion/s/reason-1", "reason-1"};
 
-TEST_CASE("CostCap: no cap checks nothing, whatever the estimate or the spend") {
-  CHECK(CheckCostCapBeforeRun(std::nullopt, Forecast()).ok());
+TEST_CASE("CostCap: no cap checks nothing, whatever the minimum or the spend") {
+  CostForecast unpriced = Forecast();
+  unpriced.stages[0].prices.reset();
+  CHECK(CheckCostCapBeforeRun(std::nullopt, Plan(), unpriced).ok());
   for (Stage next : {Stage::kEvaluation, Stage::kEvaluationRepair, Stage::kMerge}) {
-    CHECK(CheckCostCapBeforeStage(std::nullopt, 1e9, Forecast(), next, kKept).ok());
+    CHECK(CheckCostCapBeforeStage(std::nullopt, 1e9, Forecast(), next, 1 << 20, kKept).ok());
   }
 }
 
-TEST_CASE("CostCap: preflight refuses an expected cost over the cap, naming both") {
-  const Status refused = CheckCostCapBeforeRun(0.05, Forecast());
+TEST_CASE("CostCap: preflight refuses only a cap below the run's minimum, not the estimate") {
+  // The expected cost ($5) is far above the cap: no longer a refusal.
+  CHECK(CheckCostCapBeforeRun(0.08, Plan(), Forecast()).ok());
+  const Status refused = CheckCostCapBeforeRun(0.0799, Plan(), Forecast());
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.code() == kCostCapExceeded);
   CHECK(refused.message() ==
-        "the run's expected cost, $0.0800 (an estimate), exceeds the cost cap of $0.0500 "
-        "(policy.max_cost_usd); no child was started. Raise or clear the cap with /fusion-models, "
-        "or choose cheaper routes.");
-  // The expected figure binds, not the worst case ($0.40).
-  CHECK(CheckCostCapBeforeRun(0.08, Forecast()).ok());
-  CHECK(CheckCostCapBeforeRun(0.1, Forecast()).ok());
+        "the cost cap of $0.0799 (policy.max_cost_usd) cannot pay for the run's minimum, $0.0800: "
+        "each stage's first model request with its known prompt at one token per byte and a "
+        "1,024-token answer; no child was started. Raise or clear the cap with /fusion-models, or "
+        "choose cheaper routes.");
+  CostForecast subscribed = Forecast();
+  subscribed.subscription_stages = 2;
+  CHECK_THAT(CheckCostCapBeforeRun(0.05, Plan(), subscribed).message(),
+             Contains("no child was started. Subscription routes count at their catalog prices. "
+                      "Raise or clear"));
 }
 
-TEST_CASE("CostCap: before the merge, the spend plus the merge's expected cost must fit") {
-  // $0.06 spent + $0.03 expected = $0.09.
-  CHECK(CheckCostCapBeforeStage(0.1, 0.06, Forecast(), Stage::kMerge, kKept).ok());
-  const Status stopped = CheckCostCapBeforeStage(0.085, 0.06, Forecast(), Stage::kMerge, kKept);
+TEST_CASE("CostCap: a capped run on a route without prices is refused, naming the slot") {
+  CostForecast f = Forecast();
+  f.stages[1].prices.reset();  // candidate 2
+  f.stages[1].minimum_usd.reset();
+  const Status refused = CheckCostCapBeforeRun(100.0, Plan(), f);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.code() == kCostCapExceeded);
+  CHECK(refused.message() ==
+        "the cost cap of $100.0000 (policy.max_cost_usd) cannot bound the Candidate 2 slot's route "
+        "acme/model-2: Pi gives no prices for it, so no request on it can be admitted against the "
+        "cap; no child was started. Choose a priced route for that slot, or clear the cap, with "
+        "/fusion-models.");
+}
+
+TEST_CASE("CostCap: the allowances set the later stages' minimum aside and never pass the cap") {
+  // $1 cap: the evaluation and the merge need $0.05 at least; three candidates share $0.95.
+  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kCandidate) == Approx(0.05));
+  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kEvaluation) == Approx(0.03));
+  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kEvaluationRepair) == Approx(0.03));
+  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kMerge) == 0);
+  const double each = CandidateAllowanceUsd(1.0, 0, Forecast(), 3);
+  CHECK(each == Approx(0.95 / 3));
+  // A resumed run that reuses two candidates gives the one that runs all of it.
+  CHECK(CandidateAllowanceUsd(1.0, 0, Forecast(), 1) == Approx(0.95));
+  // Whatever the candidates spent within their shares, the rest fits what is left.
+  const double spent = 3 * each;
+  const double evaluation = StageAllowanceUsd(1.0, spent, Forecast(), Stage::kEvaluation);
+  CHECK(evaluation == Approx(0.02));
+  const double merge = StageAllowanceUsd(1.0, spent + evaluation, Forecast(), Stage::kMerge);
+  CHECK(spent + evaluation + merge <= 1.0 + 1e-12);
+  // Overspent: nothing, never a negative allowance.
+  CHECK(StageAllowanceUsd(1.0, 2.0, Forecast(), Stage::kMerge) == 0);
+  CHECK(CandidateAllowanceUsd(0.01, 0, Forecast(), 3) == 0);
+}
+
+TEST_CASE("CostCap: before a later stage, its allowance must pay for its first request") {
+  // The merge's first request: 10,000 prompt bytes at $1.25/M (the cache write, the highest input
+  // price) and 1,024 output tokens at $10/M: $0.0125 + $0.01024 = $0.02274.
+  CHECK(CheckCostCapBeforeStage(0.1, 0.0772, Forecast(), Stage::kMerge, 10000, kKept).ok());
+  const Status stopped =
+      CheckCostCapBeforeStage(0.1, 0.08, Forecast(), Stage::kMerge, 10000, kKept);
   REQUIRE_FALSE(stopped.ok());
   CHECK(stopped.code() == kCostCapExceeded);
   CHECK(stopped.message() ==
-        "the cost cap of $0.0850 (policy.max_cost_usd) stopped the run before the merge: $0.0600 "
-        "spent so far plus $0.0300 expected for the merge (an estimate) would exceed it. 3 "
-        "verified candidate answers and the evaluation are kept in "
+        "the cost cap of $0.1000 (policy.max_cost_usd) stopped the run before the merge: $0.0800 "
+        "spent so far leaves $0.0200 for it, less than its first model request needs at the "
+        "least: $0.0227 for its 10,000-byte prompt at one token per byte and a 1,024-token "
+        "answer. 3 verified candidate answers and the evaluation are kept in "
         "/project/.pi/fusion/s/reason-1; raise or clear policy.max_cost_usd with /fusion-models, "
         "then resume the run with /fusion-resume reason-1, which reuses them.");
 }
 
-TEST_CASE("CostCap: before the evaluation the repair is not counted; before the repair it is") {
-  // Before the evaluation: evaluation + merge = $0.05 still to come.
-  CHECK(CheckCostCapBeforeStage(0.08, 0.025, Forecast(), Stage::kEvaluation, kKept).ok());
-  const Status evaluation = CheckCostCapBeforeStage(0.07, 0.025, Forecast(), Stage::kEvaluation,
+TEST_CASE("CostCap: before the evaluation and its repair the merge's minimum is set aside") {
+  // $0.1 cap, $0.05 spent: $0.05 left, $0.03 of it for the merge: $0.02 for the evaluation.
+  CHECK(CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Stage::kEvaluation, 7000, kKept).ok());
+  const Status evaluation = CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Stage::kEvaluation, 9000,
                                                     {3, false, "/r", "reason-2"});
   REQUIRE_FALSE(evaluation.ok());
   CHECK_THAT(evaluation.message(),
-             Contains("before the evaluation: $0.0250 spent so far plus $0.0500 expected for the "
-                      "evaluation and the merge (an estimate)"));
+             Contains("before the evaluation: $0.0500 spent so far leaves $0.0200 for it (the "
+                      "merge's minimum, $0.0300, set aside), less than its first model request "
+                      "needs at the least: $0.0215 for its 9,000-byte prompt"));
   CHECK_THAT(evaluation.message(), Contains("3 verified candidate answers are kept in /r;"));
-  // Before the repair: repair + merge = $0.05 on top of $0.05 spent.
-  CHECK(CheckCostCapBeforeStage(0.11, 0.05, Forecast(), Stage::kEvaluationRepair, kKept).ok());
   const Status repair =
-      CheckCostCapBeforeStage(0.09, 0.05, Forecast(), Stage::kEvaluationRepair, kKept);
+      CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Stage::kEvaluationRepair, 9000, kKept);
   REQUIRE_FALSE(repair.ok());
-  CHECK_THAT(repair.message(),
-             Contains("before the evaluation repair: $0.0500 spent so far plus "
-                      "$0.0500 expected for the evaluation repair and the merge"));
-}
-
-TEST_CASE("CostCap: an unpriced stage counts $0, and the message says so") {
-  CostForecast f = Forecast();
-  f.stages.back().usd.reset();  // the merge's route has no prices
-  f.usd.expected = 0.05;
-  f.unpriced_stages = 1;
-  // $0.07 spent, nothing priced still to come: within a $0.075 cap.
-  CHECK(CheckCostCapBeforeStage(0.075, 0.07, f, Stage::kMerge, kKept).ok());
-  const Status stopped = CheckCostCapBeforeStage(0.06, 0.07, f, Stage::kMerge, kKept);
-  REQUIRE_FALSE(stopped.ok());
-  CHECK_THAT(stopped.message(), Contains("plus $0.0000 expected for the merge"));
-  CHECK_THAT(stopped.message(),
-             Contains(" 1 stage(s) run on a route with no price and count $0 against the cap."));
-  const Status refused = CheckCostCapBeforeRun(0.04, f);
-  REQUIRE_FALSE(refused.ok());
-  CHECK_THAT(refused.message(), Contains("no price and count $0 against the cap."));
-}
-
-TEST_CASE("CostCap: subscription routes count at their catalog prices") {
-  CostForecast f = Forecast();
-  f.subscription_stages = 2;
-  const Status refused = CheckCostCapBeforeRun(0.05, f);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.message() ==
-        "the run's expected cost, $0.0800 (an estimate), exceeds the cost cap of $0.0500 "
-        "(policy.max_cost_usd); no child was started. Subscription routes count at their catalog "
-        "prices. Raise or clear the cap with /fusion-models, or choose cheaper routes.");
-  const Status stopped = CheckCostCapBeforeStage(0.085, 0.06, f, Stage::kMerge, kKept);
-  REQUIRE_FALSE(stopped.ok());
-  CHECK(stopped.message() ==
-        "the cost cap of $0.0850 (policy.max_cost_usd) stopped the run before the merge: $0.0600 "
-        "spent so far plus $0.0300 expected for the merge (an estimate) would exceed it. "
-        "Subscription routes count at their catalog prices. 3 verified candidate answers and the "
-        "evaluation are kept in /project/.pi/fusion/s/reason-1; raise or clear "
-        "policy.max_cost_usd with /fusion-models, then resume the run with /fusion-resume "
-        "reason-1, which reuses them.");
-}
-
-TEST_CASE("CostCap: subscription and unpriced routes together: both notes, unpriced first") {
-  CostForecast f = Forecast();
-  f.stages.back().usd.reset();  // the merge's route has no prices
-  f.usd.expected = 0.05;
-  f.unpriced_stages = 1;
-  f.subscription_stages = 3;
-  const Status refused = CheckCostCapBeforeRun(0.04, f);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.message() ==
-        "the run's expected cost, $0.0500 (an estimate), exceeds the cost cap of $0.0400 "
-        "(policy.max_cost_usd); no child was started. 1 stage(s) run on a route with no price and "
-        "count $0 against the cap. Subscription routes count at their catalog prices. Raise or "
-        "clear the cap with /fusion-models, or choose cheaper routes.");
+  CHECK_THAT(repair.message(), Contains("before the evaluation repair: $0.0500 spent so far"));
 }
 
 TEST_CASE("CostCap: the next step names what is kept, where, and how to resume from it") {
@@ -157,7 +164,7 @@ TEST_CASE("CostCap: the next step names what is kept, where, and how to resume f
         "reason-1, which reuses them.");
   // Nothing verified: nothing to resume from, so no resume is offered.
   CHECK(CapStopNextStep({0, false, "/r", "reason-1"}) ==
-        "nothing verified is kept; raise or clear policy.max_cost_usd with /fusion-models to run "
+        "Nothing verified is kept; raise or clear policy.max_cost_usd with /fusion-models to run "
         "again.");
 }
 

@@ -123,6 +123,31 @@ TEST_CASE("CostForecast: a route without prices adds tokens but no dollars, and 
         Approx(all.usd.expected - CostOf(all, Stage::kMerge).usd->expected));
 }
 
+TEST_CASE(
+    "CostForecast: each priced stage's minimum is its known prompt and a 1,024-token answer") {
+  PlanFixture f;  // "SYS" + "REQ" for a candidate: 6 known bytes
+  const BudgetPlan plan = MustPlan(f.Input());
+  const CostForecast forecast = ForecastCost(plan, Priced());
+  // One token per byte at the highest input price ($0.625, the cache write), 1,024 at $1.50.
+  const StageCost& candidate = CostOf(forecast, Stage::kCandidate, 1);
+  REQUIRE(candidate.minimum_usd);
+  CHECK(*candidate.minimum_usd == Approx((6 * 0.625 + 1024 * 1.5) / 1e6));
+  CHECK(StageMinimumUsd(6, kPrices) == *candidate.minimum_usd);
+  CHECK(WorstPricesOf(kPrices).input == 0.625);
+  CHECK(WorstPricesOf(kPrices).output == 1.5);
+  // The run's minimum leaves out the conditional repair, like its expected figure.
+  double sum = 0;
+  for (const StageCost& s : forecast.stages) {
+    if (!s.conditional) sum += *s.minimum_usd;
+  }
+  CHECK(forecast.minimum_usd == Approx(sum));
+  CHECK(forecast.minimum_usd < forecast.usd.expected);
+  // Unpriced: no minimum.
+  std::array<RoutePricing, 5> pricing = Priced();
+  pricing[0].prices.reset();
+  CHECK_FALSE(CostOf(ForecastCost(plan, pricing), Stage::kCandidate, 1).minimum_usd);
+}
+
 TEST_CASE("CostForecast: subscription routes are marked per stage") {
   PlanFixture f;
   std::array<RoutePricing, 5> pricing = Priced();

@@ -70,6 +70,22 @@ TEST_CASE("CostText: priced routes, no subscription: the figures and nothing mor
             kMergeLine);
 }
 
+TEST_CASE("CostText: with a cost cap the total line states the cap's rule and the minimum") {
+  CostForecast f = Forecast(false, false);
+  f.minimum_usd = 0.0153;
+  const std::string text = CostEstimateText(Plan(), f, true, 0.5);
+  const std::string head = text.substr(0, text.find('\n'));
+  CHECK(head ==
+        "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
+        "tokens, $0.0570 – $0.3028. Each tool call a candidate makes adds a model request that is "
+        "not in the estimate. Cost cap $0.5000 (policy.max_cost_usd), a hard bound: every model "
+        "request of every child is admitted against it before it is sent, its output limit "
+        "lowered to what is left, and the run stops (cost_cap_exceeded) rather than spend more; "
+        "the run needs $0.0153 at the least.");
+  // Without a cap: not a word of it.
+  CHECK(CostEstimateText(Plan(), f, true).find("Cost cap") == std::string::npos);
+}
+
 TEST_CASE("CostText: a subscription route's stages are counted against the subscription") {
   CHECK(CostEstimateText(Plan(), Forecast(true, false), false) ==
         "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "

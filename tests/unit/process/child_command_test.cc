@@ -315,8 +315,9 @@ TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names
   vars.tool_seal = "/run/s.json";
   vars.request_signal_fd = 3;
   vars.session_dir = "/home/u/.pi/agent/sessions/--p--";
+  vars.cost_allowance_usd = 0.125;
   const std::vector<std::string> parent = {"PATH=/usr/bin", "PI_FUSION_CHILD_ROLE=merger",
-                                           "PI_FUSION_WARM=0"};
+                                           "PI_FUSION_WARM=0", "PI_FUSION_COST_ALLOWANCE_USD=99"};
   const std::vector<std::string> child = BuildStageChildEnvironment(parent, vars);
   CHECK(child == std::vector<std::string>{
                      "PATH=/usr/bin",
@@ -333,6 +334,7 @@ TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names
                      "PI_FUSION_TOOL_SEAL=/run/s.json",
                      "PI_FUSION_REQUEST_SIGNAL_FD=3",
                      "PI_FUSION_SESSION_DIR=/home/u/.pi/agent/sessions/--p--",
+                     "PI_FUSION_COST_ALLOWANCE_USD=0.125000000",
                  });
   std::vector<std::string> set_by_builder, per_child;
   for (size_t i = 4; i < child.size(); ++i) {
@@ -354,6 +356,21 @@ TEST_CASE("StageChildEnvironment: an empty value leaves its variable unset") {
         std::vector<std::string>{"PI_SKIP_VERSION_CHECK=1", "PI_FUSION_CHILD_ROLE=evaluator"});
   vars.source_policy = "";  // set, if empty: passed on as set (the child reads empty as unset)
   CHECK(BuildStageChildEnvironment({}, vars).back() == "PI_FUSION_SOURCE_POLICY=");
+}
+
+TEST_CASE("CostAllowanceText: plain decimal, rounded down to a billionth of a dollar") {
+  CHECK(CostAllowanceText(0) == "0.000000000");
+  CHECK(CostAllowanceText(0.125) == "0.125000000");
+  CHECK(CostAllowanceText(1.0 / 3) == "0.333333333");  // never up: shares never sum past the cap
+  CHECK(CostAllowanceText(2.0 / 3) == "0.666666666");
+  CHECK(CostAllowanceText(12.5) == "12.500000000");
+  CHECK(CostAllowanceText(1e-10) == "0.000000000");
+  CHECK(CostAllowanceText(-1) == "0.000000000");
+  // Three shares of a cap, as text, sum to no more than the cap.
+  const double cap = 0.1;
+  double sum = 0;
+  for (int i = 0; i < 3; ++i) sum += std::stod(CostAllowanceText(cap / 3));
+  CHECK(sum <= cap);
 }
 
 }  // namespace

@@ -46,6 +46,26 @@ TEST_CASE("ReadChildConfig: PI_FUSION_REQUEST_SIGNAL_FD is optional and a descri
   }
 }
 
+TEST_CASE("ReadChildConfig: PI_FUSION_COST_ALLOWANCE_USD is plain decimal dollars, or unset") {
+  const std::map<std::string, std::string> base = {{"PI_FUSION_CHILD_ROLE", "evaluator"}};
+  CHECK_FALSE(ReadChildConfig(Env(base))->cost_allowance_usd.has_value());
+  auto with = base;
+  with["PI_FUSION_COST_ALLOWANCE_USD"] = "";
+  CHECK_FALSE(ReadChildConfig(Env(with))->cost_allowance_usd.has_value());
+  with["PI_FUSION_COST_ALLOWANCE_USD"] = "0.012500000";
+  CHECK(ReadChildConfig(Env(with))->cost_allowance_usd == 0.0125);
+  with["PI_FUSION_COST_ALLOWANCE_USD"] = "0.000000000";
+  CHECK(ReadChildConfig(Env(with))->cost_allowance_usd == 0.0);
+  // A sign, an exponent, a comma, words, two points: refused, named, never read as no cap.
+  for (const char* bad : {"-1", "+1", "1e3", "0,5", "inf", "nan", "1.2.3", ".", " 1"}) {
+    with["PI_FUSION_COST_ALLOWANCE_USD"] = bad;
+    Result<ChildConfig> config = ReadChildConfig(Env(with));
+    REQUIRE_FALSE(config.ok());
+    CHECK(config.status().code() == "config_invalid");
+    CHECK_THAT(config.status().message(), Catch::Contains("PI_FUSION_COST_ALLOWANCE_USD"));
+  }
+}
+
 TEST_CASE("ReadChildConfig: an empty PI_CACHE_RETENTION means unset; a bad one is kept") {
   CHECK_FALSE(ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "merger"}, {"PI_CACHE_RETENTION", ""}}))
                   ->cache_retention.has_value());

@@ -264,3 +264,105 @@ TEST_CASE("ChildGovernor: a frame that cannot be written fails the process") {
 
 }  // namespace
 }  // namespace pi_fusion::child
+
+namespace pi_fusion::child {
+namespace {
+
+// A candidate with a cost allowance on a scripted route: $0.50 input, $1.50 output per million
+// tokens, 16,384 output tokens at most.
+void Allow(testing::ScriptedChild& child, double usd) {
+  child.config.cost_allowance_usd = usd;
+  child.governor = std::make_unique<ChildGovernor>(child.config, &child.env);
+  child.model = {json{{"input", 0.5}, {"output", 1.5}, {"cacheRead", 0.05}, {"cacheWrite", 0.625}},
+                 16384, nullptr};
+}
+
+// What the admission counts as the input of `payload`: its canonical bytes and 64 bytes of room.
+int64_t InputTokens(const json& payload) {
+  return static_cast<int64_t>(payload.dump().size()) + 64;
+}
+
+TEST_CASE("ChildGovernor: with an allowance, the spend so far decides each request's limit") {
+  testing::ScriptedChild child(ChildRole::kCandidate);
+  Allow(child, 0.05);
+  const json payload = {{"model", "m"}};
+  // $0.05 pays for the model's own 16,384 output tokens: sent as Pi made it.
+  auto first = child.Request(payload);
+  REQUIRE_FALSE(first.abort);
+  CHECK(first.payload == payload);
+  child.Message("toolUse", {}, testing::Usage(30000, 10000), 1);  // $0.015 + $0.015
+  CHECK(child.governor->spent_usd() == Approx(0.03));
+  // $0.02 left: the output limit is lowered to what it pays for at $0.625/M input.
+  auto second = child.Request(payload);
+  REQUIRE_FALSE(second.abort);
+  const int64_t limit = second.payload.at("max_completion_tokens").get<int64_t>();
+  CHECK(limit == AffordableOutputTokens(0.05 - child.governor->spent_usd(), InputTokens(payload),
+                                        {0.625, 1.5}, 16384));
+  CHECK(limit < 16384);
+  child.Message("toolUse", {}, testing::Usage(0, 12000), 1);  // $0.018: $0.002 left
+  auto third = child.Request(payload);
+  REQUIRE_FALSE(third.abort);
+  CHECK(third.payload.at("max_completion_tokens").get<int64_t>() >= kMinUsefulOutputTokens);
+  child.Message("toolUse", {}, testing::Usage(0, 1000), 1);  // $0.0015: $0.0005 left
+  auto refused = child.Request(payload);
+  CHECK(refused.abort);
+  CHECK(refused.fail_process);
+  auto guard = Guard(child.env.stderr_bytes);
+  REQUIRE(guard.has_value());
+  CHECK(guard->code == pi_fusion::kCostCapExceeded);
+  CHECK(guard->hook == "before_provider_request");
+  CHECK(guard->provider_request_ordinal == 4);
+  CHECK(guard->message.find("left of the child's allowance, and that pays for only") !=
+        std::string::npos);
+  CHECK(child.Request(payload).abort);  // latched
+  CHECK(CountSchema(child.env.stderr_bytes, protocol::kRuntimeGuardSchema) == 1);
+  child.Message("aborted", {}, testing::ZeroUsage());
+  CHECK(child.Settle(/*aborted=*/true));
+  const protocol::ChildReport report = protocol::VerifyChildRun(child.Verify(1));
+  CHECK(report.status.code() == pi_fusion::kCostCapExceeded);
+  // What the parent records as the child's usage is what the admission counted.
+  CHECK(report.usage["cost"]["total"].get<double>() == Approx(0.0495));
+}
+
+TEST_CASE("ChildGovernor: a request with no message, or a failed one, counts at its worst case") {
+  testing::ScriptedChild child;
+  Allow(child, 0.03);
+  const json payload = {{"model", "m"}};
+  const double worst = WorstCaseUsd(InputTokens(payload), 16384, {0.625, 1.5});
+  REQUIRE_FALSE(child.Request(payload).abort);       // stopped mid-stream: no message
+  REQUIRE_FALSE(child.Request(payload).abort);       // counts the first at its worst
+  child.Message("error", {}, testing::ZeroUsage());  // a failure reports $0: its worst counts
+  CHECK(child.governor->spent_usd() ==
+        Approx(worst + WorstCaseUsd(InputTokens(payload),
+                                    AffordableOutputTokens(0.03 - worst, InputTokens(payload),
+                                                           {0.625, 1.5}, 16384),
+                                    {0.625, 1.5})));
+}
+
+TEST_CASE("ChildGovernor: a capped child on a route without prices sends nothing") {
+  testing::ScriptedChild child;
+  Allow(child, 1.0);
+  child.model.cost = nullptr;
+  auto refused = child.Request();
+  CHECK(refused.abort);
+  auto guard = Guard(child.env.stderr_bytes);
+  REQUIRE(guard.has_value());
+  CHECK(guard->code == pi_fusion::kCostCapExceeded);
+  CHECK(guard->message ==
+        "the route's model.cost is missing, so the cost cap cannot bound what its requests cost");
+}
+
+TEST_CASE("ChildGovernor: without an allowance nothing is priced or shaped") {
+  testing::ScriptedChild child;
+  child.model.cost = nullptr;  // no prices, no cap: as before
+  for (int i = 0; i < 3; ++i) {
+    auto request = child.Request({{"model", "m"}, {"max_tokens", 99999}});
+    REQUIRE_FALSE(request.abort);
+    CHECK(request.payload == json({{"max_tokens", 99999}, {"model", "m"}}));
+    child.Message("toolUse", {}, testing::Usage(1000000, 1000000), 1);
+  }
+  CHECK(child.governor->spent_usd() == 0);
+}
+
+}  // namespace
+}  // namespace pi_fusion::child

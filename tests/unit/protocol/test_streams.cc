@@ -98,6 +98,7 @@ child::ChildGovernor::ProviderDecision ScriptedChild::Request(json payload) {
   child::ChildGovernor::ProviderRequest request;
   request.route = route;
   request.payload = std::move(payload);
+  request.model = model;
   return governor->OnProviderRequest(std::move(request));
 }
 

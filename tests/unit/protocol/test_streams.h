@@ -97,6 +97,7 @@ class ScriptedChild {
   child::ChildConfig config;
   std::unique_ptr<child::ChildGovernor> governor;
   protocol::Route route;
+  child::RequestModel model;  // ctx.model's prices, maxTokens and compat for every request
   std::string stdout_bytes;
   int64_t next_call_id = 1;
 };

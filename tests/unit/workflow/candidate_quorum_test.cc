@@ -22,9 +22,10 @@ CandidateQuorum Quorum(int quorum, std::optional<double> grace = std::nullopt) {
 
 }  // namespace
 
-TEST_CASE("IsSurvivableCandidateFailure: provider errors, timeouts and limits only",
+TEST_CASE("IsSurvivableCandidateFailure: provider errors, timeouts, limits and its cost share only",
           "[workflow][quorum]") {
-  for (const char* code : {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded}) {
+  for (const char* code :
+       {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded, kCostCapExceeded}) {
     CHECK(IsSurvivableCandidateFailure(Err(code)));
   }
   for (const char* code :
