@@ -358,7 +358,8 @@ class Run {
                    (IsCancellation(result.status) ? " cancelled"
                                                   : " failed (" + result.status.code() + ")")});
         }
-        const CandidateQuorum::Next next = quorum.Record(slot, result.status, elapsed);
+        const CandidateQuorum::Next next =
+            quorum.Record(slot, result.status, elapsed, ReusedCandidate(slot) != nullptr);
         if (next == CandidateQuorum::Next::kStopOthers)
           siblings->CancelWithGrace(kSiblingStopGrace);
         if (next == CandidateQuorum::Next::kStartGrace) {
@@ -367,9 +368,7 @@ class Run {
                               "2/3 candidates verified; waiting up to " +
                                   config::PolicyNumberText(grace) + " s for the third"});
           std::lock_guard lock(mu);
-          grace_deadline =
-              run_.seams.clock->Now() + std::chrono::duration_cast<Clock::TimePoint::duration>(
-                                            std::chrono::duration<double>(grace));
+          grace_deadline = GraceDeadline(run_.seams.clock->Now(), grace);
         }
         results[slot - 1] = std::move(result);
         {
@@ -379,13 +378,23 @@ class Run {
         ended_cv.notify_all();
       });
     }
-    WaitForCandidates(quorum, *siblings, mu, ended_cv, ended, grace_deadline);
+    const int cut = WaitForCandidates(quorum, *siblings, mu, ended_cv, ended, grace_deadline);
     for (std::thread& t : threads) t.join();
     warm_.CandidatesEnded();
     const CandidateQuorum::Outcome outcome = quorum.Finish();
     if (outcome.failure) {
       RecordFailure(outcome.failure->status, Stage::kCandidate, outcome.failure->slot, 1);
       return false;
+    }
+    // Said once the phase ended, so it says what the run does: a cut candidate whose answer
+    // verified as it was stopped is used, not left out.
+    if (cut != 0) {
+      const bool left_out = outcome.missing && outcome.missing->slot == cut;
+      observer_.Progress(
+          {ProgressEvent::kNote, 0,
+           "candidate " + std::to_string(cut) +
+               (left_out ? " cut: the grace window ended; answering from 2 of 3"
+                         : " answered as the grace window ended; its answer is used")});
     }
     for (int slot = 1; slot <= 3; ++slot) {
       if (outcome.missing && outcome.missing->slot == slot) continue;
@@ -397,23 +406,21 @@ class Run {
     return true;
   }
 
-  // Blocks until every candidate ended; cuts the one still running when the grace window ends.
-  // The window is timed by the run's clock seam, looked at every kGracePoll or when a candidate
-  // ends.
-  void WaitForCandidates(CandidateQuorum& quorum, const process::CancelToken& siblings,
-                         std::mutex& mu, std::condition_variable& ended_cv, const int& ended,
-                         const std::optional<Clock::TimePoint>& grace_deadline) {
+  // Blocks until every candidate ended; cuts the one still running when the grace window ends,
+  // and returns its slot (0 when none was cut). The window is timed by the run's clock seam,
+  // looked at every kGracePoll or when a candidate ends.
+  int WaitForCandidates(CandidateQuorum& quorum, const process::CancelToken& siblings,
+                        std::mutex& mu, std::condition_variable& ended_cv, const int& ended,
+                        const std::optional<Clock::TimePoint>& grace_deadline) {
     constexpr std::chrono::milliseconds kGracePoll{50};
     std::unique_lock lock(mu);
-    bool cut = false;
+    bool looked = false;
+    int cut = 0;
     while (ended < 3) {
-      if (!cut && grace_deadline && run_.seams.clock->Now() >= *grace_deadline) {
-        cut = true;
-        if (const int slot = quorum.CutAfterGrace(); slot != 0) {
+      if (!looked && grace_deadline && run_.seams.clock->Now() >= *grace_deadline) {
+        looked = true;
+        if ((cut = quorum.CutAfterGrace()) != 0) {
           lock.unlock();
-          observer_.Progress({ProgressEvent::kNote, 0,
-                              "candidate " + std::to_string(slot) +
-                                  " cut: the grace window ended; answering from 2 of 3"});
           siblings.CancelWithGrace(kSiblingStopGrace);
           lock.lock();
           continue;
