@@ -137,6 +137,8 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
   const std::optional<tasks::ResumeHint> resume = run.Resume();
   out["resumable"] = resume ? tasks::ResumeHintJson(*resume) : nlohmann::json(nullptr);
+  out["resumed_as"] =
+      run.resumed_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.resumed_as);
   out["source_failures"] = shown.failed_sources;
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
@@ -178,7 +180,11 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   // A cancelled run says who cancelled it when it recorded that: "cancelled by quitting Pi".
   const std::string cause = run.CancelCause();
   // A run /fusion-resume can take up is marked, so nobody starts it over (or prunes it) unaware.
-  const std::string resumable = run.Resume() ? ", resumable" : "";
+  // One resumed to completion is not (its answer exists): it names the run that holds it.
+  const std::string resumable =
+      run.Resume()             ? ", resumable"
+      : run.resumed_as.empty() ? ""
+                               : ", resumed as " + std::string(store::ShortRunId(run.resumed_as));
   // A research answer written without some of its declared sources is not a plain "completed".
   const size_t failed = workflow::SourceFailureLines(shown.failed_sources).size();
   const std::string sources = failed > 0 ? ", " + workflow::SourceFailureCount(failed) : "";

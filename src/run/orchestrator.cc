@@ -133,10 +133,10 @@ class Run {
           return RunOrReuse(child, cancel);
         },
         cancel_, observer_,
-        [this, started](int slot, const StageResult& result) {
+        [this, started](int slot, const StageResult& result, const Status& end) {
           NoteCalibration(result, budget::Stage::kCandidate);
           NoteRefusals(slot, result);
-          if (result.status.ok()) ReportLanded(slot, result, started);
+          if (end.ok()) ReportLanded(slot, result, started);
         });
     warm_.CandidatesEnded();
     if (phase.failure) {
@@ -428,6 +428,7 @@ class Run {
       }
       ended_cv.wait_for(lock, kGracePoll);
     }
+    return cut;
   }
 
   // The degraded record, in the manifest before the evaluation starts, and said at once.
@@ -459,7 +460,9 @@ class Run {
     landed.answer = result.answer;
     landed.artifact = store::AttemptPrefix({Stage::kCandidate, slot, 1}) + ".response.md";
     landed.tool_calls = result.tool_calls;
-    if (ReusedCandidate(slot) != nullptr) landed.reused_from = run_.resume->manifest.run_id;
+    if (const store::ReusedAttempt* reused = ReusedCandidate(slot)) {
+      landed.reused_from = reused->record.reused_from.value_or(run_.resume->manifest.run_id);
+    }
     observer_.CandidateLanded(landed);
   }
 
