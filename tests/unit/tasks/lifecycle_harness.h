@@ -49,8 +49,12 @@ class ScriptedLauncher : public workflow::ChildLauncher {
 
   Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
                                     const process::CancelToken& cancel) override {
-    if (cancel.IsCancelled()) return Status::Error("child_cancelled", "cancelled before start");
     const std::string role = RoleOf(spec);
+    // A script whose candidate answers as it is cut starts it even when the cut came first.
+    const bool starts_anyway = role == "candidate" && script_.answers_when_cancelled != 0;
+    if (cancel.IsCancelled() && !starts_anyway) {
+      return Status::Error("child_cancelled", "cancelled before start");
+    }
     int number = 0;
     {
       std::lock_guard lock(mu_);
