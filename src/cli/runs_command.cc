@@ -138,6 +138,8 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   if (const std::string cause = run.CancelCause(); !cause.empty()) out["cancelled_by"] = cause;
   const std::optional<tasks::ResumeHint> resume = run.Resume();
   out["resumable"] = resume ? tasks::ResumeHintJson(*resume) : nlohmann::json(nullptr);
+  out["resumed_as"] =
+      run.resumed_as.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.resumed_as);
   const nlohmann::json& report = shown.report;
   const auto reported = [&](const char* key) {
     return report.is_object() ? report.value(key, nlohmann::json()) : nlohmann::json();
@@ -185,7 +187,11 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   // A cancelled run says who cancelled it when it recorded that: "cancelled by quitting Pi".
   const std::string cause = run.CancelCause();
   // A run /fusion-resume can take up is marked, so nobody starts it over (or prunes it) unaware.
-  const std::string resumable = run.Resume() ? ", resumable" : "";
+  // One resumed to completion is not (its answer exists): it names the run that holds it.
+  const std::string resumable =
+      run.Resume()             ? ", resumable"
+      : run.resumed_as.empty() ? ""
+                               : ", resumed as " + std::string(store::ShortRunId(run.resumed_as));
   // A research answer written without some of its declared sources is not a plain "completed".
   const std::string status = workflow::SourceWarningStatus(shown.report);
   const std::string sources = status.empty() ? "" : ", " + status;

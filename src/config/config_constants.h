@@ -26,6 +26,10 @@ inline constexpr int kReducedQuorum = 2;
 // The floor of the default grace rule (grace_seconds null): the run waits the larger of this and
 // half the elapsed time of the second verified candidate.
 inline constexpr double kDefaultGraceFloorSeconds = 15;
+// The longest grace_seconds: the candidate stage's wall limit (process::ChildLimits::wall, 50
+// minutes; a unit test ties the two). A longer window could never end before the candidate's own
+// limit, and a huge one would overflow the clock the run times it with.
+inline constexpr double kMaxGraceSeconds = 3000;
 
 // Error codes: core/error_codes.h.
 

@@ -119,10 +119,10 @@ Status QuorumRule(std::string found) {
   return Invalid("policy.quorum must be 2 or 3 (found " + std::move(found) + ")");
 }
 Status GraceRule(std::string found) {
-  return Invalid(
-      "policy.grace_seconds must be a number of seconds >= 0, or null for the default rule "
-      "(found " +
-      std::move(found) + ")");
+  return Invalid("policy.grace_seconds must be a number of seconds from 0 to " +
+                 PolicyNumberText(kMaxGraceSeconds) +
+                 " (the candidate stage's wall limit), or null for the default rule (found " +
+                 std::move(found) + ")");
 }
 Status CostCapRule(std::string found) {
   return Invalid(
@@ -130,7 +130,9 @@ Status CostCapRule(std::string found) {
       std::move(found) + ")");
 }
 
-bool GraceOk(double value) { return std::isfinite(value) && value >= 0; }
+bool GraceOk(double value) {
+  return std::isfinite(value) && value >= 0 && value <= kMaxGraceSeconds;
+}
 bool CostCapOk(double value) { return std::isfinite(value) && value > 0; }
 
 Result<Policy> PolicyFromJson(const json& object) {

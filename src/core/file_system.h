@@ -112,6 +112,9 @@ class FileSystem {
   // for a file of a run directory or of Fusion's own configuration.
   virtual Result<std::string> ReadFileFollowingLink(const std::string& path,
                                                     uint64_t max_bytes) = 0;
+  // realpath(3): the absolute path of an existing `path` with every symlink, "." and ".."
+  // resolved. For telling whether two paths the user gave name the same place, never for opening.
+  virtual Result<std::string> RealPath(const std::string& path) = 0;
   // The names in a directory, without "." and "..", in no particular order.
   virtual Result<std::vector<std::string>> ListDir(const std::string& path) = 0;
   // unlink(2) of a file.
@@ -166,6 +169,7 @@ class FileSystemWrapper : public FileSystem {
   Result<std::string> ReadFileFollowingLink(const std::string& path, uint64_t max_bytes) override {
     return target_.ReadFileFollowingLink(path, max_bytes);
   }
+  Result<std::string> RealPath(const std::string& path) override { return target_.RealPath(path); }
   Result<std::vector<std::string>> ListDir(const std::string& path) override {
     return target_.ListDir(path);
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <system_error>
 
 #include "core/dir_walk_posix.h"
@@ -178,6 +179,14 @@ class PosixFileSystemImpl : public FileSystem {
 
   Result<std::string> ReadFileFollowingLink(const std::string& path, uint64_t max_bytes) override {
     return ReadRegular(path, max_bytes, 0);
+  }
+
+  Result<std::string> RealPath(const std::string& path) override {
+    char* resolved = ::realpath(path.c_str(), nullptr);
+    if (resolved == nullptr) return FsError("realpath", path, errno);
+    std::string out(resolved);
+    ::free(resolved);
+    return out;
   }
 
   Result<std::vector<std::string>> ListDir(const std::string& path) override {

@@ -95,6 +95,9 @@ std::optional<LateFailure> ChildExits::Settle(store::RunStore& store, FileSystem
       update.state = store::AttemptState::kCompleted;
       update.exit = ExitRecordOf(*end, /*after_answer=*/true);
       update.artifacts = {batch.files[0].name, batch.files[1].name};
+      // The attempt stays completed (the run moved on with its answer), and says why that answer
+      // is no evidence to reuse: a resume asks its stage again (store/resumability.h).
+      if (!late.ok()) update.error = store::AttemptError{late.code(), late.message()};
       batch.attempt = std::move(update);
       Status recorded = store.Apply(batch);
       if (late.ok()) late = recorded;

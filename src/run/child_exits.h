@@ -66,7 +66,8 @@ class ChildExits {
   void Add(AnsweredChild child);
 
   // Waits for every child added so far, records each exit in its attempt (state unchanged:
-  // completed), and returns the first late failure in the order the children were added. A
+  // completed; a late failure also as the attempt's error), and returns the first late failure in
+  // the order the children were added. A
   // failure to record is a late failure too, and so is an audit artifact that no longer matches
   // what was bound at the answer (tool_audit_invalid).
   std::optional<LateFailure> Settle(store::RunStore& store, FileSystem& fs);

@@ -135,10 +135,10 @@ class Run {
           return RunOrReuse(child, cancel);
         },
         cancel_, observer_,
-        [this, started](int slot, const StageResult& result) {
+        [this, started](int slot, const StageResult& result, const Status& end) {
           NoteCalibration(result, budget::Stage::kCandidate);
           NoteRefusals(slot, result);
-          if (result.status.ok()) ReportLanded(slot, result, started);
+          if (end.ok()) ReportLanded(slot, result, started);
         });
     warm_.CandidatesEnded();
     if (phase.failure) {
@@ -406,7 +406,8 @@ class Run {
                    (IsCancellation(result.status) ? " cancelled"
                                                   : " failed (" + result.status.code() + ")")});
         }
-        const CandidateQuorum::Next next = quorum.Record(slot, result.status, elapsed);
+        const CandidateQuorum::Next next =
+            quorum.Record(slot, result.status, elapsed, ReusedCandidate(slot) != nullptr);
         if (next == CandidateQuorum::Next::kStopOthers)
           siblings->CancelWithGrace(kSiblingStopGrace);
         if (next == CandidateQuorum::Next::kStartGrace) {
@@ -415,9 +416,7 @@ class Run {
                               "2/3 candidates verified; waiting up to " +
                                   config::PolicyNumberText(grace) + " s for the third"});
           std::lock_guard lock(mu);
-          grace_deadline =
-              run_.seams.clock->Now() + std::chrono::duration_cast<Clock::TimePoint::duration>(
-                                            std::chrono::duration<double>(grace));
+          grace_deadline = GraceDeadline(run_.seams.clock->Now(), grace);
         }
         results[slot - 1] = std::move(result);
         {
@@ -427,7 +426,7 @@ class Run {
         ended_cv.notify_all();
       });
     }
-    WaitForCandidates(quorum, *siblings, mu, ended_cv, ended, grace_deadline);
+    const int cut = WaitForCandidates(quorum, *siblings, mu, ended_cv, ended, grace_deadline);
     for (std::thread& t : threads) t.join();
     warm_.CandidatesEnded();
     const CandidateQuorum::Outcome outcome = quorum.Finish();
@@ -437,6 +436,16 @@ class Run {
       RecordFailure(WithCapNextStep(outcome.failure->status, verified), Stage::kCandidate,
                     outcome.failure->slot, 1);
       return false;
+    }
+    // Said once the phase ended, so it says what the run does: a cut candidate whose answer
+    // verified as it was stopped is used, not left out.
+    if (cut != 0) {
+      const bool left_out = outcome.missing && outcome.missing->slot == cut;
+      observer_.Progress(
+          {ProgressEvent::kNote, 0,
+           "candidate " + std::to_string(cut) +
+               (left_out ? " cut: the grace window ended; answering from 2 of 3"
+                         : " answered as the grace window ended; its answer is used")});
     }
     for (int slot = 1; slot <= 3; ++slot) {
       if (outcome.missing && outcome.missing->slot == slot) continue;
@@ -451,23 +460,21 @@ class Run {
     return true;
   }
 
-  // Blocks until every candidate ended; cuts the one still running when the grace window ends.
-  // The window is timed by the run's clock seam, looked at every kGracePoll or when a candidate
-  // ends.
-  void WaitForCandidates(CandidateQuorum& quorum, const process::CancelToken& siblings,
-                         std::mutex& mu, std::condition_variable& ended_cv, const int& ended,
-                         const std::optional<Clock::TimePoint>& grace_deadline) {
+  // Blocks until every candidate ended; cuts the one still running when the grace window ends,
+  // and returns its slot (0 when none was cut). The window is timed by the run's clock seam,
+  // looked at every kGracePoll or when a candidate ends.
+  int WaitForCandidates(CandidateQuorum& quorum, const process::CancelToken& siblings,
+                        std::mutex& mu, std::condition_variable& ended_cv, const int& ended,
+                        const std::optional<Clock::TimePoint>& grace_deadline) {
     constexpr std::chrono::milliseconds kGracePoll{50};
     std::unique_lock lock(mu);
-    bool cut = false;
+    bool looked = false;
+    int cut = 0;
     while (ended < 3) {
-      if (!cut && grace_deadline && run_.seams.clock->Now() >= *grace_deadline) {
-        cut = true;
-        if (const int slot = quorum.CutAfterGrace(); slot != 0) {
+      if (!looked && grace_deadline && run_.seams.clock->Now() >= *grace_deadline) {
+        looked = true;
+        if ((cut = quorum.CutAfterGrace()) != 0) {
           lock.unlock();
-          observer_.Progress({ProgressEvent::kNote, 0,
-                              "candidate " + std::to_string(slot) +
-                                  " cut: the grace window ended; answering from 2 of 3"});
           siblings.CancelWithGrace(kSiblingStopGrace);
           lock.lock();
           continue;
@@ -475,6 +482,7 @@ class Run {
       }
       ended_cv.wait_for(lock, kGracePoll);
     }
+    return cut;
   }
 
   // The degraded record, in the manifest before the evaluation starts, and said at once.
@@ -506,7 +514,9 @@ class Run {
     landed.answer = result.answer;
     landed.artifact = store::AttemptPrefix({Stage::kCandidate, slot, 1}) + ".response.md";
     landed.tool_calls = result.tool_calls;
-    if (ReusedCandidate(slot) != nullptr) landed.reused_from = run_.resume->manifest.run_id;
+    if (const store::ReusedAttempt* reused = ReusedCandidate(slot)) {
+      landed.reused_from = reused->record.reused_from.value_or(run_.resume->manifest.run_id);
+    }
     observer_.CandidateLanded(landed);
   }
 

@@ -151,6 +151,15 @@ budget::CostForecast ForecastOf(const PreparedRun& run) {
   return budget::ForecastCost(plan, PricingOf(run.models), ObservedFrom(samples, routes));
 }
 
+// Whether two project paths name one directory: equal, or equal once every symlink is resolved
+// (a project opened once through a link and once by its real path is the same project).
+bool SameProject(FileSystem& fs, const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  Result<std::string> real_a = fs.RealPath(a);
+  Result<std::string> real_b = fs.RealPath(b);
+  return real_a.ok() && real_b.ok() && *real_a == *real_b;
+}
+
 // /fusion-resume: the old run read back and verified, its canonical input (`*input`) and its
 // request normalized again, and the run started in this same project (its candidates' file tools
 // are confined to it).
@@ -158,7 +167,7 @@ Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, Ru
                                                               CanonicalDocument* input) {
   Result<store::ResumeSource> source = store::ReadResumeSource(fs, request.resume_run_dir);
   if (!source.ok()) return source.status();
-  if (source->manifest.cwd != request.host.cwd) {
+  if (!SameProject(fs, source->manifest.cwd, request.host.cwd)) {
     return Status::Error(kRunNotResumable,
                          "run " + source->manifest.run_id + " cannot be resumed here: it ran in " +
                              source->manifest.cwd + ", Pi runs in " + request.host.cwd);

@@ -35,12 +35,23 @@ Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& 
   return Status::Ok();
 }
 
+// A reviewer whose child answered but whose report is unusable: its attempt stays completed (the
+// child did answer) and records why the report is not one, so no view and no resume counts it as
+// a verified answer (store/resumability.h). A failure to record it only loses that note: the
+// run's own outcome is decided by the tally either way.
+void RecordUnusableReport(PreparedRun& run, const store::AttemptKey& key, const Status& why) {
+  store::AttemptUpdate update;
+  update.key = key;
+  update.state = store::AttemptState::kCompleted;
+  update.error = store::AttemptError{why.code(), why.message()};
+  (void)run.store->RecordAttempt(update);
+}
+
 }  // namespace
 
 ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
                            const ReviewerRunner& run_child, const process::CancelToken& cancel,
-                           RunObserver& observer,
-                           const std::function<void(int, const StageResult&)>& on_result) {
+                           RunObserver& observer, const ReviewerResultCallback& on_result) {
   ReviewerPhase phase;
   std::array<process::CancelToken, 3> tokens;
   for (process::CancelToken& token : tokens) {
@@ -68,10 +79,12 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
                          "candidate " + std::to_string(slot) + " starting"});
       const StageChild child = child_for(slot);
       StageResult result = run_child(child, tokens[slot - 1]);
-      if (on_result) on_result(slot, result);
       UsableReviewer reviewer{slot, {}, false};
       Status end = result.status;
       if (end.ok()) end = ReadReport(run, child, result.answer, &reviewer);
+      if (result.status.ok() && !end.ok()) RecordUnusableReport(run, child.key, end);
+      // The caller announces a reviewer as landed only once its report parsed.
+      if (on_result) on_result(slot, result, end);
       if (end.ok()) {
         usable[slot - 1] = std::move(reviewer);
         observer.Progress({ProgressEvent::kCandidateDone, slot,

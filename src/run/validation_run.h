@@ -35,12 +35,17 @@ struct ReviewerPhase {
 using ReviewerRunner =
     std::function<StageResult(const StageChild& child, const process::CancelToken& cancel)>;
 
+// Sees a reviewer's slot, its StageResult and its end: ok only when its report is usable.
+using ReviewerResultCallback =
+    std::function<void(int slot, const StageResult& result, const Status& end)>;
+
 // Runs reviewer slots 1..3 with `run_child(child_for(slot), …)`; `on_result`, when set, sees each
-// child's slot and StageResult on its reviewer thread (it must be thread-safe).
+// reviewer on its thread once its report was read (it must be thread-safe). A reviewer whose
+// child answered but whose report is unusable has that recorded as its attempt's error.
 // REQUIRES: `run.store` is open and in candidates_running.
 ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)>& child_for,
                            const ReviewerRunner& run_child, const process::CancelToken& cancel,
                            RunObserver& observer,
-                           const std::function<void(int, const StageResult&)>& on_result = nullptr);
+                           const ReviewerResultCallback& on_result = nullptr);
 
 }  // namespace pi_fusion::workflow

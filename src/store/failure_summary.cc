@@ -9,6 +9,7 @@
 #include "core/utf8.h"
 #include "store/constants.h"
 #include "store/json_util.h"
+#include "store/resumability.h"
 #include "store/role_usage.h"
 
 namespace pi_fusion::store {
@@ -149,10 +150,20 @@ json RequestsJson(const Manifest& m) {
   return requests ? json(*requests) : json(nullptr);
 }
 
-std::vector<std::string> RemediationIds(std::string_view code, bool cancelled) {
-  if (cancelled && (code == kChildCancelled || FindRule(code) == nullptr)) return {"retry_run"};
-  const CodeRule* rule = FindRule(code);
-  return rule != nullptr ? rule->remediation : std::vector<std::string>{"inspect_error_json"};
+std::vector<std::string> RemediationIds(std::string_view code, bool cancelled, bool resumable) {
+  std::vector<std::string> ids;
+  if (cancelled && (code == kChildCancelled || FindRule(code) == nullptr)) {
+    ids = {"retry_run"};
+  } else {
+    const CodeRule* rule = FindRule(code);
+    ids = rule != nullptr ? rule->remediation : std::vector<std::string>{"inspect_error_json"};
+  }
+  if (!resumable) return ids;
+  // Starting a resumable run again pays again for the answers it already has: the advice is the
+  // resume, in place of the retry (or after the rest, for a code that never suggested one).
+  std::erase(ids, "retry_run");
+  ids.push_back("resume_run");
+  return ids;
 }
 
 std::string_view FailureClass(std::string_view code) {
@@ -191,7 +202,7 @@ json BuildFailureSummary(const Manifest& m, const std::string& created_at) {
            {{"failure_class", cancelled ? "cancellation" : std::string(FailureClass(code))},
             {"cancelled", cancelled},
             {"before_any_child", m.attempts.empty()}}},
-          {"remediation_ids", RemediationIds(code, cancelled)},
+          {"remediation_ids", RemediationIds(code, cancelled, CheckResumable(m).ok())},
           {"omitted",
            {{"attempts", attempts_omitted},
             {"evidence", evidence_omitted},

@@ -47,8 +47,11 @@ nlohmann::json FailureProgress(const Manifest& m);
 // The summary's `model_requests`: ModelRequests(m), or null when unknown.
 nlohmann::json RequestsJson(const Manifest& m);
 
-// The remediation ids for an error code in a failed or cancelled run.
-std::vector<std::string> RemediationIds(std::string_view code, bool cancelled);
+// The remediation ids for an error code in a failed or cancelled run. A `resumable` run
+// (CheckResumable) gets resume_run instead of retry_run, and resume_run last when the code's ids
+// hold no retry_run.
+std::vector<std::string> RemediationIds(std::string_view code, bool cancelled,
+                                        bool resumable = false);
 
 // The failure class of an error code ("budget", "child_process", ...).
 std::string_view FailureClass(std::string_view code);

@@ -7,6 +7,7 @@
 #include "store/artifact_ref.h"
 #include "store/constants.h"
 #include "store/json_util.h"
+#include "store/run_id.h"
 #include "store/verify.h"
 
 namespace pi_fusion::store {
@@ -26,6 +27,12 @@ bool Binds(const AttemptRecord& a, const std::string& name) {
 
 bool FailedAt(const Manifest& m, int slot) {
   return m.error && m.error->stage == Stage::kCandidate && m.error->slot == slot;
+}
+
+// The stop reasons the run itself made after a verified answer (process::StopReasonName): the
+// child lingered, or the run was cancelled. Its exit is then the run's, not the child's.
+bool StoppedByRunAfterAnswer(const ChildExitRecord& e) {
+  return e.after_answer && (e.stop_reason == "after_answer" || e.stop_reason == "cancelled");
 }
 
 bool Dropped(const Manifest& m, int slot) {
@@ -70,7 +77,8 @@ StoreBatch ReuseBatch(const ReusedAttempt& attempt, const std::string& old_run_i
   update.key = attempt.record.key;
   update.state = attempt.record.state;
   update.error = attempt.record.error;
-  update.reused_from = old_run_id;
+  // Through a chain of resumes a file keeps the run that first produced it.
+  update.reused_from = attempt.record.reused_from.value_or(old_run_id);
   for (const ReusedFile& file : attempt.files) {
     batch.files.push_back({file.name, file.bytes});
     update.artifacts.push_back(file.name);
@@ -79,11 +87,19 @@ StoreBatch ReuseBatch(const ReusedAttempt& attempt, const std::string& old_run_i
   return batch;
 }
 
+bool IsCleanEvidence(const AttemptRecord& a) {
+  if (a.state != AttemptState::kCompleted || a.error) return false;
+  if (!a.exit) return true;
+  const ChildExitRecord& e = *a.exit;
+  const bool own_clean_end = e.code == 0 && !e.signal && e.stop_reason == "none";
+  return own_clean_end || StoppedByRunAfterAnswer(e);
+}
+
 std::vector<int> VerifiedCandidateSlots(const Manifest& m) {
   std::vector<int> slots;
   for (int slot = 1; slot <= 3; ++slot) {
     const AttemptRecord* a = FindAttempt(m, {Stage::kCandidate, slot, 1});
-    if (a == nullptr || a->state != AttemptState::kCompleted) continue;
+    if (a == nullptr || !IsCleanEvidence(*a)) continue;
     if (!Binds(*a, ResponseName(slot)) || m.artifacts.count(ResponseName(slot)) == 0) continue;
     if (Dropped(m, slot) || FailedAt(m, slot)) continue;
     slots.push_back(slot);
@@ -100,17 +116,61 @@ Status CheckResumable(const Manifest& m) {
                                "); wait for it, or stop it with bg_kill " + m.run_id);
   }
   if (VerifiedCandidateSlots(m).empty()) {
-    return NotResumable(m,
-                        "no candidate answer of it verified, so there is nothing to reuse; "
-                        "start it again with /fusion");
+    // /fusion starts reason runs only; the agent starts the others with its tool.
+    const std::string again = m.workflow == "reason"
+                                  ? "start it again with /fusion"
+                                  : "ask the agent to start it again (fusion_" + m.workflow + ")";
+    return NotResumable(
+        m, "no candidate answer of it verified, so there is nothing to reuse; " + again);
   }
   return Status::Ok();
 }
 
 bool EvaluationReusable(const Manifest& m) {
-  return VerifiedCandidateSlots(m).size() == 3 && m.anonymous_map.is_object() &&
-         m.artifacts.count(kEvaluationFile) > 0 && m.artifacts.count(kBlindCandidatesFile) > 0 &&
-         FindAttempt(m, {Stage::kEvaluation, std::nullopt, 1}) != nullptr;
+  if (VerifiedCandidateSlots(m).size() != 3 || !m.anonymous_map.is_object() ||
+      m.artifacts.count(kEvaluationFile) == 0 || m.artifacts.count(kBlindCandidatesFile) == 0) {
+    return false;
+  }
+  // A run whose terminal error is the evaluation's (an evaluator that failed after its answer, in
+  // a manifest from before such failures were recorded in the attempt) has none to reuse.
+  if (m.error && m.error->stage == Stage::kEvaluation) return false;
+  const AttemptRecord* first = FindAttempt(m, {Stage::kEvaluation, std::nullopt, 1});
+  if (first == nullptr) return false;
+  // Both attempts when it was repaired: the reused evaluation copies each of them.
+  return std::all_of(m.attempts.begin(), m.attempts.end(), [](const AttemptRecord& a) {
+    return a.key.stage != Stage::kEvaluation || IsCleanEvidence(a);
+  });
+}
+
+std::optional<std::string> CompletedResumeOf(FileSystem& fs, const std::string& run_dir,
+                                             const std::string& run_id) {
+  // <project>/.pi/fusion/<session>-<pid>/<run-id>: every run of the project is two levels up.
+  const size_t run_slash = run_dir.find_last_of('/');
+  if (run_slash == std::string::npos || run_slash == 0) return std::nullopt;
+  const size_t session_slash = run_dir.find_last_of('/', run_slash - 1);
+  if (session_slash == std::string::npos) return std::nullopt;
+  const std::string root = run_dir.substr(0, session_slash);
+  Result<std::vector<std::string>> sessions = fs.ListDir(root);
+  if (!sessions.ok()) return std::nullopt;
+  for (const std::string& session : *sessions) {
+    Result<std::vector<std::string>> names = fs.ListDir(root + "/" + session);
+    if (!names.ok()) continue;
+    for (const std::string& name : *names) {
+      if (name == run_id || !IsValidRunId(name)) continue;
+      Result<Manifest> other = ReadManifest(fs, root + "/" + session + "/" + name);
+      if (other.ok() && other->run_id == name && other->state == RunState::kCompleted &&
+          other->resumed_from == run_id) {
+        return name;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Status ResumedAlready(const std::string& run_id, const std::string& resumed_as) {
+  return RunNotResumable(run_id, "it was resumed as " + resumed_as +
+                                     ", which completed; read its answer with bg_result " +
+                                     resumed_as);
 }
 
 Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir) {
@@ -120,7 +180,17 @@ Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir
                          "the run cannot be resumed: " + manifest.status().message());
   }
   const Manifest& m = *manifest;
+  // The id the person named is the directory's; a manifest that names another run (copied or
+  // moved by hand) is not that run's record.
+  const std::string name = run_dir.substr(run_dir.find_last_of('/') + 1);
+  if (m.run_id != name) {
+    return RunNotResumable(name, "its manifest.json names another run (" + m.run_id + ")");
+  }
   if (Status s = CheckResumable(m); !s.ok()) return s;
+  // Its answer exists already: a second resume would pay again for it.
+  if (std::optional<std::string> by = CompletedResumeOf(fs, run_dir, m.run_id)) {
+    return ResumedAlready(m.run_id, *by);
+  }
   std::map<std::string, std::string> bytes;
   for (const auto& [name, ref] : m.artifacts) {
     Result<std::string> verified = VerifyArtifact(fs, run_dir, ref);

@@ -22,20 +22,30 @@
 
 namespace pi_fusion::store {
 
-// The candidate slots (1..3, ascending) whose answers verified in `m`: attempt 1 completed with
-// its response bound, not a reviewer dropped under validate's minority rule, and not the slot
-// the run's terminal error names (a child that failed after its answer).
+// Whether attempt `a` is evidence a resume may reuse: completed without an error (a completed
+// attempt records one when its child failed after its verified answer, or when a validate
+// reviewer's report did not parse), and its exit, when recorded, clean: exit code 0 without a
+// signal or a stop, or a stop the run made after the answer (after_answer, cancelled). An attempt
+// without an exit (its host died before reaping it, or it was itself reused) is judged by its
+// state and error alone.
+bool IsCleanEvidence(const AttemptRecord& a);
+
+// The candidate slots (1..3, ascending) whose answers verified in `m`: attempt 1 is clean
+// evidence with its response bound, not a reviewer dropped under validate's minority rule, and
+// not the slot the run's terminal error names (a child that failed after its answer).
 std::vector<int> VerifiedCandidateSlots(const Manifest& m);
 
 // run_not_resumable: "run <id> cannot be resumed: <why>" (every refusal of a resume says so).
 Status RunNotResumable(const std::string& run_id, const std::string& why);
 
 // Ok when `m` can be resumed now; run_not_resumable otherwise, with the reason and what to do
-// instead (a completed run: bg_result; a running one: wait or bg_kill; none verified: /fusion).
+// instead (a completed run: bg_result; a running one: wait or bg_kill; none verified: /fusion
+// for a reason run, the agent's fusion_<workflow> tool for the others).
 Status CheckResumable(const Manifest& m);
 
 // Whether a resume also reuses the evaluation: every candidate verified, the anonymous map drawn,
-// evaluation.json bound (written only once the evaluation verified).
+// evaluation.json bound (written only once the evaluation verified), every evaluation attempt
+// clean evidence, and the run's terminal error not the evaluation's.
 bool EvaluationReusable(const Manifest& m);
 
 // One artifact of the old run, with its verified bytes.
@@ -52,7 +62,8 @@ struct ReusedAttempt {
 };
 
 // The batch that copies `attempt`'s files into a resumed run and records the attempt as it
-// ended there, marked reused from `old_run_id` (no usage, requests or exit of this run).
+// ended there, marked reused from the run that first produced it: its own reused_from when the
+// old run had reused it too, else `old_run_id` (no usage, requests or exit of this run).
 StoreBatch ReuseBatch(const ReusedAttempt& attempt, const std::string& old_run_id);
 
 struct ReusedEvaluation {
@@ -71,7 +82,19 @@ struct ResumeSource {
   std::optional<ReusedEvaluation> evaluation;
 };
 
-// Reads `run_dir` for a resume: its manifest (strict), CheckResumable, then every artifact the
+// The id of a completed run of the same project that resumed run `run_id` (its manifest's
+// resumed_from), found among the run directories beside `run_dir`'s session directory; nullopt
+// when none did (or none can be read). A run resumed to completion is not offered again: its
+// answer exists.
+std::optional<std::string> CompletedResumeOf(FileSystem& fs, const std::string& run_dir,
+                                             const std::string& run_id);
+
+// run_not_resumable for a run already resumed by the completed run `resumed_as`, saying where
+// its answer is.
+Status ResumedAlready(const std::string& run_id, const std::string& resumed_as);
+
+// Reads `run_dir` for a resume: its manifest (strict; its run_id must be the directory's name),
+// CheckResumable, not resumed already (CompletedResumeOf), then every artifact the
 // manifest binds re-read and checked against its ref — a tampered evidence file makes the whole
 // directory untrusted, so any mismatch is run_not_resumable naming the file.
 // REQUIRES: an abandoned run was finalized first (abandoned_run.h), or it reads as still running.

@@ -122,7 +122,7 @@ std::string RunListing::State() const {
 bool RunListing::terminal() const { return manifest && store::IsTerminal(manifest->state); }
 
 std::optional<ResumeHint> RunListing::Resume() const {
-  if (!manifest) return std::nullopt;
+  if (!manifest || !resumed_as.empty()) return std::nullopt;
   if (State() != kInterruptedState) return ResumeHintOf(*manifest);
   // Not terminal yet, so CheckResumable would call it running: the Pi that resumes it finalizes
   // it as host_ended first, which keeps every verified candidate.
@@ -179,6 +179,15 @@ std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd) {
       Result<FileInfo> dir = fs.Stat(session_dir + "/" + name);
       if (!dir.ok() || dir->type != FileType::kDirectory) continue;
       runs.push_back(ReadListing(fs, session_dir + "/" + name, name));
+    }
+  }
+  for (const RunListing& resumed : runs) {
+    if (!resumed.manifest || resumed.manifest->state != store::RunState::kCompleted ||
+        !resumed.manifest->resumed_from || resumed.manifest->run_id != resumed.run_id) {
+      continue;
+    }
+    for (RunListing& old : runs) {
+      if (old.run_id == *resumed.manifest->resumed_from) old.resumed_as = resumed.run_id;
     }
   }
   auto created = [](const RunListing& r) { return r.manifest ? r.manifest->created_at : ""; };

@@ -39,6 +39,9 @@ struct RunListing {
   std::string owner_error;                  // why the owner's state is unknown ("" when known)
   uint64_t size_bytes = 0;                  // regular files in the run directory
   std::string question;                     // the request's first line ("" when unknown)
+  // The completed run of the project that resumed this one (ListRuns fills it in; "" when none
+  // did, and in a RunListing read alone): its answer exists, so it is not resumable any more.
+  std::string resumed_as;
 
   // The manifest's state, "interrupted" (non-terminal, owner gone) or "unreadable".
   std::string State() const;
@@ -48,7 +51,8 @@ struct RunListing {
   bool terminal() const;
   // How the run can be resumed (resume_hint.h): a failed or cancelled run with a verified
   // candidate answer, or an interrupted one with one (a later Pi finalizes it as host_ended
-  // first). nullopt for every other run, and when the manifest cannot be read.
+  // first). nullopt for every other run, when the manifest cannot be read, and once a completed
+  // run resumed it (resumed_as).
   std::optional<ResumeHint> Resume() const;
   // created_at to the run's end: its last update once it ended, its last recorded activity (the
   // latest attempt start or end) when its host ended first — interrupted, or finalized later as
@@ -56,8 +60,8 @@ struct RunListing {
   std::optional<int64_t> DurationMs() const;
 };
 
-// Every run directory of `cwd`, newest first (by created_at, then by id). A missing
-// <cwd>/.pi/fusion is an empty list.
+// Every run directory of `cwd`, newest first (by created_at, then by id), each with the completed
+// run that resumed it, if any (resumed_as). A missing <cwd>/.pi/fusion is an empty list.
 std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd);
 
 // One run directory's manifest and owner, nothing more (no size, no question): for a view that

@@ -120,6 +120,7 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
                 description,          source,        run->store->run_dir()};
   task.question = description;  // the description is the request's prompt or objective
   task.session_id = session_id;
+  if (run->resume) task.resumed_from = run->resume->manifest.run_id;
   task.progress.started_ms = ToEpochMs(seams.clock->WallNow());
   tasks.Add(task, cancel);
   LaunchReport launched = Receipt(*run, task);

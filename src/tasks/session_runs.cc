@@ -29,6 +29,8 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
   task.description = run.question;
   task.question = run.question;
   task.resume = run.Resume();
+  task.resumed_from = run.manifest->resumed_from.value_or("");
+  task.resumed_as = run.resumed_as;
   const std::string state = run.State();
   if (state == "completed") {
     task.state = TaskState::kCompleted;

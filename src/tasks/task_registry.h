@@ -54,6 +54,10 @@ struct TaskInfo {
   // A run read from disk that /fusion-resume can take up (resume_hint.h); nullopt otherwise, and
   // for the runs of this process (their views read it from the run directory themselves).
   std::optional<ResumeHint> resume;
+  // The run this one resumed (its manifest's resumed_from), "" for a run started afresh.
+  std::string resumed_from;
+  // A run read from disk that a completed run resumed (RunListing::resumed_as): that run's id.
+  std::string resumed_as;
 };
 
 // Error texts of the contract.

@@ -20,6 +20,14 @@ double GraceWindowSeconds(std::optional<double> grace_seconds, double floor_seco
   return std::max(floor_seconds, std::round(second_elapsed_seconds * 5) / 10);
 }
 
+Clock::TimePoint GraceDeadline(Clock::TimePoint now, double seconds) {
+  using Duration = Clock::TimePoint::duration;
+  const double left = std::chrono::duration<double>(Clock::TimePoint::max() - now).count();
+  // Half the range left: a margin for the rounding of the conversion back to the clock's ticks.
+  if (!(seconds < left / 2)) return Clock::TimePoint::max();
+  return now + std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds));
+}
+
 const char* MissingReasonName(MissingCandidate::Reason reason) {
   return reason == MissingCandidate::Reason::kFailed ? "failed" : "cut_after_grace";
 }
@@ -28,19 +36,21 @@ CandidateQuorum::CandidateQuorum(int quorum, std::optional<double> grace_seconds
                                  double grace_floor_seconds)
     : quorum_(quorum), configured_grace_(grace_seconds), grace_floor_(grace_floor_seconds) {}
 
-CandidateQuorum::Next CandidateQuorum::Record(int slot, const Status& end, double elapsed_seconds) {
+CandidateQuorum::Next CandidateQuorum::Record(int slot, const Status& end, double elapsed_seconds,
+                                              bool reused) {
   std::lock_guard<std::mutex> lock(mu_);
   ends_[slot - 1] = end;
   const bool cut = missing_ && missing_->slot == slot &&
                    missing_->reason == MissingCandidate::Reason::kCutAfterGrace;
   if (end.ok()) {
     ++verified_;
+    if (!reused) ran_elapsed_ = elapsed_seconds;
     if (cut) missing_.reset();  // it answered before the phase ended: its answer is used
-    if (failure_ || quorum_ != 2 || verified_ != 2 || grace_) return Next::kWait;
+    if (failure_ || quorum_ != 2 || verified_ != 2 || grace_ || !ran_elapsed_) return Next::kWait;
     const bool one_running =
         std::count_if(ends_.begin(), ends_.end(), [](const auto& e) { return !e; }) == 1;
     if (!one_running) return Next::kWait;
-    grace_ = GraceWindowSeconds(configured_grace_, grace_floor_, elapsed_seconds);
+    grace_ = GraceWindowSeconds(configured_grace_, grace_floor_, *ran_elapsed_);
     return Next::kStartGrace;
   }
   // After the run's fate was decided, or once the candidate was cut, an end changes nothing; a

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "core/clock.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::workflow {
@@ -60,8 +61,12 @@ class CandidateQuorum {
   };
 
   // Records candidate `slot`'s end: ok when its answer verified, else its failure.
-  // `elapsed_seconds` is its time from its start to its end. Each slot ends once.
-  Next Record(int slot, const Status& end, double elapsed_seconds);
+  // `elapsed_seconds` is its time from its start to its end. Each slot ends once. A `reused`
+  // answer (a resumed run's, taken from the run it resumes) counts toward the quorum but never
+  // starts the grace window by itself: no candidate ran for it, so it says nothing of how long
+  // the running one needs. The window starts once two verified and one of them ran, from the
+  // elapsed time of the last one that ran.
+  Next Record(int slot, const Status& end, double elapsed_seconds, bool reused = false);
 
   // The grace window decided when Next::kStartGrace was returned; empty before.
   std::optional<double> grace_seconds() const;
@@ -92,6 +97,12 @@ class CandidateQuorum {
   std::optional<MissingCandidate> missing_;    // guarded by mu_ (a survivable failure or a cut)
   std::optional<Status> first_lost_;           // guarded by mu_: the survivable failure's status
   std::optional<double> grace_;                // guarded by mu_
+  // The elapsed time of the last verified candidate that ran (not reused); guarded by mu_.
+  std::optional<double> ran_elapsed_;
 };
+
+// now + `seconds`, saturated at the clock's end: a window too long for the clock's range never
+// wraps into a deadline in the past. REQUIRES: seconds >= 0.
+Clock::TimePoint GraceDeadline(Clock::TimePoint now, double seconds);
 
 }  // namespace pi_fusion::workflow

@@ -122,6 +122,20 @@ describe("quorum 2: a run answers from two candidates and says so", () => {
     });
   });
 
+  // Bug: a window this long was accepted, and now + 1e11 s overflowed the run's clock into the
+  // past, so the third candidate was cut the moment two had verified.
+  test("a grace of 1e11 s is refused before any model request, with the rule and its range", async () => {
+    await withFusionEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModelsV2(env, THIRD_CANDIDATE_ON_B, { quorum: 2, grace_seconds: 1e11 });
+      const r = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /policy\.grace_seconds must be a number of seconds from 0 to 3000 \(the candidate stage's wall limit\), or null for the default rule \(found 100000000000\)/);
+      assert.match(r.stderr, /config_invalid/);
+      assert.equal(env.requests().length, 0, "no model request");
+      assert.deepEqual(runDirs(env), []);
+    });
+  });
+
   test("an audit failure of candidate 3 still fails the run with tool_audit_invalid", async () => {
     // Candidate 3 starts its tool calls 2 s late, so the others verify first and the grace runs:
     // its audit failure must still fail the run.

@@ -92,8 +92,13 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(Policy3("\"2\"", "null", "null")), "policy.quorum must be 2 or 3 (found \"2\")"},
       {V2(Policy3("null", "null", "null")), "policy.quorum must be 2 or 3 (found null)"},
       {V2(Policy3("2", "-1", "null")),
-       "policy.grace_seconds must be a number of seconds >= 0, or null for the default rule "
-       "(found -1)"},
+       "policy.grace_seconds must be a number of seconds from 0 to 3000 (the candidate stage's "
+       "wall limit), or null for the default rule (found -1)"},
+      // Bug: a window this long was accepted; the run's deadline overflowed into the past.
+      {V2(Policy3("2", "1e11", "null")),
+       "policy.grace_seconds must be a number of seconds from 0 to 3000 (the candidate stage's "
+       "wall limit), or null for the default rule (found 100000000000.0)"},
+      {V2(Policy3("2", "3000.5", "null")), "policy.grace_seconds must be a number of seconds"},
       {V2(Policy3("2", "\"20\"", "null")), "policy.grace_seconds must be a number"},
       {V2(Policy3("2", "-0.5", "null")), "policy.grace_seconds must be a number"},
       {V2(Policy3("2", "null", "0")),
@@ -238,7 +243,7 @@ TEST_CASE("ModelsConfig: serializing refuses a policy the file would refuse") {
   config.policy = Policy();
   config.policy.grace_seconds = -3;
   CHECK_THAT(SerializeModelsConfig(config).status().message(),
-             Catch::StartsWith("policy.grace_seconds must be a number of seconds >= 0"));
+             Catch::StartsWith("policy.grace_seconds must be a number of seconds from 0"));
   config.policy = Policy();
   config.policy.max_cost_usd = 0;
   CHECK_THAT(SerializeModelsConfig(config).status().message(),
@@ -273,6 +278,7 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V2(Policy3("2", "null", "null")),
       V2(Policy3("3", "0", "0.01")),
       V2(Policy3("2", "20.5", "12")),
+      V2(Policy3("2", "3000", "null")),
   };
   for (const std::string& bytes : good) {
     INFO(bytes);
@@ -293,6 +299,7 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V2(Policy3("1", "null", "null")),
       V2(Policy3("2.0", "null", "null")),
       V2(Policy3("2", "-1", "null")),
+      V2(Policy3("2", "1e11", "null")),
       V2(Policy3("2", "\"20\"", "null")),
       V2(Policy3("2", "null", "0")),
       V2(Policy3("2", "null", "-0.5")),

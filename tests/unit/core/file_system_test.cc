@@ -129,6 +129,20 @@ TEST_CASE("FileSystem: Stat reports a symlink and ReadFile does not follow one",
              Catch::Contains("link: not a regular file (a symbolic link)"));
 }
 
+TEST_CASE("FileSystem: RealPath resolves every link; a missing path is not_found", "[core][fs]") {
+  TempDir dir;
+  FileSystem& fs = PosixFileSystem();
+  REQUIRE(fs.CreateDir(dir / "project", 0700).ok());
+  REQUIRE(::symlink((dir / "project").c_str(), (dir / "link").c_str()) == 0);
+  auto real = fs.RealPath(dir / "project");
+  REQUIRE(real.ok());
+  auto through_link = fs.RealPath(dir / "link");
+  REQUIRE(through_link.ok());
+  CHECK(*through_link == *real);
+  CHECK(fs.RealPath(dir / "link/../link/.")->ends_with("/project"));
+  CHECK(fs.RealPath(dir / "missing").status().code() == pi_fusion::kFsNotFound);
+}
+
 TEST_CASE("FileSystem: ReadFileFollowingLink follows a final symlink, and is otherwise ReadFile",
           "[core][fs]") {
   TempDir dir;

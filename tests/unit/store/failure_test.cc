@@ -76,6 +76,15 @@ TEST_CASE("Fail: the summary holds no response text and describes the durable ma
   CHECK(summary["evidence"].size() == 4);  // three responses and error.json
   CHECK_FALSE(bytes.find("manifest.json") != std::string::npos);
   CHECK(summary["classifications"]["failure_class"] == "child_process");
+  // Bug: a run a resume can take said retry_run, which pays again for its verified answers.
+  CHECK(summary["remediation_ids"] == json{"inspect_attempt_stderr", "resume_run"});
+}
+
+TEST_CASE("Fail: a run with nothing to resume keeps retry_run", "[store][fail]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  REQUIRE(f.store->Fail(RunState::kFailed, CandidateError()).summary.ok());
+  const json summary = json::parse(ReadAll(f.Path(kFailureSummaryFile)));
   CHECK(summary["remediation_ids"] == json{"inspect_attempt_stderr", "retry_run"});
 }
 
@@ -286,6 +295,17 @@ TEST_CASE("RemediationIds: cancelled runs point at retrying, unknown codes at er
   CHECK(RemediationIds("child_output_cap", false) ==
         std::vector<std::string>{"inspect_oversized_response", "split_task"});
   CHECK(FailureClass("something_new") == "orchestration");
+}
+
+TEST_CASE("RemediationIds: a resumable run is resumed, never retried", "[store][fail]") {
+  CHECK(RemediationIds("child_cancelled", true, true) == std::vector<std::string>{"resume_run"});
+  CHECK(RemediationIds("host_ended", false, true) ==
+        std::vector<std::string>{"check_host_exit", "resume_run"});
+  // A code that never suggested a retry gets the resume last.
+  CHECK(RemediationIds("cost_cap_exceeded", false, true) ==
+        std::vector<std::string>{"raise_or_clear_cost_cap", "choose_cheaper_routes", "resume_run"});
+  CHECK(RemediationIds("host_ended", false, false) ==
+        std::vector<std::string>{"check_host_exit", "retry_run"});
 }
 
 // Regression: the codes this project added (CONTRACTS.md) fell through to the unknown-code rule,

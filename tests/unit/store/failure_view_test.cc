@@ -98,7 +98,9 @@ TEST_CASE("FailureView: a bound, intact summary is verified", "[store][view]") {
   CHECK(view["attempts"].size() == 3);
   CHECK(view["progress"]["candidates"]["completed"] == 3);
   CHECK(view["usage_so_far"]["input"] == 60);
-  CHECK(view["remediation_ids"] == json{"inspect_attempt_stderr", "split_task"});
+  // Candidates 1 and 2 verified: bg_result's details advise the resume (child_timeout never
+  // suggested a retry, so it comes last).
+  CHECK(view["remediation_ids"] == json{"inspect_attempt_stderr", "split_task", "resume_run"});
   CHECK(view["omitted"] == json{{"attempts", 0}, {"evidence_artifacts", 0}});
   CHECK(pi_fusion::CanonicalJson(view).find("candidate answer") == std::string::npos);
 }

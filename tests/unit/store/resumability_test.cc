@@ -203,3 +203,145 @@ TEST_CASE("resumability: a FIFO or a symlink in place of a reused answer is refu
   CHECK(source.status().message().find("candidate-1.attempt-1.response.md fails verification") !=
         std::string::npos);
 }
+
+// Bug: an attempt whose child failed after its verified answer (exit 3, a frame after the
+// answer) was offered and reused by a resume as long as the run's terminal error named another
+// stage, and the evaluation was reused whatever its evaluator's exit was.
+TEST_CASE("resumability: only an attempt that ended cleanly is verified", "[store][resume]") {
+  const auto exit = [](std::optional<int> code, std::optional<int> signal, std::string stop) {
+    return ChildExitRecord{code, signal, std::move(stop), /*after_answer=*/true};
+  };
+  struct Row {
+    const char* what;
+    std::optional<ChildExitRecord> exit;
+    std::optional<AttemptError> error;
+    bool clean;
+  };
+  const Row rows[] = {
+      {"no exit recorded (its host died first)", std::nullopt, std::nullopt, true},
+      {"exit 0 by itself", exit(0, std::nullopt, "none"), std::nullopt, true},
+      {"stopped by the run after its answer", exit(std::nullopt, 15, "after_answer"), std::nullopt,
+       true},
+      {"stopped when the run was cancelled", exit(std::nullopt, 15, "cancelled"), std::nullopt,
+       true},
+      {"exit 3 after its answer", exit(3, std::nullopt, "none"), std::nullopt, false},
+      {"a signal it was not sent", exit(std::nullopt, 9, "none"), std::nullopt, false},
+      {"an output cap after its answer", exit(std::nullopt, 15, "stdout_cap"), std::nullopt, false},
+      {"a frame after its answer (recorded as its error)", exit(0, std::nullopt, "none"),
+       AttemptError{"child_event_invalid", "after its verified answer: a frame"}, false},
+      {"a report that did not parse", std::nullopt,
+       AttemptError{"validation_reports_invalid", "not a report"}, false},
+  };
+  for (const Row& row : rows) {
+    INFO(row.what);
+    StoreFixture f;
+    FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+    Manifest m = ManifestOf(f);
+    m.attempts[1].exit = row.exit;
+    m.attempts[1].error = row.error;
+    CHECK(IsCleanEvidence(m.attempts[1]) == row.clean);
+    CHECK(VerifiedCandidateSlots(m) ==
+          (row.clean ? std::vector<int>{1, 2, 3} : std::vector<int>{1, 3}));
+  }
+}
+
+TEST_CASE("resumability: an evaluation whose evaluator ended uncleanly is not reused",
+          "[store][resume]") {
+  StoreFixture f;
+  WriteInput(f);
+  f.WalkTo(RunState::kCandidatesRunning);
+  f.RecordCandidates();
+  REQUIRE(f.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  REQUIRE(f.store->WriteArtifact("evaluation.attempt-1.response.txt", "{}").ok());
+  store::AttemptUpdate evaluator{{Stage::kEvaluation, std::nullopt, 1},
+                                 AttemptState::kCompleted,
+                                 SampleUsage(40),
+                                 std::nullopt,
+                                 {"evaluation.attempt-1.response.txt"}};
+  evaluator.exit = ChildExitRecord{3, std::nullopt, "none", true};
+  REQUIRE(f.store->RecordAttempt(evaluator).ok());
+  REQUIRE(f.store->WriteArtifact(kBlindCandidatesFile, "blind").ok());
+  REQUIRE(f.store->WriteArtifact(kEvaluationFile, "{}").ok());
+  REQUIRE(
+      f.store->Fail(RunState::kFailed, {"child_exit_failed", "boom", Stage::kMerge}).terminal.ok());
+  Manifest m = ManifestOf(f);
+  CHECK_FALSE(EvaluationReusable(m));
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE(source.ok());
+  CHECK_FALSE(source->evaluation.has_value());
+  CHECK(source->candidates.size() == 3);
+
+  m.attempts.back().exit = ChildExitRecord{0, std::nullopt, "none", true};
+  CHECK(EvaluationReusable(m));
+  // A manifest from before late failures were recorded in the attempt: the run's error names it.
+  m.error = RunError{"child_event_invalid", "after its verified answer", Stage::kEvaluation};
+  CHECK_FALSE(EvaluationReusable(m));
+}
+
+TEST_CASE("resumability: a chain of resumes keeps each reused file's first origin",
+          "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE(source.ok());
+  ReusedAttempt reused = source->candidates[0];
+  CHECK(ReuseBatch(reused, "reason-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee").attempt->reused_from ==
+        "reason-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+  reused.record.reused_from = "reason-ffffffffffffffffffffffffffffffff";  // reused there too
+  CHECK(ReuseBatch(reused, "reason-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee").attempt->reused_from ==
+        "reason-ffffffffffffffffffffffffffffffff");
+}
+
+TEST_CASE("resumability: a manifest naming another run than its directory is refused",
+          "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  Manifest m = ManifestOf(f);
+  m.run_id = "reason-ffffffffffffffffffffffffffffffff";
+  WriteAll(f.Path(kManifestFile), ManifestToJson(m).dump());
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE_FALSE(source.ok());
+  CHECK(source.status().code() == kRunNotResumable);
+  CHECK(source.status().message().find("cannot be resumed: its manifest.json names another run "
+                                       "(reason-ffffffffffffffffffffffffffffffff)") !=
+        std::string::npos);
+}
+
+TEST_CASE("resumability: with nothing verified, the refusal names the command of its workflow",
+          "[store][resume]") {
+  Manifest m;
+  m.run_id = kRunId;
+  m.state = RunState::kFailed;
+  m.workflow = "reason";
+  CHECK(CheckResumable(m).message().ends_with("start it again with /fusion"));
+  m.workflow = "investigate";
+  CHECK(CheckResumable(m).message().ends_with(
+      "ask the agent to start it again (fusion_investigate)"));
+}
+
+TEST_CASE("resumability: a run a completed run resumed is not resumed again", "[store][resume]") {
+  StoreFixture f;
+  FailAfterCandidates(f, Stage::kMerge, std::nullopt);
+  const std::string other_id = "reason-ffffffffffffffffffffffffffffffff";
+  const std::string session_dir = f.store->run_dir().substr(0, f.store->run_dir().rfind('/'));
+  const std::string other_dir = session_dir + "/" + other_id;
+  REQUIRE(::mkdir(other_dir.c_str(), 0700) == 0);
+  Manifest resumed = ManifestOf(f);
+  resumed.run_id = other_id;
+  resumed.resumed_from = kRunId;
+  resumed.state = RunState::kFailed;  // a resume that failed too: the old run stays resumable
+  WriteAll(other_dir + "/" + kManifestFile, ManifestToJson(resumed).dump());
+  CHECK_FALSE(CompletedResumeOf(PosixFileSystem(), f.store->run_dir(), kRunId).has_value());
+  REQUIRE(ReadResumeSource(PosixFileSystem(), f.store->run_dir()).ok());
+
+  resumed.state = RunState::kCompleted;
+  resumed.error.reset();
+  WriteAll(other_dir + "/" + kManifestFile, ManifestToJson(resumed).dump());
+  CHECK(CompletedResumeOf(PosixFileSystem(), f.store->run_dir(), kRunId) == other_id);
+  Result<ResumeSource> source = ReadResumeSource(PosixFileSystem(), f.store->run_dir());
+  REQUIRE_FALSE(source.ok());
+  CHECK(source.status().code() == kRunNotResumable);
+  CHECK(source.status().message() ==
+        std::string("run ") + kRunId + " cannot be resumed: it was " + "resumed as " + other_id +
+            ", which completed; read its answer with bg_result " + other_id);
+}

@@ -38,6 +38,9 @@ struct Script {
   int failing_candidate = 0;    // 1..3: that candidate exits 1 at once
   bool failing_merger = false;  // the merger exits 1 at once
   bool block_others = false;    // the other candidates wait until cancelled
+  // 1..3: that candidate waits until cancelled, then answers all the same (its answer arrives
+  // just as the run stops it).
+  int answers_when_cancelled = 0;
 };
 
 class ScriptedLauncher : public workflow::ChildLauncher {
@@ -46,8 +49,12 @@ class ScriptedLauncher : public workflow::ChildLauncher {
 
   Result<process::ChildOutcome> Run(const process::ChildSpec& spec,
                                     const process::CancelToken& cancel) override {
-    if (cancel.IsCancelled()) return Status::Error("child_cancelled", "cancelled before start");
     const std::string role = RoleOf(spec);
+    // A script whose candidate answers as it is cut starts it even when the cut came first.
+    const bool starts_anyway = role == "candidate" && script_.answers_when_cancelled != 0;
+    if (cancel.IsCancelled() && !starts_anyway) {
+      return Status::Error("child_cancelled", "cancelled before start");
+    }
     int number = 0;
     {
       std::lock_guard lock(mu_);
@@ -66,7 +73,9 @@ class ScriptedLauncher : public workflow::ChildLauncher {
       outcome.exit_code = 1;
       return outcome;
     }
-    if (role == "candidate" && script_.block_others) {
+    if (role == "candidate" && number == script_.answers_when_cancelled) {
+      while (!cancel.IsCancelled()) std::this_thread::sleep_for(5ms);
+    } else if (role == "candidate" && script_.block_others) {
       while (!cancel.IsCancelled()) std::this_thread::sleep_for(5ms);
       outcome.term_signal = SIGTERM;
       outcome.stop_reason = process::StopReason::kCancelled;

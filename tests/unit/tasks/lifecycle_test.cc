@@ -1,9 +1,13 @@
 // RunLifecycle through fake seams (lifecycle_harness.h): the paths of one launch.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <set>
 
+#include "config/config_constants.h"
 #include "lifecycle_harness.h"
+#include "process/supervisor.h"
 #include "store/constants.h"
 #include "tasks/result_view.h"
 #include "tasks/tool_result_view.h"
@@ -412,4 +416,39 @@ TEST_CASE("RunLifecycle: a run that failed after its candidates verified ends sa
   REQUIRE(none.sink.terminal.has_value());
   CHECK_THAT(none.sink.terminal->text, !Catch::Contains("/fusion-resume"));
   CHECK_THAT(none.sink.terminal->view.dump(), !Catch::Contains("/fusion-resume"));
+}
+
+// Bug: when the grace window ended just as the third answer verified, progress said the third
+// was "cut … answering from 2 of 3" while the run went on to use its answer.
+TEST_CASE("RunLifecycle: quorum 2, a third answer that lands as it is cut is used, and said so",
+          "[tasks][quorum]") {
+  Script script;
+  script.answers_when_cancelled = 3;
+  Harness h(script);
+  const std::string agent = h.dir.path() + "/agent";
+  REQUIRE(::mkdir(agent.c_str(), 0700) == 0);
+  store::testing::WriteAll(
+      agent + "/fusion-models.json",
+      R"({"schema_version":"pi-background-tasks.fusion-models.v2",)"
+      R"("candidates":["$current","$current","$current"],"evaluator":"$current",)"
+      R"("merger":"$current","policy":{"quorum":2,"grace_seconds":0,"max_cost_usd":null}})");
+  h.Run();
+  REQUIRE(h.sink.terminal.has_value());
+  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK_FALSE(h.DiskManifest().degraded.has_value());
+  std::lock_guard lock(h.sink.mu);
+  bool used = false;
+  for (const std::string& line : h.sink.lines) {
+    INFO(line);
+    CHECK(line.find(" cut: ") == std::string::npos);
+    used = used ||
+           line.find("answered as the grace window ended; its answer is used") != std::string::npos;
+  }
+  CHECK(used);
+}
+
+TEST_CASE("config: the longest grace window is the candidate stage's wall limit",
+          "[tasks][quorum]") {
+  const process::ChildLimits limits;
+  CHECK(config::kMaxGraceSeconds == std::chrono::duration<double>(limits.wall).count());
 }

@@ -1,6 +1,8 @@
 // /fusion-resume through RunLifecycle with scripted children: a resumed run reuses the old run's
 // verified stages and starts only the missing children; a route no longer admitted, or a request
 // that no longer normalizes, fails preflight; the picker's and the receipt's texts.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "core/error_codes.h"
@@ -146,4 +148,56 @@ TEST_CASE("resume: picker rows and the usage text", "[tasks][resume]") {
             0) == 0);
   CHECK(tasks::ResumeUsageText({}) ==
         "Usage: /fusion-resume <run id or prefix> (no run here can be resumed)");
+}
+
+// Bug: the project check compared the paths' text, so a project opened once through a symlink
+// and once by its real path refused its own runs.
+TEST_CASE("resume: a project reached through a symlink is the same project", "[tasks][resume]") {
+  Script failing;
+  failing.failing_merger = true;
+  Harness first(failing);
+  FailedAtMerger(first);
+  Harness second;
+  ResumeIn(second, first);
+  const std::string link = second.dir.path() + "/project-link";
+  REQUIRE(::symlink(first.dir.path().c_str(), link.c_str()) == 0);
+  second.edit_request = [link](workflow::RunRequest& request) { request.host.cwd = link; };
+  second.Run();
+  REQUIRE(second.sink.launch.ok);
+  REQUIRE(second.sink.terminal.has_value());
+  CHECK(second.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(second.launcher.started() == std::vector<std::string>{"merger"});
+}
+
+// Bug: a run already resumed to completion was still offered and resumed again, paying twice for
+// one answer.
+TEST_CASE("resume: a run a completed run resumed is not offered or resumed again",
+          "[tasks][resume]") {
+  Script failing;
+  failing.failing_merger = true;
+  Harness first(failing);
+  FailedAtMerger(first);
+  REQUIRE(tasks::ResumableRuns(PosixFileSystem(), first.dir.path()).size() == 1);
+  Harness second;
+  ResumeIn(second, first);
+  second.Run();
+  REQUIRE(second.sink.terminal.has_value());
+  REQUIRE(second.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+
+  CHECK(tasks::ResumableRuns(PosixFileSystem(), first.dir.path()).empty());
+  for (const tasks::RunListing& run : tasks::ListRuns(PosixFileSystem(), first.dir.path())) {
+    const bool old = run.run_id == first.sink.launch.run_id;
+    CHECK(run.resumed_as == (old ? second.sink.launch.run_id : ""));
+    CHECK_FALSE(run.Resume().has_value());
+  }
+  Harness third;
+  ResumeIn(third, first);
+  third.Run();
+  REQUIRE_FALSE(third.sink.launch.ok);
+  CHECK(third.sink.launch.error.code() == kRunNotResumable);
+  CHECK(third.sink.launch.error.message() ==
+        "run " + first.sink.launch.run_id + " cannot be resumed: it was resumed as " +
+            second.sink.launch.run_id + ", which completed; read its answer with bg_result " +
+            second.sink.launch.run_id);
+  CHECK(third.launcher.started().empty());
 }

@@ -69,6 +69,41 @@ TEST_CASE("StatusView: an earlier run that can be resumed says the person can re
                          "candidate 1 exited 1)\n");
 }
 
+TEST_CASE("StatusView: a run a completed run resumed says so, and is not offered again") {
+  const std::string resumed = "reason-89abffffffffffffffffffffffffffff";
+  SECTION("read from disk") {
+    TaskRegistry live;
+    TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
+    earlier.terminal_text = "child_exit_failed: merger";
+    earlier.resumed_as = resumed;
+    const StatusView view = BuildStatusView(live, {earlier}, kStart);
+    CHECK(view.text == kEarlier + "  failed  fusion reason  (earlier Pi process; " +
+                           "child_exit_failed: merger; resumed as " + resumed + ")\n");
+  }
+  SECTION("both runs of this process: the resume completed") {
+    TaskRegistry live;
+    live.Add(Task(kEarlier, TaskState::kFailed), *process::CancelToken::Create());
+    TaskInfo resume = Task(resumed, TaskState::kCompleted);
+    resume.resumed_from = kEarlier;
+    live.Add(resume, *process::CancelToken::Create());
+    const StatusView view =
+        BuildStatusView(live, {*live.Resolve(kEarlier), *live.Resolve(resumed)}, kStart);
+    CHECK(view.text.find(kEarlier + "  failed  fusion reason  (resumed as " + resumed + ")\n") ==
+          0);
+    CHECK(view.details.at("tasks")[0].at("note") == "resumed as " + resumed);
+  }
+  SECTION("a resume that failed too leaves it resumable") {
+    TaskRegistry live;
+    TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
+    earlier.resume = ResumeHint{kEarlier, {1}, false};
+    TaskInfo resume = Task(resumed, TaskState::kFailed);
+    resume.resumed_from = kEarlier;
+    const StatusView view = BuildStatusView(live, {earlier, resume}, kStart);
+    CHECK(view.text.find("resumed as") == std::string::npos);
+    CHECK(view.text.find("the person can resume it with /fusion-resume") != std::string::npos);
+  }
+}
+
 TEST_CASE("StatusView: each row carries the task's question beside its description") {
   TaskRegistry live;
   TaskInfo earlier = Task(kEarlier, TaskState::kFailed);

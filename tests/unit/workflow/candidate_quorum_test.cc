@@ -225,4 +225,44 @@ TEST_CASE("A quorum-2 run's later stages: two or three in the prompts, A and B i
   CHECK_FALSE(BuildBlindInput(input, {{"A", "a"}, {"B", "b"}}).ok());  // three unless told
 }
 
+// Bug: a resumed quorum-2 run that reused two answers started the grace window at once (the
+// reused answers "took" no time), so the third candidate, the one the resume ran for, was cut
+// after the 15 s floor and the run answered degraded.
+TEST_CASE("CandidateQuorum 2: reused answers never start the grace window", "[workflow][quorum]") {
+  SECTION("two reused: the third runs to its own end, and is used") {
+    CandidateQuorum q = Quorum(2);
+    CHECK(q.Record(1, kOk, 0.01, /*reused=*/true) == Next::kWait);
+    CHECK(q.Record(2, kOk, 0.01, /*reused=*/true) == Next::kWait);
+    CHECK_FALSE(q.grace_seconds());
+    CHECK(q.CutAfterGrace() == 0);
+    CHECK(q.Record(3, kOk, 20) == Next::kWait);
+    const auto out = q.Finish();
+    CHECK_FALSE(out.failure);
+    CHECK_FALSE(out.missing);
+  }
+  SECTION("one reused, one that ran: the window starts, from the running one's own time") {
+    CandidateQuorum q = Quorum(2);
+    CHECK(q.Record(1, kOk, 0.01, /*reused=*/true) == Next::kWait);
+    CHECK(q.Record(2, kOk, 60) == Next::kStartGrace);
+    CHECK(q.grace_seconds() == 30);
+  }
+  SECTION("the running one first, the reused one second: the running one's time still rules") {
+    CandidateQuorum q = Quorum(2);
+    CHECK(q.Record(2, kOk, 44) == Next::kWait);
+    CHECK(q.Record(1, kOk, 0.01, /*reused=*/true) == Next::kStartGrace);
+    CHECK(q.grace_seconds() == 22);
+  }
+}
+
+// Bug: now + a huge window overflowed the clock's nanoseconds and wrapped into the past, so the
+// third candidate was cut at once.
+TEST_CASE("GraceDeadline: never before now, saturating at the clock's end", "[workflow][quorum]") {
+  const Clock::TimePoint now = Clock::TimePoint() + std::chrono::hours(24 * 365);
+  CHECK(GraceDeadline(now, 1.5) - now == std::chrono::milliseconds(1500));
+  CHECK(GraceDeadline(now, 0) == now);
+  CHECK(GraceDeadline(now, 1e11) == Clock::TimePoint::max());
+  CHECK(GraceDeadline(now, 1e300) == Clock::TimePoint::max());
+  CHECK(GraceDeadline(now, 3000) > now);
+}
+
 }  // namespace pi_fusion::workflow
