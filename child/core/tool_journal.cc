@@ -39,7 +39,11 @@ void ToolJournal::Start(const std::string& call_id, const nlohmann::json& argume
 
 void ToolJournal::Annotate(const std::string& call_id, protocol::ToolCallProvenance provenance) {
   auto it = pending_.find(call_id);
-  if (it != pending_.end()) it->second.provenance = std::move(provenance);
+  if (it == pending_.end()) return;
+  // A walk's protection and a refusal's code may both be told; neither erases the other.
+  std::optional<std::string> walk = it->second.provenance.walk_protection;
+  it->second.provenance = std::move(provenance);
+  if (!it->second.provenance.walk_protection) it->second.provenance.walk_protection = walk;
 }
 
 Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_name,

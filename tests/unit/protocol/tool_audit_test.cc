@@ -432,6 +432,8 @@ TEST_CASE(
       protocol::ParseToolCallRecord(json::parse(lines.back())).value();
   refused.provenance.error_code = "path_outside_project";  // a wall's refusal
   lines.push_back(protocol::EncodeJournalLine(refused));
+  refused.provenance.walk_protection = "namespace+landlock";  // a walk's protection
+  lines.push_back(protocol::EncodeJournalLine(refused));
   for (const std::string& line : lines) {
     INFO(line);
     CHECK(CheckAgainstSchema(record_schema, json::parse(line)).empty());
@@ -446,6 +448,31 @@ TEST_CASE(
   json extra = json::parse(lines[0]);
   extra["arguments"] = "raw";  // never recorded, so never allowed
   CHECK_FALSE(CheckAgainstSchema(record_schema, extra).empty());
+  json walk = json::parse(lines[0]);
+  walk["walk_protection"] = "some";  // only the jail's four names
+  CHECK_FALSE(CheckAgainstSchema(record_schema, walk).empty());
+}
+
+TEST_CASE("ToolJournal: a walk's protection and a refusal's code both reach the record") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 2);
+  child.governor->OnToolExecutionStart({testing::kRoute, "g1", "grep", {{"pattern", "x"}}});
+  child.governor->journal()->Annotate("g1", {.walk_protection = "namespace+landlock"});
+  child.governor->OnToolExecutionEnd("g1", "grep", json::array(), false);
+  child.governor->OnToolExecutionStart({testing::kRoute, "g2", "find", {{"pattern", "x"}}});
+  child.governor->journal()->Annotate("g2", {.walk_protection = "none"});
+  child.governor->journal()->Annotate("g2", {.error_code = "path_protected"});
+  child.governor->OnToolExecutionEnd("g2", "find", json::array(), true);
+  child.Turn("stop", {"ok"}, testing::Usage(1, 1));
+  child.Settle();
+  ToolAuditReport report = VerifyToolAudit(
+      {child.env.files.at(kJournalPath), child.env.files.at(kSealPath), kInspectTools});
+  REQUIRE(report.status.ok());
+  CHECK(report.records[0].provenance ==
+        protocol::ToolCallProvenance{.walk_protection = "namespace+landlock"});
+  CHECK(report.records[1].provenance ==
+        protocol::ToolCallProvenance{.error_code = "path_protected", .walk_protection = "none"});
 }
 
 // Regression: the parent never compared the settlement's tool-call count with the sealed
