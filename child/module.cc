@@ -44,7 +44,8 @@ void OnWalk(Napi::Env env, const std::string& call_id, const std::string& protec
   live.walk_unprotected_said = true;
   (void)live.env->WriteStderrLine(
       "pi-fusion child: grep and find walk without a mount namespace or Landlock here (the "
-      "kernel or container refused both); only the per-path checks hold (docs/security.md)\n");
+      "kernel or container refused both, or pi-fusion-walk is missing); only the per-path checks "
+      "hold (docs/security.md)\n");
 }
 
 // A tool-using candidate's read, grep, find and ls: Pi's tools behind the FileWall. `pi_tools` is
