@@ -23,6 +23,8 @@ struct ChildState {
   // The inherited first-request descriptor belongs to the first registration only: a later one
   // (a reload) must not write to or close whatever now has that number.
   bool request_signal_taken = false;
+  // Whether the child has said that its walkers run without kernel protection (once only).
+  bool walk_unprotected_said = false;
 };
 
 // REQUIRES: called on the JS thread of `env` after module init.

@@ -1,7 +1,9 @@
 #include "child/file_tools.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +12,8 @@
 #include "child/child_state.h"
 #include "child/core/grep_filter.h"
 #include "child/core/path_confinement.h"
+#include "child/core/protected_names.h"
+#include "child/core/read_limits.h"
 #include "child/core/walk_tools.h"
 #include "child/js_convert.h"
 #include "child/worker_threads.h"
@@ -35,7 +39,8 @@ using SharedPtr = std::shared_ptr<Shared>;
 
 bool IsWallCode(const std::string& code) {
   return code == kPathOutsideProject || code == kPathInRunStore || code == kPathProtected ||
-         code == kPathNotRegular || code == kPathNotFound;
+         code == kPathNotRegular || code == kPathNotFound || code == kFileTooLarge ||
+         code == kReadTimedOut;
 }
 
 Napi::Function PiFunction(const Shared& s, const char* name) {
@@ -65,32 +70,63 @@ VettedObject VetOrThrow(Napi::Env env, const Shared& s, const std::string& call_
   return std::move(vetted).value();
 }
 
-// An open, vetted, readable file; closed with its last owner.
+// An open, vetted, readable file; closed with its last owner. It ends at the size it had when
+// opened (a file that grows while it is read still ends, as Pi's read does); one of size 0 (a
+// /proc-like file) is read to its end, within the call's budget.
 struct OpenFile {
-  explicit OpenFile(int f) : fd(f) {}
+  OpenFile(int f, uint64_t size, std::shared_ptr<ReadBudget> b, std::string path)
+      : fd(f), left(size > 0 ? size : UINT64_MAX), budget(std::move(b)), shown(std::move(path)) {}
   ~OpenFile() { Close(); }
   void Close() {
     if (fd >= 0) ::close(fd);
     fd = -1;
   }
-  // Up to `max` bytes; 0 at the end.
-  std::string Read(size_t max) {
+  // Up to `max` bytes; empty at the end. A refusal when the call's time or bytes are spent.
+  Result<std::string> Read(size_t max) {
+    if (Status time = budget->BeforeRead(shown); !time.ok()) return time;
+    max = static_cast<size_t>(std::min<uint64_t>(max, left));
     std::string out(max, '\0');
     ssize_t n = -1;
-    while (fd >= 0 && (n = ::read(fd, out.data(), max)) < 0 && errno == EINTR) {
+    const ReadBudget::Clock::time_point started = ReadBudget::Clock::now();
+    while (fd >= 0 && max > 0 && (n = ::read(fd, out.data(), max)) < 0 && errno == EINTR) {
     }
+    budget->AddReadTime(ReadBudget::Clock::now() - started);
     out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    left -= out.size();
+    if (Status bytes = budget->Charge(out.size(), shown); !bytes.ok()) return bytes;
     return out;
   }
   int fd;
+  uint64_t left;  // bytes before the size seen at open
+  std::shared_ptr<ReadBudget> budget;
+  const std::string shown;
 };
 
+// The file's next bytes, or the refusal thrown (journaled) when the call's budget is spent.
+std::string ReadOrThrow(Napi::Env env, const Shared& s, const std::string& call_id, OpenFile& file,
+                        size_t max) {
+  Result<std::string> bytes = file.Read(max);
+  if (!bytes.ok()) {
+    file.Close();
+    Refuse(env, s, call_id, bytes.status());
+  }
+  return std::move(bytes).value();
+}
+
 std::shared_ptr<OpenFile> OpenVettedFile(Napi::Env env, const Shared& s, const std::string& call_id,
-                                         const std::string& path) {
-  VettedObject file = VetOrThrow(env, s, call_id, path, WallWant::kFile);
-  Result<int> fd = FileWall::ReopenForReading(file);
+                                         const std::string& path,
+                                         std::shared_ptr<ReadBudget> budget) {
+  VettedObject vetted = VetOrThrow(env, s, call_id, path, WallWant::kFile);
+  Result<int> fd = FileWall::ReopenForReading(vetted);
   if (!fd.ok()) Refuse(env, s, call_id, fd.status());
-  return std::make_shared<OpenFile>(*fd);
+  struct stat st {};
+  const uint64_t size = ::fstat(*fd, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  // Refusals name the file by its place in the project, as the model sees the project.
+  auto file = std::make_shared<OpenFile>(*fd, size, std::move(budget), vetted.relative());
+  if (Status fits = CheckSizeAtOpen(size, vetted.relative()); !fits.ok()) {
+    Refuse(env, s, call_id, fits);
+  }
+  return file;
 }
 
 Napi::Buffer<char> ToBuffer(Napi::Env env, const std::string& bytes) {
@@ -109,7 +145,8 @@ std::optional<std::string> SniffImage(const std::string& head) {
 }
 
 // An async iterable of the file's chunks, as Pi's createReadStream operation returns.
-Napi::Object ChunkIterable(Napi::Env env, std::shared_ptr<OpenFile> file) {
+Napi::Object ChunkIterable(Napi::Env env, SharedPtr s, std::string id,
+                           std::shared_ptr<OpenFile> file) {
   Napi::Object iterable = Napi::Object::New(env);
   auto step = [](Napi::Env env, Napi::Value value, bool done) {
     Napi::Object result = Napi::Object::New(env);
@@ -119,8 +156,9 @@ Napi::Object ChunkIterable(Napi::Env env, std::shared_ptr<OpenFile> file) {
     deferred.Resolve(result);
     return deferred.Promise();
   };
-  iterable.Set("next", Napi::Function::New(env, [file, step](const Napi::CallbackInfo& info) {
-                 const std::string chunk = file->Read(kReadChunk);
+  iterable.Set("next",
+               Napi::Function::New(env, [s, id, file, step](const Napi::CallbackInfo& info) {
+                 const std::string chunk = ReadOrThrow(info.Env(), *s, id, *file, kReadChunk);
                  if (chunk.empty()) {
                    file->Close();
                    return step(info.Env(), info.Env().Undefined(), true);
@@ -137,26 +175,37 @@ Napi::Object ChunkIterable(Napi::Env env, std::shared_ptr<OpenFile> file) {
   return iterable;
 }
 
+// One read call's operations share its budget (read_limits.h): Pi's read opens the file up to
+// three times (sniff, then read or stream).
 Napi::Object ReadOperations(Napi::Env env, SharedPtr s, std::string id) {
+  auto budget = std::make_shared<ReadBudget>();
   Napi::Object ops = Napi::Object::New(env);
   ops.Set("access", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
             VetOrThrow(info.Env(), *s, id, Arg(info, 0), WallWant::kFile);
             return info.Env().Undefined();
           }));
-  ops.Set("detectImageMimeType", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
-            std::optional<std::string> mime =
-                SniffImage(OpenVettedFile(info.Env(), *s, id, Arg(info, 0))->Read(16));
-            return mime ? Napi::String::New(info.Env(), *mime).As<Napi::Value>()
-                        : info.Env().Undefined();
-          }));
-  ops.Set("readFile", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
-            std::shared_ptr<OpenFile> file = OpenVettedFile(info.Env(), *s, id, Arg(info, 0));
+  ops.Set(
+      "detectImageMimeType",
+      Napi::Function::New(env, [s, id, budget](const Napi::CallbackInfo& info) {
+        std::shared_ptr<OpenFile> file = OpenVettedFile(info.Env(), *s, id, Arg(info, 0), budget);
+        std::optional<std::string> mime = SniffImage(ReadOrThrow(info.Env(), *s, id, *file, 16));
+        return mime ? Napi::String::New(info.Env(), *mime).As<Napi::Value>()
+                    : info.Env().Undefined();
+      }));
+  ops.Set("readFile", Napi::Function::New(env, [s, id, budget](const Napi::CallbackInfo& info) {
+            std::shared_ptr<OpenFile> file =
+                OpenVettedFile(info.Env(), *s, id, Arg(info, 0), budget);
             std::string all;
-            for (std::string chunk; !(chunk = file->Read(kReadChunk)).empty();) all += chunk;
+            for (std::string chunk;
+                 !(chunk = ReadOrThrow(info.Env(), *s, id, *file, kReadChunk)).empty();) {
+              all += chunk;
+            }
             return ToBuffer(info.Env(), all);
           }));
-  ops.Set("createReadStream", Napi::Function::New(env, [s, id](const Napi::CallbackInfo& info) {
-            return ChunkIterable(info.Env(), OpenVettedFile(info.Env(), *s, id, Arg(info, 0)));
+  ops.Set("createReadStream",
+          Napi::Function::New(env, [s, id, budget](const Napi::CallbackInfo& info) {
+            return ChunkIterable(info.Env(), s, id,
+                                 OpenVettedFile(info.Env(), *s, id, Arg(info, 0), budget));
           }));
   return ops;
 }
@@ -209,10 +258,26 @@ using WalkFinish = std::function<void(Napi::Env, const Result<process::ChildOutc
 
 struct WalkJob {
   std::shared_ptr<VettedObject> start;
+  std::string call_id;
   process::ChildSpec spec;
   WalkFinish finish;
   Result<process::ChildOutcome> outcome = Status::Error("child_cancelled", "not run");
+  std::string protection = "none";  // what the walk jail reported
 };
+
+// pi-fusion-walk reports the protections that held in its first stderr line; it is taken off
+// before the walker's own stderr is read.
+constexpr std::string_view kProtectionLine = "pi-fusion walk: protection=";
+
+void TakeProtection(WalkJob* job) {
+  if (!job->outcome.ok()) return;
+  std::string& err = job->outcome->stderr_bytes;
+  if (err.compare(0, kProtectionLine.size(), kProtectionLine) != 0) return;
+  const size_t end = err.find('\n');
+  if (end == std::string::npos) return;
+  job->protection = err.substr(kProtectionLine.size(), end - kProtectionLine.size());
+  err.erase(0, end + 1);
+}
 
 void RunWalk(Napi::Env env, const Shared& s, Napi::Value signal, std::unique_ptr<WalkJob> job) {
   Result<process::CancelToken> cancel = process::CancelToken::Create();
@@ -221,21 +286,58 @@ void RunWalk(Napi::Env env, const Shared& s, Napi::Value signal, std::unique_ptr
   Napi::ThreadSafeFunction tsfn =
       Napi::ThreadSafeFunction::New(env, Napi::Function(), "fusion_file_walk", 0, 1);
   WalkJob* raw = job.release();
-  s.threads->Start(*cancel, [raw, token = *cancel, tsfn]() mutable {
+  WalkHook on_walk = s.setup.on_walk;
+  s.threads->Start(*cancel, [raw, token = *cancel, tsfn, on_walk]() mutable {
     raw->outcome = process::RunChild(raw->spec, token);
-    napi_status queued = tsfn.BlockingCall(raw, [](Napi::Env env, Napi::Function, WalkJob* j) {
-      std::unique_ptr<WalkJob> owned(j);
-      if (env != nullptr) owned->finish(env, owned->outcome);
-    });
+    TakeProtection(raw);
+    napi_status queued =
+        tsfn.BlockingCall(raw, [on_walk](Napi::Env env, Napi::Function, WalkJob* j) {
+          std::unique_ptr<WalkJob> owned(j);
+          if (env == nullptr) return;
+          if (on_walk) on_walk(owned->call_id, owned->protection);
+          owned->finish(env, owned->outcome);
+        });
     if (queued != napi_ok) delete raw;  // the environment is going away
     tsfn.Release();
   });
 }
 
-process::ChildSpec WalkSpec(std::string executable, std::vector<std::string> args,
+// The places the walk jail covers with empty mounts: the protected names and pairs at the top of
+// the project, and Pi's agent directory when it lies inside. Deeper ones are kept out by the
+// walkers' exclusions and the per-line check, and no symlink is followed to reach them.
+std::vector<std::string> JailMasks(const Shared& s) {
+  std::vector<std::string> masks;
+  for (const ProtectedRow& row : BuiltInProtectedRows()) masks.emplace_back(row.path);
+  masks.emplace_back(".env");  // the env-file rule's plain name (IsEnvFileName)
+  const std::string root = s.setup.wall->root() + "/";
+  const std::string& agent = s.setup.agent_dir;
+  if (agent.compare(0, root.size(), root) == 0) {
+    const std::string inside = LexicalPath(agent.substr(root.size()));
+    if (std::find(masks.begin(), masks.end(), inside) == masks.end()) masks.push_back(inside);
+  }
+  return masks;
+}
+
+// The walker's command line: through pi-fusion-walk when there is one. `args` ends with the
+// walked file's /proc name for a walk of one file (`start` is then that file).
+process::ChildSpec WalkSpec(const Shared& s, std::string executable, std::vector<std::string> args,
                             const VettedObject& start) {
   process::ChildSpec spec;
-  spec.argv = {std::move(executable)};
+  if (!s.setup.walk_helper.empty()) {
+    spec.argv = {s.setup.walk_helper, "--project", s.setup.wall->root()};
+    if (start.directory()) {
+      spec.argv.insert(spec.argv.end(), {"--start", start.relative()});
+    } else {
+      // The jail names the file by its place in the project; outside it, by the open descriptor.
+      spec.argv.insert(spec.argv.end(),
+                       {"--target", start.relative(), "--outside-target", args.back()});
+      args.pop_back();
+    }
+    for (const std::string& mask : JailMasks(s))
+      spec.argv.insert(spec.argv.end(), {"--mask", mask});
+    spec.argv.push_back("--");
+  }
+  spec.argv.push_back(std::move(executable));
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   // The walk starts in the vetted directory itself, reached through our open descriptor. It gets
   // the child's environment, as Pi's own tools do (ripgrep runs with --no-config; what fd or git
@@ -287,7 +389,8 @@ Napi::Function GlobOperation(Napi::Env env, SharedPtr s, std::string id) {
     Napi::Promise::Deferred deferred = Napi::Promise::Deferred::New(env);
     auto job = std::make_unique<WalkJob>();
     job->start = start;
-    job->spec = WalkSpec(fd_bin, FdArgs(pattern, start->real_path()), *start);
+    job->call_id = id;
+    job->spec = WalkSpec(*s, fd_bin, FdArgs(pattern, start->real_path()), *start);
     job->finish = [s, start, search_path, limit, deferred](
                       Napi::Env env, const Result<process::ChildOutcome>& outcome) {
       if (std::optional<std::string> failure = WalkFailure(outcome, "fd", false)) {
@@ -503,8 +606,9 @@ Napi::Value GrepExecute(const Napi::CallbackInfo& info, SharedPtr s) {
     if (rg.empty()) throw Napi::Error::New(env, "ripgrep (rg) is not available");
     auto job = std::make_unique<WalkJob>();
     job->start = start;
+    job->call_id = params->id;
     job->spec = WalkSpec(
-        rg, RipgrepArgs(params->request, start->directory() ? "." : start->ProcPath()), *start);
+        *s, rg, RipgrepArgs(params->request, start->directory() ? "." : start->ProcPath()), *start);
     const std::string single = start->directory() ? "" : BaseName(*resolved);
     job->finish = [s, start, params, single, deferred](
                       Napi::Env env, const Result<process::ChildOutcome>& outcome) {

@@ -22,6 +22,9 @@ namespace pi_fusion::child {
 
 // Called on the JS thread when the wall refuses a call: its tool call id and the refusal code.
 using RefusalHook = std::function<void(const std::string& call_id, const std::string& code)>;
+// Called on the JS thread after a grep or find walk: its call id and which kernel protections
+// held for it (src/process/walk_jail.h's names: "namespace+landlock", …, "none").
+using WalkHook = std::function<void(const std::string& call_id, const std::string& protection)>;
 
 struct FileToolsSetup {
   std::shared_ptr<const FileWall> wall;
@@ -29,6 +32,10 @@ struct FileToolsSetup {
   std::string home;                // for "~" in paths, as Pi expands it
   std::string agent_dir;           // Pi's agent directory: its bin/ holds Pi's rg and fd
   RefusalHook on_refusal;
+  // pi-fusion-walk, which runs ripgrep and fd in the walk jail (docs/cli/walk.md); empty when it
+  // cannot be found (the walkers then run directly, protection "none").
+  std::string walk_helper;
+  WalkHook on_walk;
 };
 
 // Registers the file tools in `setup.tools` with `pi.registerTool`. `pi_tools` holds Pi's

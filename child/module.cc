@@ -1,5 +1,6 @@
 // Entry point of pi_fusion_child.node, the companion child-extension library. Exports
 // `register(pi)`, called by extensions/fusion-child.ts inside a Fusion child `pi` process.
+#include <dlfcn.h>
 #include <napi.h>
 
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "child/core/child_config.h"
 #include "child/core/orphan_guard.h"
 #include "child/core/protected_places.h"
+#include "child/core/web_fetch_runner.h"
 #include "child/file_tools.h"
 #include "child/web_fetch_tool.h"
 #include "core/error_codes.h"
@@ -19,6 +21,33 @@ namespace pi_fusion::child {
 ChildState& State(Napi::Env env) { return *env.GetInstanceData<ChildState>(); }
 
 namespace {
+
+// pi-fusion-walk, beside the pi-fusion executable of this library (LocatePiFusion's two places,
+// never PATH or the environment), which jails the walkers; "" when there is none (the walkers
+// then run as before, and the child says so once).
+std::string WalkHelper() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&WalkHelper), &info) == 0 || !info.dli_fname) return "";
+  Result<std::string> pi_fusion = LocatePiFusion(info.dli_fname);
+  if (!pi_fusion.ok()) return "";
+  const std::string helper =
+      (std::filesystem::path(*pi_fusion).parent_path() / "pi-fusion-walk").string();
+  return IsExecutableFile(helper) ? helper : "";
+}
+
+// Records which protections held for a walk in its journal record, and says once per child when
+// the kernel granted neither (docs/security.md).
+void OnWalk(Napi::Env env, const std::string& call_id, const std::string& protection) {
+  ChildState& live = State(env);
+  if (!live.governor || !live.governor->journal()) return;
+  live.governor->journal()->Annotate(call_id, {.walk_protection = protection});
+  if (protection != "none" || live.walk_unprotected_said) return;
+  live.walk_unprotected_said = true;
+  (void)live.env->WriteStderrLine(
+      "pi-fusion child: grep and find walk without a mount namespace or Landlock here (the "
+      "kernel or container refused both, or pi-fusion-walk is missing); only the per-path checks "
+      "hold (docs/security.md)\n");
+}
 
 // A tool-using candidate's read, grep, find and ls: Pi's tools behind the FileWall. `pi_tools` is
 // what extensions/fusion-child.ts hands over from Pi's package; without it the child must not
@@ -48,6 +77,10 @@ void RegisterWalledFileTools(Napi::Env env, Napi::Object pi, Napi::Value pi_tool
     if (live.governor && live.governor->journal()) {
       live.governor->journal()->Annotate(call_id, {.error_code = code});
     }
+  };
+  setup.walk_helper = WalkHelper();
+  setup.on_walk = [env](const std::string& call_id, const std::string& protection) {
+    OnWalk(env, call_id, protection);
   };
   RegisterFileTools(env, pi, pi_tools.As<Napi::Object>(), std::move(setup));
 }

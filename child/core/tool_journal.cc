@@ -13,6 +13,8 @@
 namespace pi_fusion::child {
 namespace {
 
+constexpr char kWebFetchToolName[] = "fusion_web_fetch";
+
 // The env clock's steady time in milliseconds: only differences of two readings are used.
 int64_t MillisNow(ChildEnv& env) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(env.clock().Now().time_since_epoch())
@@ -34,12 +36,19 @@ void ToolJournal::Start(const std::string& call_id, const nlohmann::json& argume
   if (arguments.is_object() && canonical.size() <= protocol::kMaxShownArgumentsBytes) {
     p.shown_arguments = arguments;
   }
+  if (arguments.is_object() && arguments.contains("url") && arguments["url"].is_string()) {
+    p.url_sha256 = Sha256Ref(arguments["url"].get<std::string>());
+  }
   p.started_ms = MillisNow(*env_);
 }
 
 void ToolJournal::Annotate(const std::string& call_id, protocol::ToolCallProvenance provenance) {
   auto it = pending_.find(call_id);
-  if (it != pending_.end()) it->second.provenance = std::move(provenance);
+  if (it == pending_.end()) return;
+  // A walk's protection and a refusal's code may both be told; neither erases the other.
+  std::optional<std::string> walk = it->second.provenance.walk_protection;
+  it->second.provenance = std::move(provenance);
+  if (!it->second.provenance.walk_protection) it->second.provenance.walk_protection = walk;
 }
 
 Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_name,
@@ -67,8 +76,15 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
   const int64_t elapsed = MillisNow(*env_) - pending.started_ms;
   record.duration_ms = elapsed > 0 ? elapsed : 0;
   record.provenance = std::move(pending.provenance);
-  // A URL the source policy refused is known only by its hash: its arguments are not shown.
-  const bool hide = record.provenance.rejected_url_sha256.has_value();
+  // A fetch whose URL was not a declared one that ran — refused by the source policy, or never
+  // run because Pi's argument check failed — is known by its URL's hash only: its arguments
+  // (the raw URL) are not shown.
+  const bool fetch = tool_name == kWebFetchToolName;
+  if (fetch && !record.provenance.url && !record.provenance.rejected_url_sha256) {
+    record.provenance.rejected_url_sha256 = pending.url_sha256;
+  }
+  const bool hide =
+      record.provenance.rejected_url_sha256.has_value() || (fetch && !record.provenance.url);
   const std::string line = protocol::EncodeJournalLine(record);
   if (Status s = env_->AppendDurably(journal_path_, line); !s.ok()) return s;
   journal_ += line;

@@ -39,7 +39,10 @@ class ToolJournal {
   void Annotate(const std::string& call_id, protocol::ToolCallProvenance provenance);
   // tool_execution_end: appends the record. `result_content` is the content the model receives.
   // On success `*shown` (when given) is the arguments frame of the record: the arguments the
-  // model sent when they are a small object, never a rejected raw URL (docs/protocol.md).
+  // model sent when they are a small object, never a rejected raw URL (docs/protocol.md): a
+  // fusion_web_fetch record shows them only when its URL was a declared one that ran, and one
+  // whose call never ran (Pi's argument check failed) gets its URL's hash as
+  // rejected_url_sha256.
   Status Finish(const std::string& call_id, const std::string& tool_name,
                 const nlohmann::json& result_content, bool is_error,
                 protocol::ToolArgumentsFrame* shown = nullptr);
@@ -57,6 +60,7 @@ class ToolJournal {
     std::string arguments_sha256;
     uint64_t arguments_bytes = 0;
     std::optional<nlohmann::json> shown_arguments;  // a small object, kept for its frame
+    std::optional<std::string> url_sha256;          // of a string `url` argument
     int64_t started_ms = 0;
     protocol::ToolCallProvenance provenance;
   };

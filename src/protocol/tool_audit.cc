@@ -31,6 +31,7 @@ void AddProvenance(const ToolCallProvenance& p, json* out) {
   if (p.content_sha256) (*out)["content_sha256"] = *p.content_sha256;
   if (p.rejected_url_sha256) (*out)["rejected_url_sha256"] = *p.rejected_url_sha256;
   if (p.error_code) (*out)["error_code"] = *p.error_code;
+  if (p.walk_protection) (*out)["walk_protection"] = *p.walk_protection;
 }
 
 ToolCallProvenance ReadProvenance(const json& value, FieldReader& r) {
@@ -43,6 +44,9 @@ ToolCallProvenance ReadProvenance(const json& value, FieldReader& r) {
   if (has("content_sha256")) p.content_sha256 = r.Sha256("content_sha256");
   if (has("rejected_url_sha256")) p.rejected_url_sha256 = r.Sha256("rejected_url_sha256");
   if (has("error_code")) p.error_code = r.String("error_code", kMaxErrorCodeBytes);
+  if (has("walk_protection")) {
+    p.walk_protection = r.String("walk_protection", kMaxErrorCodeBytes);
+  }
   return p;
 }
 

@@ -35,6 +35,8 @@ struct ToolCallProvenance {
   std::optional<std::string> content_sha256;       // "sha256:<hex>" of the body
   std::optional<std::string> rejected_url_sha256;  // "sha256:<hex>" of a refused URL
   std::optional<std::string> error_code;           // a declared URL's failed fetch: its code
+  // grep and find: which kernel protections held for the walk (walk_jail.h's names)
+  std::optional<std::string> walk_protection;
 
   bool operator==(const ToolCallProvenance&) const = default;
 };

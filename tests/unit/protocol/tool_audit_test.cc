@@ -264,6 +264,44 @@ TEST_CASE(
   CHECK(protocol::VerifyChildRun(child.Verify()).status.ToString() == "ok");
 }
 
+TEST_CASE(
+    "ToolJournal: a fetch Pi's argument check stopped shows no URL, only its hash (a raw URL "
+    "once reached the arguments frame, so events.jsonl and stderr.txt)") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 2);
+  const std::string raw = "http://undeclared.example/?t=SECRET-TOKEN";
+  // Never executed: Pi's validation failed (an unknown key), so no provenance was told.
+  child.governor->OnToolExecutionStart(
+      {testing::kRoute, "f1", "fusion_web_fetch", {{"url", raw}, {"unexpected", 1}}});
+  child.governor->OnToolExecutionEnd("f1", "fusion_web_fetch",
+                                     json::array({{{"type", "text"}, {"text", "invalid"}}}), true);
+  // A declared URL that ran is shown as before.
+  child.governor->OnToolExecutionStart(
+      {testing::kRoute, "f2", "fusion_web_fetch", {{"url", "https://example.com/"}}});
+  child.governor->journal()->Annotate(
+      "f2", ProvenanceOf({{"url", "https://example.com/"}, {"http_status", 200}}));
+  child.governor->OnToolExecutionEnd("f2", "fusion_web_fetch", json::array(), false);
+  child.Turn("stop", {"done"}, testing::Usage(6, 1));
+  CHECK_FALSE(child.Settle());
+  CHECK(child.env.stderr_bytes.find("SECRET-TOKEN") == std::string::npos);
+  CHECK(child.env.files.at(kJournalPath).find("SECRET-TOKEN") == std::string::npos);
+  std::vector<json> frames;
+  for (const protocol::ScannedFrame& frame : protocol::ScanStderr(child.env.stderr_bytes).frames) {
+    if (frame.schema == protocol::kToolArgumentsSchema) frames.push_back(frame.body);
+  }
+  REQUIRE(frames.size() == 2);
+  CHECK(frames[0].at("arguments").is_null());
+  CHECK(frames[1].at("arguments") == json{{"url", "https://example.com/"}});
+  const ToolAuditReport report =
+      VerifyToolAudit({child.env.files.at(kJournalPath),
+                       child.env.files.at(kSealPath),
+                       {"read", "grep", "find", "ls", "fusion_web_fetch"}});
+  REQUIRE(report.status.ok());
+  CHECK(report.records[0].provenance ==
+        protocol::ToolCallProvenance{.rejected_url_sha256 = Sha256Ref(raw)});
+}
+
 TEST_CASE("Frames: an arguments frame is closed, its arguments an object of at most 1,024 bytes") {
   const protocol::ToolArgumentsFrame shown{2, json{{"path", "src"}}};
   CHECK(*protocol::ParseToolArguments(protocol::ToJson(shown)) == shown);
@@ -432,6 +470,8 @@ TEST_CASE(
       protocol::ParseToolCallRecord(json::parse(lines.back())).value();
   refused.provenance.error_code = "path_outside_project";  // a wall's refusal
   lines.push_back(protocol::EncodeJournalLine(refused));
+  refused.provenance.walk_protection = "namespace+landlock";  // a walk's protection
+  lines.push_back(protocol::EncodeJournalLine(refused));
   for (const std::string& line : lines) {
     INFO(line);
     CHECK(CheckAgainstSchema(record_schema, json::parse(line)).empty());
@@ -446,6 +486,31 @@ TEST_CASE(
   json extra = json::parse(lines[0]);
   extra["arguments"] = "raw";  // never recorded, so never allowed
   CHECK_FALSE(CheckAgainstSchema(record_schema, extra).empty());
+  json walk = json::parse(lines[0]);
+  walk["walk_protection"] = "some";  // only the jail's four names
+  CHECK_FALSE(CheckAgainstSchema(record_schema, walk).empty());
+}
+
+TEST_CASE("ToolJournal: a walk's protection and a refusal's code both reach the record") {
+  ScriptedChild child(ChildRole::kCandidate);
+  testing::EnableTools(child);
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 2);
+  child.governor->OnToolExecutionStart({testing::kRoute, "g1", "grep", {{"pattern", "x"}}});
+  child.governor->journal()->Annotate("g1", {.walk_protection = "namespace+landlock"});
+  child.governor->OnToolExecutionEnd("g1", "grep", json::array(), false);
+  child.governor->OnToolExecutionStart({testing::kRoute, "g2", "find", {{"pattern", "x"}}});
+  child.governor->journal()->Annotate("g2", {.walk_protection = "none"});
+  child.governor->journal()->Annotate("g2", {.error_code = "path_protected"});
+  child.governor->OnToolExecutionEnd("g2", "find", json::array(), true);
+  child.Turn("stop", {"ok"}, testing::Usage(1, 1));
+  child.Settle();
+  ToolAuditReport report = VerifyToolAudit(
+      {child.env.files.at(kJournalPath), child.env.files.at(kSealPath), kInspectTools});
+  REQUIRE(report.status.ok());
+  CHECK(report.records[0].provenance ==
+        protocol::ToolCallProvenance{.walk_protection = "namespace+landlock"});
+  CHECK(report.records[1].provenance ==
+        protocol::ToolCallProvenance{.error_code = "path_protected", .walk_protection = "none"});
 }
 
 // Regression: the parent never compared the settlement's tool-call count with the sealed
