@@ -9,7 +9,8 @@ namespace pi_fusion::workflow {
 
 bool IsSurvivableCandidateFailure(const Status& status) {
   const std::string& code = status.code();
-  return code == kChildExitFailed || code == kChildTimeout || code == kChildRuntimeLimitExceeded;
+  return code == kChildExitFailed || code == kChildTimeout || code == kChildRuntimeLimitExceeded ||
+         code == kChildStalled;
 }
 
 double GraceWindowSeconds(std::optional<double> grace_seconds, double floor_seconds,
