@@ -1,5 +1,6 @@
 #include "run/child_stage.h"
 
+#include <cmath>
 #include <utility>
 
 #include "budget/calibration.h"
@@ -53,6 +54,22 @@ Result<std::vector<std::string>> DeclaredUrls(const PreparedRun& run) {
 
 }  // namespace
 
+std::chrono::milliseconds StallBound(const config::Policy& policy) {
+  const double seconds = policy.stall_seconds.value_or(config::kDefaultStallSeconds);
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+}
+
+Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
+                     std::chrono::milliseconds bound) {
+  const std::string who =
+      child.role + (child.key.slot ? " " + std::to_string(*child.key.slot) : "");
+  return Status::Error(kChildStalled,
+                       who + " (" + model.provider + "/" + model.id +
+                           ") stalled: no output, tool call or model-stream progress for " +
+                           config::PolicyNumberText(static_cast<double>(bound.count()) / 1000) +
+                           " s (policy.stall_seconds)");
+}
+
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
                                           const ChildFiles& files) {
   const RunRequest& request = run.request;
@@ -100,6 +117,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;
   spec.limits = request.child_limits;
+  spec.limits.idle = StallBound(run.policy);
   return spec;
 }
 
@@ -285,6 +303,10 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
     if (parsed.ok()) j.usage = *parsed;
   }
   j.verdict = Judge(outcome, j.report, audit, sources, child);
+  // The idle watchdog is the stall bound here (BuildChildSpec): said as such, with whom it hit.
+  if (outcome.stop_reason == process::StopReason::kIdleLimit) {
+    j.verdict = StalledStatus(child, model, StallBound(run.policy));
+  }
   return j;
 }
 

@@ -7,6 +7,7 @@
 // Thread-safe: the three candidates run concurrently on their own threads.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -52,6 +53,18 @@ struct ChildFiles {
   std::string journal;    // tool-enabled children only
   std::string seal;
 };
+
+// The stall bound of every stage child (the supervisor's idle watchdog): the policy's
+// stall_seconds, else the default rule (config::kDefaultStallSeconds), rounded up to a whole
+// millisecond. The child's progress frames (docs/protocol.md) keep it from firing while a model
+// streams or a tool runs; the wall limit stays the outer bound.
+std::chrono::milliseconds StallBound(const config::Policy& policy);
+
+// The verdict on a child the idle watchdog stopped: child_stalled, naming the child (its role and
+// slot), its model and the bound, e.g. "candidate 3 (local/m) stalled: no output, tool call or
+// model-stream progress for 600 s (policy.stall_seconds)".
+Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
+                     std::chrono::milliseconds bound);
 
 // The child's final argv, environment, working directory, input and limits.
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
