@@ -1,5 +1,6 @@
 #include "run/child_stage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -60,14 +61,21 @@ std::chrono::milliseconds StallBound(const config::Policy& policy) {
 }
 
 Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
-                     std::chrono::milliseconds bound) {
+                     std::chrono::milliseconds bound, bool starting) {
   const std::string who =
       child.role + (child.key.slot ? " " + std::to_string(*child.key.slot) : "");
-  return Status::Error(kChildStalled,
-                       who + " (" + model.provider + "/" + model.id +
-                           ") stalled: no output, tool call or model-stream progress for " +
-                           config::PolicyNumberText(static_cast<double>(bound.count()) / 1000) +
-                           " s (policy.stall_seconds)");
+  auto seconds = [](std::chrono::milliseconds ms) {
+    return config::PolicyNumberText(static_cast<double>(ms.count()) / 1000) + " s";
+  };
+  const std::string head = who + " (" + model.provider + "/" + model.id +
+                           ") stalled: no output, tool call or model-stream progress ";
+  if (starting) {
+    return Status::Error(kChildStalled, head + "since its start, for " +
+                                            seconds(std::max(bound, kStallStartupAllowance)) +
+                                            " (the start-up allowance; policy.stall_seconds is " +
+                                            seconds(bound) + ")");
+  }
+  return Status::Error(kChildStalled, head + "for " + seconds(bound) + " (policy.stall_seconds)");
 }
 
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
@@ -118,6 +126,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   spec.stdin_data = child.stdin_text;
   spec.limits = request.child_limits;
   spec.limits.idle = StallBound(run.policy);
+  spec.limits.idle_before_output = kStallStartupAllowance;
   return spec;
 }
 
@@ -305,7 +314,7 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
   j.verdict = Judge(outcome, j.report, audit, sources, child);
   // The idle watchdog is the stall bound here (BuildChildSpec): said as such, with whom it hit.
   if (outcome.stop_reason == process::StopReason::kIdleLimit) {
-    j.verdict = StalledStatus(child, model, StallBound(run.policy));
+    j.verdict = StalledStatus(child, model, StallBound(run.policy), outcome.idle_before_output);
   }
   return j;
 }

@@ -60,11 +60,18 @@ struct ChildFiles {
 // streams or a tool runs; the wall limit stays the outer bound.
 std::chrono::milliseconds StallBound(const config::Policy& policy);
 
+// Until a stage child's first byte — its Pi starting up and sending its first request, which
+// writes nothing — the stall bound is at least this (ChildLimits::idle_before_output): a small
+// bound must not stop a child that is still starting (three cold Pi children on a busy two-core
+// machine were measured to take more than 12 s).
+inline constexpr std::chrono::milliseconds kStallStartupAllowance{120000};
+
 // The verdict on a child the idle watchdog stopped: child_stalled, naming the child (its role and
 // slot), its model and the bound, e.g. "candidate 3 (local/m) stalled: no output, tool call or
-// model-stream progress for 600 s (policy.stall_seconds)".
+// model-stream progress for 600 s (policy.stall_seconds)". `starting`: it fired before the
+// child's first byte, under the start-up allowance, and says so.
 Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
-                     std::chrono::milliseconds bound);
+                     std::chrono::milliseconds bound, bool starting = false);
 
 // The child's final argv, environment, working directory, input and limits.
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,

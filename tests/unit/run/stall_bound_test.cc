@@ -51,6 +51,7 @@ TEST_CASE("BuildChildSpec: a stage child's idle watchdog is the run's stall boun
   Result<process::ChildSpec> spec = BuildChildSpec(run, child, files);
   REQUIRE(spec.ok());
   CHECK(spec->limits.idle == milliseconds(600000));
+  CHECK(spec->limits.idle_before_output == kStallStartupAllowance);
   CHECK(spec->limits.wall == process::ChildLimits().wall);  // the outer bound stays
   run.policy.stall_seconds = 3;
   spec = BuildChildSpec(run, child, files);
@@ -76,6 +77,13 @@ TEST_CASE("StalledStatus: child_stalled naming the child, its model and the seco
   CHECK(StalledStatus(merger, model, milliseconds(2500)).message() ==
         "merger (scripted/scripted-b) stalled: no output, tool call or model-stream progress for "
         "2.5 s (policy.stall_seconds)");
+  // Before its first byte the child had the start-up allowance, and the text says so.
+  CHECK(StalledStatus(candidate, model, milliseconds(5000), true).message() ==
+        "candidate 3 (scripted/scripted-b) stalled: no output, tool call or model-stream progress "
+        "since its start, for 120 s (the start-up allowance; policy.stall_seconds is 5 s)");
+  CHECK(StalledStatus(candidate, model, milliseconds(600000), true).message() ==
+        "candidate 3 (scripted/scripted-b) stalled: no output, tool call or model-stream progress "
+        "since its start, for 600 s (the start-up allowance; policy.stall_seconds is 600 s)");
 }
 
 }  // namespace
