@@ -8,6 +8,7 @@
 
 #include "child/core/child_env.h"
 #include "child/core/governor.h"
+#include "child/core/progress_beat.h"
 
 namespace pi_fusion::child {
 
@@ -18,6 +19,8 @@ struct ChildState {
   uint64_t generation = 0;
   std::unique_ptr<ChildEnv> env;
   std::unique_ptr<ChildGovernor> governor;
+  // Progress frames for the parent's stall watchdog (progress_beat.h); set with `governor`.
+  std::unique_ptr<ProgressBeat> progress;
   // Pi's tool factories and helpers for the walled file tools (file_tools.h).
   Napi::ObjectReference pi_tools;
   // The inherited first-request descriptor belongs to the first registration only: a later one

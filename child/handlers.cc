@@ -189,6 +189,17 @@ Napi::Value OnCacheWarmingDecision(const Napi::CallbackInfo& info, ChildGovernor
   return result;
 }
 
+// Signs of life for the parent's stall watchdog (progress_beat.h): the event is not read.
+Napi::Value OnModelProgress(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  State(info.Env()).progress->Beat(ProgressBeat::kModelStream, governor.settled());
+  return info.Env().Undefined();
+}
+
+Napi::Value OnToolProgress(const Napi::CallbackInfo& info, ChildGovernor& governor) {
+  State(info.Env()).progress->Beat(ProgressBeat::kTool, governor.settled());
+  return info.Env().Undefined();
+}
+
 // Wraps `handler` so it runs only for its own registration, and so a native failure becomes a
 // loud JS error (Pi prints "Extension error", which the parent rejects) plus a failing exit.
 Napi::Function Wrap(Napi::Env env, uint64_t generation, Handler handler) {
@@ -212,10 +223,20 @@ Napi::Function Wrap(Napi::Env env, uint64_t generation, Handler handler) {
 
 void RegisterHandlers(Napi::Env env, Napi::Object pi, uint64_t generation) {
   const std::pair<const char*, Handler> handlers[] = {
-      {"before_provider_request", OnProviderRequest},     {"message_end", OnMessageEnd},
-      {"tool_execution_start", OnToolExecutionStart},     {"tool_call", OnToolCall},
-      {"tool_execution_end", OnToolExecutionEnd},         {"agent_settled", OnAgentSettled},
+      {"before_provider_request", OnProviderRequest},
+      {"message_end", OnMessageEnd},
+      {"tool_execution_start", OnToolExecutionStart},
+      {"tool_call", OnToolCall},
+      {"tool_execution_end", OnToolExecutionEnd},
+      {"agent_settled", OnAgentSettled},
       {"cache_warming_decision", OnCacheWarmingDecision},
+      // Progress (provider_stream_event exists since Pi 0.99.0; older Pis never fire it, and
+      // message_update still carries every normalized delta there).
+      {"message_update", OnModelProgress},
+      {"provider_stream_event", OnModelProgress},
+      {"after_provider_response", OnModelProgress},
+      {"tool_execution_start", OnToolProgress},
+      {"tool_execution_update", OnToolProgress},
   };
   Napi::Function on = Method(pi, "on");
   for (const auto& [event, handler] : handlers) {

@@ -131,6 +131,7 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     throw error;
   }
   state.governor = std::move(governor);
+  state.progress = std::make_unique<ProgressBeat>(state.env.get());
   state.pi = Napi::Persistent(pi);
   state.generation += 1;
   RegisterHandlers(env, pi, state.generation);

@@ -17,6 +17,10 @@ inline constexpr std::string_view kModelsFileName = "fusion-models.json";
 // the default is written as v1, so v2 appears only where someone chose a policy.
 inline constexpr std::string_view kModelsSchemaV1 = "pi-background-tasks.fusion-models.v1";
 inline constexpr std::string_view kModelsSchemaV2 = "pi-background-tasks.fusion-models.v2";
+// v3 (SCOPE §10): v2's keys plus panels and more policy keys. This version implements only the
+// policy's `stall_seconds`; a file using another v3-only key is refused (config_invalid) rather
+// than run without it. A file whose content fits v2 (or v1) is written as v2 (or v1).
+inline constexpr std::string_view kModelsSchemaV3 = "pi-background-tasks.fusion-models.v3";
 // The selection that means "the session's current model".
 inline constexpr std::string_view kCurrentSelection = "$current";
 // The policy's default quorum: every candidate must verify (the seed's fail-fast run); 2 is the
@@ -30,6 +34,17 @@ inline constexpr double kDefaultGraceFloorSeconds = 15;
 // minutes; a unit test ties the two). A longer window could never end before the candidate's own
 // limit, and a huge one would overflow the clock the run times it with.
 inline constexpr double kMaxGraceSeconds = 3000;
+// The default rule of stall_seconds (null): a stage child that shows no progress for 10 minutes
+// (no byte of output, no tool call, no model-stream event) is stalled. Every streamed delta and
+// every provider stream event counts as progress, so this bounds only silence: the wait for a
+// model's first event of a request, or a tool that reports nothing. A frontier model that thinks
+// for many minutes streams its thinking, or at least the provider's keep-alive events, all the
+// while; ten silent minutes is past what a healthy request shows, and well inside the 50-minute
+// wall limit, which stays the outer bound.
+inline constexpr double kDefaultStallSeconds = 600;
+// The largest stall_seconds: the children's wall limit (process::ChildLimits::wall, 50 min); a
+// larger bound could never fire.
+inline constexpr double kMaxStallSeconds = 3000;
 
 // Error codes: core/error_codes.h.
 

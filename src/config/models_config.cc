@@ -71,6 +71,11 @@ constexpr std::array<std::string_view, 4> kV1Keys = {"schema_version", "candidat
                                                      "merger"};
 constexpr std::string_view kPolicyKey = "policy";
 constexpr std::array<std::string_view, 3> kPolicyKeys = {"quorum", "grace_seconds", "max_cost_usd"};
+constexpr std::string_view kStallKey = "stall_seconds";
+// The contract's v3 keys this version does not implement (models_config.h).
+constexpr std::array<std::string_view, 2> kLaterFileKeys = {"default_panel", "panels"};
+constexpr std::array<std::string_view, 4> kLaterPolicyKeys = {
+    "evaluator_tools", "keep_warm_seconds", "order_check", "panel"};
 
 Status Invalid(std::string message) {
   return Status::Error(std::string(kConfigInvalid), std::move(message));
@@ -130,16 +135,51 @@ Status CostCapRule(std::string found) {
       std::move(found) + ")");
 }
 
+Status StallRule(std::string found) {
+  return Invalid("policy.stall_seconds must be a number of seconds > 0 and at most " +
+                 PolicyNumberText(kMaxStallSeconds) +
+                 " (the children's wall limit), or null for the default rule (" +
+                 PolicyNumberText(kDefaultStallSeconds) + " s) (found " + std::move(found) + ")");
+}
+
 bool GraceOk(double value) {
   return std::isfinite(value) && value >= 0 && value <= kMaxGraceSeconds;
 }
 bool CostCapOk(double value) { return std::isfinite(value) && value > 0; }
+bool StallOk(double value) {
+  return std::isfinite(value) && value > 0 && value <= kMaxStallSeconds;
+}
 
-Result<Policy> PolicyFromJson(const json& object) {
+// A v3 key of the contract that this version does not implement, found in `object`: refused by
+// name, so nobody believes a panel or an order check ran when it did not.
+template <size_t N>
+Status RefuseLaterKeys(const json& object, const std::array<std::string_view, N>& keys,
+                       const std::string& prefix) {
+  for (std::string_view key : keys) {
+    if (object.contains(key)) {
+      return Invalid(prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
+                     "\" key that this version of pi-fusion does not support yet; remove it (of "
+                     "v3's keys only policy.stall_seconds is supported)");
+    }
+  }
+  return Status();
+}
+
+Result<Policy> PolicyFromJson(const json& object, bool v3) {
   if (!object.is_object()) {
     return Invalid("policy must be an object with the keys quorum, grace_seconds, max_cost_usd");
   }
-  if (Status keys = CheckKeys(object, kPolicyKeys, std::nullopt, "policy "); !keys.ok()) {
+  if (v3) {
+    if (Status later = RefuseLaterKeys(object, kLaterPolicyKeys, "policy."); !later.ok()) {
+      return later;
+    }
+  } else if (object.contains(kStallKey)) {
+    return Invalid("policy contains unsupported key(s): stall_seconds (it needs schema_version \"" +
+                   std::string(kModelsSchemaV3) + "\")");
+  }
+  const std::optional<std::string_view> optional =
+      v3 ? std::optional<std::string_view>(kStallKey) : std::nullopt;
+  if (Status keys = CheckKeys(object, kPolicyKeys, optional, "policy "); !keys.ok()) {
     return keys;
   }
   Policy policy;
@@ -160,6 +200,11 @@ Result<Policy> PolicyFromJson(const json& object) {
     if (!cap.is_number() || !CostCapOk(cap.get<double>())) return CostCapRule(cap.dump());
     policy.max_cost_usd = cap.get<double>();
   }
+  if (object.contains(kStallKey) && !object[kStallKey].is_null()) {
+    const json& stall = object[kStallKey];
+    if (!stall.is_number() || !StallOk(stall.get<double>())) return StallRule(stall.dump());
+    policy.stall_seconds = stall.get<double>();
+  }
   return policy;
 }
 
@@ -168,16 +213,20 @@ Result<ModelsConfig> FromJson(const json& root) {
   const json* version = root.contains("schema_version") ? &root["schema_version"] : nullptr;
   const bool v1 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV1;
   const bool v2 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV2;
+  const bool v3 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV3;
+  if (v3) {
+    if (Status later = RefuseLaterKeys(root, kLaterFileKeys, ""); !later.ok()) return later;
+  }
   // v1 is closed without `policy`; say what would make the key legal rather than only refusing it.
   if (v1 && root.contains(kPolicyKey)) {
     return Invalid("contains unsupported key(s): policy (a policy needs schema_version \"" +
                    std::string(kModelsSchemaV2) + "\")");
   }
   if (Status keys = CheckKeys(root, kV1Keys, kPolicyKey, ""); !keys.ok()) return keys;
-  if (!v1 && !v2) {
-    return Invalid("schema_version must be \"" + std::string(kModelsSchemaV1) + "\" or \"" +
-                   std::string(kModelsSchemaV2) + "\" (found " + root["schema_version"].dump() +
-                   ")");
+  if (!v1 && !v2 && !v3) {
+    return Invalid("schema_version must be \"" + std::string(kModelsSchemaV1) + "\", \"" +
+                   std::string(kModelsSchemaV2) + "\" or \"" + std::string(kModelsSchemaV3) +
+                   "\" (found " + root["schema_version"].dump() + ")");
   }
   const json& candidates = root["candidates"];
   if (!candidates.is_array() || candidates.size() != 3) {
@@ -195,7 +244,7 @@ Result<ModelsConfig> FromJson(const json& root) {
   }
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   if (root.contains(kPolicyKey)) {
-    Result<Policy> policy = PolicyFromJson(root[kPolicyKey]);
+    Result<Policy> policy = PolicyFromJson(root[kPolicyKey], v3);
     if (!policy.ok()) return policy.status();
     config.policy = *policy;
   }
@@ -249,6 +298,9 @@ Status ValidatePolicy(const Policy& policy) {
   if (policy.max_cost_usd && !CostCapOk(*policy.max_cost_usd)) {
     return CostCapRule(PolicyNumber(*policy.max_cost_usd).dump());
   }
+  if (policy.stall_seconds && !StallOk(*policy.stall_seconds)) {
+    return StallRule(PolicyNumber(*policy.stall_seconds).dump());
+  }
   return Status();
 }
 
@@ -279,7 +331,8 @@ Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   nlohmann::ordered_json root;
   const bool v1 = config.policy.IsDefault();
-  root["schema_version"] = v1 ? kModelsSchemaV1 : kModelsSchemaV2;
+  const bool v3 = config.policy.stall_seconds.has_value();
+  root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;
   root["evaluator"] = config.evaluator;
   root["merger"] = config.merger;
@@ -291,6 +344,7 @@ Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
                                   : nlohmann::ordered_json(nullptr);
     policy["max_cost_usd"] = config.policy.max_cost_usd ? PolicyNumber(*config.policy.max_cost_usd)
                                                         : nlohmann::ordered_json(nullptr);
+    if (v3) policy["stall_seconds"] = PolicyNumber(*config.policy.stall_seconds);
     root["policy"] = std::move(policy);
   }
   return root.dump(2) + "\n";  // UTF-8 already checked by ValidateModelsConfig

@@ -5,6 +5,11 @@
 //   v2 {"schema_version":"pi-background-tasks.fusion-models.v2", <v1's keys>,
 //       "policy": {"quorum": 2|3, "grace_seconds": number >= 0 | null,
 //                  "max_cost_usd": number > 0 | null}}      (policy optional)
+//   v3 {"schema_version":"pi-background-tasks.fusion-models.v3", <v2's keys>,
+//       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null}}
+//       The contract's other v3 keys (panels, default_panel; policy panel, order_check,
+//       evaluator_tools, keep_warm_seconds) are not supported by this version: a file that
+//       uses one is config_invalid, saying so, rather than run as if they were absent.
 // Both objects are closed (unknown and missing keys are rejected), the version must be one of the
 // two, there are exactly three candidates, and every selection is "$current" or "provider/model"
 // (a '/' with a non-empty provider before the first '/' and a non-empty model after it; model ids
@@ -46,6 +51,9 @@ struct Policy {
   std::optional<double> grace_seconds;
   // The most a run may cost in US dollars; nullopt: no cap.
   std::optional<double> max_cost_usd;
+  // v3: how long a stage child may show no progress before it is stopped as stalled
+  // (child_stalled). nullopt is the default rule, kDefaultStallSeconds.
+  std::optional<double> stall_seconds;
 
   bool IsDefault() const { return *this == Policy{}; }
   bool operator==(const Policy&) const = default;
@@ -77,7 +85,7 @@ struct Selection {
 Result<Selection> ParseSelection(Slot slot, std::string_view text);
 
 // Checks the policy's values by the rules above; config_invalid "policy.<key> must ..." naming
-// the first broken key in the order quorum, grace_seconds, max_cost_usd.
+// the first broken key in the order quorum, grace_seconds, max_cost_usd, stall_seconds.
 Status ValidatePolicy(const Policy& policy);
 
 // Checks every slot of `config`, then its policy; the first failing slot in slot order wins.
@@ -93,7 +101,8 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
 // The bytes a save writes. The default policy writes v1 exactly as before v2 existed (keys in the
 // order schema_version, candidates, evaluator, merger), so files of people who never chose a
 // policy stay readable by older releases; any other policy writes v2 with `policy` last, its keys
-// in the order quorum, grace_seconds, max_cost_usd and unset values as null. Two-space
+// in the order quorum, grace_seconds, max_cost_usd and unset values as null; a policy with
+// stall_seconds set writes v3, the same with stall_seconds after them. Two-space
 // indentation, one trailing newline, non-ASCII kept as UTF-8.
 // config_invalid when a selection or a policy value breaks a rule or a selection is not UTF-8.
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config);

@@ -87,6 +87,13 @@ std::string CostCapText(const Policy& policy) {
   return policy.max_cost_usd ? "$" + PolicyNumberText(*policy.max_cost_usd) + " per run" : "none";
 }
 
+std::string StallText(const Policy& policy) {
+  const std::string seconds =
+      policy.stall_seconds ? PolicyNumberText(*policy.stall_seconds) + " s"
+                           : "default rule: " + PolicyNumberText(kDefaultStallSeconds) + " s";
+  return seconds + " without output, tool call or model-stream progress stops a child";
+}
+
 }  // namespace
 
 Selector::Selector(const ConfigStore& store, RegistrySnapshot registry)
@@ -129,7 +136,8 @@ SelectorOutcome Selector::HandleKey(SelectorKey key, std::string_view text) {
 Selector::Row Selector::FocusedRow() const {
   if (focus_ < kAllSlots.size()) return Row::kSlot;
   if (focus_ == kAllSlots.size()) return Row::kQuorum;
-  return focus_ == kAllSlots.size() + 1 ? Row::kGrace : Row::kCostCap;
+  if (focus_ == kAllSlots.size() + 1) return Row::kGrace;
+  return focus_ == kAllSlots.size() + 2 ? Row::kCostCap : Row::kStall;
 }
 
 SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
@@ -152,6 +160,7 @@ SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
           break;
         case Row::kGrace:
         case Row::kCostCap:
+        case Row::kStall:
           OpenInput();
           break;
       }
@@ -258,6 +267,10 @@ void Selector::ResetFocused() {
       config_.policy.grace_seconds.reset();
       SetMessage("Grace reset to the default rule.", "muted");
       return;
+    case Row::kStall:
+      config_.policy.stall_seconds.reset();
+      SetMessage("Stall reset to the default rule.", "muted");
+      return;
     case Row::kCostCap:
       break;
   }
@@ -267,8 +280,9 @@ void Selector::ResetFocused() {
 
 void Selector::OpenInput() {
   view_ = View::kInput;
-  const std::optional<double>& value =
-      FocusedRow() == Row::kGrace ? config_.policy.grace_seconds : config_.policy.max_cost_usd;
+  const std::optional<double>& value = FocusedRow() == Row::kGrace   ? config_.policy.grace_seconds
+                                       : FocusedRow() == Row::kStall ? config_.policy.stall_seconds
+                                                                     : config_.policy.max_cost_usd;
   input_ = value ? PolicyNumberText(*value) : "";
 }
 
@@ -276,14 +290,24 @@ void Selector::OpenInput() {
 // so the selector and the file refuse exactly the same values.
 void Selector::ApplyInput() {
   const bool grace = FocusedRow() == Row::kGrace;
+  const bool stall = FocusedRow() == Row::kStall;
   Policy policy = config_.policy;
-  std::optional<double>& field = grace ? policy.grace_seconds : policy.max_cost_usd;
-  const std::optional<double> typed = ParseTypedNumber(input_, /*money=*/!grace);
+  std::optional<double>& field = grace   ? policy.grace_seconds
+                                 : stall ? policy.stall_seconds
+                                         : policy.max_cost_usd;
+  const std::optional<double> typed = ParseTypedNumber(input_, /*money=*/!grace && !stall);
   Status valid =
       input_.empty() || typed ? Status() : Status::Error(std::string(kConfigInvalid), "");
   if (valid.ok()) {
     field = input_.empty() ? std::nullopt : typed;
     valid = ValidatePolicy(policy);
+  }
+  if (!valid.ok() && stall) {
+    SetMessage("Not applied: Stall must be a number of seconds above 0 and at most " +
+                   PolicyNumberText(kMaxStallSeconds) +
+                   " such as 600, or empty for the default rule (found \"" + input_ + "\").",
+               "error");
+    return;
   }
   if (!valid.ok()) {
     SetMessage(grace ? "Not applied: Grace must be a number of seconds >= 0 such as 20 or 2.5, "
@@ -480,7 +504,8 @@ void Selector::RenderPolicy(std::vector<SelectorLine>& out) const {
   const std::pair<std::string_view, std::string> rows[kSelectorPolicyRows] = {
       {"Quorum", QuorumText(config_.policy.quorum)},
       {"Grace", GraceText(config_.policy)},
-      {"Cost cap", CostCapText(config_.policy)}};
+      {"Cost cap", CostCapText(config_.policy)},
+      {"Stall", StallText(config_.policy)}};
   for (size_t i = 0; i < kSelectorPolicyRows; ++i) {
     const bool focused = focus_ == kAllSlots.size() + i;
     out.push_back({(focused ? "> " : "  ") + PadLabel(rows[i].first) + rows[i].second,
@@ -489,6 +514,20 @@ void Selector::RenderPolicy(std::vector<SelectorLine>& out) const {
 }
 
 void Selector::RenderInput(std::vector<SelectorLine>& out) const {
+  if (FocusedRow() == Row::kStall) {
+    out.push_back({"Fusion models: the stall bound in seconds", "accent"});
+    out.push_back({"Stall (seconds): " + input_ + "_", "text"});
+    out.push_back(
+        {"How long a child may show no progress (no output, no tool call, no event of "
+         "its model's stream) before it is stopped as stalled (child_stalled). Empty: "
+         "the default rule, " +
+             PolicyNumberText(kDefaultStallSeconds) +
+             " s. The 50-minute wall limit stays the outer bound.",
+         "muted"});
+    out.push_back({"", "text"});
+    out.push_back({"type a number · Backspace edit · Enter apply · Esc back unchanged", "dim"});
+    return;
+  }
   const bool grace = FocusedRow() == Row::kGrace;
   out.push_back({grace ? "Fusion models: the grace window in seconds"
                        : "Fusion models: the cost cap per run in US dollars",

@@ -3,20 +3,22 @@
 // The binding feeds it keys the TUI module translated from the terminal and draws the lines it
 // returns; every decision is made here, so the whole interaction is unit-tested without a
 // terminal. Views:
-//   slots    the five slots with their choice, then the policy rows (Quorum, Grace, Cost cap),
-//            the absolute config path, topology notes and the last message. Up/Down move over
-//            all eight rows. Enter on a slot opens the list; on Quorum it switches 3 <-> 2; on
-//            Grace or Cost cap it opens the input. `r` resets the focused row to its default
-//            ($current, quorum 3, the default grace rule, no cap), `s` saves and closes, Esc or
+//   slots    the five slots with their choice, then the policy rows (Quorum, Grace, Cost cap,
+//            Stall), the absolute config path, topology notes and the last message. Up/Down move
+//            over all nine rows. Enter on a slot opens the list; on Quorum it switches 3 <-> 2; on
+//            Grace, Cost cap or Stall it opens the input. `r` resets the focused row to its
+//            default ($current, quorum 3, the default grace rule, no cap, the default stall
+//            rule), `s` saves and closes, Esc or
 //            `q` closes without writing.
 //   list     the models for the focused slot: $current, the available models sorted by
 //            provider/model, then configured-but-unavailable ones. Typing filters (case-insensitive
 //            substring of provider/model and name), Backspace edits the filter, Up/Down move,
 //            Enter picks, Esc goes back. A model the route policy refuses, or one not available,
 //            is shown with the reason and cannot be picked.
-//   input    the typed value of Grace (seconds) or Cost cap (US dollars, an optional leading `$`).
-//            Typing edits, Backspace deletes, Enter applies, Esc goes back unchanged. An empty
-//            value means the default (the default grace rule, no cap); a value the policy rules
+//   input    the typed value of Grace or Stall (seconds) or Cost cap (US dollars, an optional
+//            leading `$`). Typing edits, Backspace deletes, Enter applies, Esc goes back unchanged.
+//            An empty value means the default (the default grace or stall rule, no cap); a value
+//            the policy rules
 //            refuse stays in the input with the reason and changes nothing.
 //   confirm  shown by `s` when the file on disk is invalid: `y` replaces it, `n` or Esc goes back.
 // Saving goes through ConfigStore: lock, revision check against the revision seen at load, atomic
@@ -49,8 +51,8 @@ enum class SelectorOutcome { kOpen, kSaved, kClosed };
 
 // The list shows at most this many model rows; the window follows the highlighted row.
 inline constexpr size_t kSelectorListRows = 12;
-// The slots view's rows: the five slots, then Quorum, Grace and Cost cap.
-inline constexpr size_t kSelectorPolicyRows = 3;
+// The slots view's rows: the five slots, then Quorum, Grace, Cost cap and Stall.
+inline constexpr size_t kSelectorPolicyRows = 4;
 inline constexpr size_t kSelectorRows = kAllSlots.size() + kSelectorPolicyRows;
 // The input view keeps at most this many bytes: a number, not a paste.
 inline constexpr size_t kSelectorInputMaxBytes = 32;
@@ -75,7 +77,7 @@ class Selector {
 
  private:
   enum class View { kSlots, kList, kInput, kConfirmReplace };
-  enum class Row { kSlot, kQuorum, kGrace, kCostCap };
+  enum class Row { kSlot, kQuorum, kGrace, kCostCap, kStall };
   struct Entry {
     std::string selection;               // "$current" or "provider/model"
     std::string detail;                  // model name, or what $current means now

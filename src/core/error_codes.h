@@ -48,6 +48,10 @@ inline constexpr char kCostCapExceeded[] = "cost_cap_exceeded";
 // /fusion-resume refused: the run completed, still runs, has no verified candidate answer, its
 // files fail verification, or its routes are no longer admitted (the message says which).
 inline constexpr char kRunNotResumable[] = "run_not_resumable";
+// A stage child made no progress (no output, no tool call, no model-stream event) for the
+// policy's stall_seconds (fusion-models.v3; the default rule otherwise); the message names the
+// slot, the model and the seconds.
+inline constexpr char kChildStalled[] = "child_stalled";
 
 // The fetcher's codes (seed-fusion_research.md, "Fetch hygiene"): `pi-fusion fetch` reports them,
 // fusion_web_fetch hands them to the research candidate as `<code>: <message>`.

@@ -72,6 +72,11 @@ milliseconds ChildRun::Elapsed(TimePoint since) const {
   return std::chrono::duration_cast<milliseconds>(now_ - since);
 }
 
+milliseconds ChildRun::IdleLimit() const {
+  if (any_output_) return spec_.limits.idle;
+  return std::max(spec_.limits.idle, spec_.limits.idle_before_output);
+}
+
 void ChildRun::CheckTimers() {
   const ChildLimits& limits = spec_.limits;
   switch (phase_) {
@@ -80,10 +85,11 @@ void ChildRun::CheckTimers() {
         Trigger(StopReason::kWallLimit,
                 Status::Error(kChildTimeout,
                               "child exceeded the wall limit of " + FormatDuration(limits.wall)));
-      } else if (Elapsed(last_activity_) >= limits.idle) {
+      } else if (Elapsed(last_activity_) >= IdleLimit()) {
+        outcome_.idle_before_output = !any_output_;
         Trigger(StopReason::kIdleLimit,
                 Status::Error(kChildTimeout, "child wrote nothing to stdout or stderr for " +
-                                                 FormatDuration(limits.idle) + " (idle limit)"));
+                                                 FormatDuration(IdleLimit()) + " (idle limit)"));
       } else if (answered_ && Elapsed(answered_at_) >= limits.after_answer) {
         Trigger(StopReason::kAfterAnswer, Status::Ok());
       }
@@ -106,7 +112,7 @@ milliseconds ChildRun::NextTimeout() const {
   milliseconds timeout = kMaxPollSlice;
   if (phase_ == Phase::kRunning) {
     timeout = std::min(timeout, spec_.limits.wall - Elapsed(started_));
-    timeout = std::min(timeout, spec_.limits.idle - Elapsed(last_activity_));
+    timeout = std::min(timeout, IdleLimit() - Elapsed(last_activity_));
     if (answered_) timeout = std::min(timeout, spec_.limits.after_answer - Elapsed(answered_at_));
   } else {
     timeout = std::min(timeout, phase_limit_ - Elapsed(phase_started_));
@@ -179,6 +185,7 @@ void ChildRun::Drain(Stream* stream, int max_chunks) {
     IoResult r = env_->Read(stream->fd, buffer_.data(), buffer_.size());
     if (r.bytes > 0) {
       last_activity_ = now_;
+      any_output_ = true;
       Append(stream, buffer_.data(), static_cast<size_t>(r.bytes));
       continue;
     }

@@ -50,6 +50,8 @@ class ChildRun {
   };
 
   std::chrono::milliseconds Elapsed(TimePoint since) const;
+  // The idle limit now: limits.idle, raised to limits.idle_before_output until the first byte.
+  std::chrono::milliseconds IdleLimit() const;
   void CheckTimers();
   std::chrono::milliseconds NextTimeout() const;
   void PollOnce();
@@ -85,6 +87,7 @@ class ChildRun {
   bool leader_lost_ = false;  // exited but cannot be reaped by us (waitid failed)
   bool poll_failed_ = false;  // poll() failed once; the rest of the run sleeps and retries
   bool answered_ = false;     // ChildSpec::answer_complete said true (on_answer was called)
+  bool any_output_ = false;   // a byte arrived on stdout or stderr
 
   Phase phase_ = Phase::kRunning;
   TimePoint now_;

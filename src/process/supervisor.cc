@@ -9,8 +9,9 @@ namespace {
 Status CheckLimits(const ChildLimits& limits) {
   using std::chrono::milliseconds;
   const milliseconds zero(0);
-  if (limits.wall < zero || limits.idle < zero || limits.term_grace < zero ||
-      limits.kill_wait < zero || limits.progress_interval < zero || limits.after_answer < zero) {
+  if (limits.wall < zero || limits.idle < zero || limits.idle_before_output < zero ||
+      limits.term_grace < zero || limits.kill_wait < zero || limits.progress_interval < zero ||
+      limits.after_answer < zero) {
     return Status::Error(kChildSpawnFailed, "invalid child limits: negative duration");
   }
   return Status::Ok();

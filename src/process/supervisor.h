@@ -38,7 +38,11 @@ struct ChildLimits {
   size_t stderr_cap = 16u << 20;  // bytes kept from stderr; one more byte => child_output_cap
   std::chrono::milliseconds wall{50 * 60 * 1000};  // from spawn to the start of stopping
   std::chrono::milliseconds idle{35 * 60 * 1000};  // with no byte on stdout or stderr
-  std::chrono::milliseconds term_grace{5000};      // SIGTERM to SIGKILL
+  // Until the child's first byte, the idle limit is at least this: a child's start-up writes
+  // nothing, and a short idle limit must not stop a child that is still starting (a cold Pi on a
+  // busy machine takes seconds). 0 = the idle limit from the spawn, as always.
+  std::chrono::milliseconds idle_before_output{0};
+  std::chrono::milliseconds term_grace{5000};  // SIGTERM to SIGKILL
   // After SIGKILL: how long to wait for the leader to exit and the pipes to close before giving
   // up on them (reported as a cleanup error).
   std::chrono::milliseconds kill_wait{5000};
@@ -111,6 +115,8 @@ struct ChildOutcome {
   // Ok unless the supervisor stopped the child; then the spec code (child_timeout says which
   // limit) and a message. The bytes above are kept either way, as partial evidence.
   Status status;
+  // kIdleLimit: whether it fired before the child's first byte (under idle_before_output).
+  bool idle_before_output = false;
   // True when the leader exited while other members of its group still held stdout/stderr open;
   // they were then stopped like a timed-out child.
   bool group_outlived_leader = false;

@@ -31,6 +31,8 @@ inline constexpr std::string_view kToolArgumentsSchema =
     "pi-background-tasks.fusion-tool-call-arguments.v1";
 inline constexpr std::string_view kToolCallSealSchema =
     "pi-background-tasks.fusion-tool-call-seal.v1";
+// A sign of life while the child streams or runs a tool (docs/protocol.md, "Progress").
+inline constexpr std::string_view kProgressSchema = "pi-background-tasks.fusion-child-progress.v1";
 
 // Error codes: core/error_codes.h.
 
@@ -51,6 +53,10 @@ inline constexpr size_t kMaxFrameMessageBytes = 512;
 // A tool call's arguments enter its arguments frame only up to this size (canonical JSON bytes):
 // enough for any path, pattern or URL a person reads, never a payload.
 inline constexpr size_t kMaxShownArgumentsBytes = 1024;
+// The child writes at most one progress frame per this many milliseconds: often enough that a
+// stall bound of a few seconds sees a streaming model as alive, rare enough that a 50-minute
+// child writes at most 3,000 short lines.
+inline constexpr int64_t kProgressFrameIntervalMs = 1000;
 // Anthropic accepts at most four cache_control breakpoints per request.
 inline constexpr int kMaxCacheBreakpoints = 4;
 

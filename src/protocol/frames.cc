@@ -247,6 +247,19 @@ Result<ToolArgumentsFrame> ParseToolArguments(const json& value) {
   return f;
 }
 
+json ToJson(const ProgressFrame& f) {
+  return {{"schema_version", kProgressSchema}, {"source", f.source}};
+}
+
+Result<ProgressFrame> ParseProgress(const json& value) {
+  FieldReader r(value, "progress frame");
+  ProgressFrame f;
+  r.Enum("schema_version", {kProgressSchema});
+  f.source = r.Enum("source", {"model_stream", "tool"});
+  if (Status s = r.Finish(); !s.ok()) return s;
+  return f;
+}
+
 std::string EncodeFrameLine(const json& frame) {
   std::string line(kFramePrefix);
   line += CanonicalJson(frame);

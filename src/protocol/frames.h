@@ -115,7 +115,18 @@ struct ToolArgumentsFrame {
   bool operator==(const ToolArgumentsFrame&) const = default;
 };
 
+// A sign of life (pi-background-tasks.fusion-child-progress.v1): the child streamed from its model
+// or started or updated a tool call since its last frame. Written at most once per
+// kProgressFrameIntervalMs, never after the settlement; the parent's stall watchdog counts it
+// like any other byte. It carries nothing of the stream.
+struct ProgressFrame {
+  std::string source;  // model_stream | tool
+
+  bool operator==(const ProgressFrame&) const = default;
+};
+
 nlohmann::json ToJson(const CacheObservation& observation);
+nlohmann::json ToJson(const ProgressFrame& frame);
 nlohmann::json ToJson(const ToolArgumentsFrame& frame);
 nlohmann::json ToJson(const MetadataRecord& record);
 nlohmann::json ToJson(const RuntimeGuardFrame& guard);
@@ -126,6 +137,7 @@ Result<MetadataRecord> ParseMetadataRecord(const nlohmann::json& value);
 Result<RuntimeGuardFrame> ParseRuntimeGuard(const nlohmann::json& value);
 Result<SettlementFrame> ParseSettlement(const nlohmann::json& value);
 Result<ToolArgumentsFrame> ParseToolArguments(const nlohmann::json& value);
+Result<ProgressFrame> ParseProgress(const nlohmann::json& value);
 
 // The stderr line of a frame: kFramePrefix + CanonicalJson(frame) + "\n".
 // REQUIRES: `frame` is an object holding a "schema_version".

@@ -15,7 +15,8 @@ Status Invalid(size_t line_number, const std::string& message) {
 
 bool KnownSchema(std::string_view schema) {
   return schema == kMetadataSchema || schema == kSettlementSchema ||
-         schema == kRuntimeGuardSchema || schema == kToolArgumentsSchema;
+         schema == kRuntimeGuardSchema || schema == kToolArgumentsSchema ||
+         schema == kProgressSchema;
 }
 
 Result<ScannedFrame> ParseFrame(std::string_view line, size_t line_number) {

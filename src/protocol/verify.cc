@@ -48,6 +48,10 @@ FrameStream ReadFrames(const StderrScan& scan, ChildReport* report) {
       // Display data for the person; the journal's hash decides whether it is ever shown.
       Result<ToolArgumentsFrame> arguments = ParseToolArguments(frame.body);
       Note(&stream.error, arguments.ok() ? Status() : arguments.status());
+    } else if (frame.schema == kProgressSchema) {
+      // A sign of life for the stall watchdog; bound by nothing, it proves nothing else.
+      Result<ProgressFrame> progress = ParseProgress(frame.body);
+      Note(&stream.error, progress.ok() ? Status() : progress.status());
     } else {
       Result<SettlementFrame> settlement = ParseSettlement(frame.body);
       Note(&stream.error, settlement.ok() ? Status() : settlement.status());

@@ -1,5 +1,7 @@
 #include "run/child_stage.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "budget/calibration.h"
@@ -53,6 +55,29 @@ Result<std::vector<std::string>> DeclaredUrls(const PreparedRun& run) {
 
 }  // namespace
 
+std::chrono::milliseconds StallBound(const config::Policy& policy) {
+  const double seconds = policy.stall_seconds.value_or(config::kDefaultStallSeconds);
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+}
+
+Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
+                     std::chrono::milliseconds bound, bool starting) {
+  const std::string who =
+      child.role + (child.key.slot ? " " + std::to_string(*child.key.slot) : "");
+  auto seconds = [](std::chrono::milliseconds ms) {
+    return config::PolicyNumberText(static_cast<double>(ms.count()) / 1000) + " s";
+  };
+  const std::string head = who + " (" + model.provider + "/" + model.id +
+                           ") stalled: no output, tool call or model-stream progress ";
+  if (starting) {
+    return Status::Error(kChildStalled, head + "since its start, for " +
+                                            seconds(std::max(bound, kStallStartupAllowance)) +
+                                            " (the start-up allowance; policy.stall_seconds is " +
+                                            seconds(bound) + ")");
+  }
+  return Status::Error(kChildStalled, head + "for " + seconds(bound) + " (policy.stall_seconds)");
+}
+
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,
                                           const ChildFiles& files) {
   const RunRequest& request = run.request;
@@ -102,6 +127,8 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   spec.cwd = request.host.cwd;
   spec.stdin_data = child.stdin_text;
   spec.limits = request.child_limits;
+  spec.limits.idle = StallBound(run.policy);
+  spec.limits.idle_before_output = kStallStartupAllowance;
   return spec;
 }
 
@@ -287,6 +314,10 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
     if (parsed.ok()) j.usage = *parsed;
   }
   j.verdict = Judge(outcome, j.report, audit, sources, child);
+  // The idle watchdog is the stall bound here (BuildChildSpec): said as such, with whom it hit.
+  if (outcome.stop_reason == process::StopReason::kIdleLimit) {
+    j.verdict = StalledStatus(child, model, StallBound(run.policy), outcome.idle_before_output);
+  }
   return j;
 }
 

@@ -7,6 +7,7 @@
 // Thread-safe: the three candidates run concurrently on their own threads.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,6 +56,25 @@ struct ChildFiles {
   std::string journal;    // tool-enabled children only
   std::string seal;
 };
+
+// The stall bound of every stage child (the supervisor's idle watchdog): the policy's
+// stall_seconds, else the default rule (config::kDefaultStallSeconds), rounded up to a whole
+// millisecond. The child's progress frames (docs/protocol.md) keep it from firing while a model
+// streams or a tool runs; the wall limit stays the outer bound.
+std::chrono::milliseconds StallBound(const config::Policy& policy);
+
+// Until a stage child's first byte — its Pi starting up and sending its first request, which
+// writes nothing — the stall bound is at least this (ChildLimits::idle_before_output): a small
+// bound must not stop a child that is still starting (three cold Pi children on a busy two-core
+// machine were measured to take more than 12 s).
+inline constexpr std::chrono::milliseconds kStallStartupAllowance{120000};
+
+// The verdict on a child the idle watchdog stopped: child_stalled, naming the child (its role and
+// slot), its model and the bound, e.g. "candidate 3 (local/m) stalled: no output, tool call or
+// model-stream progress for 600 s (policy.stall_seconds)". `starting`: it fired before the
+// child's first byte, under the start-up allowance, and says so.
+Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
+                     std::chrono::milliseconds bound, bool starting = false);
 
 // The child's final argv, environment, working directory, input and limits.
 Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChild& child,

@@ -64,6 +64,9 @@ const std::vector<CodeRule>& CodeRules() {
       // A refused /fusion-resume: its message says why (completed, still running, nothing
       // verified, a file fails verification, a route no longer admitted) and what to do instead.
       {kRunNotResumable, "resume", {"read_result_or_start_new_run"}},
+      // A child that stalled: its stderr shows what it did last; a model that is silent for
+      // longer than the bound while it thinks needs a larger stall_seconds.
+      {kChildStalled, "stall", {"inspect_attempt_stderr", "raise_stall_seconds"}},
   };
   return kRules;
 }

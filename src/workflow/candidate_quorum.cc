@@ -10,7 +10,7 @@ namespace pi_fusion::workflow {
 bool IsSurvivableCandidateFailure(const Status& status) {
   const std::string& code = status.code();
   return code == kChildExitFailed || code == kChildTimeout || code == kChildRuntimeLimitExceeded ||
-         code == kCostCapExceeded;
+         code == kCostCapExceeded || code == kChildStalled;
 }
 
 double GraceWindowSeconds(std::optional<double> grace_seconds, double floor_seconds,

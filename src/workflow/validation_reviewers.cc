@@ -10,7 +10,7 @@ namespace pi_fusion::workflow {
 bool IsDroppableReviewerFailure(const Status& status) {
   const std::string& code = status.code();
   return code == kValidationReportsInvalid || code == kChildExitFailed || code == kChildTimeout ||
-         code == kChildOutputCap;
+         code == kChildStalled || code == kChildOutputCap;
 }
 
 ReviewerTally::Next ReviewerTally::Record(int slot, const Status& end) {

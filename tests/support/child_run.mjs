@@ -14,11 +14,11 @@ import { CHILD_ADDON, PI_FUSION_BIN } from "./pi_harness.mjs";
  * object, or a function of that directory (for a file the child must find beside its artifacts).
  * Resolves {code, out (stdout parsed as JSON), stderr, dir}; rejects when stdout is not JSON.
  * `onSpawn(child)` sees the pi-fusion process as soon as it starts; after `timeoutMs` (null: no
- * limit) its process group is killed.
+ * limit) its process group is killed. `args` are more options for child-run (`--idle-ms N`).
  */
 export function childRun(env, {
   prompt = "Please answer.", provider = "scripted", model = "scripted-a", api, capability = "reason",
-  role = "candidate", extensions = [], extraEnv = {}, onSpawn, timeoutMs = 120000,
+  role = "candidate", extensions = [], extraEnv = {}, onSpawn, timeoutMs = 120000, args: more = [],
 } = {}) {
   const dir = fs.mkdtempSync(path.join(env.tmp, "child-run-"));
   const promptFile = path.join(dir, "prompt.txt");
@@ -26,7 +26,7 @@ export function childRun(env, {
   const args = ["child-run", "--provider", provider, "--model", model, "--prompt-file", promptFile,
     "--capability", capability, "--role", role, "--artifact-dir", dir, "--cwd", env.cwd,
     "--child-addon", CHILD_ADDON, ...(api ? ["--api", api] : []),
-    ...extensions.flatMap((e) => ["--extension", e])];
+    ...extensions.flatMap((e) => ["--extension", e]), ...more];
   const vars = typeof extraEnv === "function" ? extraEnv(dir) : extraEnv;
   return new Promise((resolve, reject) => {
     const child = spawn(PI_FUSION_BIN, args, { env: env.env(vars), detached: true, stdio: ["ignore", "pipe", "pipe"] });

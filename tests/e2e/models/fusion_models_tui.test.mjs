@@ -173,6 +173,7 @@ describe("/fusion-models", () => {
       assert.match(screen, /Policy:\s+Quorum +3 of 3: every candidate must answer/);
       assert.match(screen, /  Grace +default rule: the larger of 15 s and half the second answer's time/);
       assert.match(screen, /  Cost cap +none/);
+      assert.match(screen, /  Stall +default rule: 600 s without output, tool call or model-stream progress stops a child/);
       assert.match(screen, /Enter choose a model or change the policy row/);
 
       // Enter on Quorum switches it to 2.
@@ -206,14 +207,23 @@ describe("/fusion-models", () => {
       pi.keys("Enter");
       await waitForText(pi, "> Cost cap     $0.5 per run");
 
-      // s writes v2 with the three values, keys in the contract's order.
+      // Enter on Stall opens the input; 90 applies.
+      pi.keys("Down");
+      pi.keys("Enter");
+      await waitForText(pi, "Stall (seconds): _");
+      pi.type("90");
+      await waitForText(pi, "Stall (seconds): 90_");
+      pi.keys("Enter");
+      await waitForText(pi, "> Stall        90 s without output");
+
+      // s writes v3 (a stall bound is a v3 key) with the four values, keys in the contract's order.
       await saveAndClose(pi, configPath);
-      const v2 = {
+      const v3 = {
         ...slotsV1,
-        schema_version: V2,
-        policy: { quorum: 2, grace_seconds: 20, max_cost_usd: 0.5 },
+        schema_version: "pi-background-tasks.fusion-models.v3",
+        policy: { quorum: 2, grace_seconds: 20, max_cost_usd: 0.5, stall_seconds: 90 },
       };
-      assert.equal(fs.readFileSync(configPath, "utf8"), `${JSON.stringify(v2, null, 2)}\n`);
+      assert.equal(fs.readFileSync(configPath, "utf8"), `${JSON.stringify(v3, null, 2)}\n`);
 
       // Reopened: the values as saved.
       await openSelector(pi, configPath);
@@ -221,6 +231,7 @@ describe("/fusion-models", () => {
       assert.match(screen, /  Quorum +2 of 3: two verified answers suffice/);
       assert.match(screen, /  Grace +20 s/);
       assert.match(screen, /  Cost cap +\$0\.5 per run/);
+      assert.match(screen, /  Stall +90 s without output/);
 
       // r on each policy row restores its default; the save is the v1 file byte for byte.
       for (let i = 0; i < 5; i++) pi.keys("Down");
@@ -233,6 +244,9 @@ describe("/fusion-models", () => {
       pi.keys("Down");
       pi.type("r");
       await waitForText(pi, "Cost cap removed.");
+      pi.keys("Down");
+      pi.type("r");
+      await waitForText(pi, "Stall reset to the default rule.");
       await saveAndClose(pi, configPath);
       assert.equal(fs.readFileSync(configPath, "utf8"), v1Bytes);
       assert.equal(env.requests().length, 0);

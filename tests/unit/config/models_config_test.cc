@@ -33,6 +33,22 @@ std::string Policy3(const std::string& quorum, const std::string& grace, const s
   return "{\"quorum\":" + quorum + ",\"grace_seconds\":" + grace + ",\"max_cost_usd\":" + cap + "}";
 }
 
+const std::string kV3 = "\"pi-background-tasks.fusion-models.v3\"";
+
+// A v3 file with all-$current slots, `extra` (raw `,"key":value` pairs or "") before its end, and
+// `policy` (raw JSON, or "" for none).
+std::string V3(const std::string& policy, const std::string& extra = "") {
+  const std::string base = File(kThree, "\"$current\"", "\"$current\"", kV3);
+  return base.substr(0, base.size() - 1) + (policy.empty() ? "" : ",\"policy\":" + policy) + extra +
+         "}";
+}
+
+// v2's three policy keys (quorum 3, defaults) plus `more` (raw `,"key":value` pairs).
+std::string PolicyWith(const std::string& more) {
+  const std::string base = Policy3("3", "null", "null");
+  return base.substr(0, base.size() - 1) + more + "}";
+}
+
 TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
   struct Row {
     std::string bytes;
@@ -48,12 +64,14 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {"{\"schema_version\":\"pi-background-tasks.fusion-models.v1\",\"candidates\":" + kThree +
            "}",
        "missing required key(s): evaluator, merger"},
-      {File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v3\""),
-       "schema_version must be \"pi-background-tasks.fusion-models.v1\" or "
-       "\"pi-background-tasks.fusion-models.v2\" (found \"pi-background-tasks.fusion-models.v3\")"},
+      {File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v4\""),
+       "schema_version must be \"pi-background-tasks.fusion-models.v1\", "
+       "\"pi-background-tasks.fusion-models.v2\" or \"pi-background-tasks.fusion-models.v3\" "
+       "(found \"pi-background-tasks.fusion-models.v4\")"},
       {File(kThree, "\"$current\"", "\"$current\"", "1"),
-       "schema_version must be \"pi-background-tasks.fusion-models.v1\" or "
-       "\"pi-background-tasks.fusion-models.v2\" (found 1)"},
+       "schema_version must be \"pi-background-tasks.fusion-models.v1\", "
+       "\"pi-background-tasks.fusion-models.v2\" or \"pi-background-tasks.fusion-models.v3\" "
+       "(found 1)"},
       {File("[\"$current\",\"$current\"]"),
        "candidates must list exactly 3 model selections (found 2 entries)"},
       {File("[\"$current\",\"$current\",\"$current\",\"$current\"]"),
@@ -105,6 +123,34 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
        "policy.max_cost_usd must be a number of US dollars > 0, or null for no cap (found 0)"},
       {V2(Policy3("2", "null", "-2")), "policy.max_cost_usd must be a number"},
       {V2(Policy3("2", "null", "false")), "policy.max_cost_usd must be a number"},
+      // v3: stall_seconds, its range, and the contract's other v3 keys refused by name.
+      {V3(PolicyWith(",\"stall_seconds\":0")),
+       "policy.stall_seconds must be a number of seconds > 0 and at most 3000 (the children's "
+       "wall limit), or null for the default rule (600 s) (found 0)"},
+      {V3(PolicyWith(",\"stall_seconds\":-5")), "policy.stall_seconds must be a number"},
+      {V3(PolicyWith(",\"stall_seconds\":3000.5")),
+       "policy.stall_seconds must be a number of seconds > 0 and at most 3000"},
+      {V3(PolicyWith(",\"stall_seconds\":\"600\"")), "policy.stall_seconds must be a number"},
+      {V3(PolicyWith(",\"stall_seconds\":true")), "policy.stall_seconds must be a number"},
+      {V3("{\"stall_seconds\":60}"), "policy missing required key(s): quorum, grace_seconds"},
+      {V3(PolicyWith(",\"stall_seconds\":60,\"extra\":1")),
+       "policy contains unsupported key(s): extra"},
+      {V2(PolicyWith(",\"stall_seconds\":60")),
+       "policy contains unsupported key(s): stall_seconds (it needs schema_version "
+       "\"pi-background-tasks.fusion-models.v3\")"},
+      {V3(PolicyWith(",\"panel\":\"adaptive\"")),
+       "policy.panel is a \"pi-background-tasks.fusion-models.v3\" key that this version of "
+       "pi-fusion does not support yet; remove it (of v3's keys only policy.stall_seconds is "
+       "supported)"},
+      {V3(PolicyWith(",\"order_check\":\"off\"")), "policy.order_check is a"},
+      {V3(PolicyWith(",\"evaluator_tools\":false")), "policy.evaluator_tools is a"},
+      {V3(PolicyWith(",\"keep_warm_seconds\":0,\"stall_seconds\":60")),
+       "policy.keep_warm_seconds is a"},
+      {V3("", ",\"panels\":{}"),
+       "panels is a \"pi-background-tasks.fusion-models.v3\" key that this version of pi-fusion "
+       "does not support yet"},
+      {V3(PolicyWith(",\"stall_seconds\":60"), ",\"default_panel\":\"fast\""),
+       "default_panel is a \"pi-background-tasks.fusion-models.v3\" key"},
       // Slots are checked before the policy.
       {File("[\"x\",\"$current\",\"$current\"]", "\"$current\"", "\"$current\"", kV2),
        "Candidate 1 must be \"$current\" or \"provider/model\""},
@@ -259,6 +305,98 @@ TEST_CASE("ModelsConfig: policy numbers read as typed") {
   CHECK(PolicyNumberText(0.1) == "0.1");
 }
 
+TEST_CASE("ModelsConfig: v3 files load their stall_seconds; null or absent is the default rule") {
+  const Result<ModelsConfig> set =
+      ParseModelsConfig(V3(PolicyWith(",\"stall_seconds\":2.5")), kPath);
+  REQUIRE(set.ok());
+  CHECK(set->policy.stall_seconds == 2.5);
+  CHECK(set->policy.quorum == 3);
+  const Result<ModelsConfig> most =
+      ParseModelsConfig(V3(PolicyWith(",\"stall_seconds\":3000")), kPath);
+  REQUIRE(most.ok());
+  CHECK(most->policy.stall_seconds == 3000.0);
+  const Result<ModelsConfig> null =
+      ParseModelsConfig(V3(PolicyWith(",\"stall_seconds\":null")), kPath);
+  REQUIRE(null.ok());
+  CHECK_FALSE(null->policy.stall_seconds);
+  CHECK(null->policy.IsDefault());
+  const Result<ModelsConfig> absent = ParseModelsConfig(V3(Policy3("2", "5", "null")), kPath);
+  REQUIRE(absent.ok());
+  CHECK_FALSE(absent->policy.stall_seconds);
+  CHECK(absent->policy.quorum == 2);
+  const Result<ModelsConfig> bare = ParseModelsConfig(V3(""), kPath);
+  REQUIRE(bare.ok());
+  CHECK(*bare == ModelsConfig());
+}
+
+TEST_CASE("ModelsConfig: only a stall_seconds writes v3; what fits v2 or v1 is written so") {
+  ModelsConfig config;
+  config.policy.stall_seconds = 90;
+  const Result<std::string> stall_only = SerializeModelsConfig(config);
+  REQUIRE(stall_only.ok());
+  CHECK(*stall_only ==
+        "{\n"
+        "  \"schema_version\": \"pi-background-tasks.fusion-models.v3\",\n"
+        "  \"candidates\": [\n"
+        "    \"$current\",\n"
+        "    \"$current\",\n"
+        "    \"$current\"\n"
+        "  ],\n"
+        "  \"evaluator\": \"$current\",\n"
+        "  \"merger\": \"$current\",\n"
+        "  \"policy\": {\n"
+        "    \"quorum\": 3,\n"
+        "    \"grace_seconds\": null,\n"
+        "    \"max_cost_usd\": null,\n"
+        "    \"stall_seconds\": 90\n"
+        "  }\n"
+        "}\n");
+  Result<ModelsConfig> round_trip = ParseModelsConfig(*stall_only, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == config);
+  config.policy.quorum = 2;
+  config.policy.stall_seconds = 0.5;
+  const Result<std::string> fraction = SerializeModelsConfig(config);
+  REQUIRE(fraction.ok());
+  CHECK_THAT(*fraction, Catch::Contains("\"quorum\": 2,\n    \"grace_seconds\": null,\n"
+                                        "    \"max_cost_usd\": null,\n"
+                                        "    \"stall_seconds\": 0.5\n"));
+  round_trip = ParseModelsConfig(*fraction, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == config);
+
+  // A v3 file whose stall_seconds is null fits v2 (or v1): it is saved as that.
+  const Result<ModelsConfig> v3_quorum = ParseModelsConfig(
+      V3("{\"quorum\":2,\"grace_seconds\":null,\"max_cost_usd\":null,\"stall_seconds\":null}"),
+      kPath);
+  REQUIRE(v3_quorum.ok());
+  const Result<std::string> as_v2 = SerializeModelsConfig(*v3_quorum);
+  REQUIRE(as_v2.ok());
+  CHECK_THAT(*as_v2, Catch::Contains("\"pi-background-tasks.fusion-models.v2\""));
+  CHECK_THAT(*as_v2, !Catch::Contains("stall_seconds"));
+  const Result<ModelsConfig> v3_default =
+      ParseModelsConfig(V3(PolicyWith(",\"stall_seconds\":null")), kPath);
+  REQUIRE(v3_default.ok());
+  const Result<std::string> as_v1 = SerializeModelsConfig(*v3_default);
+  REQUIRE(as_v1.ok());
+  CHECK_THAT(*as_v1, Catch::Contains("\"pi-background-tasks.fusion-models.v1\""));
+  CHECK_THAT(*as_v1, !Catch::Contains("policy"));
+}
+
+TEST_CASE("ModelsConfig: serializing refuses a stall_seconds out of range") {
+  ModelsConfig config;
+  for (double bad : {0.0, -1.0, 3000.001, std::numeric_limits<double>::infinity(),
+                     std::numeric_limits<double>::quiet_NaN()}) {
+    config.policy.stall_seconds = bad;
+    const Status s = SerializeModelsConfig(config).status();
+    CHECK(s.code() == "config_invalid");
+    CHECK_THAT(s.message(),
+               Catch::StartsWith("policy.stall_seconds must be a number of seconds > 0"));
+  }
+  config.policy.stall_seconds = 0.001;
+  CHECK(ValidatePolicy(config.policy).ok());
+}
+
 TEST_CASE("ModelsConfig: serializing refuses an invalid slot, including bad UTF-8") {
   ModelsConfig config;
   config.evaluator = "local/m ";
@@ -279,6 +417,11 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V2(Policy3("3", "0", "0.01")),
       V2(Policy3("2", "20.5", "12")),
       V2(Policy3("2", "3000", "null")),
+      V3(""),
+      V3(Policy3("2", "null", "null")),
+      V3(PolicyWith(",\"stall_seconds\":null")),
+      V3(PolicyWith(",\"stall_seconds\":0.25")),
+      V3(PolicyWith(",\"stall_seconds\":3000")),
   };
   for (const std::string& bytes : good) {
     INFO(bytes);
@@ -290,7 +433,14 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       File(kThree).substr(0, File(kThree).size() - 1) + ",\"extra\":1}",
       "{\"schema_version\":\"pi-background-tasks.fusion-models.v1\",\"candidates\":" + kThree +
           ",\"evaluator\":\"$current\"}",
-      File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v3\""),
+      File(kThree, "\"$current\"", "\"$current\"", "\"pi-background-tasks.fusion-models.v4\""),
+      V2(PolicyWith(",\"stall_seconds\":60")),
+      V3(PolicyWith(",\"stall_seconds\":0")),
+      V3(PolicyWith(",\"stall_seconds\":3001")),
+      V3(PolicyWith(",\"stall_seconds\":\"60\"")),
+      V3(PolicyWith(",\"panel\":\"full\"")),
+      V3("", ",\"panels\":{}"),
+      V3("{\"stall_seconds\":60}"),
       File(kThree).substr(0, File(kThree).size() - 1) +
           ",\"policy\":" + Policy3("2", "null", "null") + "}",
       V2("null"),
@@ -315,6 +465,8 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
   }
   CHECK(schema["$defs"]["v1"]["properties"]["schema_version"]["const"] == kModelsSchemaV1);
   CHECK(schema["$defs"]["v2"]["properties"]["schema_version"]["const"] == kModelsSchemaV2);
+  CHECK(schema["$defs"]["v3"]["properties"]["schema_version"]["const"] == kModelsSchemaV3);
+  CHECK(schema["$defs"]["policy_v3"]["properties"]["stall_seconds"]["maximum"] == kMaxStallSeconds);
 }
 
 TEST_CASE("ModelsConfig: slot labels and selection access") {

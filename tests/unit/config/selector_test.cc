@@ -202,9 +202,10 @@ TEST_CASE("Selector: r resets the focused slot to $current") {
   config.merger = "scripted/scripted-b";
   REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
   Selector selector(f.store, Registry());
-  selector.HandleKey(SelectorKey::kUp);  // wraps to the last policy row, Cost cap
-  CHECK(Shows(selector, "> Cost cap     none"));
-  for (int i = 0; i < 3; ++i) selector.HandleKey(SelectorKey::kUp);  // Grace, Quorum, Merger
+  selector.HandleKey(SelectorKey::kUp);  // wraps to the last policy row, Stall
+  CHECK(Shows(selector, "> Stall        default rule: 600 s"));
+  // Cost cap, Grace, Quorum, Merger
+  for (int i = 0; i < 4; ++i) selector.HandleKey(SelectorKey::kUp);
   CHECK(Shows(selector, "> Merger       scripted/scripted-b"));
   Type(selector, "r");
   CHECK(selector.config().merger == "$current");
@@ -291,7 +292,7 @@ TEST_CASE("Selector: an invalid file is replaced only after confirmation") {
   }
 }
 
-// Focuses the policy row `index` (0 Quorum, 1 Grace, 2 Cost cap) from Candidate 1.
+// Focuses the policy row `index` (0 Quorum, 1 Grace, 2 Cost cap, 3 Stall) from Candidate 1.
 void FocusPolicyRow(Selector& selector, size_t index) {
   for (size_t i = 0; i < kAllSlots.size() + index; ++i) selector.HandleKey(SelectorKey::kDown);
 }
@@ -311,7 +312,50 @@ TEST_CASE("Selector: the policy rows show the defaults after the slots") {
               "  Grace        default rule: the larger of 15 s and half the second "
               "answer's time (used with quorum 2 only)"));
   CHECK(Shows(selector, "  Cost cap     none"));
+  CHECK(Shows(selector,
+              "  Stall        default rule: 600 s without output, tool call or model-stream "
+              "progress stops a child"));
   CHECK(Shows(selector, "Enter choose a model or change the policy row"));
+}
+
+TEST_CASE("Selector: a typed stall bound in range saves v3; r brings the default rule back") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  FocusPolicyRow(selector, 3);
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Texts(selector)[0] == "Fusion models: the stall bound in seconds");
+  CHECK(Shows(selector, "Stall (seconds): _"));
+  for (std::string_view bad : {"0", "3001", "-5", "x"}) {
+    INFO(bad);
+    while (!Shows(selector, "Stall (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
+    for (char c : bad) Type(selector, std::string(1, c));
+    selector.HandleKey(SelectorKey::kEnter);
+    CHECK(Shows(selector,
+                "Not applied: Stall must be a number of seconds above 0 and at most "
+                "3000 such as 600, or empty for the default rule"));
+    CHECK_FALSE(selector.config().policy.stall_seconds);
+  }
+  while (!Shows(selector, "Stall (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
+  Type(selector, "1");
+  Type(selector, "2");
+  Type(selector, "0");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().policy.stall_seconds == 120.0);
+  CHECK(Shows(selector, "> Stall        120 s without output"));
+  Type(selector, "s");
+  REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
+  CHECK(Slurp(f.store.path()).find("pi-background-tasks.fusion-models.v3") != std::string::npos);
+  CHECK(Slurp(f.store.path()).find("\"stall_seconds\": 120") != std::string::npos);
+
+  Selector again(f.store, Registry());
+  CHECK(Shows(again, "  Stall        120 s without output"));
+  FocusPolicyRow(again, 3);
+  Type(again, "r");
+  CHECK(Shows(again, "Stall reset to the default rule."));
+  CHECK(again.config().policy.IsDefault());
+  Type(again, "s");
+  REQUIRE(again.outcome() == SelectorOutcome::kSaved);
+  CHECK(Slurp(f.store.path()) == *SerializeModelsConfig(ModelsConfig{}));
 }
 
 TEST_CASE("Selector: Enter switches the quorum; typed grace and cost cap; save writes v2") {

@@ -126,6 +126,31 @@ TEST_CASE("Supervisor: the idle watchdog stops a silent child with child_timeout
   CHECK_CHILD_CLEAN(out, fds);
 }
 
+TEST_CASE(
+    "Supervisor: before its first byte a child gets the start-up floor, then the idle limit") {
+  const auto fds = OpenFds();
+  ChildLimits limits = RelaxedLimits();
+  limits.idle = 200ms;
+  limits.idle_before_output = 1200ms;
+  // Silent from the start: stopped by the floor, not by the 200 ms limit.
+  ChildOutcome silent = MustRun(Misbehave({"silent"}, limits));
+  CHECK(silent.stop_reason == StopReason::kIdleLimit);
+  CHECK(silent.idle_before_output);
+  CHECK_THAT(silent.status.message(), Catch::Contains("for 1200 ms (idle limit)"));
+  CHECK(silent.duration >= 1200ms);
+  CHECK_CHILD_CLEAN(silent, fds);
+  // Once it wrote ("ready"), 200 ms of silence is enough.
+  limits.idle_before_output = 20s;
+  limits.term_grace = 100ms;
+  ChildOutcome written = MustRun(Misbehave({"ignore-term"}, limits));
+  CHECK(written.stdout_bytes == "ready\n");
+  CHECK(written.stop_reason == StopReason::kIdleLimit);
+  CHECK_FALSE(written.idle_before_output);
+  CHECK_THAT(written.status.message(), Catch::Contains("for 200 ms (idle limit)"));
+  CHECK(written.duration < 10s);
+  CHECK_CHILD_CLEAN(written, fds);
+}
+
 TEST_CASE("Supervisor: the wall limit stops a child that keeps writing with child_timeout") {
   const auto fds = OpenFds();
   ChildLimits limits = RelaxedLimits();

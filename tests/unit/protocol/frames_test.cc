@@ -70,6 +70,29 @@ TEST_CASE("Frames: every frame round-trips through its closed JSON shape") {
   SettlementFrame s{
       "failed", "child_output_cap", 2, Sha256Ref("x"), 2, Sha256Ref("y"), {1}, std::nullopt, 5, 6};
   CHECK(*ParseSettlement(ToJson(s)) == s);
+
+  for (const char* source : {"model_stream", "tool"}) {
+    const ProgressFrame p{source};
+    CHECK(*ParseProgress(ToJson(p)) == p);
+  }
+}
+
+TEST_CASE("Frames: a progress frame is exactly its schema and one known source") {
+  const json good = ToJson(ProgressFrame{"model_stream"});
+  CHECK(good == json::parse(R"({"schema_version":"pi-background-tasks.fusion-child-progress.v1",)"
+                            R"("source":"model_stream"})"));
+  json bad = good;
+  bad["source"] = "thinking";
+  CHECK(ParseProgress(bad).status().code() == kChildEventInvalid);
+  bad = good;
+  bad["text"] = "a delta";  // nothing of the stream may ride along
+  CHECK_FALSE(ParseProgress(bad).ok());
+  bad = good;
+  bad.erase("source");
+  CHECK_FALSE(ParseProgress(bad).ok());
+  bad = good;
+  bad["schema_version"] = "pi-background-tasks.fusion-child-progress.v2";
+  CHECK_FALSE(ParseProgress(bad).ok());
 }
 
 TEST_CASE("Frames: parsers reject shapes that are not exactly the contract") {

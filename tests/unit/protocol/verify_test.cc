@@ -43,6 +43,19 @@ TEST_CASE("VerifyChildRun: accepts a clean answer and reports its text and usage
   CHECK(report.diagnostics == std::vector<std::string>{"Warning: some Pi diagnostic"});
 }
 
+TEST_CASE("VerifyChildRun: progress frames between the others are accepted and bind nothing") {
+  const std::string beat = EncodeFrameLine(ToJson(ProgressFrame{"model_stream"}));
+  const std::string tool = EncodeFrameLine(ToJson(ProgressFrame{"tool"}));
+  StreamBuilder b;
+  b.Raw(beat).Add(StreamBuilder::Record(1, "toolUse", {}, Usage(10, 5)));
+  b.Raw(tool).Raw(beat).Add(StreamBuilder::Record(2, "stop", {"done"}, Usage(20, 3)));
+  b.Raw(beat).Seal();
+  ChildReport report = VerifyChildRun(RequestFor(b, "done\n"));
+  REQUIRE(report.status.ToString() == "ok");
+  CHECK(report.answer == "done");
+  CHECK(report.records.size() == 2);
+}
+
 TEST_CASE("VerifyChildRun: tool turns and a retry marker before the final stop are accepted") {
   StreamBuilder b;
   b.Add(StreamBuilder::Record(1, "toolUse", {"looking"}, Usage(10, 5)));
@@ -163,6 +176,9 @@ TEST_CASE("VerifyChildRun: rejects every malformed, tampered or unaccepted strea
       {"metadata frame with an unknown key", [&](auto& b) { b.Add(Tampered(stop("a"), [](json& r) { r["thinking"] = "secret"; })).Seal(); }, "a\n", 0, kChildEventInvalid},
       {"metadata frame missing a key", [&](auto& b) { b.Add(Tampered(stop("a"), [](json& r) { r.erase("tool_calls"); })).Seal(); }, "a\n", 0, kChildEventInvalid},
       {"unknown stop reason", [&](auto& b) { b.Add(Tampered(stop("a"), [](json& r) { r["stop_reason"] = "done"; })).Seal(); }, "a\n", 0, kChildEventInvalid},
+      {"progress frame with an unknown source", [&](auto& b) { b.Raw(EncodeFrameLine({{"schema_version", kProgressSchema}, {"source", "thinking"}})).Add(stop("a")).Seal(); }, "a\n", 0, kChildEventInvalid},
+      {"progress frame carrying stream text", [&](auto& b) { b.Raw(EncodeFrameLine({{"schema_version", kProgressSchema}, {"source", "model_stream"}, {"delta", "secret"}})).Add(stop("a")).Seal(); }, "a\n", 0, kChildEventInvalid},
+      {"progress frame after the settlement", [&](auto& b) { b.Add(stop("a")).Seal(); b.Raw(EncodeFrameLine(ToJson(ProgressFrame{"model_stream"}))); }, "a\n", 0, kChildEventInvalid},
       {"unknown frame schema", [&](auto& b) { b.Add(stop("a")).Raw(std::string(kFramePrefix) + "{\"schema_version\":\"pi-background-tasks.fusion-other.v1\"}\n").Seal(); }, "a\n", 0, kChildEventInvalid},
       {"frame that is not canonical JSON", [&](auto& b) { b.Raw(std::string(kFramePrefix) + "{ \"schema_version\":\"x\"}\n"); }, "", 0, kChildEventInvalid},
       {"frame that is not JSON", [&](auto& b) { b.Raw(std::string(kFramePrefix) + "not json\n"); }, "", 0, kChildEventInvalid},

@@ -166,6 +166,7 @@ TEST_CASE("Schemas: every remediation id and failure class is in the summary sch
                            "source_policy_invalid",
                            "cost_cap_exceeded",
                            "run_not_resumable",
+                           "child_stalled",
                            "unheard_of"}) {
     INFO(code);
     CHECK(std::find(classes.begin(), classes.end(), FailureClass(code)) != classes.end());

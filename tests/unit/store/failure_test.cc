@@ -329,6 +329,7 @@ TEST_CASE("FailureClass: each code this project adds has its own class and remed
       {"source_policy_invalid", "source_policy", {"inspect_source_policy", "retry_run"}},
       {"cost_cap_exceeded", "cost", {"raise_or_clear_cost_cap", "choose_cheaper_routes"}},
       {"run_not_resumable", "resume", {"read_result_or_start_new_run"}},
+      {"child_stalled", "stall", {"inspect_attempt_stderr", "raise_stall_seconds"}},
   };
   std::set<std::string> classes = {
       "configuration", "context",      "budget",     "child_process", "child_protocol",

@@ -25,7 +25,8 @@ CandidateQuorum Quorum(int quorum, std::optional<double> grace = std::nullopt) {
 TEST_CASE("IsSurvivableCandidateFailure: provider errors, timeouts, limits and its cost share only",
           "[workflow][quorum]") {
   for (const char* code :
-       {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded, kCostCapExceeded}) {
+       {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded, kCostCapExceeded,
+        kChildStalled}) {
     CHECK(IsSurvivableCandidateFailure(Err(code)));
   }
   for (const char* code :
@@ -85,7 +86,8 @@ TEST_CASE("CandidateQuorum: a cancellation nobody failed for is the run's own, l
 
 TEST_CASE("CandidateQuorum 2: a candidate that fails survivably is left out",
           "[workflow][quorum]") {
-  for (const char* code : {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded}) {
+  for (const char* code :
+       {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded, kChildStalled}) {
     CandidateQuorum q = Quorum(2);
     CHECK(q.Record(3, Err(code), 1) == Next::kWait);
     CHECK(q.Record(1, kOk, 2) == Next::kWait);
