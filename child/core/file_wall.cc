@@ -9,18 +9,6 @@
 namespace pi_fusion::child {
 namespace {
 
-std::vector<std::string_view> Components(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t end = path.find('/', i);
-    if (end == std::string_view::npos) end = path.size();
-    if (end > i) parts.push_back(path.substr(i, end - i));
-    i = end + 1;
-  }
-  return parts;
-}
-
 std::string JoinParts(const std::vector<std::string>& parts) {
   std::string out;
   for (const std::string& part : parts) out += (out.empty() ? "" : "/") + part;
@@ -66,7 +54,7 @@ std::optional<Protection> ProtectedReason(std::string_view relative,
 
 std::string LexicalPath(std::string_view path) {
   std::vector<std::string_view> parts;
-  for (std::string_view part : Components(path)) {
+  for (std::string_view part : PathComponents(path)) {
     if (part == "..") {
       if (!parts.empty()) parts.pop_back();
     } else if (part != ".") {

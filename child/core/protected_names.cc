@@ -13,18 +13,6 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-std::vector<std::string_view> Split(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t i = 0;
-  while (i <= path.size()) {
-    size_t end = path.find('/', i);
-    if (end == std::string_view::npos) end = path.size();
-    if (end > i) parts.push_back(path.substr(i, end - i));
-    i = end + 1;
-  }
-  return parts;
-}
-
 // Whether `folded` holds the folded components of `row` consecutively.
 bool Holds(const std::vector<std::string>& folded, const std::vector<std::string>& row) {
   if (row.empty() || row.size() > folded.size()) return false;
@@ -125,9 +113,21 @@ bool IsEnvFileName(std::string_view name) {
          StartsWith(name, ".env_") || (name.size() > 4 && EndsWith(name, ".env"));
 }
 
+std::vector<std::string_view> PathComponents(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t i = 0;
+  while (i <= path.size()) {
+    size_t end = path.find('/', i);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > i) parts.push_back(path.substr(i, end - i));
+    i = end + 1;
+  }
+  return parts;
+}
+
 std::vector<std::string> FoldedComponents(std::string_view path) {
   std::vector<std::string> out;
-  for (std::string_view part : Split(path)) out.push_back(FoldName(part));
+  for (std::string_view part : PathComponents(path)) out.push_back(FoldName(part));
   return out;
 }
 

@@ -32,6 +32,9 @@ const std::vector<ProtectedRow>& BuiltInProtectedRows();
 // `.example`, `.sample` or `.template`, which are documentation.
 bool IsEnvFileName(std::string_view folded);
 
+// The non-empty "/"-separated components of `path`, as they are (views into it).
+std::vector<std::string_view> PathComponents(std::string_view path);
+
 // `path` ("/"-separated, no "." or ".." parts) as its folded components.
 std::vector<std::string> FoldedComponents(std::string_view path);
 

@@ -61,7 +61,7 @@ struct Variable {
   Scope scope;
 };
 
-inline constexpr std::array<Variable, 15> kVariables = {{
+inline constexpr std::array<Variable, 16> kVariables = {{
     {kAddon, Setter::kHost, Reader::kHostExtension, Scope::kPerRun},
     {kWarm, Setter::kHost, Reader::kParent, Scope::kPerRun},
     {kChildWrapper, Setter::kHost, Reader::kParent, Scope::kPerRun},

@@ -269,6 +269,7 @@ struct Judgement {
   std::optional<std::string> seal;
   std::map<std::string, int64_t> refusals;
   std::vector<SourceFetch> fetches;
+  std::optional<std::string> walk_protection;
   std::optional<store::Usage> usage;
   // The model requests it sent: one per usage record that carries a cache observation, which the
   // governor writes only for a request it let through (a failed request that was sent counts).
@@ -305,6 +306,7 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
     if (audit->ok()) {
       j.refusals = CountPathRefusals(audit->records);
       j.fetches = SourceFetchesOf(audit->records);
+      j.walk_protection = WeakestWalkProtection(audit->records);
     }
   }
   j.requests = j.report.cache_observations.size();
@@ -433,7 +435,8 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
           under_forecast,
           std::move(judged.refusals),
           std::move(judged.fetches),
-          tool_calls};
+          tool_calls,
+          std::move(judged.walk_protection)};
 }
 
 StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
@@ -457,6 +460,7 @@ StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
     if (result.status.ok()) {
       result.tool_refusals = CountPathRefusals(audit.records);
       result.source_fetches = SourceFetchesOf(audit.records);
+      result.walk_protection = WeakestWalkProtection(audit.records);
       result.tool_calls = static_cast<int64_t>(audit.records.size());
     }
   }

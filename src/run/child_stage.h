@@ -94,6 +94,9 @@ struct StageResult {
   std::vector<SourceFetch> source_fetches;
   // A tool-enabled child's tool calls, as its settlement counted them; nullopt otherwise.
   std::optional<int64_t> tool_calls;
+  // The weakest protection its grep and find walked under (WeakestWalkProtection), from its
+  // verified audit log; nullopt when it walked nothing.
+  std::optional<std::string> walk_protection;
 };
 
 // REQUIRES: `run.store` is open; `cancel` outlives the call. With `warm`, a warm child started

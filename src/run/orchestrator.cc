@@ -347,6 +347,11 @@ class Run {
   void NoteRefusals(int slot, const StageResult& result) {
     std::lock_guard lock(warnings_mu_);
     AddRefusals(slot, result.tool_refusals, &refusals_);
+    if (result.walk_protection) {
+      // The manifest says which protection held for the run's walks: the weakest any had.
+      walk_protection_ = WeakerWalkProtection(walk_protection_, result.walk_protection);
+      (void)run_.store->RecordWalkProtection(*walk_protection_);
+    }
     source_fetches_.insert(source_fetches_.end(), result.source_fetches.begin(),
                            result.source_fetches.end());
   }
@@ -807,9 +812,10 @@ class Run {
   RunObserver& observer_;
   RunOutcome outcome_;
   std::mutex warnings_mu_;
-  std::vector<ResultWarning> warnings_;      // guarded by warnings_mu_
-  std::vector<ToolRefusalRow> refusals_;     // guarded by warnings_mu_
-  std::vector<SourceFetch> source_fetches_;  // guarded by warnings_mu_
+  std::vector<ResultWarning> warnings_;         // guarded by warnings_mu_
+  std::vector<ToolRefusalRow> refusals_;        // guarded by warnings_mu_
+  std::vector<SourceFetch> source_fetches_;     // guarded by warnings_mu_
+  std::optional<std::string> walk_protection_;  // guarded by warnings_mu_
   // validate: the reviewers dropped under the minority rule (set once the reviewers ended).
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers_;
   // What a cost-cap stop keeps (WithinCostCap): the verified candidate answers and whether the

@@ -43,6 +43,36 @@ std::vector<protocol::ToolCallRecord> ParseJournalRecords(std::string_view journ
   return records;
 }
 
+namespace {
+
+int WalkStrength(const std::string& name) {
+  if (name == "namespace+landlock") return 3;
+  if (name == "namespace") return 2;
+  if (name == "landlock") return 1;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<std::string> WeakerWalkProtection(const std::optional<std::string>& a,
+                                                const std::optional<std::string>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  const std::string& weaker = WalkStrength(*a) <= WalkStrength(*b) ? *a : *b;
+  return WalkStrength(weaker) == 0 ? std::string("none") : weaker;
+}
+
+std::optional<std::string> WeakestWalkProtection(
+    const std::vector<protocol::ToolCallRecord>& records) {
+  std::optional<std::string> weakest;
+  for (const protocol::ToolCallRecord& record : records) {
+    if (record.provenance.walk_protection) {
+      weakest = WeakerWalkProtection(weakest, *record.provenance.walk_protection);
+    }
+  }
+  return weakest;
+}
+
 std::map<std::string, int64_t> CountPathRefusals(
     const std::vector<protocol::ToolCallRecord>& records) {
   std::map<std::string, int64_t> by_code;

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,15 @@ inline constexpr std::array<std::string_view, 5> kPathRefusalCodes = {
 // error_code -> calls, over the records refused by a wall (status "error", a kPathRefusalCodes
 // code). Other errors (a tool that failed, a fetch error, a tool outside the allowlist) are not
 // refusals by the walls and are not counted.
+// The weakest walk protection (protocol::ToolCallRecord::walk_protection) any grep or find of
+// `records` walked under: "none" < "landlock" < "namespace" < "namespace+landlock"; nullopt when
+// no record names one (no walk ran). An unknown name counts as "none".
+std::optional<std::string> WeakestWalkProtection(
+    const std::vector<protocol::ToolCallRecord>& records);
+// The weaker of two such names (either may be nullopt: the other is then the answer).
+std::optional<std::string> WeakerWalkProtection(const std::optional<std::string>& a,
+                                                const std::optional<std::string>& b);
+
 std::map<std::string, int64_t> CountPathRefusals(
     const std::vector<protocol::ToolCallRecord>& records);
 

@@ -342,6 +342,11 @@ std::string AttemptPrefix(const AttemptKey& key) {
   return prefix + ".attempt-" + std::to_string(key.attempt);
 }
 
+bool IsWalkProtection(std::string_view name) {
+  return name == "namespace+landlock" || name == "namespace" || name == "landlock" ||
+         name == "none";
+}
+
 json RunErrorToJson(const RunError& e) {
   return {{"code", e.code},
           {"message", e.message},
@@ -405,6 +410,7 @@ json ManifestToJson(const Manifest& m) {
   }
   if (m.degraded) out["degraded"] = DegradedToJson(*m.degraded);
   if (m.resumed_from) out["resumed_from"] = *m.resumed_from;
+  if (m.walk_protection) out["walk_protection"] = *m.walk_protection;
   return out;
 }
 
@@ -420,6 +426,10 @@ Result<Manifest> ManifestFromJson(const json& value) {
   const json* warm = r.Has("warm_children") ? &r.Value("warm_children") : nullptr;
   const json* dropped = r.Has("dropped_reviewers") ? &r.Value("dropped_reviewers") : nullptr;
   const json* degraded = r.Has("degraded") ? &r.Value("degraded") : nullptr;
+  if (r.Has("walk_protection")) {
+    m.walk_protection = r.String("walk_protection");
+    if (!IsWalkProtection(*m.walk_protection)) r.Fail("\"walk_protection\" is not a protection");
+  }
   if (r.Has("resumed_from")) {
     m.resumed_from = r.String("resumed_from");
     if (!IsValidRunId(*m.resumed_from)) r.Fail("\"resumed_from\" is not a run id");

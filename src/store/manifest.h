@@ -188,6 +188,11 @@ struct Manifest {
   std::optional<DegradedRecord> degraded;
   // Optional in the JSON form: the run this one resumed (/fusion-resume), by id.
   std::optional<std::string> resumed_from;
+  // The weakest protection the candidates' grep and find walked under in this run
+  // ("namespace+landlock", "namespace", "landlock" or "none"; docs/security.md, "Walkers in a
+  // jail the kernel keeps"). Optional in the JSON form (`walk_protection`): absent when no walk
+  // ran, and in manifests written before it.
+  std::optional<std::string> walk_protection;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;
@@ -201,5 +206,8 @@ nlohmann::json ManifestToJson(const Manifest& manifest);
 // RFC 3339 timestamps, known enum names, valid refs keyed by their own path, and a `usage` equal
 // to the attempts' sum. kArtifactError "manifest.json …" otherwise.
 Result<Manifest> ManifestFromJson(const nlohmann::json& value);
+
+// "namespace+landlock", "namespace", "landlock" or "none".
+bool IsWalkProtection(std::string_view name);
 
 }  // namespace pi_fusion::store

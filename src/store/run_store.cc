@@ -273,6 +273,17 @@ Status RunStore::RecordDroppedReviewer(int slot, std::string code, std::string m
   return PersistLocked(std::move(next));
 }
 
+Status RunStore::RecordWalkProtection(const std::string& protection) {
+  if (!IsWalkProtection(protection)) return Invalid("an unknown walk protection " + protection);
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  if (manifest_.walk_protection == protection) return Status::Ok();
+  Manifest next = manifest_;
+  next.walk_protection = protection;
+  return PersistLocked(std::move(next));
+}
+
 Status RunStore::RecordDegraded(DegradedRecord degraded) {
   degraded.model = RepairUtf8(degraded.model);
   if (Result<DegradedRecord> checked = DegradedFromJson(DegradedToJson(degraded), "degraded");

@@ -148,6 +148,9 @@ class RunStore {
   // Records the candidate a quorum-2 run goes on without (manifest.h, DegradedRecord), once.
   // REQUIRES: a record DegradedFromJson accepts.
   Status RecordDegraded(DegradedRecord degraded);
+  // Records (or replaces) the weakest walk protection of the run's candidates (Manifest::
+  // walk_protection). REQUIRES: IsWalkProtection(protection).
+  Status RecordWalkProtection(const std::string& protection);
   // Records the A/B/C map once. REQUIRES: an object.
   Status SetAnonymousMap(const nlohmann::json& map);
 

@@ -131,3 +131,39 @@ TEST_CASE("ToolRefusals: a failed run's bg_result counts the refusals in its bou
 }
 
 }  // namespace pi_fusion::workflow
+
+namespace pi_fusion::workflow {
+namespace {
+
+TEST_CASE("WeakestWalkProtection: the weakest any walk had; none when no walk named one") {
+  auto walk = [](std::optional<std::string> protection) {
+    protocol::ToolCallRecord r;
+    r.tool_name = "grep";
+    r.provenance.walk_protection = std::move(protection);
+    return r;
+  };
+  CHECK_FALSE(WeakestWalkProtection({walk(std::nullopt)}).has_value());
+  CHECK(WeakestWalkProtection({walk("namespace+landlock")}) == "namespace+landlock");
+  CHECK(WeakestWalkProtection({walk("namespace+landlock"), walk("landlock"), walk(std::nullopt)}) ==
+        "landlock");
+  CHECK(WeakestWalkProtection({walk("namespace"), walk("landlock")}) == "landlock");
+  CHECK(WeakestWalkProtection({walk("namespace+landlock"), walk("odd")}) == "none");
+  CHECK(WeakerWalkProtection(std::nullopt, std::string("namespace")) == "namespace");
+  CHECK(WeakerWalkProtection(std::string("none"), std::string("namespace")) == "none");
+}
+
+TEST_CASE("The manifest records the run's walk protection, and reads back only a known one") {
+  store::testing::StoreFixture f;
+  f.WalkTo(store::RunState::kCandidatesRunning);
+  REQUIRE(f.store->RecordWalkProtection("namespace+landlock").ok());
+  REQUIRE(f.store->RecordWalkProtection("landlock").ok());
+  CHECK_FALSE(f.store->RecordWalkProtection("sandbox").ok());
+  nlohmann::json manifest = nlohmann::json::parse(store::testing::ReadAll(f.Path("manifest.json")));
+  CHECK(manifest["walk_protection"] == "landlock");
+  CHECK(store::ManifestFromJson(manifest)->walk_protection == "landlock");
+  manifest["walk_protection"] = "sandbox";
+  CHECK_FALSE(store::ManifestFromJson(manifest).ok());
+}
+
+}  // namespace
+}  // namespace pi_fusion::workflow

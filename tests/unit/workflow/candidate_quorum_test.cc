@@ -24,9 +24,8 @@ CandidateQuorum Quorum(int quorum, std::optional<double> grace = std::nullopt) {
 
 TEST_CASE("IsSurvivableCandidateFailure: provider errors, timeouts, limits and its cost share only",
           "[workflow][quorum]") {
-  for (const char* code :
-       {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded, kCostCapExceeded,
-        kChildStalled}) {
+  for (const char* code : {kChildExitFailed, kChildTimeout, kChildRuntimeLimitExceeded,
+                           kCostCapExceeded, kChildStalled}) {
     CHECK(IsSurvivableCandidateFailure(Err(code)));
   }
   for (const char* code :

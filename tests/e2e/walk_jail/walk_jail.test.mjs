@@ -20,7 +20,8 @@ import {
   agentFlowRules, auditLog, candidateBatches, candidateRules, withFixtureEnv,
 } from "../investigate/investigate_support.mjs";
 
-const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), "fixtures");
+// The fixtures the walls suite shares (the seccomp wrapper, the endless file system).
+const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "walls", "fixtures");
 const PYTHON = "/usr/bin/python3";  // Debian's, which has python3-fuse
 const OUTSIDE_SECRET = "OUTSIDE-SSH-SECRET-4417";
 const STORE_SECRET = "STORE-SECRET-8812";
@@ -104,10 +105,12 @@ function noKernelWallsNode(env) {
 describe("walls the kernel keeps", () => {
   test("300 greps racing a directory swapped for a symlink out (and into the run store) return nothing from behind the walls", async () => {
     await withFixtureEnv({ script: { rules: [] } }, async (env) => {
-      const { leaks, protections } = await raceGreps(env);
+      const { dir, leaks, protections } = await raceGreps(env);
       assert.equal(leaks, 0);
       // CI runs as root; elsewhere a user namespace: both give the whole jail on this kernel.
       assert.deepEqual([...protections], ["namespace+landlock"]);
+      // The run's manifest says which protection held for its walks.
+      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")).walk_protection, "namespace+landlock");
     });
   });
 
@@ -117,6 +120,7 @@ describe("walls the kernel keeps", () => {
       const { dir, leaks, protections } = await raceGreps(env);
       assert.ok(leaks > 0, "the race reaches the secrets without the jail");
       assert.deepEqual([...protections], ["none"]);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")).walk_protection, "none");
       for (const slot of [1, 2, 3]) {
         const stderr = fs.readFileSync(path.join(dir, `candidate-${slot}.attempt-1.stderr.txt`), "utf8");
         assert.equal(stderr.split("without a mount namespace or Landlock").length - 1, 1, stderr);
