@@ -103,7 +103,7 @@ describe("a run's stall bound (fusion-models.v3 policy.stall_seconds)", () => {
       assert.ok(frames.length >= 5, `${frames.length} progress frames`);
       const events = artifactText(dir, "candidate-3.attempt-1.events.jsonl").trim().split("\n").map((l) => JSON.parse(l));
       assert.ok(events.some((e) => e.schema_version === PROGRESS_SCHEMA));
-      assertConforms("fusion-manifest.v4.json", `${dir}/manifest.json`);
+      assertConforms("fusion-manifest.v5.json", `${dir}/manifest.json`);
     });
   });
 

@@ -77,7 +77,9 @@ TEST_CASE("CostText: with a cost cap the total line states the cap's rule and th
   const std::string head = text.substr(0, text.find('\n'));
   CHECK(head ==
         "Estimate (expected – worst case): 3,000 – 16,000 input and 36,864 – 196,608 output "
-        "tokens, $0.0570 – $0.3028. Each tool call a candidate makes adds a model request that is "
+        "tokens, $0.0570 – $0.3028. Expected: a quarter of each output cap (this project has "
+        "fewer than 3 earlier runs on these routes to learn from). Each tool call a candidate "
+        "makes adds a model request that is "
         "not in the estimate. Cost cap $0.5000 (policy.max_cost_usd), a hard bound: every model "
         "request of every child is admitted against it before it is sent, its output limit "
         "lowered to what is left, and the run stops (cost_cap_exceeded) rather than spend more; "
