@@ -1,7 +1,7 @@
 /**
  * @file Candidates on one model are named as such: with every slot `$current` (the default) the
  * receipt and bg_result say the agreement of one model is weaker evidence; two of three on one
- * model, or on one model family, get the softer note; three families get neither.
+ * model, or on one model family, get the softer note.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -11,7 +11,7 @@ import { lastToolResult } from "../../support/pi_harness.mjs";
 
 const ALL_THREE = "All three candidates run on one model (scripted/scripted-a), so their agreement is weaker evidence";
 const TWO = "Candidates 1 and 3 run on one model (scripted/scripted-a), so their agreement counts for less.";
-const FAMILY = "Candidates 1 and 2 run on one model family (scripted/scripted-a, scripted/scripted-b), so their agreement counts for less.";
+const FAMILY = "All three candidates run on one model family (scripted/scripted-a, scripted/scripted-b, scripted-resp/scripted-a), so their agreement counts for less.";
 
 /** The receipt and bg_result texts the agent received for one run with `models` (or the defaults). */
 async function agentTexts(models) {
@@ -37,13 +37,17 @@ describe("candidates on one model", () => {
     assert.ok(result.includes(ALL_THREE), result);
   });
 
-  test("two of three: the softer note; two of one family: the softer note; three families: no note", async () => {
+  // The scripted server offers one family (every model is `scripted-*`, and its third model's
+  // window is too small for a candidate), so three families are checked in the unit test
+  // (tests/unit/config/shared_model_test.cc), not here.
+  test("two of three: the softer note; three of one family: the softer note", async () => {
     const two = await agentTexts({ candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"], ...judges });
     assert.ok(two.receipt.includes(TWO), two.receipt);
     assert.ok(two.result.includes(TWO), two.result);
-    const family = await agentTexts({ candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted-ant/scripted-c"], ...judges });
-    for (const text of [family.receipt, family.result]) assert.ok(text.includes(FAMILY), text);
-    const three = await agentTexts({ candidates: ["scripted/scripted-a", "scripted-ant/scripted-b", "scripted-resp/scripted-c"], ...judges });
-    for (const text of [three.receipt, three.result]) assert.doesNotMatch(text, /run on one model/, text);
+    const family = await agentTexts({ candidates: ["scripted/scripted-a", "scripted/scripted-b", "scripted-resp/scripted-a"], ...judges });
+    for (const text of [family.receipt, family.result]) {
+      assert.ok(text.includes(FAMILY), text);
+      assert.doesNotMatch(text, /weaker evidence/, text);  // a family gets the note, never the warning
+    }
   });
 });

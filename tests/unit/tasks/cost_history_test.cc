@@ -32,7 +32,7 @@ store::AttemptRecord Attempt(store::Stage stage, std::optional<int> slot, int at
   record.key = {stage, slot, attempt};
   record.state = store::AttemptState::kCompleted;
   record.started_at = "2026-01-01T00:00:00.000Z";
-  record.usage = std::move(usage);
+  record.usage = usage;
   return record;
 }
 
