@@ -6,7 +6,6 @@
 #include <map>
 #include <vector>
 
-#include "budget/cost_text.h"
 #include "config/shared_model.h"
 #include "core/error_codes.h"
 #include "core/json_text.h"
@@ -197,8 +196,13 @@ std::string EstimateText(const json& estimate) {
   const std::string why = basis == "earlier_runs" ? " (from earlier runs)"
                           : basis == "mixed"      ? " (partly from earlier runs)"
                                                   : " (a quarter of each output cap)";
-  return "estimated " + budget::FormatUsd(expected.get<double>()) + " expected" + why + ", " +
-         budget::FormatUsd(worst.get<double>()) + " worst case";
+  const auto dollars = [](double usd) {
+    char text[48];
+    std::snprintf(text, sizeof(text), "$%.4f", usd);  // as the usage lines print cost
+    return std::string(text);
+  };
+  return "estimated " + dollars(expected.get<double>()) + " expected" + why + ", " +
+         dollars(worst.get<double>()) + " worst case";
 }
 
 std::string RequestsAndUsageText(const json& model_requests, const json& usage,
