@@ -9,10 +9,6 @@
 namespace pi_fusion::workflow {
 namespace {
 
-std::string RouteOf(const store::ModelSelection& model) {
-  return model.provider + "/" + model.model;
-}
-
 int64_t Median(std::vector<int64_t> values) {
   std::sort(values.begin(), values.end());
   const size_t mid = values.size() / 2;
@@ -48,11 +44,11 @@ std::vector<RoleSample> SamplesOf(const store::Manifest& manifest) {
       if (!attempt.key.slot || *attempt.key.slot < 1 || *attempt.key.slot > 3) continue;
       sample.candidate = true;
       sample.route =
-          RouteOf(manifest.models.candidates[static_cast<size_t>(*attempt.key.slot - 1)]);
+          manifest.models.candidates[static_cast<size_t>(*attempt.key.slot - 1)].QualifiedId();
     } else {
-      sample.route =
-          RouteOf(attempt.key.stage == store::Stage::kEvaluation ? manifest.models.evaluator
-                                                                 : manifest.models.merger);
+      sample.route = (attempt.key.stage == store::Stage::kEvaluation ? manifest.models.evaluator
+                                                                     : manifest.models.merger)
+                         .QualifiedId();
     }
     const store::Usage& usage = *attempt.usage;
     sample.input = static_cast<int64_t>(usage.input + usage.cache_read + usage.cache_write);

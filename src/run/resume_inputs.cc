@@ -14,10 +14,6 @@ Status NotResumable(const store::ResumeSource& source, const std::string& why) {
   return store::RunNotResumable(source.manifest.run_id, why);
 }
 
-std::string SelectionOf(const store::ModelSelection& route) {
-  return route.provider + "/" + route.model;
-}
-
 }  // namespace
 
 Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source) {
@@ -57,9 +53,9 @@ Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& sour
 }
 
 config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsConfig current) {
-  for (size_t i = 0; i < 3; ++i) current.candidates[i] = SelectionOf(old.candidates[i]);
-  current.evaluator = SelectionOf(old.evaluator);
-  current.merger = SelectionOf(old.merger);
+  for (size_t i = 0; i < 3; ++i) current.candidates[i] = old.candidates[i].QualifiedId();
+  current.evaluator = old.evaluator.QualifiedId();
+  current.merger = old.merger.QualifiedId();
   return current;
 }
 

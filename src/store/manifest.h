@@ -31,6 +31,9 @@ struct ModelSelection {
   std::string provider;
   std::string model;
 
+  // "provider/model", as every view and record names a route.
+  std::string QualifiedId() const { return provider + "/" + model; }
+
   bool operator==(const ModelSelection&) const = default;
 };
 

@@ -20,8 +20,6 @@ size_t RowOf(const AttemptKey& key) {
   return 5;
 }
 
-std::string Route(const ModelSelection& model) { return model.provider + "/" + model.model; }
-
 // A count is known when the child was judged; an attempt with neither usage nor a count never
 // got that far (no child ran, or it could not be read) and adds nothing.
 bool CountUnknown(const AttemptRecord& a) { return !a.requests && a.usage.has_value(); }
@@ -34,13 +32,13 @@ std::vector<RoleUsage> UsageByRole(const Manifest& m) {
   for (size_t i = 0; i < 3; ++i) {
     rows[i].role = "candidate";
     rows[i].slot = static_cast<int>(i) + 1;
-    rows[i].model = Route(m.models.candidates[i]);
+    rows[i].model = m.models.candidates[i].QualifiedId();
   }
   rows[3].role = "evaluator";
   rows[4].role = "repair";
-  rows[3].model = rows[4].model = Route(m.models.evaluator);
+  rows[3].model = rows[4].model = m.models.evaluator.QualifiedId();
   rows[5].role = "merger";
-  rows[5].model = Route(m.models.merger);
+  rows[5].model = m.models.merger.QualifiedId();
   for (RoleUsage& row : rows) row.requests = 0;
   std::array<bool, kRows> all_reused;
   all_reused.fill(true);

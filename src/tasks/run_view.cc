@@ -413,10 +413,8 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   std::sort(by_slot.begin(), by_slot.end());
   for (const auto& [slot, id] : by_slot) {
     const store::ModelSelection& model = manifest->models.candidates[slot - 1];
-    json candidate = {{"id", id},
-                      {"slot", slot},
-                      {"name", names[id]},
-                      {"model", model.provider + "/" + model.model}};
+    json candidate = {
+        {"id", id}, {"slot", slot}, {"name", names[id]}, {"model", model.QualifiedId()}};
     const store::AttemptRecord* latest = nullptr;
     for (const store::AttemptRecord& a : manifest->attempts) {
       if (a.key.stage == store::Stage::kCandidate && a.key.slot == slot &&
