@@ -106,7 +106,7 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   // Research candidates only: the parent names the run's source policy in their environment.
   Result<std::shared_ptr<WebFetchTool>> fetch_tool = LoadWebFetchTool(
       PosixFileSystem(), ProcessEnvLookup(), std::filesystem::current_path().string());
-  if (fetch_tool.ok() && *fetch_tool && config->role != ChildRole::kCandidate) {
+  if (fetch_tool.ok() && *fetch_tool && config->role != Role::kCandidate) {
     fetch_tool = Status::Error(kConfigInvalid,
                                "pi-fusion child: only research candidates get fusion_web_fetch");
   }

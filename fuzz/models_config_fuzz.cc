@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   FUZZ_CHECK(ValidateModelsConfig(*config).ok());
-  for (Slot slot : kAllSlots) FUZZ_CHECK(ParseSelection(slot, config->selection(slot)).ok());
+  for (pi_fusion::Slot slot : pi_fusion::kAllSlots)
+    FUZZ_CHECK(ParseSelection(slot, config->selection(slot)).ok());
   const auto saved = SerializeModelsConfig(*config);
   FUZZ_CHECK(saved.ok());
   const auto again = ParseModelsConfig(*saved, "/agent/fusion-models.json");

@@ -83,17 +83,14 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
     return Invalid(std::string(env_vars::kChildRole) +
                    " is not set (the library runs only as a Fusion child)");
   }
-  if (*role == "candidate") {
-    config.role = ChildRole::kCandidate;
-  } else if (*role == "evaluator") {
-    config.role = ChildRole::kEvaluator;
-  } else if (*role == "merger") {
-    config.role = ChildRole::kMerger;
-  } else {
+  // A repair child is an evaluator to itself (ChildRoleOf): the parent never sends "repair".
+  const std::optional<Role> parsed = ParseRole(*role);
+  if (!parsed || *parsed == Role::kRepair) {
     return Invalid(std::string(env_vars::kChildRole) +
                    " must be candidate, evaluator or merger, not '" + *role + "'");
   }
-  if (config.role == ChildRole::kCandidate) {
+  config.role = *parsed;
+  if (config.role == Role::kCandidate) {
     const std::optional<std::string> path = lookup(env_vars::kOversizePath);
     if (!path || path->empty() || path->front() != '/') {
       return Invalid(std::string("a candidate needs an absolute ") + env_vars::kOversizePath);

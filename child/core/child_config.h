@@ -32,15 +32,14 @@
 #include <vector>
 
 #include "child/core/file_wall.h"
+#include "core/role.h"
 #include "pi_fusion/status.h"
 #include "protocol/constants.h"
 
 namespace pi_fusion::child {
 
-enum class ChildRole { kCandidate, kEvaluator, kMerger };
-
 struct ChildConfig {
-  ChildRole role = ChildRole::kEvaluator;
+  Role role = Role::kEvaluator;
   std::string oversize_path;  // empty unless role == kCandidate
   // PI_CACHE_RETENTION as set (nullopt when unset or empty); validated per request, so a bad
   // value is refused with a runtime-guard frame rather than failing the extension load.

@@ -197,7 +197,7 @@ ChildGovernor::MessageDecision ChildGovernor::OnAssistantMessage(const Assistant
   if (m.error_message) {
     record.error_message = TruncateUtf8(*m.error_message, protocol::kMaxFrameMessageBytes);
   }
-  const bool oversized = m.stop_reason == "stop" && config_.role == ChildRole::kCandidate &&
+  const bool oversized = m.stop_reason == "stop" && config_.role == Role::kCandidate &&
                          record.text.answer_json_bytes > kCandidateOutputMaxBytes;
   // The original is on disk before its frame claims it.
   if (oversized) HandleOversized(record, m.text_blocks, &decision);

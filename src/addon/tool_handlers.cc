@@ -127,14 +127,8 @@ std::vector<tasks::TaskInfo> UnsavedSessionRuns(Napi::Env env, const CallPlace& 
 // this project's run store (another session's, or one whose session Pi never saved).
 Result<tasks::TaskInfo> ResolveTask(Napi::Env env, Napi::Object ctx, const std::string& id) {
   const CallPlace place = PlaceOf(ctx);
-  tasks::TaskLookup task =
-      tasks::ResolveLiveOrEarlier(*State(env).tasks, EarlierRuns(env, place), id);
-  if (task.miss() != tasks::LookupMiss::kUnknownId || place.cwd.empty()) return task;
-  Result<std::optional<tasks::TaskInfo>> on_disk =
-      tasks::FindRunOnDisk(PosixFileSystem(), SystemClock(), place.cwd, id);
-  if (!on_disk.ok()) return on_disk.status();
-  if (!on_disk->has_value()) return task;
-  return std::move(on_disk).value().value();
+  return tasks::ResolveTask(*State(env).tasks, EarlierRuns(env, place), PosixFileSystem(),
+                            SystemClock(), place.cwd, id);
 }
 
 Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Object ctx) {

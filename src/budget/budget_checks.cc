@@ -23,13 +23,13 @@ Status CheckPlan(const BudgetPlan& plan) {
   return Status::Error(std::string(kPromptBudgetExceededForecast), std::move(message));
 }
 
-Status CheckMeasuredPrompt(const RouteCapacity& route, Stage stage, std::string_view system_prompt,
+Status CheckMeasuredPrompt(const RouteCapacity& route, Role stage, std::string_view system_prompt,
                            std::string_view user_prompt) {
   ByteClassCounts counts = CountByteClasses(system_prompt);
   counts += CountByteClasses(user_prompt);
   const TokenEstimate estimate = EstimateTokens(route.family, counts);
   if (estimate.tokens <= route.allowed_input) return Status();
-  const int slot = stage == Stage::kCandidate ? static_cast<int>(route.spec.role) + 1 : 0;
+  const int slot = stage == Role::kCandidate ? static_cast<int>(route.spec.role) + 1 : 0;
   std::string message =
       "The exact rendered " + StageLabel(stage, slot) + " prompt for " + RouteText(route) + " is " +
       std::to_string(counts.known()) + " UTF-8 bytes, estimated at " +

@@ -7,7 +7,7 @@
 
 namespace pi_fusion::budget {
 
-std::optional<nlohmann::json> CalibrationViolation(const RouteCapacity& route, Stage stage,
+std::optional<nlohmann::json> CalibrationViolation(const RouteCapacity& route, Role stage,
                                                    int attempt, std::string_view system_prompt,
                                                    std::string_view user_prompt,
                                                    const FirstRequestUsage& usage) {
@@ -16,12 +16,12 @@ std::optional<nlohmann::json> CalibrationViolation(const RouteCapacity& route, S
   const TokenEstimate estimate = EstimateTokens(route.family, counts);
   const int64_t observed = usage.input + usage.cache_read + usage.cache_write;
   if (observed <= estimate.tokens) return std::nullopt;
-  const int slot = stage == Stage::kCandidate ? static_cast<int>(route.spec.role) + 1 : 0;
+  const int slot = stage == Role::kCandidate ? static_cast<int>(route.spec.role) + 1 : 0;
   return nlohmann::json{
       {"schema_version", kCalibrationViolationSchema},
-      {"stage", StageName(stage)},
+      {"stage", PlanStageName(stage)},
       {"slot", slot == 0 ? nlohmann::json(nullptr) : nlohmann::json(slot)},
-      {"role", RoleId(route.spec.role)},
+      {"role", SlotId(route.spec.role)},
       {"attempt", attempt},
       {"route", {{"provider", route.spec.provider}, {"model", route.spec.model}}},
       {"rate", RateJson(estimate.rate)},

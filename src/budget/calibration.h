@@ -29,7 +29,7 @@ struct FirstRequestUsage {
 // otherwise a `pi-background-tasks.fusion-calibration-violation.v2` record (canonical JSON is
 // the caller's choice of bytes) with under_forecast_tokens = observed - forecast.
 // REQUIRES: attempt >= 1.
-std::optional<nlohmann::json> CalibrationViolation(const RouteCapacity& route, Stage stage,
+std::optional<nlohmann::json> CalibrationViolation(const RouteCapacity& route, Role stage,
                                                    int attempt, std::string_view system_prompt,
                                                    std::string_view user_prompt,
                                                    const FirstRequestUsage& usage);

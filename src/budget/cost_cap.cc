@@ -11,7 +11,7 @@ namespace pi_fusion::budget {
 namespace {
 
 // "the evaluation", "the evaluation repair", "the merge": the stages a mid-run check comes before.
-std::string StageWords(Stage stage) { return "the " + StageLabel(stage, 0); }
+std::string StageWords(Role stage) { return "the " + StageLabel(stage, 0); }
 
 std::string CapText(double cap) {
   return "the cost cap of " + FormatUsd(cap) + " (policy.max_cost_usd)";
@@ -28,20 +28,20 @@ std::string SubscriptionNote(const CostForecast& forecast) {
                                           : "";
 }
 
-int Order(Stage stage) {
+int Order(Role stage) {
   switch (stage) {
-    case Stage::kCandidate:
+    case Role::kCandidate:
       return 0;
-    case Stage::kEvaluation:
-    case Stage::kEvaluationRepair:
+    case Role::kEvaluator:
+    case Role::kRepair:
       return 1;
-    case Stage::kMerge:
+    case Role::kMerger:
       break;
   }
   return 2;
 }
 
-const StageCost* RowOf(const CostForecast& forecast, Stage stage) {
+const StageCost* RowOf(const CostForecast& forecast, Role stage) {
   for (const StageCost& row : forecast.stages) {
     if (row.stage == stage) return &row;
   }
@@ -58,7 +58,7 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan&
     const size_t route = static_cast<size_t>(stage.role);
     return Status::Error(
         kCostCapExceeded,
-        CapText(*cap) + " cannot bound the " + std::string(RoleLabel(stage.role)) +
+        CapText(*cap) + " cannot bound the " + std::string(SlotLabel(stage.role)) +
             " slot's route " + plan.routes[route].QualifiedId() +
             ": Pi gives no prices for it, so no request on it can be admitted against the cap; "
             "no child was started. Choose a priced route for that slot, or clear the cap, with "
@@ -73,7 +73,7 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan&
           " Raise or clear the cap with /fusion-models, or choose cheaper routes.");
 }
 
-double LaterStagesMinimumUsd(const CostForecast& forecast, Stage stage) {
+double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage) {
   double total = 0;
   for (const StageCost& row : forecast.stages) {
     if (row.conditional || Order(row.stage) <= Order(stage)) continue;
@@ -84,15 +84,15 @@ double LaterStagesMinimumUsd(const CostForecast& forecast, Stage stage) {
 
 double CandidateAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast,
                              int running) {
-  return StageAllowanceUsd(cap, spent_usd, forecast, Stage::kCandidate) / std::max(running, 1);
+  return StageAllowanceUsd(cap, spent_usd, forecast, Role::kCandidate) / std::max(running, 1);
 }
 
-double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Stage stage) {
+double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Role stage) {
   return std::max(0.0, cap - spent_usd - LaterStagesMinimumUsd(forecast, stage));
 }
 
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
-                               const CostForecast& forecast, Stage next, int64_t prompt_bytes,
+                               const CostForecast& forecast, Role next, int64_t prompt_bytes,
                                const CapStopKept& kept) {
   if (!cap) return Status::Ok();
   const StageCost* row = RowOf(forecast, next);

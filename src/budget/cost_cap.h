@@ -45,7 +45,7 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan&
 
 // The minimum the stages after `stage` still need, in stage order candidate, evaluation, merge
 // (the conditional repair is never set aside; after it comes the merge).
-double LaterStagesMinimumUsd(const CostForecast& forecast, Stage stage);
+double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage);
 
 // Each of `running` candidates' allowance: max(0, cap - spent - the later stages' minimum),
 // split equally. REQUIRES: running >= 1.
@@ -54,14 +54,14 @@ double CandidateAllowanceUsd(double cap, double spent_usd, const CostForecast& f
 
 // The allowance of the evaluation's, its repair's or the merge's child:
 // max(0, cap - spent - the later stages' minimum).
-double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Stage stage);
+double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Role stage);
 
 // Before `next` (the evaluation, its repair or the merge) starts with a prompt of `prompt_bytes`:
 // Ok without a cap, or when StageAllowanceUsd pays for StageMinimumUsd(prompt_bytes) on its
 // route; otherwise cost_cap_exceeded naming the spend, what is left for the stage, what its first
 // request needs, and what the run keeps (CapStopNextStep).
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
-                               const CostForecast& forecast, Stage next, int64_t prompt_bytes,
+                               const CostForecast& forecast, Role next, int64_t prompt_bytes,
                                const CapStopKept& kept);
 
 // How to go on after the cap stopped a run: what it kept, where, what to change, and that

@@ -9,15 +9,15 @@ namespace {
 
 constexpr double kTokensPerPriceUnit = 1'000'000.0;
 
-int Order(Stage stage) {
+int Order(Role stage) {
   switch (stage) {
-    case Stage::kCandidate:
+    case Role::kCandidate:
       return 0;
-    case Stage::kEvaluation:
+    case Role::kEvaluator:
       return 1;
-    case Stage::kEvaluationRepair:
+    case Role::kRepair:
       return 2;
-    case Stage::kMerge:
+    case Role::kMerger:
       break;
   }
   return 3;
@@ -45,14 +45,14 @@ double StageMinimumUsd(int64_t prompt_bytes, const TokenPrices& prices) {
   return WorstCaseUsd(prompt_bytes, kMinUsefulOutputTokens, WorstPricesOf(prices));
 }
 
-int64_t StageOutputCapBytes(Stage stage) {
+int64_t StageOutputCapBytes(Role stage) {
   switch (stage) {
-    case Stage::kCandidate:
+    case Role::kCandidate:
       return static_cast<int64_t>(kCandidateOutputMaxBytes);
-    case Stage::kEvaluation:
-    case Stage::kEvaluationRepair:
+    case Role::kEvaluator:
+    case Role::kRepair:
       return static_cast<int64_t>(kEvaluatorOutputMaxBytes);
-    case Stage::kMerge:
+    case Role::kMerger:
       break;
   }
   return static_cast<int64_t>(kMergerOutputMaxBytes);
@@ -106,7 +106,7 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
   return out;
 }
 
-double ExpectedCostFrom(const CostForecast& forecast, Stage next) {
+double ExpectedCostFrom(const CostForecast& forecast, Role next) {
   double total = 0;
   for (const StageCost& stage : forecast.stages) {
     if (Order(stage.stage) < Order(next) || !stage.usd) continue;

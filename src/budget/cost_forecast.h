@@ -57,7 +57,7 @@ struct ObservedTokens {
 
   bool operator==(const ObservedTokens&) const = default;
 };
-// Per route role (kAllRoles order); nullopt: fewer than kHistoryMinRuns runs to learn from.
+// Per route role (kAllSlots order); nullopt: fewer than kHistoryMinRuns runs to learn from.
 using ObservedRoles = std::array<std::optional<ObservedTokens>, 5>;
 
 // A route's prices in US dollars per million tokens (Pi's model.cost).
@@ -92,9 +92,9 @@ struct UsdRange {
 };
 
 struct StageCost {
-  Stage stage = Stage::kCandidate;
+  Role stage = Role::kCandidate;
   int slot = 0;  // 1-3 for candidates, 0 otherwise
-  RouteRole role = RouteRole::kCandidate1;
+  Slot role = Slot::kCandidate1;
   bool conditional = false;  // the evaluation repair
   // The expected figures are the median of earlier runs (ObservedTokens), not the share of cap.
   bool from_history = false;
@@ -122,7 +122,7 @@ struct CostForecast {
 };
 
 // The output cap of `stage` in bytes (core/limits.h): its worst-case output at one token a byte.
-int64_t StageOutputCapBytes(Stage stage);
+int64_t StageOutputCapBytes(Role stage);
 
 // The highest price any input token of a route may be billed at (uncached, cache read or cache
 // write), and its output price: what the hard cost cap counts a request's worst case at.
@@ -132,7 +132,7 @@ WorstCasePrices WorstPricesOf(const TokenPrices& prices);
 // input tokens plus kMinUsefulOutputTokens, at WorstPricesOf(prices).
 double StageMinimumUsd(int64_t prompt_bytes, const TokenPrices& prices);
 
-// The forecast of `plan` with `pricing[i]` for route kAllRoles[i], and `observed[i]` (when set)
+// The forecast of `plan` with `pricing[i]` for route kAllSlots[i], and `observed[i]` (when set)
 // as the expected tokens of the non-conditional stage on that route. The worst case never
 // changes: earlier runs say what is likely, not what is possible (a tool-using candidate's
 // expected input can lie above its worst case, which does not count tool turns).
@@ -143,6 +143,6 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
 // non-conditional stage at or after `next` in stage order (candidate, evaluation,
 // evaluation_repair, merge), plus the repair itself when `next` is the repair. Unpriced stages
 // add nothing.
-double ExpectedCostFrom(const CostForecast& forecast, Stage next);
+double ExpectedCostFrom(const CostForecast& forecast, Role next);
 
 }  // namespace pi_fusion::budget

@@ -114,7 +114,7 @@ json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
   json stages = json::array();
   for (const StageCost& s : forecast.stages) {
     stages.push_back(
-        {{"stage", StageName(s.stage)},
+        {{"stage", PlanStageName(s.stage)},
          {"slot", s.slot == 0 ? json(nullptr) : json(s.slot)},
          {"route", plan.routes[static_cast<size_t>(s.role)].QualifiedId()},
          {"conditional", s.conditional},

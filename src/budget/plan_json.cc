@@ -55,8 +55,8 @@ json ByteClassesJson(const ByteClassCounts& counts) {
 namespace {
 
 json RouteJson(const RouteCapacity& r) {
-  return {{"role", RoleId(r.spec.role)},
-          {"label", RoleLabel(r.spec.role)},
+  return {{"role", SlotId(r.spec.role)},
+          {"label", SlotLabel(r.spec.role)},
           {"provider", r.spec.provider},
           {"model", r.spec.model},
           {"family", FamilyName(r.family)},
@@ -74,9 +74,9 @@ json SlotJson(int slot) { return slot == 0 ? json(nullptr) : json(slot); }
 
 // The identity of a stage, shared by stage, warning and blocker rows.
 json StageRef(const StageForecast& s) {
-  return {{"stage", StageName(s.stage)},
+  return {{"stage", PlanStageName(s.stage)},
           {"slot", SlotJson(s.slot)},
-          {"role", RoleId(s.role)},
+          {"role", SlotId(s.role)},
           {"label", s.Label()}};
 }
 
@@ -147,7 +147,7 @@ json BlockersJson(const BudgetPlan& plan) {
 json BudgetPlanToJson(const BudgetPlan& plan) {
   int64_t repair_reserve = kRepairReserveBytes;
   for (const StageForecast& s : plan.stages) {
-    if (s.stage == Stage::kEvaluationRepair) repair_reserve = s.reserved_output_contract_bytes;
+    if (s.stage == Role::kRepair) repair_reserve = s.reserved_output_contract_bytes;
   }
   json routes = json::array();
   for (const RouteCapacity& r : plan.routes) routes.push_back(RouteJson(r));
@@ -160,7 +160,7 @@ json BudgetPlanToJson(const BudgetPlan& plan) {
       {"routes", routes},
       {"stages", stages},
       {"conditional_repair_reservation",
-       {{"stage", StageName(Stage::kEvaluationRepair)},
+       {{"stage", PlanStageName(Role::kRepair)},
         {"reserved_output_contract_bytes", repair_reserve},
         {"blocks_launch", false}}},
       {"warnings", WarningsJson(plan, plan.warnings)},

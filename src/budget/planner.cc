@@ -7,20 +7,6 @@
 
 namespace pi_fusion::budget {
 
-std::string_view StageName(Stage stage) {
-  switch (stage) {
-    case Stage::kCandidate:
-      return "candidate";
-    case Stage::kEvaluation:
-      return "evaluation";
-    case Stage::kEvaluationRepair:
-      return "evaluation_repair";
-    case Stage::kMerge:
-      break;
-  }
-  return "merge";
-}
-
 std::string StageForecast::Label() const { return StageLabel(stage, slot); }
 
 std::string_view WarningKindName(WarningKind kind) {
@@ -62,9 +48,9 @@ namespace {
 
 // One stage before estimation: which prompt, which route, what is reserved.
 struct StageDraft {
-  Stage stage;
+  Role stage;
   int slot;
-  RouteRole role;
+  Slot role;
   bool conditional;
   int64_t reserve;
   const StagePrompt* prompt;
@@ -72,14 +58,12 @@ struct StageDraft {
 
 std::vector<StageDraft> Drafts(const PlanInput& in) {
   return {
-      {Stage::kCandidate, 1, RouteRole::kCandidate1, false, 0, &in.candidate},
-      {Stage::kCandidate, 2, RouteRole::kCandidate2, false, 0, &in.candidate},
-      {Stage::kCandidate, 3, RouteRole::kCandidate3, false, 0, &in.candidate},
-      {Stage::kEvaluation, 0, RouteRole::kEvaluator, false, EvaluationReserveBytes(in),
-       &in.evaluation},
-      {Stage::kEvaluationRepair, 0, RouteRole::kEvaluator, true, RepairReserveBytes(in),
-       &in.evaluation_repair},
-      {Stage::kMerge, 0, RouteRole::kMerger, false, kMergeReserveBytes, &in.merge},
+      {Role::kCandidate, 1, Slot::kCandidate1, false, 0, &in.candidate},
+      {Role::kCandidate, 2, Slot::kCandidate2, false, 0, &in.candidate},
+      {Role::kCandidate, 3, Slot::kCandidate3, false, 0, &in.candidate},
+      {Role::kEvaluator, 0, Slot::kEvaluator, false, EvaluationReserveBytes(in), &in.evaluation},
+      {Role::kRepair, 0, Slot::kEvaluator, true, RepairReserveBytes(in), &in.evaluation_repair},
+      {Role::kMerger, 0, Slot::kMerger, false, kMergeReserveBytes, &in.merge},
   };
 }
 
@@ -108,16 +92,16 @@ StageForecast Forecast(const StageDraft& draft, const RouteCapacity& route,
 }
 
 Status CheckOccurs(std::string_view part, std::string_view what, const StagePrompt& prompt,
-                   Stage stage) {
+                   Role stage) {
   if (part.empty() || prompt.user_prompt.find(part) != std::string_view::npos) return Status();
   return Status::Error(std::string(kOrchestrationFailed),
                        "budget planning: the " + std::string(what) + " does not occur in the " +
-                           std::string(StageName(stage)) + " prompt");
+                           std::string(PlanStageName(stage)) + " prompt");
 }
 
 Status CheckPreconditions(const PlanInput& in) {
-  for (size_t i = 0; i < kAllRoles.size(); ++i) {
-    if (in.routes[i].role != kAllRoles[i]) {
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
+    if (in.routes[i].role != kAllSlots[i]) {
       return Status::Error(std::string(kOrchestrationFailed),
                            "budget planning: routes are not in slot order");
     }
@@ -130,7 +114,7 @@ Status CheckPreconditions(const PlanInput& in) {
   return Status();
 }
 
-const RouteCapacity& RouteFor(const BudgetPlan& plan, RouteRole role) {
+const RouteCapacity& RouteFor(const BudgetPlan& plan, Slot role) {
   return plan.routes[static_cast<size_t>(role)];
 }
 
@@ -202,7 +186,7 @@ Result<BudgetPlan> PlanBudget(const PlanInput& in) {
   if (!pre.ok()) return pre;
   BudgetPlan plan;
   plan.workflow = in.workflow;
-  for (size_t i = 0; i < kAllRoles.size(); ++i) {
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
     Result<RouteCapacity> capacity = ComputeRouteCapacity(in.routes[i]);
     if (!capacity.ok()) return capacity.status();
     plan.routes[i] = std::move(capacity).value();

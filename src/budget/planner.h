@@ -44,9 +44,8 @@
 
 namespace pi_fusion::budget {
 
-enum class Stage { kCandidate, kEvaluation, kEvaluationRepair, kMerge };
-std::string_view StageName(
-    Stage stage);  // "candidate" | "evaluation" | "evaluation_repair" | "merge"
+// A plan has one stage per role (core/role.h): candidates, evaluation, its conditional repair and
+// the merge, named in budget-plan.json by PlanStageName.
 
 // One stage's prompt exactly as the child receives it: --system-prompt and stdin.
 struct StagePrompt {
@@ -57,7 +56,7 @@ struct StagePrompt {
 // Everything the planner reads. Views must stay valid for the duration of PlanBudget.
 struct PlanInput {
   Workflow workflow = Workflow::kReason;
-  // REQUIRES: routes[i].role == kAllRoles[i].
+  // REQUIRES: routes[i].role == kAllSlots[i].
   std::array<RouteSpec, 5> routes;
   StagePrompt candidate;
   StagePrompt evaluation;         // rendered with three empty candidate responses
@@ -80,9 +79,9 @@ int64_t EvaluationReserveBytes(const PlanInput& in);
 int64_t RepairReserveBytes(const PlanInput& in);
 
 struct StageForecast {
-  Stage stage = Stage::kCandidate;
+  Role stage = Role::kCandidate;
   int slot = 0;  // 1-3 for candidates, 0 otherwise
-  RouteRole role = RouteRole::kCandidate1;
+  Slot role = Slot::kCandidate1;
   bool conditional = false;
   int64_t reserved_output_contract_bytes = 0;
   // Forecast over known + reserved bytes; `input_tokens` is the same estimate without the
@@ -158,7 +157,7 @@ Status CheckPlan(const BudgetPlan& plan);
 // (system + user bytes, all known) on `route`. ok when the estimate is <= the allowed input;
 // otherwise prompt_budget_exceeded_measured naming the stage, slot and overage.
 // REQUIRES: `route` is the stage's route (a candidate stage's slot is taken from its role).
-Status CheckMeasuredPrompt(const RouteCapacity& route, Stage stage, std::string_view system_prompt,
+Status CheckMeasuredPrompt(const RouteCapacity& route, Role stage, std::string_view system_prompt,
                            std::string_view user_prompt);
 
 // Formats a rate such as 173 as "1.73".

@@ -6,38 +6,6 @@
 
 namespace pi_fusion::budget {
 
-std::string_view RoleId(RouteRole role) {
-  switch (role) {
-    case RouteRole::kCandidate1:
-      return "candidate-1";
-    case RouteRole::kCandidate2:
-      return "candidate-2";
-    case RouteRole::kCandidate3:
-      return "candidate-3";
-    case RouteRole::kEvaluator:
-      return "evaluator";
-    case RouteRole::kMerger:
-      break;
-  }
-  return "merger";
-}
-
-std::string_view RoleLabel(RouteRole role) {
-  switch (role) {
-    case RouteRole::kCandidate1:
-      return "Candidate 1";
-    case RouteRole::kCandidate2:
-      return "Candidate 2";
-    case RouteRole::kCandidate3:
-      return "Candidate 3";
-    case RouteRole::kEvaluator:
-      return "Evaluator";
-    case RouteRole::kMerger:
-      break;
-  }
-  return "Merger";
-}
-
 namespace {
 
 Status Unusable(const RouteCapacity& capacity, const std::string& why) {
@@ -45,13 +13,13 @@ Status Unusable(const RouteCapacity& capacity, const std::string& why) {
       kMinInputTokens + capacity.reserved_output + kFramingReserveTokens + kSafetyReserveTokens;
   return Status::Error(
       std::string(kModelCapacityUnknown),
-      std::string(RoleLabel(capacity.spec.role)) + " route " + capacity.QualifiedId() + " " + why +
+      std::string(SlotLabel(capacity.spec.role)) + " route " + capacity.QualifiedId() + " " + why +
           ", but Fusion needs at least " + std::to_string(required) + " tokens on every route (" +
           std::to_string(capacity.reserved_output) + " reserved output + " +
           std::to_string(kFramingReserveTokens) + " framing + " +
           std::to_string(kSafetyReserveTokens) + " safety + " + std::to_string(kMinInputTokens) +
           " input). Choose a larger-context model for " +
-          std::string(RoleLabel(capacity.spec.role)) + " with /fusion-models.");
+          std::string(SlotLabel(capacity.spec.role)) + " with /fusion-models.");
 }
 
 }  // namespace

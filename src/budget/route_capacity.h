@@ -14,21 +14,14 @@
 #include <string_view>
 
 #include "budget/estimator.h"
+#include "core/role.h"  // Slot: the five configured routes, in plan order
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::budget {
 
-// The five configured routes, in plan order.
-enum class RouteRole { kCandidate1, kCandidate2, kCandidate3, kEvaluator, kMerger };
-inline constexpr std::array<RouteRole, 5> kAllRoles = {
-    RouteRole::kCandidate1, RouteRole::kCandidate2, RouteRole::kCandidate3, RouteRole::kEvaluator,
-    RouteRole::kMerger};
-std::string_view RoleId(RouteRole role);     // "candidate-1" ... "evaluator", "merger"
-std::string_view RoleLabel(RouteRole role);  // "Candidate 1" ... "Evaluator", "Merger"
-
 // What the planner needs to know about one resolved route (filled from the admitted model).
 struct RouteSpec {
-  RouteRole role = RouteRole::kCandidate1;
+  Slot role = Slot::kCandidate1;
   std::string provider;
   std::string model;
   int64_t context_window = 0;     // the registry's contextWindow (tokens)

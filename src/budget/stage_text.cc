@@ -10,22 +10,22 @@ std::string N(int64_t value) { return std::to_string(value); }
 
 }  // namespace
 
-std::string StageLabel(Stage stage, int slot) {
+std::string StageLabel(Role stage, int slot) {
   switch (stage) {
-    case Stage::kCandidate:
+    case Role::kCandidate:
       return "candidate " + N(slot);
-    case Stage::kEvaluation:
+    case Role::kEvaluator:
       return "evaluation";
-    case Stage::kEvaluationRepair:
+    case Role::kRepair:
       return "evaluation repair";
-    case Stage::kMerge:
+    case Role::kMerger:
       break;
   }
   return "merge";
 }
 
 std::string RouteText(const RouteCapacity& route) {
-  return std::string(RoleLabel(route.spec.role)) + " route " + route.QualifiedId();
+  return std::string(SlotLabel(route.spec.role)) + " route " + route.QualifiedId();
 }
 
 std::string FormatBasisPoints(int64_t bp) {
@@ -85,7 +85,7 @@ std::string LargerModelText(const StageForecast& s, const RouteCapacity& route, 
          " stage does not fit the context window of " + RouteText(route) + " (" +
          N(route.allowed_input) + " allowed input tokens) even with an empty request" +
          (had_history ? " and no session history" : "") + ". Choose a larger-context model for " +
-         std::string(RoleLabel(route.spec.role)) + " with /fusion-models.";
+         std::string(SlotLabel(route.spec.role)) + " with /fusion-models.";
 }
 
 std::string ByteClassDiagnostic(const TokenEstimate& e) {

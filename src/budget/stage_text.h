@@ -12,7 +12,7 @@
 namespace pi_fusion::budget {
 
 // "candidate 2", "evaluation", "evaluation repair", "merge".
-std::string StageLabel(Stage stage, int slot);
+std::string StageLabel(Role stage, int slot);
 // "Candidate 2 route openai-codex/gpt-5.5".
 std::string RouteText(const RouteCapacity& route);
 // 8123 -> "81.23%".

@@ -267,8 +267,11 @@ void AddChildRunCommand(CLI::App& app, int* exit_code) {
   }
   cmd->add_option("--capability", args->capability, "reason | inspect | research")
       ->check(CLI::IsMember(capabilities));
+  const std::vector<std::string> roles = {std::string(RoleName(Role::kCandidate)),
+                                          std::string(RoleName(Role::kEvaluator)),
+                                          std::string(RoleName(Role::kMerger))};
   cmd->add_option("--role", args->role, "candidate | evaluator | merger")
-      ->check(CLI::IsMember({"candidate", "evaluator", "merger"}));
+      ->check(CLI::IsMember(roles));
   cmd->add_option("--thinking", args->thinking, "Thinking level (default off)");
   cmd->add_option("--api", args->api, "The route's api (anthropic-messages: cache retention long)");
   cmd->add_option("--cwd", args->cwd, "Working directory of the child");

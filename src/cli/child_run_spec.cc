@@ -39,7 +39,7 @@ std::vector<std::string> ChildRunEnvironment(const ChildRunArgs& args,
                                              const std::vector<std::string>& parent_env,
                                              const std::string& oversize, const AuditPaths& audit) {
   process::ChildVariables vars;
-  vars.role = args.role;
+  vars.role = ParseRole(args.role).value_or(Role::kCandidate);  // checked by the CLI
   vars.provider_api = args.api;
   vars.oversize_path = oversize;
   vars.source_policy = FirstValue(parent_env, env_vars::kSourcePolicy);

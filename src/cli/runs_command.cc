@@ -24,6 +24,7 @@
 #include "pi_fusion/status.h"
 #include "run/source_failures.h"
 #include "store/owner_lock.h"
+#include "store/run_finder.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
 #include "tasks/resume_hint.h"
@@ -283,23 +284,22 @@ Result<std::string> FindRunDir(const VerifyArgs& args, const std::string& projec
     return dir;
   }
   // By directory name, so a run whose manifest is broken is still found (and reported).
-  std::vector<const tasks::RunListing*> matches;
-  const std::vector<tasks::RunListing> runs = tasks::ListRuns(PosixFileSystem(), project);
-  for (const tasks::RunListing& run : runs) {
-    if (run.run_id == args.run) return run.run_dir;
-    if (store::RunIdMatches(run.run_id, args.run)) matches.push_back(&run);
-  }
+  FileSystem& fs = PosixFileSystem();
+  std::vector<store::FoundRun> matches = store::RunsNamed(store::FindRuns(fs, project), args.run);
   if (matches.empty()) {
     return Status::Error(kInvalidArguments,
                          "no such run: no run " + args.run + " under " + project + "/.pi/fusion");
   }
   if (matches.size() > 1) {
+    std::sort(
+        matches.begin(), matches.end(),
+        [](const store::FoundRun& a, const store::FoundRun& b) { return a.run_id < b.run_id; });
     std::string names;
-    for (const tasks::RunListing* run : matches) names += (names.empty() ? "" : ", ") + run->run_id;
+    for (const store::FoundRun& run : matches) names += (names.empty() ? "" : ", ") + run.run_id;
     return Status::Error(kInvalidArguments,
                          "ambiguous run id " + args.run + " (matches " + names + ")");
   }
-  return matches.front()->run_dir;
+  return matches.front().dir;
 }
 
 int RunVerify(const VerifyArgs& args) {

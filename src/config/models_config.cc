@@ -13,38 +13,6 @@
 
 namespace pi_fusion::config {
 
-std::string_view SlotLabel(Slot slot) {
-  switch (slot) {
-    case Slot::kCandidate1:
-      return "Candidate 1";
-    case Slot::kCandidate2:
-      return "Candidate 2";
-    case Slot::kCandidate3:
-      return "Candidate 3";
-    case Slot::kEvaluator:
-      return "Evaluator";
-    case Slot::kMerger:
-      break;
-  }
-  return "Merger";
-}
-
-std::string_view SlotRole(Slot slot) {
-  switch (slot) {
-    case Slot::kCandidate1:
-      return "candidate-1";
-    case Slot::kCandidate2:
-      return "candidate-2";
-    case Slot::kCandidate3:
-      return "candidate-3";
-    case Slot::kEvaluator:
-      return "evaluator";
-    case Slot::kMerger:
-      break;
-  }
-  return "merger";
-}
-
 const std::string& ModelsConfig::selection(Slot slot) const {
   switch (slot) {
     case Slot::kCandidate1:
@@ -236,9 +204,9 @@ Result<ModelsConfig> FromJson(const json& root) {
   }
   ModelsConfig config;
   for (Slot slot : kAllSlots) {
-    const json& value = slot == Slot::kEvaluator ? root["evaluator"]
-                        : slot == Slot::kMerger  ? root["merger"]
-                                                 : candidates[static_cast<size_t>(slot)];
+    const json& value = slot == Slot::kEvaluator || slot == Slot::kMerger
+                            ? root[SlotId(slot)]
+                            : candidates[static_cast<size_t>(slot)];
     if (!value.is_string()) return Invalid(std::string(SlotLabel(slot)) + " must be a string");
     config.selection(slot) = value.get<std::string>();
   }
@@ -334,8 +302,8 @@ Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   const bool v3 = config.policy.stall_seconds.has_value();
   root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;
-  root["evaluator"] = config.evaluator;
-  root["merger"] = config.merger;
+  root[SlotId(Slot::kEvaluator)] = config.evaluator;
+  root[SlotId(Slot::kMerger)] = config.merger;
   if (!v1) {
     nlohmann::ordered_json policy;
     policy["quorum"] = config.policy.quorum;

@@ -28,15 +28,10 @@
 #include <string_view>
 
 #include "config/config_constants.h"
+#include "core/role.h"  // Slot: the five routes this file configures
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::config {
-
-enum class Slot { kCandidate1, kCandidate2, kCandidate3, kEvaluator, kMerger };
-inline constexpr std::array<Slot, 5> kAllSlots = {
-    Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3, Slot::kEvaluator, Slot::kMerger};
-std::string_view SlotLabel(Slot slot);  // "Candidate 1" ... "Evaluator", "Merger"
-std::string_view SlotRole(Slot slot);   // "candidate-1" ... "evaluator", "merger"
 
 // How a run treats a failing or lagging candidate and what it may spend. The default is today's
 // run: all three candidates must verify, no cap. This layer only parses, checks and writes the

@@ -168,8 +168,8 @@ nlohmann::json ResolvedModelsToJson(const ResolvedModels& models) {
     candidates.push_back(RouteJson(models.route(slot)));
   }
   return {{"candidates", candidates},
-          {"evaluator", RouteJson(models.route(Slot::kEvaluator))},
-          {"merger", RouteJson(models.route(Slot::kMerger))},
+          {SlotId(Slot::kEvaluator), RouteJson(models.route(Slot::kEvaluator))},
+          {SlotId(Slot::kMerger), RouteJson(models.route(Slot::kMerger))},
           {"thinking_level", models.thinking_level}};
 }
 

@@ -208,7 +208,7 @@ std::vector<std::string> BuildStageChildEnvironment(const std::vector<std::strin
   auto set = [&out](std::string_view name, const std::string& value) {
     out.push_back(std::string(name) + "=" + value);
   };
-  set(env_vars::kChildRole, vars.role);
+  set(env_vars::kChildRole, std::string(RoleName(vars.role)));
   // The child starts loading this API's module while it waits for its input (warm children).
   if (!vars.provider_api.empty()) set(env_vars::kProviderApi, vars.provider_api);
   if (!vars.oversize_path.empty()) set(env_vars::kOversizePath, vars.oversize_path);

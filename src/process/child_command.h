@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/role.h"
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::process {
@@ -93,9 +94,9 @@ std::vector<std::string> BuildChildEnvironment(const std::vector<std::string>& p
 // The values of one child's per-child variables (core/env_vars.h). An empty string, an empty list
 // or nullopt leaves its variable unset.
 struct ChildVariables {
-  std::string role;           // PI_FUSION_CHILD_ROLE: candidate | evaluator | merger
-  std::string provider_api;   // PI_FUSION_PROVIDER_API; also picks PI_CACHE_RETENTION's default
-  std::string oversize_path;  // PI_FUSION_OVERSIZE_PATH
+  Role role = Role::kCandidate;  // PI_FUSION_CHILD_ROLE (RoleName): candidate | evaluator | merger
+  std::string provider_api;      // PI_FUSION_PROVIDER_API; also picks PI_CACHE_RETENTION's default
+  std::string oversize_path;     // PI_FUSION_OVERSIZE_PATH
   std::optional<std::string> source_policy;         // PI_FUSION_SOURCE_POLICY
   std::optional<std::string> source_policy_sha256;  // PI_FUSION_SOURCE_POLICY_SHA256
   // PI_FUSION_TOOLS, comma-joined; when not empty, PI_FUSION_TOOL_JOURNAL and PI_FUSION_TOOL_SEAL

@@ -25,7 +25,7 @@
 namespace pi_fusion::workflow {
 namespace {
 
-const budget::RouteCapacity& CapacityOf(const PreparedRun& run, config::Slot slot) {
+const budget::RouteCapacity& CapacityOf(const PreparedRun& run, Slot slot) {
   return run.plan.routes[static_cast<size_t>(slot)];
 }
 
@@ -62,8 +62,8 @@ std::chrono::milliseconds StallBound(const config::Policy& policy) {
 
 Status StalledStatus(const StageChild& child, const config::ModelInfo& model,
                      std::chrono::milliseconds bound, bool starting) {
-  const std::string who =
-      child.role + (child.key.slot ? " " + std::to_string(*child.key.slot) : "");
+  const std::string who = std::string(RoleName(ChildRoleOf(child.key.stage))) +
+                          (child.key.slot ? " " + std::to_string(*child.key.slot) : "");
   auto seconds = [](std::chrono::milliseconds ms) {
     return config::PolicyNumberText(static_cast<double>(ms.count()) / 1000) + " s";
   };
@@ -102,10 +102,10 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   if (!argv.ok()) return argv.status();
 
   process::ChildVariables vars;
-  vars.role = child.role;
+  vars.role = ChildRoleOf(child.key.stage);
   vars.provider_api = model.api;
   vars.oversize_path = files.oversized;
-  if (child.capability == process::ChildCapability::kResearch && child.role == "candidate" &&
+  if (child.capability == process::ChildCapability::kResearch && child.role == Role::kCandidate &&
       run.source_policy) {
     // fusion_web_fetch enforces the declared URLs; it refuses to load if the file changed.
     vars.source_policy = run.store->run_dir() + "/" + run.source_policy->path;
@@ -139,7 +139,7 @@ Result<process::ChildOutcome> Spawn(ChildLauncher& launcher, const process::Chil
                                     const StageChild& child, const process::CancelToken& cancel) {
   Result<process::ChildOutcome> outcome = launcher.RunWatched(spec, cancel, child.watch);
   if (!outcome.ok() && outcome.status().code() == kChildSpawnFailed &&
-      child.key.stage == store::Stage::kCandidate && !cancel.IsCancelled()) {
+      child.key.stage == Stage::kCandidate && !cancel.IsCancelled()) {
     outcome = launcher.RunWatched(spec, cancel, child.watch);
   }
   return outcome;
@@ -347,14 +347,14 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
                           const process::CancelToken& cancel, WarmStages* warm,
                           store::StoreBatch* carry) {
   // A stage the measured budget check refuses never starts: no attempt row, no child.
-  Status budget = budget::CheckMeasuredPrompt(CapacityOf(run, child.route), child.budget_stage,
+  Status budget = budget::CheckMeasuredPrompt(CapacityOf(run, child.route), child.role,
                                               child.system_prompt, child.stdin_text);
   if (!budget.ok()) return {budget, ""};
   AttemptRecorder attempt(run, child);
   if (Status s = attempt.Begin(child, carry); !s.ok()) return {s, ""};
 
   ChildFiles files;
-  if (child.role == "candidate") files.oversized = attempt.Path(".response.oversized.md");
+  if (child.role == Role::kCandidate) files.oversized = attempt.Path(".response.oversized.md");
   if (!child.tools.empty()) {
     files.journal = attempt.Path(".tool-calls.jsonl");
     files.seal = attempt.Path(".seal.json");
@@ -392,9 +392,9 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   std::optional<int64_t> under_forecast;
   if (std::optional<budget::FirstRequestUsage> first = FirstRequest(report.records)) {
-    std::optional<nlohmann::json> violation = budget::CalibrationViolation(
-        CapacityOf(run, child.route), child.budget_stage, child.key.attempt, child.system_prompt,
-        child.stdin_text, *first);
+    std::optional<nlohmann::json> violation =
+        budget::CalibrationViolation(CapacityOf(run, child.route), child.role, child.key.attempt,
+                                     child.system_prompt, child.stdin_text, *first);
     if (violation) {
       under_forecast = violation->at("under_forecast_tokens").get<int64_t>();
       attempt.Write(".calibration-violation.json", CanonicalJson(*violation));

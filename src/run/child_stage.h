@@ -29,11 +29,12 @@ class WarmStages;
 
 struct StageChild {
   store::AttemptKey key;
-  config::Slot route = config::Slot::kCandidate1;
+  Slot route = Slot::kCandidate1;
   process::ChildCapability capability = process::ChildCapability::kReason;
-  budget::Stage budget_stage = budget::Stage::kCandidate;
+  // Its role: the budget stage its prompt is measured against (kRepair for the evaluation's
+  // attempt 2); the child itself is told ChildRoleOf(key.stage).
+  Role role = Role::kCandidate;
   OutputKind output = OutputKind::kCandidate;
-  std::string role;  // PI_FUSION_CHILD_ROLE: candidate | evaluator | merger
   // The tools the child may run (a tool-using workflow's candidates). Not empty: the child keeps
   // the sealed tool-call audit log, which must verify before its answer is accepted.
   std::vector<std::string> tools;

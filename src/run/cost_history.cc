@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "store/run_finder.h"
 #include "store/run_id.h"
 #include "store/verify.h"
 
@@ -15,18 +16,18 @@ int64_t Median(std::vector<int64_t> values) {
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid] + 1) / 2;
 }
 
-bool SameRole(const RoleSample& sample, budget::RouteRole role) {
+bool SameRole(const RoleSample& sample, Slot role) {
   switch (role) {
-    case budget::RouteRole::kCandidate1:
-    case budget::RouteRole::kCandidate2:
-    case budget::RouteRole::kCandidate3:
+    case Slot::kCandidate1:
+    case Slot::kCandidate2:
+    case Slot::kCandidate3:
       return sample.candidate;
-    case budget::RouteRole::kEvaluator:
-      return !sample.candidate && sample.stage == store::Stage::kEvaluation;
-    case budget::RouteRole::kMerger:
+    case Slot::kEvaluator:
+      return !sample.candidate && sample.stage == Stage::kEvaluation;
+    case Slot::kMerger:
       break;
   }
-  return !sample.candidate && sample.stage == store::Stage::kMerge;
+  return !sample.candidate && sample.stage == Stage::kMerge;
 }
 
 }  // namespace
@@ -40,14 +41,14 @@ std::vector<RoleSample> SamplesOf(const store::Manifest& manifest) {
     RoleSample sample;
     sample.run_id = manifest.run_id;
     sample.stage = attempt.key.stage;
-    if (attempt.key.stage == store::Stage::kCandidate) {
+    if (attempt.key.stage == Stage::kCandidate) {
       if (!attempt.key.slot || *attempt.key.slot < 1 || *attempt.key.slot > 3) continue;
       sample.candidate = true;
       sample.route =
           manifest.models.candidates[static_cast<size_t>(*attempt.key.slot - 1)].QualifiedId();
     } else {
-      sample.route = (attempt.key.stage == store::Stage::kEvaluation ? manifest.models.evaluator
-                                                                     : manifest.models.merger)
+      sample.route = (attempt.key.stage == Stage::kEvaluation ? manifest.models.evaluator
+                                                              : manifest.models.merger)
                          .QualifiedId();
     }
     const store::Usage& usage = *attempt.usage;
@@ -61,12 +62,12 @@ std::vector<RoleSample> SamplesOf(const store::Manifest& manifest) {
 budget::ObservedRoles ObservedFrom(const std::vector<RoleSample>& samples,
                                    const std::array<std::string, 5>& routes) {
   budget::ObservedRoles observed;
-  for (size_t i = 0; i < budget::kAllRoles.size(); ++i) {
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
     std::vector<int64_t> input;
     std::vector<int64_t> output;
     std::set<std::string> runs;
     for (const RoleSample& sample : samples) {
-      if (sample.route != routes[i] || !SameRole(sample, budget::kAllRoles[i])) continue;
+      if (sample.route != routes[i] || !SameRole(sample, kAllSlots[i])) continue;
       input.push_back(sample.input);
       output.push_back(sample.output);
       runs.insert(sample.run_id);
@@ -81,19 +82,12 @@ budget::ObservedRoles ObservedFrom(const std::vector<RoleSample>& samples,
 std::vector<RoleSample> ProjectSamples(FileSystem& fs, const std::string& cwd,
                                        std::string_view workflow) {
   std::vector<store::Manifest> runs;
-  const std::string root = cwd + "/.pi/fusion";
-  Result<std::vector<std::string>> sessions = fs.ListDir(root);
-  if (!sessions.ok()) return {};
-  for (const std::string& session : *sessions) {
-    Result<std::vector<std::string>> names = fs.ListDir(root + "/" + session);
-    if (!names.ok()) continue;
-    for (const std::string& name : *names) {
-      if (!store::IsValidRunId(name) || !name.starts_with(std::string(workflow) + "-")) continue;
-      Result<store::Manifest> manifest = store::ReadManifest(fs, root + "/" + session + "/" + name);
-      if (manifest.ok() && manifest->state == store::RunState::kCompleted &&
-          manifest->run_id == name) {
-        runs.push_back(std::move(manifest).value());
-      }
+  for (const store::FoundRun& found : store::FindRuns(fs, cwd)) {
+    if (!found.run_id.starts_with(std::string(workflow) + "-")) continue;
+    Result<store::Manifest> manifest = store::ReadManifest(fs, found.dir);
+    if (manifest.ok() && manifest->state == store::RunState::kCompleted &&
+        manifest->run_id == found.run_id) {
+      runs.push_back(std::move(manifest).value());
     }
   }
   std::sort(runs.begin(), runs.end(), [](const store::Manifest& a, const store::Manifest& b) {

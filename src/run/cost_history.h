@@ -30,7 +30,7 @@ namespace pi_fusion::workflow {
 struct RoleSample {
   std::string run_id;      // the run it is of
   bool candidate = false;  // else `stage` names the role
-  store::Stage stage = store::Stage::kCandidate;
+  Stage stage = Stage::kCandidate;
   std::string route;  // "provider/model"
   int64_t input = 0;
   int64_t output = 0;
@@ -39,7 +39,7 @@ struct RoleSample {
 // The samples of one completed manifest (none for any other state).
 std::vector<RoleSample> SamplesOf(const store::Manifest& manifest);
 
-// Per route role (budget::kAllRoles order, routes given as "provider/model"): the median of the
+// Per route role (kAllSlots order, routes given as "provider/model"): the median of the
 // matching samples, when they come from at least budget::kHistoryMinRuns runs (ObservedTokens::runs
 // counts those runs). Pure.
 budget::ObservedRoles ObservedFrom(const std::vector<RoleSample>& samples,

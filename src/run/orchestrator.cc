@@ -43,7 +43,6 @@ namespace pi_fusion::workflow {
 namespace {
 
 using store::RunState;
-using store::Stage;
 
 bool IsCancellation(const Status& status) { return status.code() == kChildCancelled; }
 
@@ -136,7 +135,7 @@ class Run {
         },
         cancel_, observer_,
         [this, started](int slot, const StageResult& result, const Status& end) {
-          NoteCalibration(result, budget::Stage::kCandidate);
+          NoteCalibration(result, Role::kCandidate);
           NoteRefusals(slot, result);
           if (end.ok()) ReportLanded(slot, result, started);
         });
@@ -236,7 +235,7 @@ class Run {
   StageChild Capped(StageChild child) const {
     if (!run_.policy.max_cost_usd) return child;
     child.cost_allowance_usd = budget::StageAllowanceUsd(*run_.policy.max_cost_usd, SpentForCap(),
-                                                         run_.cost_forecast, child.budget_stage);
+                                                         run_.cost_forecast, child.role);
     return child;
   }
 
@@ -334,12 +333,12 @@ class Run {
   // A child's first provider request used more prompt tokens than its stage's one-request
   // forecast: a progress warning now, and a result-details warning if the run completes.
   // Called from candidate threads too.
-  void NoteCalibration(const StageResult& result, budget::Stage stage) {
+  void NoteCalibration(const StageResult& result, Role role) {
     if (!result.under_forecast_tokens) return;
     const std::string line = budget::CalibrationWarningText(*result.under_forecast_tokens);
     observer_.Progress({ProgressEvent::kNote, 0, line});
     std::lock_guard lock(warnings_mu_);
-    warnings_.push_back({"calibration", std::string(budget::StageName(stage)), line});
+    warnings_.push_back({"calibration", std::string(PlanStageName(role)), line});
   }
 
   // A candidate's file-tool calls the walls refused, for the result details. Called from
@@ -397,7 +396,7 @@ class Run {
         StageResult result = RunOrReuse(CandidateChild(slot), *siblings);
         const double elapsed =
             std::chrono::duration<double>(run_.seams.clock->Now() - started).count();
-        NoteCalibration(result, budget::Stage::kCandidate);
+        NoteCalibration(result, Role::kCandidate);
         NoteRefusals(slot, result);
         // A failed candidate is reported as failed, never counted among the complete ones.
         if (result.status.ok()) {
@@ -548,12 +547,11 @@ class Run {
   StageChild CandidateChild(int slot) const {
     StageChild child;
     child.key = {Stage::kCandidate, slot, 1};
-    child.route = config::kAllSlots[slot - 1];
+    child.route = kAllSlots[slot - 1];
     child.capability = Spec().candidate_capability;
     child.tools = process::CapabilityTools(child.capability);
-    child.budget_stage = budget::Stage::kCandidate;
+    child.role = Role::kCandidate;
     child.output = OutputKind::kCandidate;
-    child.role = "candidate";
     child.system_prompt = CandidateSystemPromptOf(Spec());
     child.stdin_text = CandidateStdin(run_.canonical_input);
     child.request_signal_fd = warm_.signal_fd();
@@ -575,11 +573,9 @@ class Run {
   StageChild EvaluatorChild(int attempt, std::string system_prompt, std::string input) const {
     StageChild child;
     child.key = {Stage::kEvaluation, std::nullopt, attempt};
-    child.route = config::Slot::kEvaluator;
-    child.budget_stage =
-        attempt == 1 ? budget::Stage::kEvaluation : budget::Stage::kEvaluationRepair;
+    child.route = Slot::kEvaluator;
+    child.role = attempt == 1 ? Role::kEvaluator : Role::kRepair;
     child.output = OutputKind::kEvaluator;
-    child.role = "evaluator";
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
     child.watch = Watch(child);
@@ -595,7 +591,7 @@ class Run {
     carry_.transitions.push_back(RunState::kEvaluating);
     observer_.Progress({ProgressEvent::kEvaluating, 0, "evaluating candidates"});
     StageResult first = RunStageChild(run_, evaluator, cancel_, &warm_, &carry_);
-    NoteCalibration(first, budget::Stage::kEvaluation);
+    NoteCalibration(first, Role::kEvaluator);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
     EvaluationCheck check = ValidateEvaluation(first.answer, scope);
     if (!check.ok()) check = Repair(blind, scope, repair_prompt, first.answer, check.errors);
@@ -632,7 +628,7 @@ class Run {
     // A cap stop here is recorded at attempt 2: the repair it did not start.
     if (!WithinCostCap(repair, 2)) return {std::nullopt, errors};
     StageResult repaired = RunStageChild(run_, repair, cancel_);
-    NoteCalibration(repaired, budget::Stage::kEvaluationRepair);
+    NoteCalibration(repaired, Role::kRepair);
     if (!repaired.status.ok()) {
       RecordFailure(repaired.status, Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
@@ -643,10 +639,9 @@ class Run {
   StageChild MergerChild(std::string system_prompt, std::string input) const {
     StageChild child;
     child.key = {Stage::kMerge, std::nullopt, 1};
-    child.route = config::Slot::kMerger;
-    child.budget_stage = budget::Stage::kMerge;
+    child.route = Slot::kMerger;
+    child.role = Role::kMerger;
     child.output = OutputKind::kMerger;
-    child.role = "merger";
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
     child.watch = Watch(child);
@@ -659,7 +654,7 @@ class Run {
     carry_.transitions.push_back(RunState::kMerging);
     observer_.Progress({ProgressEvent::kMerging, 0, "merging final answer"});
     StageResult merged = RunStageChild(run_, merger, cancel_, &warm_, &carry_);
-    NoteCalibration(merged, budget::Stage::kMerge);
+    NoteCalibration(merged, Role::kMerger);
     if (!merged.status.ok()) return Fail(merged.status, Stage::kMerge, std::nullopt, 1);
     return merged.answer;
   }
@@ -674,8 +669,8 @@ class Run {
     const budget::CapStopKept kept{verified_candidates_, evaluation_kept_, run_.store->run_dir(),
                                    run_.store->run_id()};
     const auto bytes = static_cast<int64_t>(child.system_prompt.size() + child.stdin_text.size());
-    Status cap = budget::CheckCostCapBeforeStage(
-        run_.policy.max_cost_usd, spent, run_.cost_forecast, child.budget_stage, bytes, kept);
+    Status cap = budget::CheckCostCapBeforeStage(run_.policy.max_cost_usd, spent,
+                                                 run_.cost_forecast, child.role, bytes, kept);
     if (cap.ok()) return true;
     RecordFailure(cap, child.key.stage, std::nullopt, attempt);
     return false;
@@ -696,8 +691,8 @@ class Run {
     for (size_t i = 0; i < 3; ++i) {
       details.models.candidates[i] = run_.models.routes[i].model.QualifiedId();
     }
-    details.models.evaluator = run_.models.route(config::Slot::kEvaluator).model.QualifiedId();
-    details.models.merger = run_.models.route(config::Slot::kMerger).model.QualifiedId();
+    details.models.evaluator = run_.models.route(Slot::kEvaluator).model.QualifiedId();
+    details.models.merger = run_.models.route(Slot::kMerger).model.QualifiedId();
     details.models.thinking_level = run_.models.thinking_level;
     details.anonymous_map = map;
     details.usage = store::UsageToJson(manifest.usage);
@@ -716,8 +711,7 @@ class Run {
     }
     for (const budget::BudgetWarning& w : run_.plan.warnings) {
       details.warnings.push_back(
-          {"budget", std::string(budget::StageName(run_.plan.stages[w.stage_index].stage)),
-           w.message});
+          {"budget", std::string(PlanStageName(run_.plan.stages[w.stage_index].stage)), w.message});
     }
     {
       std::lock_guard lock(warnings_mu_);
@@ -840,7 +834,8 @@ std::string FailureText(const RunOutcome& outcome) {
     return std::string(name) + "=" + (value.empty() ? "none" : value);
   };
   const store::RunError error = outcome.run_error.value_or(store::RunError{});
-  const std::string stage = error.stage ? std::string(store::StageName(*error.stage)) : "preflight";
+  const std::string stage =
+      error.stage ? std::string(pi_fusion::StageName(*error.stage)) : "preflight";
   const std::string slot = error.slot ? std::to_string(*error.slot) : "";
   const std::string attempt = error.attempt ? std::to_string(*error.attempt) : "";
   return "Fusion failed (" + part("stage", stage) + ", " + part("slot", slot) + ", " +

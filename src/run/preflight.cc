@@ -67,9 +67,9 @@ Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& s
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
   input.workflow = spec.workflow;
-  for (size_t i = 0; i < config::kAllSlots.size(); ++i) {
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
     const config::ModelInfo& model = run.models.routes[i].model;
-    input.routes[i] = {budget::kAllRoles[i], model.provider, model.id, model.context_window,
+    input.routes[i] = {kAllSlots[i], model.provider, model.id, model.context_window,
                        model.max_tokens};
   }
   input.candidate = {stages->candidate_system, stages->candidate_user};
@@ -90,7 +90,7 @@ Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& s
 // Each route's prices as Pi's model object gave them, and whether its login is a subscription.
 std::array<budget::RoutePricing, 5> PricingOf(const config::ResolvedModels& models) {
   std::array<budget::RoutePricing, 5> out;
-  for (size_t i = 0; i < config::kAllSlots.size(); ++i) {
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
     const config::ModelInfo& model = models.routes[i].model;
     if (model.prices) {
       out[i].prices = budget::TokenPrices{model.prices->input, model.prices->output,
@@ -106,10 +106,9 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
   for (size_t i = 0; i < 3; ++i) {
     out.candidates[i] = {models.routes[i].model.provider, models.routes[i].model.id};
   }
-  out.evaluator = {models.route(config::Slot::kEvaluator).model.provider,
-                   models.route(config::Slot::kEvaluator).model.id};
-  out.merger = {models.route(config::Slot::kMerger).model.provider,
-                models.route(config::Slot::kMerger).model.id};
+  out.evaluator = {models.route(Slot::kEvaluator).model.provider,
+                   models.route(Slot::kEvaluator).model.id};
+  out.merger = {models.route(Slot::kMerger).model.provider, models.route(Slot::kMerger).model.id};
   out.thinking_level = models.thinking_level;
   return out;
 }
@@ -138,11 +137,11 @@ Result<std::string> SourcePolicyBytes(const std::string& run_id,
 budget::CostForecast ForecastOf(const PreparedRun& run) {
   budget::BudgetPlan plan = run.plan;
   std::erase_if(plan.stages, [&](const budget::StageForecast& stage) {
-    if (stage.stage == budget::Stage::kCandidate) {
+    if (stage.stage == Role::kCandidate) {
       return ReusedCandidateOf(run, stage.slot) != nullptr;
     }
-    return ReusedEvaluationOf(run) != nullptr && (stage.stage == budget::Stage::kEvaluation ||
-                                                  stage.stage == budget::Stage::kEvaluationRepair);
+    return ReusedEvaluationOf(run) != nullptr &&
+           (stage.stage == Role::kEvaluator || stage.stage == Role::kRepair);
   });
   std::array<std::string, 5> routes;
   for (size_t i = 0; i < routes.size(); ++i) routes[i] = run.plan.routes[i].QualifiedId();

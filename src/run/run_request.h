@@ -95,7 +95,7 @@ struct LandedCandidate {
 // watchdog's measure; its start when it wrote none yet) and, for a tool-using child, how many
 // tool calls it has made so far.
 struct ChildActivity {
-  store::Stage stage = store::Stage::kCandidate;
+  Stage stage = Stage::kCandidate;
   std::optional<int> slot;     // candidates
   int64_t last_output_ms = 0;  // wall clock, milliseconds since the epoch
   std::optional<int64_t> tool_calls;

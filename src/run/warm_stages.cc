@@ -82,7 +82,7 @@ void WarmStages::StopWatching() {
 
 void WarmStages::CandidatesEnded() { StopWatching(); }
 
-WarmStages::Slot* WarmStages::SlotFor(store::Stage stage) {
+WarmStages::Slot* WarmStages::SlotFor(pi_fusion::Stage stage) {
   for (Slot& slot : slots_) {
     if (slot.stage == stage) return &slot;
   }

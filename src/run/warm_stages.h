@@ -72,14 +72,14 @@ class WarmStages {
 
  private:
   struct Slot {
-    store::Stage stage;
+    pi_fusion::Stage stage;
     std::unique_ptr<process::WarmChild> child;  // guarded by mu_
     process::ChildSpec spec;                    // guarded by mu_
   };
 
   void Watch(StageChild evaluator, StageChild merger);
   void StopWatching();
-  Slot* SlotFor(store::Stage stage);
+  Slot* SlotFor(pi_fusion::Stage stage);
 
   PreparedRun& run_;
   std::unique_ptr<FirstRequestSignal> signal_;
@@ -87,8 +87,8 @@ class WarmStages {
   int candidates_ = 0;  // the candidate children whose first requests Watch() waits for
   std::thread watcher_;
   std::mutex mu_;
-  std::array<Slot, 2> slots_{Slot{store::Stage::kEvaluation, nullptr, {}},
-                             Slot{store::Stage::kMerge, nullptr, {}}};
+  std::array<Slot, 2> slots_{Slot{pi_fusion::Stage::kEvaluation, nullptr, {}},
+                             Slot{pi_fusion::Stage::kMerge, nullptr, {}}};
 };
 
 }  // namespace pi_fusion::workflow

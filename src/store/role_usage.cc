@@ -13,12 +13,16 @@ size_t RowOf(const AttemptKey& key) {
     case Stage::kCandidate:
       return static_cast<size_t>(key.slot.value_or(1) - 1);
     case Stage::kEvaluation:
-      return key.attempt >= 2 ? 4 : 3;
+      return key.attempt >= 2 ? 4 : 3;  // the repair is the evaluation's attempt 2
     case Stage::kMerge:
       break;
   }
   return 5;
 }
+
+// Each row's role, in RowOf's order.
+constexpr std::array<Role, kRows> kRowRoles = {Role::kCandidate, Role::kCandidate, Role::kCandidate,
+                                               Role::kEvaluator, Role::kRepair,    Role::kMerger};
 
 // A count is known when the child was judged; an attempt with neither usage nor a count never
 // got that far (no child ran, or it could not be read) and adds nothing.
@@ -29,15 +33,12 @@ bool CountUnknown(const AttemptRecord& a) { return !a.requests && a.usage.has_va
 std::vector<RoleUsage> UsageByRole(const Manifest& m) {
   std::array<RoleUsage, kRows> rows;
   std::array<std::vector<Usage>, kRows> usages;
+  for (size_t i = 0; i < kRows; ++i) rows[i].role = kRowRoles[i];
   for (size_t i = 0; i < 3; ++i) {
-    rows[i].role = "candidate";
     rows[i].slot = static_cast<int>(i) + 1;
     rows[i].model = m.models.candidates[i].QualifiedId();
   }
-  rows[3].role = "evaluator";
-  rows[4].role = "repair";
   rows[3].model = rows[4].model = m.models.evaluator.QualifiedId();
-  rows[5].role = "merger";
   rows[5].model = m.models.merger.QualifiedId();
   for (RoleUsage& row : rows) row.requests = 0;
   std::array<bool, kRows> all_reused;
@@ -75,7 +76,7 @@ std::optional<uint64_t> ModelRequests(const Manifest& m) {
 nlohmann::json UsageByRoleJson(const std::vector<RoleUsage>& rows) {
   nlohmann::json out = nlohmann::json::array();
   for (const RoleUsage& row : rows) {
-    nlohmann::json item = {{"role", row.role}};
+    nlohmann::json item = {{"role", RoleName(row.role)}};
     if (row.slot) item["slot"] = *row.slot;
     item["model"] = row.model;
     item["attempts"] = row.attempts;

@@ -29,7 +29,7 @@
 namespace pi_fusion::store {
 
 struct RoleUsage {
-  std::string role;
+  Role role = Role::kCandidate;
   std::optional<int> slot;
   std::string model;
   int attempts = 0;

@@ -2,29 +2,11 @@
 
 #include <string>
 
+#include "core/name_table.h"
 #include "store/constants.h"
 
 namespace pi_fusion::store {
 namespace {
-
-template <typename Enum, size_t N>
-struct NameTable {
-  Enum values[N];
-  std::string_view names[N];
-
-  std::string_view Name(Enum value) const {
-    for (size_t i = 0; i < N; ++i) {
-      if (values[i] == value) return names[i];
-    }
-    return "unknown";
-  }
-  std::optional<Enum> Parse(std::string_view name) const {
-    for (size_t i = 0; i < N; ++i) {
-      if (names[i] == name) return values[i];
-    }
-    return std::nullopt;
-  }
-};
 
 constexpr NameTable<RunState, 9> kRunStates = {
     {RunState::kInitializing, RunState::kCandidatesRunning, RunState::kCandidatesComplete,
@@ -34,8 +16,6 @@ constexpr NameTable<RunState, 9> kRunStates = {
      "evaluation_complete", "merging", "completed", "failed", "cancelled"}};
 constexpr NameTable<RunSource, 2> kSources = {{RunSource::kCommand, RunSource::kTool},
                                               {"command", "tool"}};
-constexpr NameTable<Stage, 3> kStages = {{Stage::kCandidate, Stage::kEvaluation, Stage::kMerge},
-                                         {"candidate", "evaluation", "merge"}};
 constexpr NameTable<AttemptState, 4> kAttemptStates = {
     {AttemptState::kRunning, AttemptState::kCompleted, AttemptState::kFailed,
      AttemptState::kCancelled},
@@ -82,8 +62,6 @@ Status CheckTransition(RunState from, RunState to) {
 
 std::string_view RunSourceName(RunSource source) { return kSources.Name(source); }
 std::optional<RunSource> ParseRunSource(std::string_view name) { return kSources.Parse(name); }
-std::string_view StageName(Stage stage) { return kStages.Name(stage); }
-std::optional<Stage> ParseStage(std::string_view name) { return kStages.Parse(name); }
 std::string_view AttemptStateName(AttemptState state) { return kAttemptStates.Name(state); }
 std::optional<AttemptState> ParseAttemptState(std::string_view name) {
   return kAttemptStates.Parse(name);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/role.h"  // Stage: the stage an attempt and a terminal error belong to
 #include "pi_fusion/status.h"
 
 namespace pi_fusion::store {
@@ -47,11 +48,6 @@ Status CheckTransition(RunState from, RunState to);
 enum class RunSource { kCommand, kTool };
 std::string_view RunSourceName(RunSource source);  // "command" | "tool"
 std::optional<RunSource> ParseRunSource(std::string_view name);
-
-// The stage an attempt (and a terminal error) belongs to. Evaluator repair is evaluation attempt 2.
-enum class Stage { kCandidate, kEvaluation, kMerge };
-std::string_view StageName(Stage stage);  // "candidate" | "evaluation" | "merge"
-std::optional<Stage> ParseStage(std::string_view name);
 
 // One child attempt's state. kRunning rows at a terminal run were interrupted.
 enum class AttemptState { kRunning, kCompleted, kFailed, kCancelled };

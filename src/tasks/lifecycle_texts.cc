@@ -1,6 +1,7 @@
 #include "tasks/lifecycle_texts.h"
 
 #include <cstdio>
+#include <utility>
 
 #include "config/route_admission.h"
 #include "config/shared_model.h"
@@ -47,8 +48,8 @@ std::string PreflightLine(const workflow::PreparedRun& run) {
   }
   const size_t warnings = run.plan.warnings.size();
   return "Preflight: routes admitted (candidates " + routes + "; evaluator " +
-         run.models.route(config::Slot::kEvaluator).model.QualifiedId() + "; merger " +
-         run.models.route(config::Slot::kMerger).model.QualifiedId() + "); budget plan written" +
+         run.models.route(pi_fusion::Slot::kEvaluator).model.QualifiedId() + "; merger " +
+         run.models.route(pi_fusion::Slot::kMerger).model.QualifiedId() + "); budget plan written" +
          (warnings ? " with " + std::to_string(warnings) + " warning(s)" : ", no warnings") + ".";
 }
 
@@ -116,10 +117,12 @@ std::string ChildrenLine(const json& progress) {
   constexpr const char* kStates[] = {"completed", "failed", "cancelled", "interrupted",
                                      "not_started"};
   std::string line;
-  for (const char* stage : {"candidates", "evaluation", "merge"}) {
+  // failure-summary.json's progress keys (store/failure_summary.h); only candidates are counted.
+  constexpr std::pair<const char*, bool> kStages[] = {
+      {"candidates", true}, {"evaluation", false}, {"merge", false}};
+  for (const auto& [stage, counted] : kStages) {
     const json counts = progress.value(stage, json());
     if (!counts.is_object()) return "";
-    const bool counted = std::string(stage) == "candidates";
     int64_t total = 0;
     for (const char* state : kStates) {
       const json n = counts.value(state, json());

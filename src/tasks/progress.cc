@@ -186,15 +186,15 @@ void ProgressTracker::Note(const workflow::ChildActivity& activity) {
   if (!s.Active()) return;
   ChildLife* life = nullptr;
   switch (activity.stage) {
-    case store::Stage::kCandidate:
+    case pi_fusion::Stage::kCandidate:
       if (activity.slot && *activity.slot >= 1 && *activity.slot <= 3) {
         life = &s.candidate_life[*activity.slot - 1];
       }
       break;
-    case store::Stage::kEvaluation:
+    case pi_fusion::Stage::kEvaluation:
       life = &s.evaluator_life;
       break;
-    case store::Stage::kMerge:
+    case pi_fusion::Stage::kMerge:
       life = &s.merger_life;
       break;
   }
@@ -235,13 +235,13 @@ std::vector<RunningChild> RunningChildren(const ProgressSnapshot& s) {
   for (int slot = 1; slot <= 3; ++slot) {
     const ChildLife& life = s.candidate_life[slot - 1];
     if (s.candidates[slot - 1] != SlotState::kRunning || life.last_output_ms == 0) continue;
-    children.push_back({"candidate " + std::to_string(slot), "candidate", slot, life});
+    children.push_back({"candidate " + std::to_string(slot), Role::kCandidate, slot, life});
   }
   if (s.evaluator == SlotState::kRunning && s.evaluator_life.last_output_ms != 0) {
-    children.push_back({"evaluator", "evaluator", 0, s.evaluator_life});
+    children.push_back({"evaluator", Role::kEvaluator, 0, s.evaluator_life});
   }
   if (s.merger == SlotState::kRunning && s.merger_life.last_output_ms != 0) {
-    children.push_back({"merger", "merger", 0, s.merger_life});
+    children.push_back({"merger", Role::kMerger, 0, s.merger_life});
   }
   return children;
 }
@@ -302,7 +302,7 @@ nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
   for (const RunningChild& child : RunningChildren(s)) {
     const int64_t since = now_ms - child.life.last_output_ms;
     activity.push_back(
-        {{"role", child.role},
+        {{"role", RoleName(child.role)},
          {"slot", child.slot > 0 ? nlohmann::json(child.slot) : nlohmann::json(nullptr)},
          {"since_output_ms", since < 0 ? 0 : since},
          {"tool_calls", child.life.tool_calls ? nlohmann::json(*child.life.tool_calls)

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/role.h"
 #include "run/run_request.h"
 
 namespace pi_fusion::tasks {
@@ -106,9 +107,9 @@ std::string FormatElapsed(int64_t elapsed_ms);
 
 // A running child and its signs of life, in slot order, then the evaluator, then the merger.
 struct RunningChild {
-  std::string name;  // "candidate 2", "evaluator", "merger"
-  std::string role;  // "candidate" | "evaluator" | "merger"
-  int slot = 0;      // candidates; 0 otherwise
+  std::string name;              // "candidate 2", "evaluator", "merger"
+  Role role = Role::kCandidate;  // candidate, evaluator (its repair too) or merger
+  int slot = 0;                  // candidates; 0 otherwise
   ChildLife life;
 };
 // Only children that are running and have reported their start.

@@ -9,6 +9,7 @@
 #include "store/abandoned_run.h"
 #include "store/constants.h"
 #include "store/failure_view.h"
+#include "store/run_finder.h"
 #include "store/run_id.h"
 #include "store/usage_claim.h"
 #include "store/verify.h"
@@ -16,6 +17,7 @@
 #include "tasks/resume_hint.h"
 #include "tasks/run_view.h"
 #include "tasks/session_runs.h"
+#include "tasks/status_view.h"
 
 namespace pi_fusion::tasks {
 namespace {
@@ -213,24 +215,11 @@ Result<ResultView> BuildResultView(FileSystem& fs, const Clock& clock, const Tas
 
 Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock,
                                               const std::string& cwd, const std::string& query) {
-  const std::string root = cwd + "/" + store::kRunsRoot;
-  Result<std::vector<std::string>> sessions = fs.ListDir(root);
-  if (!sessions.ok() || query.empty()) return std::optional<TaskInfo>();
   // The id, a prefix of it or the short id the views show, among every session's runs.
-  std::vector<std::pair<std::string, std::string>> found;  // (run id, run dir)
-  for (const std::string& session : *sessions) {
-    Result<std::vector<std::string>> names = fs.ListDir(root + "/" + session);
-    if (!names.ok()) continue;
-    for (const std::string& name : *names) {
-      if (!store::IsValidRunId(name) || !store::RunIdMatches(name, query)) continue;
-      const std::string dir = root + "/" + session + "/" + name;
-      Result<FileInfo> info = fs.Stat(dir);
-      if (info.ok() && info->type == FileType::kDirectory) found.emplace_back(name, dir);
-    }
-  }
+  const std::vector<store::FoundRun> found = store::RunsNamed(store::FindRuns(fs, cwd), query);
   if (found.size() > 1) {
     std::vector<std::string> ids;
-    for (const auto& [id, dir] : found) ids.push_back(id);
+    for (const store::FoundRun& run : found) ids.push_back(run.run_id);
     return TaskLookup::Missed(LookupMiss::kAmbiguousPrefix, query, ids).status();
   }
   for (const auto& [run_id, dir] : found) {
@@ -272,14 +261,15 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock
   return std::optional<TaskInfo>();
 }
 
-Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const Clock& clock,
-                             const std::string& cwd, const std::string& id) {
-  Result<TaskInfo> live = tasks.Resolve(id);
-  if (live.ok() || cwd.empty()) return live;
+Result<TaskInfo> ResolveTask(const TaskRegistry& live, const std::vector<TaskInfo>& earlier,
+                             FileSystem& fs, const Clock& clock, const std::string& cwd,
+                             const std::string& id) {
+  TaskLookup task = ResolveLiveOrEarlier(live, earlier, id);
+  if (task.miss() != LookupMiss::kUnknownId || cwd.empty()) return task;
   // A run from an earlier Pi process is still retrievable: its artifacts are on disk.
   Result<std::optional<TaskInfo>> on_disk = FindRunOnDisk(fs, clock, cwd, id);
   if (!on_disk.ok()) return on_disk.status();
-  if (!on_disk->has_value()) return live.status();
+  if (!on_disk->has_value()) return task;
   return std::move(on_disk).value().value();
 }
 

@@ -57,9 +57,12 @@ std::string OwnedElsewhereText(const TaskInfo& task);
 Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock,
                                               const std::string& cwd, const std::string& query);
 
-// The task bg_result speaks of: this session's task, or else (`cwd` may be empty) a run on disk
-// from FindRunOnDisk. The registry's error when neither knows it.
-Result<TaskInfo> ResolveTask(const TaskRegistry& tasks, FileSystem& fs, const Clock& clock,
-                             const std::string& cwd, const std::string& id);
+// The run a tool names by id or prefix, in the one lookup order: this process's task, else this
+// session's runs from earlier Pi processes (`earlier`, ResolveLiveOrEarlier), else any run in the
+// project's run store at `cwd` (FindRunOnDisk: another session's, or one whose session Pi never
+// saved; skipped when `cwd` is empty). The first lookup's miss when none knows it.
+Result<TaskInfo> ResolveTask(const TaskRegistry& live, const std::vector<TaskInfo>& earlier,
+                             FileSystem& fs, const Clock& clock, const std::string& cwd,
+                             const std::string& id);
 
 }  // namespace pi_fusion::tasks

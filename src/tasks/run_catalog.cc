@@ -11,6 +11,7 @@
 #include "store/failure_view.h"
 #include "store/owner_lock.h"
 #include "store/resumability.h"
+#include "store/run_finder.h"
 #include "store/run_id.h"
 #include "store/run_state.h"
 #include "store/verify.h"
@@ -165,21 +166,8 @@ nlohmann::json VerifiedReportOf(FileSystem& fs, const RunListing& run) {
 
 std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd) {
   std::vector<RunListing> runs;
-  const std::string root = cwd + "/.pi/fusion";
-  Result<std::vector<std::string>> sessions = fs.ListDir(root);
-  if (!sessions.ok()) return runs;
-  for (const std::string& session : *sessions) {
-    const std::string session_dir = root + "/" + session;
-    Result<FileInfo> info = fs.Stat(session_dir);
-    if (!info.ok() || info->type != FileType::kDirectory) continue;
-    Result<std::vector<std::string>> names = fs.ListDir(session_dir);
-    if (!names.ok()) continue;
-    for (const std::string& name : *names) {
-      if (!store::IsValidRunId(name)) continue;
-      Result<FileInfo> dir = fs.Stat(session_dir + "/" + name);
-      if (!dir.ok() || dir->type != FileType::kDirectory) continue;
-      runs.push_back(ReadListing(fs, session_dir + "/" + name, name));
-    }
+  for (const store::FoundRun& run : store::FindRuns(fs, cwd)) {
+    runs.push_back(ReadListing(fs, run.dir, run.run_id));
   }
   for (const RunListing& resumed : runs) {
     if (!resumed.manifest || resumed.manifest->state != store::RunState::kCompleted ||

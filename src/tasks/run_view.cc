@@ -62,20 +62,22 @@ ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
     if (name == "failed") return SlotState::kFailed;
     return SlotState::kCancelled;  // cancelled, or running when the run ended
   };
-  std::map<std::pair<std::string, int>, int> latest;  // (stage, slot) -> attempt
+  std::map<std::pair<pi_fusion::Stage, int>, int> latest;  // (stage, slot) -> attempt
   const json rows = failure.is_object() ? failure.value("attempts", json::array()) : json::array();
   for (const json& row : rows) {
     if (!row.is_object()) continue;
-    const std::string stage = StringAt(row, "stage");
+    const std::optional<pi_fusion::Stage> stage = ParseStage(StringAt(row, "stage"));
+    if (!stage) continue;
     const int slot = row.value("slot", json()).is_number_integer() ? row["slot"].get<int>() : 0;
     const int attempt = row.value("attempt", 0);
-    int& seen = latest[{stage, slot}];
+    int& seen = latest[{*stage, slot}];
     if (attempt < seen) continue;
     seen = attempt;
     const SlotState state = state_of(StringAt(row, "state"));
-    if (stage == "candidate" && slot >= 1 && slot <= 3) p.candidates[slot - 1] = state;
-    if (stage == "evaluation") p.evaluator = state;
-    if (stage == "merge") p.merger = state;
+    if (*stage == pi_fusion::Stage::kCandidate && slot >= 1 && slot <= 3)
+      p.candidates[slot - 1] = state;
+    if (*stage == pi_fusion::Stage::kEvaluation) p.evaluator = state;
+    if (*stage == pi_fusion::Stage::kMerge) p.merger = state;
   }
   for (SlotState& s : p.candidates) {
     if (s == SlotState::kPending) s = SlotState::kSkipped;
@@ -88,9 +90,7 @@ ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled) {
 std::string WhereItStopped(const json& failure) {
   const std::string stage = StringAt(failure, "stage");
   if (stage.empty()) return "";
-  std::string where = stage == "candidate"    ? "candidate"
-                      : stage == "evaluation" ? "evaluation"
-                                              : stage;
+  std::string where = stage;
   const json slot = failure.value("slot", json());
   if (slot.is_number_integer()) where += " " + std::to_string(slot.get<int>());
   return where;
@@ -218,15 +218,11 @@ std::vector<std::string> RoleUsageLines(const json& usage_by_role) {
   if (!usage_by_role.is_array()) return lines;
   for (const json& row : usage_by_role) {
     if (!row.is_object()) continue;
-    const std::string role = StringAt(row, "role");
+    const std::optional<Role> role = ParseRole(StringAt(row, "role"));
     const json slot = row.value("slot", json());
-    std::string name = role == "candidate" && slot.is_number_integer()
-                           ? "Candidate " + std::to_string(slot.get<int>())
-                       : role == "evaluator" ? "Evaluator"
-                       : role == "repair"    ? "Repair"
-                       : role == "merger"    ? "Merger"
-                                             : "";
-    if (name.empty()) continue;
+    if (!role || (*role == Role::kCandidate && !slot.is_number_integer())) continue;
+    std::string name(RoleLabel(*role));
+    if (*role == Role::kCandidate) name += " " + std::to_string(slot.get<int>());
     const std::string model = StringAt(row, "model");
     if (!model.empty()) name += " (" + model + ")";
     const json reused = row.value("reused_from", json());
@@ -417,7 +413,7 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
         {"id", id}, {"slot", slot}, {"name", names[id]}, {"model", model.QualifiedId()}};
     const store::AttemptRecord* latest = nullptr;
     for (const store::AttemptRecord& a : manifest->attempts) {
-      if (a.key.stage == store::Stage::kCandidate && a.key.slot == slot &&
+      if (a.key.stage == pi_fusion::Stage::kCandidate && a.key.slot == slot &&
           a.state == store::AttemptState::kCompleted)
         latest = &a;
     }

@@ -172,7 +172,7 @@ json StatusItem(const json& row) {
   std::string status = shown + " (" + r.run_id + ")";
   if (progress.is_object() && state == "running") {
     status =
-        StringAt(progress, "stage") == "candidates"
+        StringAt(progress, "stage") == StageName(Stage::kCandidates)
             ? "candidates " + std::to_string(progress["candidates"].value("done", 0)) + "/3 done"
             : StringAt(progress, "line");
     status +=

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "core/role.h"
 #include "store/run_id.h"
 #include "workflow/workflow_constants.h"
 
@@ -18,8 +19,8 @@ Status Invalid(const std::string& message) {
 }
 
 bool IsStage(const std::string& stage) {
-  return stage == "candidate" || stage == "evaluation" || stage == "evaluation_repair" ||
-         stage == "merge";
+  return std::any_of(kAllRoles.begin(), kAllRoles.end(),
+                     [&stage](Role role) { return PlanStageName(role) == stage; });
 }
 
 bool IsOneOf(const std::string& key, std::initializer_list<const char*> keys) {
@@ -71,12 +72,10 @@ Status CheckUsageByRole(const json& rows) {
         return Invalid(label + "." + key + " is not a role usage field");
       }
     }
-    const std::string role = row.value("role", "");
-    if (role != "candidate" && role != "evaluator" && role != "repair" && role != "merger") {
-      return Invalid(label + ".role is not a role");
-    }
+    const std::optional<Role> role = ParseRole(row.value("role", ""));
+    if (!role) return Invalid(label + ".role is not a role");
     const json slot = row.value("slot", json());
-    if ((role == "candidate") != (slot.is_number_integer() && slot >= 1 && slot <= 3)) {
+    if ((*role == Role::kCandidate) != (slot.is_number_integer() && slot >= 1 && slot <= 3)) {
       return Invalid(label + ".slot must be 1-3 exactly for a candidate");
     }
     if (!row.value("model", json()).is_string() || row["model"].get<std::string>().empty()) {

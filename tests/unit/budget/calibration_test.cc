@@ -9,12 +9,12 @@ namespace {
 
 TEST_CASE("Calibration: only a first request above the forecast is a violation") {
   auto route = ComputeRouteCapacity(
-      RouteSpec{RouteRole::kCandidate1, "local", "m", testing::WindowFor(10000), 0});
+      RouteSpec{Slot::kCandidate1, "local", "m", testing::WindowFor(10000), 0});
   REQUIRE(route.ok());
   // Forecast: 1000 bytes + 512 = 1512 tokens.
   const std::string prompt(1000, 'x');
-  CHECK_FALSE(CalibrationViolation(*route, Stage::kCandidate, 1, prompt, "", {1500, 12, 0}));
-  auto v = CalibrationViolation(*route, Stage::kCandidate, 2, prompt, "", {1000, 500, 20});
+  CHECK_FALSE(CalibrationViolation(*route, Role::kCandidate, 1, prompt, "", {1500, 12, 0}));
+  auto v = CalibrationViolation(*route, Role::kCandidate, 2, prompt, "", {1000, 500, 20});
   REQUIRE(v);
   CHECK((*v)["schema_version"] == "pi-background-tasks.fusion-calibration-violation.v2");
   CHECK((*v)["forecast_input_tokens"] == 1512);

@@ -16,13 +16,13 @@ using Catch::Matchers::Contains;
 // $1 input, $10 output per million tokens: a 1,024-token answer is $0.01024.
 constexpr TokenPrices kPrices{1.0, 10.0, 0.1, 1.25};
 
-StageCost Priced(Stage stage, int slot, double minimum, bool conditional = false) {
+StageCost Priced(Role stage, int slot, double minimum, bool conditional = false) {
   StageCost cost;
   cost.stage = stage;
   cost.slot = slot;
-  cost.role = stage == Stage::kCandidate ? kAllRoles[slot - 1]
-              : stage == Stage::kMerge   ? RouteRole::kMerger
-                                         : RouteRole::kEvaluator;
+  cost.role = stage == Role::kCandidate ? kAllSlots[slot - 1]
+              : stage == Role::kMerger  ? Slot::kMerger
+                                        : Slot::kEvaluator;
   cost.conditional = conditional;
   cost.usd = UsdRange{1.0, 4.0};  // an expected cost far above every cap below
   cost.prices = kPrices;
@@ -34,12 +34,9 @@ StageCost Priced(Stage stage, int slot, double minimum, bool conditional = false
 // $0.03: $0.08 for the run.
 CostForecast Forecast() {
   CostForecast f;
-  f.stages = {Priced(Stage::kCandidate, 1, 0.01),
-              Priced(Stage::kCandidate, 2, 0.01),
-              Priced(Stage::kCandidate, 3, 0.01),
-              Priced(Stage::kEvaluation, 0, 0.02),
-              Priced(Stage::kEvaluationRepair, 0, 0.02, true),
-              Priced(Stage::kMerge, 0, 0.03)};
+  f.stages = {Priced(Role::kCandidate, 1, 0.01),    Priced(Role::kCandidate, 2, 0.01),
+              Priced(Role::kCandidate, 3, 0.01),    Priced(Role::kEvaluator, 0, 0.02),
+              Priced(Role::kRepair, 0, 0.02, true), Priced(Role::kMerger, 0, 0.03)};
   f.usd = {5.0, 20.0};
   f.minimum_usd = 0.08;
   return f;
@@ -47,8 +44,8 @@ CostForecast Forecast() {
 
 BudgetPlan Plan() {
   BudgetPlan plan;
-  for (size_t i = 0; i < kAllRoles.size(); ++i) {
-    plan.routes[i].spec = {kAllRoles[i], "acme", "model-" + std::to_string(i + 1), 128000, 16384};
+  for (size_t i = 0; i < kAllSlots.size(); ++i) {
+    plan.routes[i].spec = {kAllSlots[i], "acme", "model-" + std::to_string(i + 1), 128000, 16384};
   }
   return plan;
 }
@@ -59,7 +56,7 @@ TEST_CASE("CostCap: no cap checks nothing, whatever the minimum or the spend") {
   CostForecast unpriced = Forecast();
   unpriced.stages[0].prices.reset();
   CHECK(CheckCostCapBeforeRun(std::nullopt, Plan(), unpriced).ok());
-  for (Stage next : {Stage::kEvaluation, Stage::kEvaluationRepair, Stage::kMerge}) {
+  for (Role next : {Role::kEvaluator, Role::kRepair, Role::kMerger}) {
     CHECK(CheckCostCapBeforeStage(std::nullopt, 1e9, Forecast(), next, 1 << 20, kKept).ok());
   }
 }
@@ -98,31 +95,31 @@ TEST_CASE("CostCap: a capped run on a route without prices is refused, naming th
 
 TEST_CASE("CostCap: the allowances set the later stages' minimum aside and never pass the cap") {
   // $1 cap: the evaluation and the merge need $0.05 at least; three candidates share $0.95.
-  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kCandidate) == Approx(0.05));
-  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kEvaluation) == Approx(0.03));
-  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kEvaluationRepair) == Approx(0.03));
-  CHECK(LaterStagesMinimumUsd(Forecast(), Stage::kMerge) == 0);
+  CHECK(LaterStagesMinimumUsd(Forecast(), Role::kCandidate) == Approx(0.05));
+  CHECK(LaterStagesMinimumUsd(Forecast(), Role::kEvaluator) == Approx(0.03));
+  CHECK(LaterStagesMinimumUsd(Forecast(), Role::kRepair) == Approx(0.03));
+  CHECK(LaterStagesMinimumUsd(Forecast(), Role::kMerger) == 0);
   const double each = CandidateAllowanceUsd(1.0, 0, Forecast(), 3);
   CHECK(each == Approx(0.95 / 3));
   // A resumed run that reuses two candidates gives the one that runs all of it.
   CHECK(CandidateAllowanceUsd(1.0, 0, Forecast(), 1) == Approx(0.95));
   // Whatever the candidates spent within their shares, the rest fits what is left.
   const double spent = 3 * each;
-  const double evaluation = StageAllowanceUsd(1.0, spent, Forecast(), Stage::kEvaluation);
+  const double evaluation = StageAllowanceUsd(1.0, spent, Forecast(), Role::kEvaluator);
   CHECK(evaluation == Approx(0.02));
-  const double merge = StageAllowanceUsd(1.0, spent + evaluation, Forecast(), Stage::kMerge);
+  const double merge = StageAllowanceUsd(1.0, spent + evaluation, Forecast(), Role::kMerger);
   CHECK(spent + evaluation + merge <= 1.0 + 1e-12);
   // Overspent: nothing, never a negative allowance.
-  CHECK(StageAllowanceUsd(1.0, 2.0, Forecast(), Stage::kMerge) == 0);
+  CHECK(StageAllowanceUsd(1.0, 2.0, Forecast(), Role::kMerger) == 0);
   CHECK(CandidateAllowanceUsd(0.01, 0, Forecast(), 3) == 0);
 }
 
 TEST_CASE("CostCap: before a later stage, its allowance must pay for its first request") {
   // The merge's first request: 10,000 prompt bytes at $1.25/M (the cache write, the highest input
   // price) and 1,024 output tokens at $10/M: $0.0125 + $0.01024 = $0.02274.
-  CHECK(CheckCostCapBeforeStage(0.1, 0.0772, Forecast(), Stage::kMerge, 10000, kKept).ok());
+  CHECK(CheckCostCapBeforeStage(0.1, 0.0772, Forecast(), Role::kMerger, 10000, kKept).ok());
   const Status stopped =
-      CheckCostCapBeforeStage(0.1, 0.08, Forecast(), Stage::kMerge, 10000, kKept);
+      CheckCostCapBeforeStage(0.1, 0.08, Forecast(), Role::kMerger, 10000, kKept);
   REQUIRE_FALSE(stopped.ok());
   CHECK(stopped.code() == kCostCapExceeded);
   CHECK(stopped.message() ==
@@ -136,8 +133,8 @@ TEST_CASE("CostCap: before a later stage, its allowance must pay for its first r
 
 TEST_CASE("CostCap: before the evaluation and its repair the merge's minimum is set aside") {
   // $0.1 cap, $0.05 spent: $0.05 left, $0.03 of it for the merge: $0.02 for the evaluation.
-  CHECK(CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Stage::kEvaluation, 7000, kKept).ok());
-  const Status evaluation = CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Stage::kEvaluation, 9000,
+  CHECK(CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Role::kEvaluator, 7000, kKept).ok());
+  const Status evaluation = CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Role::kEvaluator, 9000,
                                                     {3, false, "/r", "reason-2"});
   REQUIRE_FALSE(evaluation.ok());
   CHECK_THAT(evaluation.message(),
@@ -145,8 +142,7 @@ TEST_CASE("CostCap: before the evaluation and its repair the merge's minimum is 
                       "merge's minimum, $0.0300, set aside), less than its first model request "
                       "needs at the least: $0.0215 for its 9,000-byte prompt"));
   CHECK_THAT(evaluation.message(), Contains("3 verified candidate answers are kept in /r;"));
-  const Status repair =
-      CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Stage::kEvaluationRepair, 9000, kKept);
+  const Status repair = CheckCostCapBeforeStage(0.1, 0.05, Forecast(), Role::kRepair, 9000, kKept);
   REQUIRE_FALSE(repair.ok());
   CHECK_THAT(repair.message(), Contains("before the evaluation repair: $0.0500 spent so far"));
 }

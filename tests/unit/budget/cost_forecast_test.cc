@@ -23,7 +23,7 @@ std::array<RoutePricing, 5> Priced() {
   return pricing;
 }
 
-const StageCost& CostOf(const CostForecast& f, Stage stage, int slot = 0) {
+const StageCost& CostOf(const CostForecast& f, Role stage, int slot = 0) {
   for (const StageCost& s : f.stages) {
     if (s.stage == stage && s.slot == slot) return s;
   }
@@ -38,8 +38,8 @@ TEST_CASE("CostForecast: each stage's range from its plan forecast and output ca
   const CostForecast forecast = ForecastCost(plan, Priced());
   REQUIRE(forecast.stages.size() == 6);
 
-  const StageCost& candidate = CostOf(forecast, Stage::kCandidate, 2);
-  CHECK(candidate.role == RouteRole::kCandidate2);
+  const StageCost& candidate = CostOf(forecast, Role::kCandidate, 2);
+  CHECK(candidate.role == Slot::kCandidate2);
   CHECK(candidate.input == TokenRange{6 + 512, 6 + 512});  // "SYS" + "REQ": nothing reserved
   CHECK(candidate.output == TokenRange{12288, 49152});     // a quarter of 48 KiB, and all of it
   REQUIRE(candidate.usd);
@@ -47,24 +47,24 @@ TEST_CASE("CostForecast: each stage's range from its plan forecast and output ca
   CHECK(candidate.usd->worst == Approx(Usd(518, 49152)));
 
   // The merger reads three candidate answers and the evaluation: a quarter of them expected.
-  const StageCost& merge = CostOf(forecast, Stage::kMerge);
+  const StageCost& merge = CostOf(forecast, Role::kMerger);
   const int64_t reserved = 3 * 49152 + 65536;
   CHECK(merge.input == TokenRange{8 + 512 + reserved / 4, 8 + 512 + reserved});
   CHECK(merge.output == TokenRange{16384, 65536});
   CHECK_FALSE(merge.conditional);
-  CHECK(CostOf(forecast, Stage::kEvaluationRepair).conditional);
+  CHECK(CostOf(forecast, Role::kRepair).conditional);
 }
 
 TEST_CASE("CostForecast: earlier runs' medians replace the share of cap; the worst case stays") {
   PlanFixture f;
   const BudgetPlan plan = MustPlan(f.Input());
   ObservedRoles observed;
-  observed[static_cast<size_t>(RouteRole::kCandidate2)] = ObservedTokens{900, 300, 4};
-  observed[static_cast<size_t>(RouteRole::kMerger)] = ObservedTokens{10'000'000, 70'000, 3};
-  observed[static_cast<size_t>(RouteRole::kEvaluator)] = ObservedTokens{700, 200, 5};
+  observed[static_cast<size_t>(Slot::kCandidate2)] = ObservedTokens{900, 300, 4};
+  observed[static_cast<size_t>(Slot::kMerger)] = ObservedTokens{10'000'000, 70'000, 3};
+  observed[static_cast<size_t>(Slot::kEvaluator)] = ObservedTokens{700, 200, 5};
   const CostForecast forecast = ForecastCost(plan, Priced(), observed);
 
-  const StageCost& two = CostOf(forecast, Stage::kCandidate, 2);
+  const StageCost& two = CostOf(forecast, Role::kCandidate, 2);
   CHECK(two.from_history);
   CHECK(two.history_runs == 4);
   // The median may lie above the worst case, which does not count a candidate's tool turns.
@@ -72,14 +72,14 @@ TEST_CASE("CostForecast: earlier runs' medians replace the share of cap; the wor
   CHECK(two.output == TokenRange{300, 49152});
   CHECK(two.usd->expected == Approx(Usd(900, 300)));
   // Candidate 1 has no history of its own here: the share-of-cap rule.
-  CHECK_FALSE(CostOf(forecast, Stage::kCandidate, 1).from_history);
-  CHECK(CostOf(forecast, Stage::kCandidate, 1).output.expected == 12288);
-  const StageCost& merge = CostOf(forecast, Stage::kMerge);
+  CHECK_FALSE(CostOf(forecast, Role::kCandidate, 1).from_history);
+  CHECK(CostOf(forecast, Role::kCandidate, 1).output.expected == 12288);
+  const StageCost& merge = CostOf(forecast, Role::kMerger);
   CHECK(merge.input.expected == 10'000'000);
   CHECK(merge.output.worst == 65536);
   // The repair stays on the share-of-cap rule (it is conditional).
-  CHECK_FALSE(CostOf(forecast, Stage::kEvaluationRepair).from_history);
-  CHECK(CostOf(forecast, Stage::kEvaluation).from_history);
+  CHECK_FALSE(CostOf(forecast, Role::kRepair).from_history);
+  CHECK(CostOf(forecast, Role::kEvaluator).from_history);
   CHECK(forecast.history_stages == 3);
   // No history: exactly the old forecast.
   CHECK(ForecastCost(plan, Priced(), {}).history_stages == 0);
@@ -100,7 +100,7 @@ TEST_CASE("CostForecast: the run's expected total leaves out the repair; the wor
     output.worst += s.output.worst;
     usd.worst += s.usd->worst;
   }
-  const StageCost& repair = CostOf(forecast, Stage::kEvaluationRepair);
+  const StageCost& repair = CostOf(forecast, Role::kRepair);
   CHECK(forecast.input == input);
   CHECK(forecast.output == output);
   CHECK(forecast.usd.expected == Approx(usd.expected));
@@ -113,14 +113,14 @@ TEST_CASE("CostForecast: the run's expected total leaves out the repair; the wor
 TEST_CASE("CostForecast: a route without prices adds tokens but no dollars, and is counted") {
   PlanFixture f;
   std::array<RoutePricing, 5> pricing = Priced();
-  pricing[static_cast<size_t>(RouteRole::kMerger)].prices.reset();
+  pricing[static_cast<size_t>(Slot::kMerger)].prices.reset();
   const CostForecast forecast = ForecastCost(MustPlan(f.Input()), pricing);
-  CHECK_FALSE(CostOf(forecast, Stage::kMerge).usd);
+  CHECK_FALSE(CostOf(forecast, Role::kMerger).usd);
   CHECK(forecast.unpriced_stages == 1);
   const CostForecast all = ForecastCost(MustPlan(f.Input()), Priced());
   CHECK(forecast.input == all.input);
   CHECK(forecast.usd.expected ==
-        Approx(all.usd.expected - CostOf(all, Stage::kMerge).usd->expected));
+        Approx(all.usd.expected - CostOf(all, Role::kMerger).usd->expected));
 }
 
 TEST_CASE(
@@ -129,7 +129,7 @@ TEST_CASE(
   const BudgetPlan plan = MustPlan(f.Input());
   const CostForecast forecast = ForecastCost(plan, Priced());
   // One token per byte at the highest input price ($0.625, the cache write), 1,024 at $1.50.
-  const StageCost& candidate = CostOf(forecast, Stage::kCandidate, 1);
+  const StageCost& candidate = CostOf(forecast, Role::kCandidate, 1);
   REQUIRE(candidate.minimum_usd);
   CHECK(*candidate.minimum_usd == Approx((6 * 0.625 + 1024 * 1.5) / 1e6));
   CHECK(StageMinimumUsd(6, kPrices) == *candidate.minimum_usd);
@@ -145,17 +145,17 @@ TEST_CASE(
   // Unpriced: no minimum.
   std::array<RoutePricing, 5> pricing = Priced();
   pricing[0].prices.reset();
-  CHECK_FALSE(CostOf(ForecastCost(plan, pricing), Stage::kCandidate, 1).minimum_usd);
+  CHECK_FALSE(CostOf(ForecastCost(plan, pricing), Role::kCandidate, 1).minimum_usd);
 }
 
 TEST_CASE("CostForecast: subscription routes are marked per stage") {
   PlanFixture f;
   std::array<RoutePricing, 5> pricing = Priced();
-  pricing[static_cast<size_t>(RouteRole::kEvaluator)].subscription = true;
+  pricing[static_cast<size_t>(Slot::kEvaluator)].subscription = true;
   const CostForecast forecast = ForecastCost(MustPlan(f.Input()), pricing);
-  CHECK(CostOf(forecast, Stage::kEvaluation).subscription);
-  CHECK(CostOf(forecast, Stage::kEvaluationRepair).subscription);  // the evaluator's route too
-  CHECK_FALSE(CostOf(forecast, Stage::kMerge).subscription);
+  CHECK(CostOf(forecast, Role::kEvaluator).subscription);
+  CHECK(CostOf(forecast, Role::kRepair).subscription);  // the evaluator's route too
+  CHECK_FALSE(CostOf(forecast, Role::kMerger).subscription);
   CHECK(forecast.subscription_stages == 2);
 }
 
@@ -164,22 +164,22 @@ TEST_CASE("CostForecast: the expected output is counted at the route family's ra
   PlanInput input = f.Input();
   input.routes[0].provider = "anthropic";  // 1.73 bytes a token
   const CostForecast forecast = ForecastCost(MustPlan(input), Priced());
-  CHECK(CostOf(forecast, Stage::kCandidate, 1).output ==
+  CHECK(CostOf(forecast, Role::kCandidate, 1).output ==
         TokenRange{(12288 * 100 + 172) / 173, 49152});
-  CHECK(CostOf(forecast, Stage::kCandidate, 2).output == TokenRange{12288, 49152});
+  CHECK(CostOf(forecast, Role::kCandidate, 2).output == TokenRange{12288, 49152});
 }
 
 TEST_CASE("CostForecast: the expected cost of the stages still to run") {
   PlanFixture f;
   const CostForecast forecast = ForecastCost(MustPlan(f.Input()), Priced());
-  const double evaluation = CostOf(forecast, Stage::kEvaluation).usd->expected;
-  const double repair = CostOf(forecast, Stage::kEvaluationRepair).usd->expected;
-  const double merge = CostOf(forecast, Stage::kMerge).usd->expected;
-  CHECK(ExpectedCostFrom(forecast, Stage::kCandidate) == Approx(forecast.usd.expected));
-  CHECK(ExpectedCostFrom(forecast, Stage::kEvaluation) == Approx(evaluation + merge));
+  const double evaluation = CostOf(forecast, Role::kEvaluator).usd->expected;
+  const double repair = CostOf(forecast, Role::kRepair).usd->expected;
+  const double merge = CostOf(forecast, Role::kMerger).usd->expected;
+  CHECK(ExpectedCostFrom(forecast, Role::kCandidate) == Approx(forecast.usd.expected));
+  CHECK(ExpectedCostFrom(forecast, Role::kEvaluator) == Approx(evaluation + merge));
   // About to repair: the repair runs now, then the merger.
-  CHECK(ExpectedCostFrom(forecast, Stage::kEvaluationRepair) == Approx(repair + merge));
-  CHECK(ExpectedCostFrom(forecast, Stage::kMerge) == Approx(merge));
+  CHECK(ExpectedCostFrom(forecast, Role::kRepair) == Approx(repair + merge));
+  CHECK(ExpectedCostFrom(forecast, Role::kMerger) == Approx(merge));
   CHECK(merge > 0);
 }
 

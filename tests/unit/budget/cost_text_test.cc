@@ -14,8 +14,8 @@ namespace {
 using testing::MustPlan;
 using testing::PlanFixture;
 
-StageCost Cost(Stage stage, int slot, RouteRole role, std::optional<UsdRange> usd,
-               bool subscription, bool conditional = false) {
+StageCost Cost(Role stage, int slot, Slot role, std::optional<UsdRange> usd, bool subscription,
+               bool conditional = false) {
   StageCost cost;
   cost.stage = stage;
   cost.slot = slot;
@@ -33,11 +33,10 @@ StageCost Cost(Stage stage, int slot, RouteRole role, std::optional<UsdRange> us
 CostForecast Forecast(bool subscription, bool unpriced) {
   CostForecast f;
   f.stages = {
-      Cost(Stage::kCandidate, 1, RouteRole::kCandidate1, UsdRange{0.0190, 0.0757}, false),
-      Cost(Stage::kEvaluation, 0, RouteRole::kEvaluator, UsdRange{0.0190, 0.0757}, subscription),
-      Cost(Stage::kEvaluationRepair, 0, RouteRole::kEvaluator, UsdRange{0.0190, 0.0757},
-           subscription, true),
-      Cost(Stage::kMerge, 0, RouteRole::kMerger,
+      Cost(Role::kCandidate, 1, Slot::kCandidate1, UsdRange{0.0190, 0.0757}, false),
+      Cost(Role::kEvaluator, 0, Slot::kEvaluator, UsdRange{0.0190, 0.0757}, subscription),
+      Cost(Role::kRepair, 0, Slot::kEvaluator, UsdRange{0.0190, 0.0757}, subscription, true),
+      Cost(Role::kMerger, 0, Slot::kMerger,
            unpriced ? std::nullopt : std::optional<UsdRange>(UsdRange{0.0190, 0.0757}), false)};
   f.input = {3000, 16000};
   f.output = {36864, 196608};

@@ -33,9 +33,9 @@ struct PlanFixture {
   PlanInput Input() const {
     PlanInput in;
     in.workflow = Workflow::kReason;
-    for (size_t i = 0; i < kAllRoles.size(); ++i) {
+    for (size_t i = 0; i < kAllSlots.size(); ++i) {
       in.routes[i] =
-          RouteSpec{kAllRoles[i], "local", "scripted-" + std::to_string(i), WindowFor(allowed), 0};
+          RouteSpec{kAllSlots[i], "local", "scripted-" + std::to_string(i), WindowFor(allowed), 0};
     }
     in.candidate = {candidate_system, candidate_user};
     in.evaluation = {evaluation_system, evaluation_user};

@@ -13,7 +13,7 @@ namespace {
 using testing::MustPlan;
 using testing::PlanFixture;
 
-const StageForecast& StageOf(const BudgetPlan& plan, Stage stage, int slot = 0) {
+const StageForecast& StageOf(const BudgetPlan& plan, Role stage, int slot = 0) {
   for (const StageForecast& s : plan.stages) {
     if (s.stage == stage && s.slot == slot) return s;
   }
@@ -25,19 +25,19 @@ TEST_CASE("Planner: six stages in pipeline order with the contract's reservation
   const BudgetPlan plan = MustPlan(f.Input());
   REQUIRE(plan.stages.size() == 6);
   struct Row {
-    Stage stage;
+    Role stage;
     int slot;
-    RouteRole role;
+    Slot role;
     bool conditional;
     int64_t reserve;
   };
   const Row rows[] = {
-      {Stage::kCandidate, 1, RouteRole::kCandidate1, false, 0},
-      {Stage::kCandidate, 2, RouteRole::kCandidate2, false, 0},
-      {Stage::kCandidate, 3, RouteRole::kCandidate3, false, 0},
-      {Stage::kEvaluation, 0, RouteRole::kEvaluator, false, 3 * 49152},
-      {Stage::kEvaluationRepair, 0, RouteRole::kEvaluator, true, 3 * 49152 + 65536 + 8192},
-      {Stage::kMerge, 0, RouteRole::kMerger, false, 3 * 49152 + 65536},
+      {Role::kCandidate, 1, Slot::kCandidate1, false, 0},
+      {Role::kCandidate, 2, Slot::kCandidate2, false, 0},
+      {Role::kCandidate, 3, Slot::kCandidate3, false, 0},
+      {Role::kEvaluator, 0, Slot::kEvaluator, false, 3 * 49152},
+      {Role::kRepair, 0, Slot::kEvaluator, true, 3 * 49152 + 65536 + 8192},
+      {Role::kMerger, 0, Slot::kMerger, false, 3 * 49152 + 65536},
   };
   for (size_t i = 0; i < 6; ++i) {
     const StageForecast& s = plan.stages[i];
@@ -63,13 +63,13 @@ TEST_CASE("Planner: stage forecasts are system + user bytes plus the reservation
   f.merge_system = std::string(4000, 'x');
   const BudgetPlan plan = MustPlan(f.Input());
   // Local routes: one token per byte, + 512.
-  CHECK(StageOf(plan, Stage::kCandidate, 3).input_tokens == 1003 + 512);
-  CHECK(StageOf(plan, Stage::kCandidate, 3).estimate.tokens == 1003 + 512);
-  CHECK(StageOf(plan, Stage::kEvaluation).input_tokens == 2003 + 512);
-  CHECK(StageOf(plan, Stage::kEvaluation).estimate.tokens == 2003 + 512 + 147456);
-  CHECK(StageOf(plan, Stage::kEvaluationRepair).estimate.tokens == 3003 + 512 + 221184);
-  CHECK(StageOf(plan, Stage::kMerge).estimate.tokens == 4003 + 512 + 212992);
-  CHECK(StageOf(plan, Stage::kMerge).estimate.bytes.unknown_output_contract == 212992);
+  CHECK(StageOf(plan, Role::kCandidate, 3).input_tokens == 1003 + 512);
+  CHECK(StageOf(plan, Role::kCandidate, 3).estimate.tokens == 1003 + 512);
+  CHECK(StageOf(plan, Role::kEvaluator).input_tokens == 2003 + 512);
+  CHECK(StageOf(plan, Role::kEvaluator).estimate.tokens == 2003 + 512 + 147456);
+  CHECK(StageOf(plan, Role::kRepair).estimate.tokens == 3003 + 512 + 221184);
+  CHECK(StageOf(plan, Role::kMerger).estimate.tokens == 4003 + 512 + 212992);
+  CHECK(StageOf(plan, Role::kMerger).estimate.bytes.unknown_output_contract == 212992);
 }
 
 TEST_CASE("Planner: validate's evaluator reserves the reviews twice (whole, and as findings)") {
@@ -77,9 +77,9 @@ TEST_CASE("Planner: validate's evaluator reserves the reviews twice (whole, and 
   PlanInput in = f.Input();
   in.evaluation_answer_copies = 2;
   const BudgetPlan plan = MustPlan(in);
-  CHECK(StageOf(plan, Stage::kEvaluation).reserved_output_contract_bytes == 2 * 147456);
-  CHECK(StageOf(plan, Stage::kEvaluationRepair).reserved_output_contract_bytes == 221184 + 147456);
-  CHECK(StageOf(plan, Stage::kMerge).reserved_output_contract_bytes == 212992);  // unchanged
+  CHECK(StageOf(plan, Role::kEvaluator).reserved_output_contract_bytes == 2 * 147456);
+  CHECK(StageOf(plan, Role::kRepair).reserved_output_contract_bytes == 221184 + 147456);
+  CHECK(StageOf(plan, Role::kMerger).reserved_output_contract_bytes == 212992);  // unchanged
   CHECK(
       BudgetPlanToJson(plan)["conditional_repair_reservation"]["reserved_output_contract_bytes"] ==
       221184 + 147456);
@@ -87,24 +87,24 @@ TEST_CASE("Planner: validate's evaluator reserves the reviews twice (whole, and 
   // the receipt says (a warning, as for every worst-case reservation: the input itself fits).
   in.routes[3].context_window = testing::WindowFor(200000);
   const BudgetPlan tight = MustPlan(in);
-  CHECK_FALSE(StageOf(tight, Stage::kEvaluation).forecast_fits);
+  CHECK_FALSE(StageOf(tight, Role::kEvaluator).forecast_fits);
   REQUIRE_FALSE(tight.notes.empty());
-  CHECK(tight.stages[tight.notes[0].stage_index].stage == Stage::kEvaluation);
+  CHECK(tight.stages[tight.notes[0].stage_index].stage == Role::kEvaluator);
   in.evaluation_answer_copies = 1;
-  CHECK(StageOf(MustPlan(in), Stage::kEvaluation).forecast_fits);
+  CHECK(StageOf(MustPlan(in), Role::kEvaluator).forecast_fits);
 }
 
 TEST_CASE("Planner: each stage is measured against its own route") {
   PlanFixture f;
   PlanInput in = f.Input();
   in.routes[4].context_window = testing::WindowFor(300000);  // merger
-  in.routes[3] = RouteSpec{RouteRole::kEvaluator, "anthropic", "claude", 1000000, 64000};
+  in.routes[3] = RouteSpec{Slot::kEvaluator, "anthropic", "claude", 1000000, 64000};
   const BudgetPlan plan = MustPlan(in);
-  CHECK(StageOf(plan, Stage::kMerge).allowed_input == 300000);
-  CHECK(StageOf(plan, Stage::kEvaluation).allowed_input == 200000 - 64000 - 8192);
-  CHECK(StageOf(plan, Stage::kEvaluationRepair).allowed_input == 200000 - 64000 - 8192);
-  CHECK(StageOf(plan, Stage::kEvaluation).estimate.rate.family == Family::kAnthropic);
-  CHECK(StageOf(plan, Stage::kCandidate, 1).allowed_input == 400000);
+  CHECK(StageOf(plan, Role::kMerger).allowed_input == 300000);
+  CHECK(StageOf(plan, Role::kEvaluator).allowed_input == 200000 - 64000 - 8192);
+  CHECK(StageOf(plan, Role::kRepair).allowed_input == 200000 - 64000 - 8192);
+  CHECK(StageOf(plan, Role::kEvaluator).estimate.rate.family == Family::kAnthropic);
+  CHECK(StageOf(plan, Role::kCandidate, 1).allowed_input == 400000);
 }
 
 TEST_CASE("Planner: warns when a stage's known input reaches exactly 80%, not below") {
@@ -113,10 +113,10 @@ TEST_CASE("Planner: warns when a stage's known input reaches exactly 80%, not be
   SECTION("at 80%") {
     f.evaluation_system = std::string(320000 - fixed, 'x');
     const BudgetPlan plan = MustPlan(f.Input());
-    REQUIRE(StageOf(plan, Stage::kEvaluation).input_tokens == 320000);
+    REQUIRE(StageOf(plan, Role::kEvaluator).input_tokens == 320000);
     REQUIRE(plan.warnings.size() == 1);
     CHECK(plan.warnings[0].kind == WarningKind::kHighUtilization);
-    CHECK(plan.stages[plan.warnings[0].stage_index].stage == Stage::kEvaluation);
+    CHECK(plan.stages[plan.warnings[0].stage_index].stage == Role::kEvaluator);
     CHECK_THAT(plan.warnings[0].message,
                Catch::Contains("80.00%") && Catch::Contains("320000 of 400000 allowed input"));
     CHECK(plan.notes.empty());  // a warning or a note, never both
@@ -125,11 +125,11 @@ TEST_CASE("Planner: warns when a stage's known input reaches exactly 80%, not be
   SECTION("one token below 80% (displayed rounded up, still no warning; the worst case a note)") {
     f.evaluation_system = std::string(320000 - fixed - 1, 'x');
     const BudgetPlan plan = MustPlan(f.Input());
-    CHECK(StageOf(plan, Stage::kEvaluation).input_utilization_bp == 8000);
+    CHECK(StageOf(plan, Role::kEvaluator).input_utilization_bp == 8000);
     CHECK(plan.warnings.empty());
     REQUIRE(plan.notes.size() == 1);
     CHECK(plan.notes[0].kind == WarningKind::kWorstCaseReservation);
-    CHECK(plan.stages[plan.notes[0].stage_index].stage == Stage::kEvaluation);
+    CHECK(plan.stages[plan.notes[0].stage_index].stage == Role::kEvaluator);
   }
 }
 
@@ -145,8 +145,8 @@ TEST_CASE("Planner: worst-case reservation pressure is a note, neither a warning
     CHECK(w.kind == WarningKind::kWorstCaseReservation);
     CHECK_THAT(w.message, Catch::Contains("measured again before launch"));
   }
-  CHECK(StageOf(plan, Stage::kMerge).input_fits);
-  CHECK_FALSE(StageOf(plan, Stage::kMerge).forecast_fits);
+  CHECK(StageOf(plan, Role::kMerger).input_fits);
+  CHECK_FALSE(StageOf(plan, Role::kMerger).forecast_fits);
 }
 
 TEST_CASE("Planner: a 200K route's usual run has no warning, only reservation notes") {
@@ -164,13 +164,13 @@ TEST_CASE("Planner: a conditional repair that cannot fit warns and does not bloc
   f.repair_system = std::string(10000, 'x');
   const BudgetPlan plan = MustPlan(f.Input());
   CHECK_FALSE(plan.blocked());
-  const StageForecast& repair = StageOf(plan, Stage::kEvaluationRepair);
+  const StageForecast& repair = StageOf(plan, Role::kRepair);
   CHECK_FALSE(repair.input_fits);
   bool found = false;
   for (const BudgetWarning& w : plan.warnings) {
     if (w.kind != WarningKind::kConditionalRepairInput) continue;
     found = true;
-    CHECK(plan.stages[w.stage_index].stage == Stage::kEvaluationRepair);
+    CHECK(plan.stages[w.stage_index].stage == Role::kRepair);
     CHECK_THAT(w.message, Catch::Contains("Evaluator route local/scripted-3"));
   }
   CHECK(found);
@@ -182,7 +182,7 @@ TEST_CASE("Planner: a stage whose known input does not fit blocks the run") {
   f.merge_system = std::string(10000 - 512 - 3 + 1, 'x');  // one token over
   const BudgetPlan plan = MustPlan(f.Input());
   REQUIRE(plan.blockers.size() == 1);
-  CHECK(plan.stages[plan.blockers[0].stage_index].stage == Stage::kMerge);
+  CHECK(plan.stages[plan.blockers[0].stage_index].stage == Role::kMerger);
   CHECK(plan.blockers[0].overage_tokens == 1);
   const Status s = CheckPlan(plan);
   CHECK(s.code() == "prompt_budget_exceeded_forecast");
@@ -253,7 +253,7 @@ TEST_CASE("Planner: dense ASCII and multibyte diagnostics reach the message") {
     in = f.Input();
     for (RouteSpec& r : in.routes) r.provider = "openai-codex";
     const BudgetPlan plan = MustPlan(in);
-    const StageForecast& c = StageOf(plan, Stage::kCandidate, 1);
+    const StageForecast& c = StageOf(plan, Role::kCandidate, 1);
     CHECK(c.estimate.rate.source == RateSource::kConservativeLowWhitespace);
     CHECK(c.estimate.rate.effective_x100 == 200);
     CHECK_THAT(CheckPlan(plan).message(),

@@ -6,12 +6,12 @@
 namespace pi_fusion::budget {
 namespace {
 
-RouteSpec Spec(RouteRole role, std::string provider, int64_t window, int64_t max_output) {
+RouteSpec Spec(Slot role, std::string provider, int64_t window, int64_t max_output) {
   return RouteSpec{role, std::move(provider), "m", window, max_output};
 }
 
 TEST_CASE("RouteCapacity: Anthropic's 1M window is capped to 200K") {
-  auto c = ComputeRouteCapacity(Spec(RouteRole::kCandidate1, "anthropic", 1000000, 64000));
+  auto c = ComputeRouteCapacity(Spec(Slot::kCandidate1, "anthropic", 1000000, 64000));
   REQUIRE(c.ok());
   CHECK(c->effective_window == 200000);
   CHECK(c->window_capped);
@@ -21,18 +21,18 @@ TEST_CASE("RouteCapacity: Anthropic's 1M window is capped to 200K") {
 }
 
 TEST_CASE("RouteCapacity: other providers keep their window") {
-  auto c = ComputeRouteCapacity(Spec(RouteRole::kMerger, "local", 1000000, 0));
+  auto c = ComputeRouteCapacity(Spec(Slot::kMerger, "local", 1000000, 0));
   REQUIRE(c.ok());
   CHECK(c->effective_window == 1000000);
   CHECK_FALSE(c->window_capped);
 }
 
 TEST_CASE("RouteCapacity: a 128K max output reserves 128K; small ones reserve 32K") {
-  auto big = ComputeRouteCapacity(Spec(RouteRole::kEvaluator, "openai-codex", 400000, 128000));
+  auto big = ComputeRouteCapacity(Spec(Slot::kEvaluator, "openai-codex", 400000, 128000));
   REQUIRE(big.ok());
   CHECK(big->reserved_output == 128000);
   CHECK(big->allowed_input == 400000 - 128000 - kFramingReserveTokens - kSafetyReserveTokens);
-  auto small = ComputeRouteCapacity(Spec(RouteRole::kEvaluator, "local", 131072, 4096));
+  auto small = ComputeRouteCapacity(Spec(Slot::kEvaluator, "local", 131072, 4096));
   REQUIRE(small.ok());
   CHECK(small->reserved_output == kFusionOutputReserveTokens);
   CHECK(small->allowed_input == 131072 - 32768 - 4096 - 4096);
@@ -40,10 +40,10 @@ TEST_CASE("RouteCapacity: a 128K max output reserves 128K; small ones reserve 32
 
 TEST_CASE("RouteCapacity: minimum input is exactly 8192 tokens") {
   const int64_t minimum_window = 8192 + 32768 + 4096 + 4096;  // 49152
-  auto at = ComputeRouteCapacity(Spec(RouteRole::kCandidate2, "local", minimum_window, 0));
+  auto at = ComputeRouteCapacity(Spec(Slot::kCandidate2, "local", minimum_window, 0));
   REQUIRE(at.ok());
   CHECK(at->allowed_input == kMinInputTokens);
-  auto below = ComputeRouteCapacity(Spec(RouteRole::kCandidate2, "local", minimum_window - 1, 0));
+  auto below = ComputeRouteCapacity(Spec(Slot::kCandidate2, "local", minimum_window - 1, 0));
   REQUIRE_FALSE(below.ok());
   CHECK(below.status().code() == "model_capacity_unknown");
   CHECK_THAT(below.status().message(), Catch::Contains("Candidate 2 route local/m") &&
@@ -54,7 +54,7 @@ TEST_CASE("RouteCapacity: minimum input is exactly 8192 tokens") {
 
 TEST_CASE("RouteCapacity: no window is model_capacity_unknown naming the slot") {
   for (int64_t window : {0, -1}) {
-    auto c = ComputeRouteCapacity(Spec(RouteRole::kEvaluator, "local", window, 0));
+    auto c = ComputeRouteCapacity(Spec(Slot::kEvaluator, "local", window, 0));
     REQUIRE_FALSE(c.ok());
     CHECK(c.status().code() == "model_capacity_unknown");
     CHECK_THAT(c.status().message(), Catch::Contains("Evaluator route local/m has no usable"));
@@ -63,16 +63,16 @@ TEST_CASE("RouteCapacity: no window is model_capacity_unknown naming the slot") 
 
 TEST_CASE("RouteCapacity: a capped Anthropic route too small for its output reserve") {
   // 200K cap minus a 190K declared output leaves less than the minimum input.
-  auto c = ComputeRouteCapacity(Spec(RouteRole::kMerger, "anthropic", 1000000, 190000));
+  auto c = ComputeRouteCapacity(Spec(Slot::kMerger, "anthropic", 1000000, 190000));
   REQUIRE_FALSE(c.ok());
   CHECK_THAT(c.status().message(), Catch::Contains("200000 (capped)"));
 }
 
 TEST_CASE("RouteCapacity: role ids and labels") {
-  CHECK(RoleId(RouteRole::kCandidate3) == "candidate-3");
-  CHECK(RoleLabel(RouteRole::kCandidate3) == "Candidate 3");
-  CHECK(RoleId(RouteRole::kMerger) == "merger");
-  CHECK(RoleLabel(RouteRole::kEvaluator) == "Evaluator");
+  CHECK(SlotId(Slot::kCandidate3) == "candidate-3");
+  CHECK(SlotLabel(Slot::kCandidate3) == "Candidate 3");
+  CHECK(SlotId(Slot::kMerger) == "merger");
+  CHECK(SlotLabel(Slot::kEvaluator) == "Evaluator");
 }
 
 }  // namespace

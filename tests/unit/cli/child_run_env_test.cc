@@ -55,7 +55,7 @@ std::vector<std::string> StageEnv(process::ChildCapability capability) {
   }
   run.store = std::move(fixture.store);
   workflow::StageChild child;
-  child.role = "candidate";
+  child.role = Role::kCandidate;
   child.capability = capability;
   child.tools = process::CapabilityTools(capability);
   child.system_prompt = "Answer.";

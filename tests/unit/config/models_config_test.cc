@@ -476,7 +476,7 @@ TEST_CASE("ModelsConfig: slot labels and selection access") {
   CHECK(config.candidates[2] == "a/b");
   CHECK(config.merger == "c/d");
   CHECK(SlotLabel(Slot::kCandidate2) == "Candidate 2");
-  CHECK(SlotRole(Slot::kEvaluator) == "evaluator");
+  CHECK(SlotId(Slot::kEvaluator) == "evaluator");
 }
 
 }  // namespace

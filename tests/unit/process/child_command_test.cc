@@ -305,7 +305,7 @@ TEST_CASE("ChildEnvironment: Anthropic routes default PI_CACHE_RETENTION to long
 // core/env_vars.h without a field here fails this test.
 TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names, in its order") {
   ChildVariables vars;
-  vars.role = "candidate";
+  vars.role = Role::kCandidate;
   vars.provider_api = "anthropic-messages";
   vars.oversize_path = "/run/candidate-1.attempt-1.response.oversized.md";
   vars.source_policy = "/run/source-policy.private.json";
@@ -349,7 +349,7 @@ TEST_CASE("StageChildEnvironment: sets exactly core/env_vars.h's per-child names
 
 TEST_CASE("StageChildEnvironment: an empty value leaves its variable unset") {
   ChildVariables vars;
-  vars.role = "evaluator";
+  vars.role = Role::kEvaluator;
   vars.tool_journal = "/run/j.jsonl";  // no tools: no journal, no seal
   vars.tool_seal = "/run/s.json";
   CHECK(BuildStageChildEnvironment({}, vars) ==

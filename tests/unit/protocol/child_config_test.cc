@@ -21,7 +21,7 @@ TEST_CASE("ReadChildConfig: reads the role, the oversize path and the cache rete
                                      {"PI_FUSION_OVERSIZE_PATH", "/run/c1.response.oversized.md"},
                                      {"PI_CACHE_RETENTION", "long"}}));
   REQUIRE(config.ok());
-  CHECK(config->role == ChildRole::kCandidate);
+  CHECK(config->role == Role::kCandidate);
   CHECK(config->oversize_path == "/run/c1.response.oversized.md");
   CHECK(config->cache_retention == "long");
   CHECK(config->max_provider_requests == 550);

@@ -90,7 +90,7 @@ TEST_CASE("ChildGovernor: refuses provider request 551 before transport, with on
 }
 
 TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   for (int i = 0; i < protocol::kMaxToolCalls; ++i) {
     REQUIRE_FALSE(child.Tool("ls", {{"path", "."}}).block);
@@ -109,7 +109,7 @@ TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") 
 }
 
 TEST_CASE("ChildGovernor: the first provider request signals the parent once, later ones never") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   child.config.request_signal_fd = 3;
   child.governor = std::make_unique<ChildGovernor>(child.config, &child.env);
   // At load the descriptor is only kept from the processes Pi starts for tools.
@@ -152,7 +152,7 @@ TEST_CASE("ChildGovernor: a payload that is not one JSON object is refused witho
 
 TEST_CASE("ChildGovernor: a malformed PI_CACHE_RETENTION is refused on every api") {
   for (const protocol::Route& route : {testing::kRoute, testing::kAnthropicRoute}) {
-    ScriptedChild child(ChildRole::kEvaluator, route);
+    ScriptedChild child(Role::kEvaluator, route);
     child.config.cache_retention = "lnog";
     child.governor = std::make_unique<ChildGovernor>(child.config, &child.env);
     CHECK(child.Request().abort);
@@ -164,7 +164,7 @@ TEST_CASE("ChildGovernor: a malformed PI_CACHE_RETENTION is refused on every api
 }
 
 TEST_CASE("ChildGovernor: an oversized candidate answer is preserved and compressed once") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   const std::string big(kCandidateOutputMaxBytes + 1, 'x');
   child.Request();
   auto first = child.Message("stop", {big}, Usage(10, 20000));
@@ -183,7 +183,7 @@ TEST_CASE("ChildGovernor: an oversized candidate answer is preserved and compres
 }
 
 TEST_CASE("ChildGovernor: a second oversized answer fails as child_output_cap, no second ask") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   const std::string big(kCandidateOutputMaxBytes + 1, 'x');
   child.Turn("stop", {big}, Usage(1, 1));
   auto second = child.Turn("stop", {big + "y"}, Usage(1, 1));
@@ -197,7 +197,7 @@ TEST_CASE("ChildGovernor: a second oversized answer fails as child_output_cap, n
 }
 
 TEST_CASE("ChildGovernor: a JSON-rendered size at the cap is not oversized") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   // 49,151 plain bytes plus one quote rendered as \" = exactly the cap.
   const std::string exact = std::string(kCandidateOutputMaxBytes - 2, 'a') + "\"";
   CHECK_FALSE(child.Turn("stop", {exact}, Usage(1, 1)).follow_up.has_value());
@@ -205,14 +205,14 @@ TEST_CASE("ChildGovernor: a JSON-rendered size at the cap is not oversized") {
 }
 
 TEST_CASE("ChildGovernor: only candidates compress; others leave caps to the parent") {
-  ScriptedChild child(ChildRole::kMerger);
+  ScriptedChild child(Role::kMerger);
   CHECK_FALSE(
       child.Turn("stop", {std::string(kCandidateOutputMaxBytes + 1, 'x')}, Usage(1, 1)).follow_up);
   CHECK(child.env.files.empty());
 }
 
 TEST_CASE("ChildGovernor: an original that cannot be preserved is never replaced") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   child.env.fail_files = true;
   auto decision = child.Turn("stop", {std::string(kCandidateOutputMaxBytes + 1, 'x')}, Usage(1, 1));
   CHECK_FALSE(decision.follow_up.has_value());
@@ -283,7 +283,7 @@ int64_t InputTokens(const json& payload) {
 }
 
 TEST_CASE("ChildGovernor: with an allowance, the spend so far decides each request's limit") {
-  testing::ScriptedChild child(ChildRole::kCandidate);
+  testing::ScriptedChild child(Role::kCandidate);
   Allow(child, 0.05);
   const json payload = {{"model", "m"}};
   // $0.05 pays for the model's own 16,384 output tokens: sent as Pi made it.

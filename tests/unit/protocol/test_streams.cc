@@ -66,9 +66,9 @@ json ZeroUsage() {
       {"cost", {{"input", 0}, {"output", 0}, {"cacheRead", 0}, {"cacheWrite", 0}, {"total", 0}}}};
 }
 
-ScriptedChild::ScriptedChild(child::ChildRole role, protocol::Route r) : route(std::move(r)) {
+ScriptedChild::ScriptedChild(pi_fusion::Role role, protocol::Route r) : route(std::move(r)) {
   config.role = role;
-  if (role == child::ChildRole::kCandidate) config.oversize_path = "/run/original.md";
+  if (role == pi_fusion::Role::kCandidate) config.oversize_path = "/run/original.md";
   governor = std::make_unique<child::ChildGovernor>(config, &env);
 }
 

@@ -69,7 +69,7 @@ inline const protocol::Route kAnthropicRoute{"scripted-ant", "scripted-a", "anth
 // Drives a real ChildGovernor the way Pi would and records what the child process would output.
 class ScriptedChild {
  public:
-  explicit ScriptedChild(child::ChildRole role = child::ChildRole::kEvaluator,
+  explicit ScriptedChild(pi_fusion::Role role = pi_fusion::Role::kEvaluator,
                          protocol::Route route = kRoute);
 
   // One provider request with a simple payload; returns the governor's decision.

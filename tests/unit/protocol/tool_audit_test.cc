@@ -91,7 +91,7 @@ int64_t SettledToolCalls(const std::string& stderr_bytes) {
   return -1;
 }
 RealLog MakeLog() {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.Turn("toolUse", {}, testing::Usage(5, 5), 5);
   CHECK_FALSE(child.Tool("read", {{"path", "."}}, "SECRET FILE TEXT").block);
@@ -131,7 +131,7 @@ TEST_CASE("ToolJournal: one durable record per execution, sealed at agent_settle
 }
 
 TEST_CASE("ToolJournal: the journal stays open across agent_end; no seal before the settlement") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.Turn("toolUse", {}, testing::Usage(5, 5), 1);
   child.Tool("ls", json::object());
@@ -149,14 +149,14 @@ TEST_CASE("ToolJournal: the journal stays open across agent_end; no seal before 
 }
 
 TEST_CASE("ToolJournal: a child without tools has no journal and refuses every tool") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   CHECK(child.governor->OpenJournal().ok());
   CHECK(child.env.files.empty());
   CHECK(child.Tool("read", {{"path", "."}}).block);
 }
 
 TEST_CASE("ToolJournal: the journal must not exist yet") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   child.env.files[kJournalPath] = "stale";
   child.config.tools = kInspectTools;
   child.config.tool_journal_path = kJournalPath;
@@ -166,7 +166,7 @@ TEST_CASE("ToolJournal: the journal must not exist yet") {
 }
 
 TEST_CASE("ToolJournal: a failed append fails the child and its seal says so") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.env.fail_appends = true;
   const std::string id = "c1";
@@ -179,7 +179,7 @@ TEST_CASE("ToolJournal: a failed append fails the child and its seal says so") {
 }
 
 TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.governor->OnToolExecutionStart({testing::kRoute, "f1", "fusion_web_fetch", {{"url", "u"}}});
   child.governor->journal()->Annotate("f1", ProvenanceOf({{"url", "https://example.com/"},
@@ -225,7 +225,7 @@ TEST_CASE("ToolJournal: fetch provenance is recorded on its call, and verifies")
 
 TEST_CASE(
     "ToolJournal: each record's arguments frame follows it, small ones only, never a refused URL") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.Turn("toolUse", {}, testing::Usage(5, 5), 4);
   CHECK_FALSE(child.Tool("read", {{"path", "tmp"}}, "TEXT").block);
@@ -267,7 +267,7 @@ TEST_CASE(
 TEST_CASE(
     "ToolJournal: a fetch Pi's argument check stopped shows no URL, only its hash (a raw URL "
     "once reached the arguments frame, so events.jsonl and stderr.txt)") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.Turn("toolUse", {}, testing::Usage(5, 5), 2);
   const std::string raw = "http://undeclared.example/?t=SECRET-TOKEN";
@@ -322,7 +322,7 @@ TEST_CASE("Frames: an arguments frame is closed, its arguments an object of at m
 }
 
 TEST_CASE("Runtime guard: once aggregate tool results pass 32 MiB the next call is refused") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   // Each result's canonical content is just under 4 MiB, so eight stay under the cap.
   const std::string big(4 * 1024 * 1024 - 100, 'x');
@@ -492,7 +492,7 @@ TEST_CASE(
 }
 
 TEST_CASE("ToolJournal: a walk's protection and a refusal's code both reach the record") {
-  ScriptedChild child(ChildRole::kCandidate);
+  ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);
   child.Turn("toolUse", {}, testing::Usage(5, 5), 2);
   child.governor->OnToolExecutionStart({testing::kRoute, "g1", "grep", {{"pattern", "x"}}});

@@ -44,7 +44,7 @@ TEST_CASE("BuildChildSpec: a stage child's idle watchdog is the run's stall boun
   run.models.thinking_level = "off";
   run.store = std::move(fixture.store);
   StageChild child;
-  child.role = "candidate";
+  child.role = Role::kCandidate;
   child.system_prompt = "Answer.";
   ChildFiles files{"/run/c.oversized.md", "", ""};
 
@@ -64,16 +64,16 @@ TEST_CASE("StalledStatus: child_stalled naming the child, its model and the seco
   model.provider = "scripted";
   model.id = "scripted-b";
   StageChild candidate;
-  candidate.role = "candidate";
-  candidate.key = store::AttemptKey{store::Stage::kCandidate, 3, 1};
+  candidate.role = Role::kCandidate;
+  candidate.key = store::AttemptKey{pi_fusion::Stage::kCandidate, 3, 1};
   const Status s = StalledStatus(candidate, model, milliseconds(600000));
   CHECK(s.code() == kChildStalled);
   CHECK(s.message() ==
         "candidate 3 (scripted/scripted-b) stalled: no output, tool call or model-stream progress "
         "for 600 s (policy.stall_seconds)");
   StageChild merger;
-  merger.role = "merger";
-  merger.key = store::AttemptKey{store::Stage::kMerge, std::nullopt, 1};
+  merger.role = Role::kMerger;
+  merger.key = store::AttemptKey{pi_fusion::Stage::kMerge, std::nullopt, 1};
   CHECK(StalledStatus(merger, model, milliseconds(2500)).message() ==
         "merger (scripted/scripted-b) stalled: no output, tool call or model-stream progress for "
         "2.5 s (policy.stall_seconds)");

@@ -17,6 +17,7 @@
 
 using nlohmann::json;
 using namespace pi_fusion::store;
+using pi_fusion::Stage;
 using namespace pi_fusion::store::testing;
 using pi_fusion::testing::CheckAgainstSchema;
 using pi_fusion::testing::LoadArtifactSchema;

@@ -14,6 +14,7 @@
 
 using nlohmann::json;
 using namespace pi_fusion::store;
+using pi_fusion::Stage;
 using namespace pi_fusion::store::testing;
 
 namespace {

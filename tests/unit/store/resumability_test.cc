@@ -15,6 +15,7 @@
 
 using namespace pi_fusion;
 using namespace pi_fusion::store;
+using pi_fusion::Stage;
 using namespace pi_fusion::store::testing;
 
 namespace {

@@ -9,6 +9,7 @@
 
 using nlohmann::json;
 using namespace pi_fusion::store;
+using pi_fusion::Stage;
 using pi_fusion::store::testing::SampleUsage;
 
 namespace {
@@ -44,18 +45,18 @@ TEST_CASE("RoleUsage: one row per role that ran, in role order, with its route a
                 Attempt(Stage::kMerge, std::nullopt, 1, SampleUsage(60), 1)};
   const std::vector<RoleUsage> rows = UsageByRole(m);
   REQUIRE(rows.size() == 6);
-  CHECK(rows[0].role == "candidate");
+  CHECK(RoleName(rows[0].role) == "candidate");
   CHECK(rows[0].slot == 1);
   CHECK(rows[0].model == "local/m1");
   CHECK(rows[0].usage == SampleUsage(10));
   CHECK(rows[1].usage == SampleUsage(20));
   CHECK(rows[2].requests == 3u);
-  CHECK(rows[3].role == "evaluator");
+  CHECK(RoleName(rows[3].role) == "evaluator");
   CHECK(rows[3].usage == SampleUsage(40));
-  CHECK(rows[4].role == "repair");  // evaluation attempt 2
+  CHECK(RoleName(rows[4].role) == "repair");  // evaluation attempt 2
   CHECK(rows[4].model == "local/e");
   CHECK(rows[4].usage == SampleUsage(50));
-  CHECK(rows[5].role == "merger");
+  CHECK(RoleName(rows[5].role) == "merger");
   CHECK(rows[5].model == "local/g");
   CHECK(ModelRequests(m) == 10u);
 

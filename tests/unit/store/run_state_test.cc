@@ -72,8 +72,8 @@ TEST_CASE("RunState: names round-trip and unknown names are refused", "[store]")
   }
   CHECK_FALSE(pi_fusion::store::ParseRunState("Completed"));
   CHECK_FALSE(pi_fusion::store::ParseRunState(""));
-  CHECK(pi_fusion::store::ParseStage("evaluation") == pi_fusion::store::Stage::kEvaluation);
-  CHECK_FALSE(pi_fusion::store::ParseStage("repair"));
+  CHECK(pi_fusion::ParseStage("evaluation") == pi_fusion::Stage::kEvaluation);
+  CHECK_FALSE(pi_fusion::ParseStage("repair"));
   CHECK(pi_fusion::store::ParseRunSource("command") == pi_fusion::store::RunSource::kCommand);
   CHECK(pi_fusion::store::ParseAttemptState("cancelled") ==
         pi_fusion::store::AttemptState::kCancelled);

@@ -26,7 +26,7 @@ store::Usage UsageOf(uint64_t input, uint64_t output, uint64_t cache_read = 0) {
   return usage;
 }
 
-store::AttemptRecord Attempt(store::Stage stage, std::optional<int> slot, int attempt,
+store::AttemptRecord Attempt(pi_fusion::Stage stage, std::optional<int> slot, int attempt,
                              std::optional<store::Usage> usage) {
   store::AttemptRecord record;
   record.key = {stage, slot, attempt};
@@ -44,12 +44,12 @@ store::Manifest Completed(uint64_t scale) {
   m.models.candidates = {store::ModelSelection{"p", "a"}, {"p", "a"}, {"q", "b"}};
   m.models.evaluator = {"p", "e"};
   m.models.merger = {"p", "m"};
-  m.attempts = {Attempt(store::Stage::kCandidate, 1, 1, UsageOf(100 * scale, 10 * scale, 5)),
-                Attempt(store::Stage::kCandidate, 2, 1, UsageOf(200 * scale, 20 * scale)),
-                Attempt(store::Stage::kCandidate, 3, 1, UsageOf(300 * scale, 30 * scale)),
-                Attempt(store::Stage::kEvaluation, std::nullopt, 1, UsageOf(400, 40)),
-                Attempt(store::Stage::kEvaluation, std::nullopt, 2, UsageOf(9999, 999)),
-                Attempt(store::Stage::kMerge, std::nullopt, 1, UsageOf(500, 50))};
+  m.attempts = {Attempt(pi_fusion::Stage::kCandidate, 1, 1, UsageOf(100 * scale, 10 * scale, 5)),
+                Attempt(pi_fusion::Stage::kCandidate, 2, 1, UsageOf(200 * scale, 20 * scale)),
+                Attempt(pi_fusion::Stage::kCandidate, 3, 1, UsageOf(300 * scale, 30 * scale)),
+                Attempt(pi_fusion::Stage::kEvaluation, std::nullopt, 1, UsageOf(400, 40)),
+                Attempt(pi_fusion::Stage::kEvaluation, std::nullopt, 2, UsageOf(9999, 999)),
+                Attempt(pi_fusion::Stage::kMerge, std::nullopt, 1, UsageOf(500, 50))};
   return m;
 }
 
@@ -63,7 +63,7 @@ TEST_CASE("CostHistory: a completed manifest gives one sample per role that ran 
   CHECK(samples[0].route == "p/a");
   CHECK(samples[0].input == 105);  // cache reads count as input
   CHECK(samples[0].output == 10);
-  CHECK(samples[1].stage == store::Stage::kEvaluation);
+  CHECK(samples[1].stage == pi_fusion::Stage::kEvaluation);
   CHECK(samples[1].input == 400);
   CHECK(samples[2].route == "p/m");
   m.state = store::RunState::kFailed;

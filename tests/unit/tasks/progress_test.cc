@@ -136,7 +136,7 @@ TEST_CASE("every stage has its contract name and the summary a person reads") {
 
 namespace {
 
-pi_fusion::workflow::ChildActivity Life(pi_fusion::store::Stage stage, std::optional<int> slot,
+pi_fusion::workflow::ChildActivity Life(pi_fusion::Stage stage, std::optional<int> slot,
                                         int64_t last_output_ms,
                                         std::optional<int64_t> tool_calls = std::nullopt) {
   pi_fusion::workflow::ChildActivity a;
@@ -162,7 +162,7 @@ TEST_CASE("time since output reads in seconds, then minutes, then hours") {
 }
 
 TEST_CASE("the status line shows each running candidate's time since its last output") {
-  using pi_fusion::store::Stage;
+  using pi_fusion::Stage;
   ProgressTracker t = Started();
   t.Apply({ProgressEvent::kCandidateDone, 1, "candidates 1/3 complete"}, kStart + 5000);
   t.Note(Life(Stage::kCandidate, 1, kStart + 4000));
@@ -184,7 +184,7 @@ TEST_CASE("the status line shows each running candidate's time since its last ou
 }
 
 TEST_CASE("a child that has not reported adds nothing; the evaluator and merger report too") {
-  using pi_fusion::store::Stage;
+  using pi_fusion::Stage;
   ProgressTracker t = Started();
   CHECK(ActivitySummary(t.snapshot(), kStart + 1000).empty());
   CHECK(StatusLine(t.snapshot(), "fusion reason", kRun, kStart + 1000) ==

@@ -51,5 +51,31 @@ TEST_CASE("ResultView: a run found on disk whose owner is gone is finalized at t
   CHECK(manifest->updated_at == "2025-01-02T08:04:05.006Z");  // FixedClock + 5 h
 }
 
+TEST_CASE("ResolveTask: this process's runs, then this session's earlier ones, then the run store",
+          "[tasks][result_view]") {
+  StoreFixture f;
+  f.WalkTo(store::RunState::kMerging);
+  const std::string dir = f.store->run_dir();
+  TaskRegistry live;
+  // Only the run store knows it: found there, by id and by the short id the views show.
+  Result<TaskInfo> on_disk = ResolveTask(live, {}, f.fs, f.clock, f.dir.path(), kRunId);
+  REQUIRE(on_disk.ok());
+  CHECK(on_disk->artifact_dir == dir);
+  CHECK(ResolveTask(live, {}, f.fs, f.clock, f.dir.path(), "01234567").ok());
+  // This session's earlier run of the same id is the one meant.
+  TaskInfo earlier;
+  earlier.id = kRunId;
+  earlier.artifact_dir = "/earlier/" + std::string(kRunId);
+  Result<TaskInfo> from_session = ResolveTask(live, {earlier}, f.fs, f.clock, f.dir.path(), kRunId);
+  REQUIRE(from_session.ok());
+  CHECK(from_session->artifact_dir == earlier.artifact_dir);
+  // Without a project, and for an id nobody knows: the registry's miss.
+  CHECK_FALSE(ResolveTask(live, {}, f.fs, f.clock, "", kRunId).ok());
+  Result<TaskInfo> unknown =
+      ResolveTask(live, {}, f.fs, f.clock, f.dir.path(), "reason-ffffffffffffffffffffffffffffffff");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().message().find("reason-ffff") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace pi_fusion::tasks

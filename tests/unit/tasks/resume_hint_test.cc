@@ -41,7 +41,7 @@ void FailBeforeAnyAnswer(StoreFixture& f) {
   f.WalkTo(store::RunState::kCandidatesRunning);
   REQUIRE(f.store
               ->Fail(store::RunState::kFailed,
-                     {"child_exit_failed", "all failed", store::Stage::kCandidate, 1, 1})
+                     {"child_exit_failed", "all failed", pi_fusion::Stage::kCandidate, 1, 1})
               .terminal.ok());
 }
 
@@ -107,7 +107,7 @@ TEST_CASE("ResumeHintOf: failed, cancelled and host-ended runs with a verified a
     StoreFixture f;
     const std::string dir = EndedAfterCandidates(
         f, store::RunState::kFailed,
-        {"child_exit_failed", "the merger failed", store::Stage::kMerge, std::nullopt, 1});
+        {"child_exit_failed", "the merger failed", pi_fusion::Stage::kMerge, std::nullopt, 1});
     const std::optional<ResumeHint> hint = ResumeHintOf(OnDisk(dir));
     REQUIRE(hint.has_value());
     CHECK(hint->run_id == kRunId);
@@ -118,7 +118,7 @@ TEST_CASE("ResumeHintOf: failed, cancelled and host-ended runs with a verified a
     StoreFixture f;
     const std::string dir = EndedAfterCandidates(
         f, store::RunState::kFailed,
-        {"child_exit_failed", "candidate 2 exited 1", store::Stage::kCandidate, 2, 1});
+        {"child_exit_failed", "candidate 2 exited 1", pi_fusion::Stage::kCandidate, 2, 1});
     CHECK(ResumeHintOf(OnDisk(dir))->candidate_slots == std::vector<int>{1, 3});
   }
   SECTION("cancelled") {
@@ -152,8 +152,8 @@ TEST_CASE("TerminalText: a resumable run ends saying so, to the agent or to the 
   workflow::RunOutcome failed;
   failed.end = workflow::RunEnd::kFailed;
   failed.error = Status::Error("child_exit_failed", "the merger failed");
-  failed.run_error = store::RunError{"child_exit_failed", "the merger failed", store::Stage::kMerge,
-                                     std::nullopt, 1};
+  failed.run_error = store::RunError{"child_exit_failed", "the merger failed",
+                                     pi_fusion::Stage::kMerge, std::nullopt, 1};
   failed.artifact_dir = "/p/.pi/fusion/s-1/" + std::string(kRunId);
   TaskInfo task;
   task.id = kRunId;
@@ -238,7 +238,7 @@ TEST_CASE("TerminalRunView: the person's view of a resumable run ends with how t
   StoreFixture f;
   const std::string dir = EndedAfterCandidates(
       f, store::RunState::kFailed,
-      {"child_exit_failed", "candidate 2 exited 1", store::Stage::kCandidate, 2, 1});
+      {"child_exit_failed", "candidate 2 exited 1", pi_fusion::Stage::kCandidate, 2, 1});
   TaskInfo task;
   task.id = kRunId;
   task.workflow = "reason";

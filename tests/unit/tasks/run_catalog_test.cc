@@ -254,7 +254,7 @@ TEST_CASE("RunCatalog: failed, cancelled and interrupted runs with a verified an
     f.RecordCandidates();
     REQUIRE(f.store
                 ->Fail(store::RunState::kFailed, {"child_exit_failed", "the merger failed",
-                                                  store::Stage::kMerge, std::nullopt, 1})
+                                                  pi_fusion::Stage::kMerge, std::nullopt, 1})
                 .terminal.ok());
     CHECK(ListRuns(f.fs, f.dir.path())[0].Resume()->candidate_slots == std::vector<int>{1, 2, 3});
     StoreFixture early;

@@ -34,14 +34,14 @@ int64_t WallMs(const Clock& clock) {
 TEST_CASE("a child's output is reported with the time it arrived") {
   RecordingObserver observer;
   store::testing::FixedClock clock;
-  process::ProgressCallback watch = workflow::WatchStageChild(observer, clock, PosixFileSystem(),
-                                                              {store::Stage::kCandidate, 2, 1}, "");
+  process::ProgressCallback watch = workflow::WatchStageChild(
+      observer, clock, PosixFileSystem(), {pi_fusion::Stage::kCandidate, 2, 1}, "");
   watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});
   const int64_t spawned = WallMs(clock);
   clock.Advance(4000ms);
   watch({process::ChildProgress::Event::kOutput, 7, 0, 120, 4000ms});
   REQUIRE(observer.seen.size() == 2);
-  CHECK(observer.seen[0].stage == store::Stage::kCandidate);
+  CHECK(observer.seen[0].stage == pi_fusion::Stage::kCandidate);
   CHECK(observer.seen[0].slot == 2);
   CHECK(observer.seen[0].last_output_ms == spawned);
   CHECK(observer.seen[1].last_output_ms == spawned + 4000);
@@ -54,7 +54,7 @@ TEST_CASE("a tool-using child reports the calls its journal holds so far") {
   RecordingObserver observer;
   store::testing::FixedClock clock;
   process::ProgressCallback watch = workflow::WatchStageChild(
-      observer, clock, PosixFileSystem(), {store::Stage::kCandidate, 1, 1}, journal);
+      observer, clock, PosixFileSystem(), {pi_fusion::Stage::kCandidate, 1, 1}, journal);
   watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});  // no journal yet
   store::testing::WriteAll(journal, "{\"ordinal\":1}\n{\"ordinal\":2}\n{\"ord");
   watch({process::ChildProgress::Event::kOutput, 7, 0, 50, 1000ms});

@@ -105,7 +105,7 @@ TEST_CASE("ToolRefusals: a failed run's bg_result counts the refusals in its bou
                            Journal({Record(1, "read", "error", "path_protected")}));
   REQUIRE(f.store
               ->Fail(store::RunState::kFailed,
-                     {"child_timeout", "candidate 1 idle", store::Stage::kCandidate, 1, 1})
+                     {"child_timeout", "candidate 1 idle", pi_fusion::Stage::kCandidate, 1, 1})
               .terminal.ok());
 
   Result<store::Manifest> manifest = store::ReadManifest(f.fs, f.store->run_dir());
