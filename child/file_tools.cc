@@ -18,6 +18,7 @@
 #include "child/core/walk_tools.h"
 #include "child/js_convert.h"
 #include "child/worker_threads.h"
+#include "napi_util/text_result.h"
 #include "process/supervisor.h"
 
 namespace pi_fusion::child {
@@ -513,7 +514,7 @@ PiTruncation PiGrepTruncation(const Shared& s, Napi::Env env, Napi::Object* head
 
 // The tool result of Pi's grep: the text, and details only when there is something to say.
 Napi::Object GrepToolResult(Napi::Env env, const GrepOutputResult& r, Napi::Object head) {
-  if (!r.matched) return TextToolResult(env, r.text, env.Undefined());
+  if (!r.matched) return napi_util::TextResult(env, r.text, env.Undefined());
   head.Set("totalLines", Napi::Number::New(env, static_cast<double>(r.total_lines)));
   head.Set("totalBytes", Napi::Number::New(env, static_cast<double>(r.total_bytes)));
   Napi::Object details = Napi::Object::New(env);
@@ -523,7 +524,7 @@ Napi::Object GrepToolResult(Napi::Env env, const GrepOutputResult& r, Napi::Obje
   }
   if (r.head_truncated) details.Set("truncation", head);
   if (r.lines_truncated) details.Set("linesTruncated", true);
-  return TextToolResult(
+  return napi_util::TextResult(
       env, r.text,
       details.GetPropertyNames().Length() > 0 ? details.As<Napi::Value>() : env.Undefined());
 }

@@ -39,9 +39,6 @@ Napi::Function Method(Napi::Object obj, const char* name);
 // Sets process.exitCode = 1: Pi's print mode leaves a non-zero code it did not set in place.
 void FailProcessExit(Napi::Env env);
 
-// A tool result Pi hands the model: {content: [{type: "text", text}], details}.
-Napi::Object TextToolResult(Napi::Env env, const std::string& text, Napi::Value details);
-
 // Cancels `cancel` when Pi aborts the tool call: `signal` is its AbortSignal (`aborted`,
 // addEventListener); anything else is ignored.
 void FollowAbortSignal(Napi::Env env, Napi::Value signal, const process::CancelToken& cancel);

@@ -10,6 +10,7 @@
 #include "child/worker_threads.h"
 #include "core/env_vars.h"
 #include "core/error_codes.h"
+#include "napi_util/text_result.h"
 
 namespace pi_fusion::child {
 
@@ -41,7 +42,7 @@ struct Settlement {
 };
 
 Napi::Object ToolResult(Napi::Env env, const WebFetchOutcome& outcome) {
-  Napi::Object result = TextToolResult(env, outcome.text, Napi::Object::New(env));
+  Napi::Object result = napi_util::TextResult(env, outcome.text, Napi::Object::New(env));
   result.Set("isError", !outcome.ok);
   return result;
 }
