@@ -17,7 +17,6 @@
 #include "child/core/read_limits.h"
 #include "child/core/walk_tools.h"
 #include "child/js_convert.h"
-#include "child/worker_threads.h"
 #include "napi_util/text_result.h"
 #include "process/supervisor.h"
 
@@ -33,7 +32,6 @@ constexpr std::chrono::milliseconds kWalkTime{120 * 1000};
 struct Shared {
   FileToolsSetup setup;
   const Napi::ObjectReference* pi_tools = nullptr;  // owned by ChildState (per environment)
-  std::shared_ptr<WorkerThreads> threads = std::make_shared<WorkerThreads>();
 };
 using SharedPtr = std::shared_ptr<Shared>;
 
@@ -283,22 +281,24 @@ void RunWalk(Napi::Env env, const Shared& s, Napi::Value signal, std::unique_ptr
   Result<process::CancelToken> cancel = process::CancelToken::Create();
   if (!cancel.ok()) throw Napi::Error::New(env, cancel.status().message());
   FollowAbortSignal(env, signal, *cancel);
-  Napi::ThreadSafeFunction tsfn =
-      Napi::ThreadSafeFunction::New(env, Napi::Function(), "fusion_file_walk", 0, 1);
-  WalkJob* raw = job.release();
+  // Node's event loop stays open until the walk's result is delivered.
+  ChildState& state = State(env);
+  napi_util::JsDispatcher* dispatcher = state.dispatcher.get();
+  dispatcher->Hold(env);
   WalkHook on_walk = s.setup.on_walk;
-  s.threads->Start(*cancel, [raw, token = *cancel, tsfn, on_walk]() mutable {
-    raw->outcome = process::RunChild(raw->spec, token);
-    TakeProtection(raw);
-    napi_status queued =
-        tsfn.BlockingCall(raw, [on_walk](Napi::Env env, Napi::Function, WalkJob* j) {
-          std::unique_ptr<WalkJob> owned(j);
-          if (env == nullptr) return;
-          if (on_walk) on_walk(owned->call_id, owned->protection);
-          owned->finish(env, owned->outcome);
-        });
-    if (queued != napi_ok) delete raw;  // the environment is going away
-    tsfn.Release();
+  std::shared_ptr<WalkJob> walk = std::move(job);
+  state.threads.Start(*cancel, [walk, token = *cancel, dispatcher, on_walk]() mutable {
+    walk->outcome = process::RunChild(walk->spec, token);
+    TakeProtection(walk.get());
+    // The posted closure becomes the job's only owner, so it ends on the JS thread (or here, with
+    // the closure, when the environment is going away).
+    dispatcher->Post([done = std::move(walk), dispatcher, on_walk](Napi::Env env) {
+      dispatcher->Release(env);
+      RunAsJsCallback([&] {
+        if (on_walk) on_walk(done->call_id, done->protection);
+        done->finish(env, done->outcome);
+      });
+    });
   });
 }
 

@@ -39,6 +39,18 @@ Napi::Function Method(Napi::Object obj, const char* name);
 // Sets process.exitCode = 1: Pi's print mode leaves a non-zero code it did not set in place.
 void FailProcessExit(Napi::Env env);
 
+// Runs `fn` (a tool's result arriving through the dispatcher) as node-addon-api runs a
+// thread-safe function's callback: a Napi::Error escaping it becomes the pending JS exception,
+// the child's uncaught exception, instead of being dropped as JsDispatcher drops a closure's.
+template <typename Fn>
+void RunAsJsCallback(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();
+  }
+}
+
 // Cancels `cancel` when Pi aborts the tool call: `signal` is its AbortSignal (`aborted`,
 // addEventListener); anything else is ignored.
 void FollowAbortSignal(Napi::Env env, Napi::Value signal, const process::CancelToken& cancel);
