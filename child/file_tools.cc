@@ -11,12 +11,13 @@
 
 #include "child/child_state.h"
 #include "child/core/grep_filter.h"
+#include "child/core/grep_output.h"
 #include "child/core/path_confinement.h"
 #include "child/core/protected_names.h"
 #include "child/core/read_limits.h"
 #include "child/core/walk_tools.h"
 #include "child/js_convert.h"
-#include "child/worker_threads.h"
+#include "napi_util/text_result.h"
 #include "process/supervisor.h"
 
 namespace pi_fusion::child {
@@ -26,14 +27,11 @@ constexpr size_t kReadChunk = 64 * 1024;
 // A walk's output is read whole; this bounds it (rg stops at the cap, as Pi stops it at the limit).
 constexpr size_t kWalkOutputCap = 32u << 20;
 constexpr std::chrono::milliseconds kWalkTime{120 * 1000};
-constexpr int kGrepMaxLineLength = 500;  // Pi's GREP_MAX_LINE_LENGTH
-constexpr int64_t kGrepDefaultLimit = 100;
 
 // What every tool of one registration shares. Pi's functions are kept for the process's life.
 struct Shared {
   FileToolsSetup setup;
   const Napi::ObjectReference* pi_tools = nullptr;  // owned by ChildState (per environment)
-  std::shared_ptr<WorkerThreads> threads = std::make_shared<WorkerThreads>();
 };
 using SharedPtr = std::shared_ptr<Shared>;
 
@@ -283,22 +281,24 @@ void RunWalk(Napi::Env env, const Shared& s, Napi::Value signal, std::unique_ptr
   Result<process::CancelToken> cancel = process::CancelToken::Create();
   if (!cancel.ok()) throw Napi::Error::New(env, cancel.status().message());
   FollowAbortSignal(env, signal, *cancel);
-  Napi::ThreadSafeFunction tsfn =
-      Napi::ThreadSafeFunction::New(env, Napi::Function(), "fusion_file_walk", 0, 1);
-  WalkJob* raw = job.release();
+  // Node's event loop stays open until the walk's result is delivered.
+  ChildState& state = State(env);
+  napi_util::JsDispatcher* dispatcher = state.dispatcher.get();
+  dispatcher->Hold(env);
   WalkHook on_walk = s.setup.on_walk;
-  s.threads->Start(*cancel, [raw, token = *cancel, tsfn, on_walk]() mutable {
-    raw->outcome = process::RunChild(raw->spec, token);
-    TakeProtection(raw);
-    napi_status queued =
-        tsfn.BlockingCall(raw, [on_walk](Napi::Env env, Napi::Function, WalkJob* j) {
-          std::unique_ptr<WalkJob> owned(j);
-          if (env == nullptr) return;
-          if (on_walk) on_walk(owned->call_id, owned->protection);
-          owned->finish(env, owned->outcome);
-        });
-    if (queued != napi_ok) delete raw;  // the environment is going away
-    tsfn.Release();
+  std::shared_ptr<WalkJob> walk = std::move(job);
+  state.threads.Start(*cancel, [walk, token = *cancel, dispatcher, on_walk]() mutable {
+    walk->outcome = process::RunChild(walk->spec, token);
+    TakeProtection(walk.get());
+    // The posted closure becomes the job's only owner, so it ends on the JS thread (or here, with
+    // the closure, when the environment is going away).
+    dispatcher->Post([done = std::move(walk), dispatcher, on_walk](Napi::Env env) {
+      dispatcher->Release(env);
+      RunAsJsCallback([&] {
+        if (on_walk) on_walk(done->call_id, done->protection);
+        done->finish(env, done->outcome);
+      });
+    });
   });
 }
 
@@ -483,103 +483,67 @@ GrepParams ReadGrepParams(const Napi::CallbackInfo& info) {
   return p;
 }
 
-// Pi's grep loop over rg's events: the limit, the last match's trailing context, the byte cap.
-class GrepFormatter {
- public:
-  GrepFormatter(const Shared& s, Napi::Env env, const GrepParams& p, std::string single_name)
-      : env_(env),
-        p_(p),
-        single_name_(std::move(single_name)),
-        truncate_line_(PiFunction(s, "truncateLine")),
-        max_bytes_(s.pi_tools->Value().Get("DEFAULT_MAX_BYTES").ToNumber().Int64Value()) {}
+// Pi's truncation helpers as GrepOutput takes them. Pi's grep details carry the object
+// truncateHead returned, so the last one is kept in `*head`.
+PiTruncation PiGrepTruncation(const Shared& s, Napi::Env env, Napi::Object* head) {
+  PiTruncation pi;
+  Napi::Function truncate_line = PiFunction(s, "truncateLine");
+  pi.line = [env, truncate_line](const std::string& text) {
+    Napi::Object cut = truncate_line.Call({Napi::String::New(env, text)}).As<Napi::Object>();
+    const bool truncated = cut.Get("wasTruncated").ToBoolean().Value();
+    return CutLine{cut.Get("text").ToString().Utf8Value(), truncated};
+  };
+  pi.head = [&s, env, head](const std::string& raw) {
+    Napi::Object max_lines = Napi::Object::New(env);
+    max_lines.Set("maxLines", Napi::Number::New(env, 9007199254740991.0));
+    *head = PiFunction(s, "truncateHead")
+                .Call({Napi::String::New(env, raw), max_lines})
+                .As<Napi::Object>();
+    return CutHead{head->Get("content").ToString().Utf8Value(),
+                   head->Get("truncated").ToBoolean().Value()};
+  };
+  pi.format_size = [&s, env](int64_t bytes) {
+    return PiFunction(s, "formatSize")
+        .Call({Napi::Number::New(env, static_cast<double>(bytes))})
+        .ToString()
+        .Utf8Value();
+  };
+  pi.max_bytes = s.pi_tools->Value().Get("DEFAULT_MAX_BYTES").ToNumber().Int64Value();
+  return pi;
+}
 
-  // Returns false once the output is complete.
-  bool Add(const RipgrepLine& line) {
-    if (!limit_hit_) {
-      Push(line, line.match);
-      if (!line.match) return true;
-      if (++matches_ >= p_.limit) {
-        limit_hit_ = true;
-        trailing_end_ = line.line_number + p_.request.context;
-      }
-      return true;
-    }
-    const bool in_window = line.path == last_file_ && line.line_number <= trailing_end_;
-    if (in_window) Push(line, false);
-    if (line.match) limit_reached_ = true;
-    return !(limit_reached_ && !(in_window && line.line_number < trailing_end_));
+// The tool result of Pi's grep: the text, and details only when there is something to say.
+Napi::Object GrepToolResult(Napi::Env env, const GrepOutputResult& r, Napi::Object head) {
+  if (!r.matched) return napi_util::TextResult(env, r.text, env.Undefined());
+  head.Set("totalLines", Napi::Number::New(env, static_cast<double>(r.total_lines)));
+  head.Set("totalBytes", Napi::Number::New(env, static_cast<double>(r.total_bytes)));
+  Napi::Object details = Napi::Object::New(env);
+  if (r.match_limit_reached) {
+    details.Set("matchLimitReached",
+                Napi::Number::New(env, static_cast<double>(*r.match_limit_reached)));
   }
+  if (r.head_truncated) details.Set("truncation", head);
+  if (r.lines_truncated) details.Set("linesTruncated", true);
+  return napi_util::TextResult(
+      env, r.text,
+      details.GetPropertyNames().Length() > 0 ? details.As<Napi::Value>() : env.Undefined());
+}
 
-  Napi::Object Result(const Shared& s, bool capped) {
-    if (matches_ == 0) return TextToolResult(env_, "No matches found", env_.Undefined());
-    std::string raw;
-    for (const std::string& l : lines_) raw += (raw.empty() ? "" : "\n") + l;
-    Napi::Object max_lines = Napi::Object::New(env_);
-    max_lines.Set("maxLines", Napi::Number::New(env_, 9007199254740991.0));
-    Napi::Object truncation = PiFunction(s, "truncateHead")
-                                  .Call({Napi::String::New(env_, raw), max_lines})
-                                  .As<Napi::Object>();
-    truncation.Set("totalLines", Napi::Number::New(env_, static_cast<double>(line_count_)));
-    truncation.Set("totalBytes", Napi::Number::New(env_, static_cast<double>(bytes_ - 1)));
-    std::string output = truncation.Get("content").ToString().Utf8Value();
-    Napi::Object details = Napi::Object::New(env_);
-    std::vector<std::string> notices;
-    if (limit_reached_) {
-      notices.push_back(std::to_string(p_.limit) + " matches limit reached. Use limit=" +
-                        std::to_string(p_.limit * 2) + " for more, or refine pattern");
-      details.Set("matchLimitReached", Napi::Number::New(env_, static_cast<double>(p_.limit)));
-    }
-    if (truncation.Get("truncated").ToBoolean().Value()) {
-      Napi::Value size = PiFunction(s, "formatSize").Call({Napi::Number::New(env_, max_bytes_)});
-      notices.push_back(size.ToString().Utf8Value() + " limit reached");
-      details.Set("truncation", truncation);
-    }
-    if (lines_truncated_) {
-      notices.push_back("Some lines truncated to " + std::to_string(kGrepMaxLineLength) +
-                        " chars. Use read tool to see full lines");
-      details.Set("linesTruncated", true);
-    }
-    if (capped && !limit_reached_) {
-      notices.push_back("ripgrep's output passed 32 MiB and was cut; refine the pattern");
-    }
-    std::string joined;
-    for (const std::string& n : notices) joined += (joined.empty() ? "" : ". ") + n;
-    if (!joined.empty()) output += "\n\n[" + joined + "]";
-    return TextToolResult(
-        env_, output,
-        details.GetPropertyNames().Length() > 0 ? details.As<Napi::Value>() : env_.Undefined());
+// rg's output through the wall's per-line filter into Pi's grep format.
+Napi::Object FormatGrep(Napi::Env env, const Shared& s, const GrepParams& p,
+                        const std::string& single, const VettedObject& start,
+                        const process::ChildOutcome& outcome) {
+  Napi::Object head;
+  GrepOutput output(PiGrepTruncation(s, env, &head),
+                    GrepOutputOptions{p.limit, p.request.context, single});
+  GrepFilter filter(*s.setup.wall, start);
+  for (const RipgrepLine& line : ParseRipgrepJson(outcome.stdout_bytes)) {
+    if (filter.Hidden(line.path, line.text)) continue;
+    if (!output.Add(line)) break;
   }
-
- private:
-  void Push(const RipgrepLine& line, bool match) {
-    last_file_ = line.path;
-    std::string path = single_name_;
-    if (path.empty()) {
-      path = line.path;
-      while (path.compare(0, 2, "./") == 0) path.erase(0, 2);
-    }
-    std::string text = line.text;
-    if (!text.empty() && text.back() == '\n') text.pop_back();
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    Napi::Object cut = truncate_line_.Call({Napi::String::New(env_, text)}).As<Napi::Object>();
-    if (cut.Get("wasTruncated").ToBoolean().Value()) lines_truncated_ = true;
-    const std::string shown = path + (match ? ":" : "-") + std::to_string(line.line_number) +
-                              (match ? ": " : "- ") + cut.Get("text").ToString().Utf8Value();
-    if (bytes_ - 1 <= max_bytes_) lines_.push_back(shown);
-    bytes_ += static_cast<int64_t>(shown.size()) + 1;
-    ++line_count_;
-  }
-
-  Napi::Env env_;
-  const GrepParams& p_;
-  const std::string single_name_;  // a file search shows the file's name; else rg's path
-  Napi::Function truncate_line_;
-  const int64_t max_bytes_;
-  std::vector<std::string> lines_;
-  std::string last_file_;
-  int64_t matches_ = 0, trailing_end_ = 0, bytes_ = 0, line_count_ = 0;
-  bool limit_hit_ = false, limit_reached_ = false, lines_truncated_ = false;
-};
+  const bool capped = outcome.stop_reason == process::StopReason::kStdoutCap;
+  return GrepToolResult(env, output.Finish(capped), head);
+}
 
 std::string BaseName(const std::string& path) {
   std::string p = path;
@@ -617,14 +581,7 @@ Napi::Value GrepExecute(const Napi::CallbackInfo& info, SharedPtr s) {
         return;
       }
       try {
-        GrepFormatter formatter(*s, env, *params, single);
-        GrepFilter filter(*s->setup.wall, *start);
-        for (const RipgrepLine& line : ParseRipgrepJson(outcome->stdout_bytes)) {
-          if (filter.Hidden(line.path, line.text)) continue;
-          if (!formatter.Add(line)) break;
-        }
-        const bool capped = outcome->stop_reason == process::StopReason::kStdoutCap;
-        deferred.Resolve(formatter.Result(*s, capped));
+        deferred.Resolve(FormatGrep(env, *s, *params, single, *start, *outcome));
       } catch (const Napi::Error& e) {
         deferred.Reject(e.Value());
       }

@@ -81,18 +81,6 @@ void FailProcessExit(Napi::Env env) {
   env.Global().Get("process").As<Napi::Object>().Set("exitCode", Napi::Number::New(env, 1));
 }
 
-Napi::Object TextToolResult(Napi::Env env, const std::string& text, Napi::Value details) {
-  Napi::Object block = Napi::Object::New(env);
-  block.Set("type", "text");
-  block.Set("text", text);
-  Napi::Array content = Napi::Array::New(env, 1);
-  content.Set(0u, block);
-  Napi::Object result = Napi::Object::New(env);
-  result.Set("content", content);
-  result.Set("details", details);
-  return result;
-}
-
 void FollowAbortSignal(Napi::Env env, Napi::Value signal, const process::CancelToken& cancel) {
   if (!signal.IsObject()) return;
   Napi::Object s = signal.As<Napi::Object>();

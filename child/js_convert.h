@@ -39,8 +39,17 @@ Napi::Function Method(Napi::Object obj, const char* name);
 // Sets process.exitCode = 1: Pi's print mode leaves a non-zero code it did not set in place.
 void FailProcessExit(Napi::Env env);
 
-// A tool result Pi hands the model: {content: [{type: "text", text}], details}.
-Napi::Object TextToolResult(Napi::Env env, const std::string& text, Napi::Value details);
+// Runs `fn` (a tool's result arriving through the dispatcher) as node-addon-api runs a
+// thread-safe function's callback: a Napi::Error escaping it becomes the pending JS exception,
+// the child's uncaught exception, instead of being dropped as JsDispatcher drops a closure's.
+template <typename Fn>
+void RunAsJsCallback(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Napi::Error& e) {
+    e.ThrowAsJavaScriptException();
+  }
+}
 
 // Cancels `cancel` when Pi aborts the tool call: `signal` is its AbortSignal (`aborted`,
 // addEventListener); anything else is ignored.

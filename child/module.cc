@@ -20,6 +20,11 @@ namespace pi_fusion::child {
 
 ChildState& State(Napi::Env env) { return *env.GetInstanceData<ChildState>(); }
 
+ChildState::~ChildState() {
+  threads.CancelAndJoin();
+  if (dispatcher) dispatcher->Close();
+}
+
 namespace {
 
 // pi-fusion-walk, beside the pi-fusion executable of this library (LocatePiFusion's two places,
@@ -156,7 +161,9 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // Freed by Node when the environment is torn down (the default finalizer deletes it).
-  env.SetInstanceData(new ChildState());
+  auto* state = new ChildState();
+  state->dispatcher = std::make_unique<napi_util::JsDispatcher>(env);
+  env.SetInstanceData(state);
   exports.Set("register", Napi::Function::New(env, Register, "register"));
   return exports;
 }

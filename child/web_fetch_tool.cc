@@ -5,11 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "child/child_state.h"
 #include "child/core/web_fetch_runner.h"
 #include "child/js_convert.h"
-#include "child/worker_threads.h"
 #include "core/env_vars.h"
 #include "core/error_codes.h"
+#include "napi_util/text_result.h"
 
 namespace pi_fusion::child {
 
@@ -41,7 +42,7 @@ struct Settlement {
 };
 
 Napi::Object ToolResult(Napi::Env env, const WebFetchOutcome& outcome) {
-  Napi::Object result = TextToolResult(env, outcome.text, Napi::Object::New(env));
+  Napi::Object result = napi_util::TextResult(env, outcome.text, Napi::Object::New(env));
   result.Set("isError", !outcome.ok);
   return result;
 }
@@ -69,8 +70,7 @@ Result<std::shared_ptr<WebFetchTool>> LoadWebFetchTool(FileSystem& fs, const Env
 
 void RegisterWebFetchTool(Napi::Env env, Napi::Object pi, std::shared_ptr<WebFetchTool> tool,
                           WebFetchOutcomeHook on_outcome) {
-  auto threads = std::make_shared<WorkerThreads>();
-  auto execute = [tool, threads, on_outcome](const Napi::CallbackInfo& info) -> Napi::Value {
+  auto execute = [tool, on_outcome](const Napi::CallbackInfo& info) -> Napi::Value {
     Napi::Env env = info.Env();
     auto settlement = new Settlement{Napi::Promise::Deferred::New(env), "", {}};
     Napi::Promise promise = settlement->deferred.Promise();
@@ -86,23 +86,25 @@ void RegisterWebFetchTool(Napi::Env env, Napi::Object pi, std::shared_ptr<WebFet
       return promise;
     }
     FollowAbortSignal(env, info.Length() > 2 ? info[2] : env.Undefined(), *cancel);
-    Napi::ThreadSafeFunction tsfn =
-        Napi::ThreadSafeFunction::New(env, Napi::Function(), "fusion_web_fetch", 0, 1);
+    // Node's event loop stays open until the fetch's result is delivered.
+    ChildState& state = State(env);
+    napi_util::JsDispatcher* dispatcher = state.dispatcher.get();
+    dispatcher->Hold(env);
     nlohmann::json args = arguments.ok() ? *arguments : nlohmann::json();
-    threads->Start(*cancel, [tool, args, token = *cancel, tsfn, settlement, on_outcome]() mutable {
-      settlement->outcome = tool->Call(args, token);
-      // On the JS thread: the hook (audit provenance), then the result Pi hands the model.
-      napi_status queued =
-          tsfn.BlockingCall(settlement, [on_outcome](Napi::Env env, Napi::Function, Settlement* s) {
-            if (env != nullptr) {
-              if (on_outcome) on_outcome(s->tool_call_id, s->outcome);
-              s->deferred.Resolve(ToolResult(env, s->outcome));
-            }
-            delete s;
+    state.threads.Start(
+        *cancel, [tool, args, token = *cancel, settlement, dispatcher, on_outcome]() mutable {
+          settlement->outcome = tool->Call(args, token);
+          // On the JS thread: the hook (audit provenance), then the result Pi hands the model. The
+          // closure owns the settlement (it dies with it when the environment is going away).
+          std::shared_ptr<Settlement> done(settlement);
+          dispatcher->Post([done = std::move(done), dispatcher, on_outcome](Napi::Env env) {
+            dispatcher->Release(env);
+            RunAsJsCallback([&] {
+              if (on_outcome) on_outcome(done->tool_call_id, done->outcome);
+              done->deferred.Resolve(ToolResult(env, done->outcome));
+            });
           });
-      if (queued != napi_ok) delete settlement;  // the environment is going away
-      tsfn.Release();
-    });
+        });
     return promise;
   };
   Napi::Object definition = Napi::Object::New(env);

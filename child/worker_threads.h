@@ -1,7 +1,7 @@
 // WorkerThreads: the threads on which a child tool's blocking work runs (a fetcher process, a
-// ripgrep or fd walk), off Node's JS thread. Finished threads are joined when the next starts;
-// the destructor (environment teardown, with the tool's execute function) cancels what still
-// runs and joins the rest.
+// ripgrep or fd walk), off Node's JS thread; one set per environment (ChildState). Finished
+// threads are joined when the next starts; CancelAndJoin (environment teardown, before the
+// dispatcher the threads post to closes) cancels what still runs and joins the rest.
 #pragma once
 
 #include <atomic>
@@ -18,10 +18,13 @@ namespace pi_fusion::child {
 
 class WorkerThreads {
  public:
-  ~WorkerThreads() {
+  ~WorkerThreads() { CancelAndJoin(); }
+  // Cancels what still runs and joins every thread; idempotent.
+  void CancelAndJoin() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (Entry& entry : entries_) entry.cancel.Cancel();
     for (Entry& entry : entries_) entry.thread.join();
+    entries_.clear();
   }
   void Start(process::CancelToken cancel, std::function<void()> work) {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "addon/js_dispatcher.h"
+#include "napi_util/js_dispatcher.h"
 #include "process/cancel_token.h"
 #include "tasks/kill_waits.h"
 #include "tasks/launched_runs.h"
@@ -75,7 +75,7 @@ struct AddonState {
   // cancels its runs): shown by the next session_start.
   std::vector<std::string> carried_notices;
 
-  std::unique_ptr<JsDispatcher> dispatcher;
+  std::unique_ptr<napi_util::JsDispatcher> dispatcher;
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
   // The worker thread of each launch, by launch id. A worker's last act posts its own reaping, so

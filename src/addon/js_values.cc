@@ -2,6 +2,7 @@
 
 #include "core/json_text.h"
 #include "core/terminal_text.h"
+#include "napi_util/text_result.h"
 #include "tasks/host_texts.h"
 
 namespace pi_fusion::addon {
@@ -29,15 +30,7 @@ Napi::Value FromJson(Napi::Env env, const nlohmann::json& value) {
 }
 
 Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::json& details) {
-  Napi::Object block = Napi::Object::New(env);
-  block.Set("type", "text");
-  block.Set("text", text);
-  Napi::Array content = Napi::Array::New(env, 1);
-  content.Set(0u, block);
-  Napi::Object result = Napi::Object::New(env);
-  result.Set("content", content);
-  result.Set("details", FromJson(env, details));
-  return result;
+  return napi_util::TextResult(env, text, FromJson(env, details));
 }
 
 Napi::Object ErrorResult(Napi::Env env, const Status& status) {

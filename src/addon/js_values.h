@@ -18,7 +18,8 @@ Result<nlohmann::json> ToJson(Napi::Env env, Napi::Value value, const std::strin
 // Invalid UTF-8 in `value` becomes U+FFFD rather than throwing.
 Napi::Value FromJson(Napi::Env env, const nlohmann::json& value);
 
-// An AgentToolResult: {content:[{type:"text",text}], details}.
+// An AgentToolResult: {content:[{type:"text",text}], details} (napi_util/text_result.h), with
+// `details` converted as FromJson converts.
 Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::json& details);
 
 // A tool error the model sees: the message, then the spec's code on its own line; details carry

@@ -33,7 +33,7 @@ void AddonState::StopAllRuns(tasks::CancelSource source) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // Freed by Node when the environment is torn down (the default finalizer deletes it).
   auto* state = new AddonState();
-  state->dispatcher = std::make_unique<JsDispatcher>(env);
+  state->dispatcher = std::make_unique<napi_util::JsDispatcher>(env);
   env.SetInstanceData(state);
   exports.Set("register", Napi::Function::New(env, Register, "register"));
   // For the end-to-end tests only (tests/e2e/fixtures/thread-probe.ts): how many run worker

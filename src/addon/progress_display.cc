@@ -6,10 +6,8 @@
 #include "addon/js_values.h"
 #include "addon/renderers.h"
 #include "core/clock.h"
-#include "core/terminal_text.h"
-#include "tasks/host_texts.h"
 #include "tasks/live_view.h"
-#include "tasks/run_view.h"
+#include "tasks/progress_view.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -83,10 +81,10 @@ namespace {
 
 // The TUI's live view: one component drawn by the render module, with each landed answer
 // expandable by Pi's expand key. Redrawn only when what it shows changed.
-void SetLiveWidget(Napi::Env env, Napi::Object ui, const nlohmann::json& runs) {
+void SetLiveWidget(Napi::Env env, Napi::Object ui, const tasks::ProgressView& view) {
   AddonState& state = State(env);
   Napi::Function set_widget = Method(ui, "setWidget");
-  if (runs.empty()) {
+  if (view.runs.empty()) {
     if (!state.widget_synced || !state.widget_view.empty() || !state.widget_rows.empty()) {
       set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), env.Undefined()});
     }
@@ -95,16 +93,46 @@ void SetLiveWidget(Napi::Env env, Napi::Object ui, const nlohmann::json& runs) {
     state.widget_synced = true;
     return;
   }
-  const nlohmann::json view = {{"kind", "live"},
-                               {"runs", runs},
-                               {"hint", tasks::kActiveRunsHint},
-                               {"expand", tasks::kExpandHintText}};
-  std::string dumped = view.dump();
+  const nlohmann::json live = tasks::LiveWidgetView(view);
+  std::string dumped = live.dump();
   if (state.widget_synced && dumped == state.widget_view) return;
-  set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), LiveWidgetFactory(env, view, ui)});
+  set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), LiveWidgetFactory(env, live, ui)});
   state.widget_view = std::move(dumped);
   state.widget_rows.clear();
   state.widget_synced = true;
+}
+
+// A widget of plain rows, where no live view can be drawn. Set again only when its rows changed.
+void SetPlainWidget(Napi::Env env, Napi::Object ui, Napi::Function set_widget,
+                    std::vector<std::string> rows) {
+  AddonState& state = State(env);
+  if (state.widget_synced && rows == state.widget_rows && state.widget_view.empty()) return;
+  Napi::Value shown = env.Undefined();
+  if (!rows.empty()) {
+    Napi::Array array = Napi::Array::New(env, rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) array.Set(i, Napi::String::New(env, rows[i]));
+    shown = array;
+  }
+  set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), shown});
+  state.widget_rows = std::move(rows);
+  state.widget_view.clear();
+  state.widget_synced = true;
+}
+
+// A Pi without widgets: one status entry per run; an ended run's entry is cleared.
+void SetStatuses(Napi::Env env, Napi::Object ui, const std::vector<tasks::ActiveRunLines>& runs) {
+  AddonState& state = State(env);
+  Napi::Function set_status = Method(ui, "setStatus");
+  if (set_status.IsEmpty()) return;
+  std::set<std::string> shown;
+  for (const tasks::ActiveRunLines& run : runs) {
+    set_status.Call(ui, {Napi::String::New(env, run.status_key), Napi::String::New(env, run.line)});
+    shown.insert(run.status_key);
+  }
+  for (const std::string& key : state.status_keys) {
+    if (shown.count(key) == 0) set_status.Call(ui, {Napi::String::New(env, key), env.Undefined()});
+  }
+  state.status_keys = std::move(shown);
 }
 
 }  // namespace
@@ -117,77 +145,19 @@ void RefreshRunProgress(Napi::Env env) {
     return;
   }
   const int64_t now = tasks::ToEpochMs(SystemClock().WallNow());
-  std::vector<std::pair<std::string, std::string>> lines;  // status key, text
-  std::vector<std::vector<std::string>> landed_rows;       // per line: its landed candidates
-  nlohmann::json live_runs = nlohmann::json::array();
-  std::map<std::string, std::vector<tasks::LandedReport>> still_landed;
-  for (const tasks::TaskInfo& task : state.tasks->List()) {
-    if (task.state != tasks::TaskState::kRunning) continue;
-    // One line each; a model's name or a slot note must not move the cursor or clear the screen.
-    lines.emplace_back(
-        "pi-fusion:" + task.id,
-        NeutralizeControls(tasks::StatusLine(task.progress, task.label, task.id, now),
-                           TextShape::kSingleLine));
-    std::vector<tasks::LandedReport>& landed = still_landed[task.id];
-    if (auto it = state.landed.find(task.id); it != state.landed.end()) {
-      landed = std::move(it->second);  // state.landed is replaced by still_landed below
-    }
-    std::vector<std::string> rows;
-    for (const tasks::LandedReport& r : landed) {
-      rows.push_back(NeutralizeControls(tasks::LandedRow(r.candidate), TextShape::kSingleLine));
-    }
-    landed_rows.push_back(std::move(rows));
-    nlohmann::json live_run = tasks::LiveRunView(task, landed, now);
-    live_run["line"] = lines.back().second;
-    for (nlohmann::json& candidate : live_run["candidates"]) {  // rows: one line each
-      for (const char* key : {"model", "note"}) {
-        candidate[key] =
-            NeutralizeControls(candidate[key].get<std::string>(), TextShape::kSingleLine);
-      }
-    }
-    live_runs.push_back(std::move(live_run));
-  }
-  state.landed = std::move(still_landed);  // an ended run's answers go with its live view
+  tasks::ProgressView view =
+      tasks::BuildProgressView(state.tasks->List(), std::move(state.landed), now);
+  state.landed = std::move(view.landed);
   const bool live = ModeOf(state.ui_ctx.Value()) == "tui" && CanRenderLive(env);
   Napi::Function set_widget = Method(ui, "setWidget");
   if (!set_widget.IsEmpty() && live) {
-    SetLiveWidget(env, ui, live_runs);
+    SetLiveWidget(env, ui, view);
   } else if (!set_widget.IsEmpty()) {
-    std::vector<std::string> rows;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      rows.push_back(lines[i].second);
-      rows.insert(rows.end(), landed_rows[i].begin(), landed_rows[i].end());
-    }
-    if (!rows.empty()) rows.push_back(tasks::kActiveRunsHint);
-    if (!state.widget_synced || rows != state.widget_rows || !state.widget_view.empty()) {
-      Napi::Value shown = env.Undefined();
-      if (!rows.empty()) {
-        Napi::Array array = Napi::Array::New(env, rows.size());
-        for (size_t i = 0; i < rows.size(); ++i) array.Set(i, Napi::String::New(env, rows[i]));
-        shown = array;
-      }
-      set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), shown});
-      state.widget_rows = std::move(rows);
-      state.widget_view.clear();
-      state.widget_synced = true;
-    }
+    SetPlainWidget(env, ui, set_widget, tasks::PlainWidgetRows(view));
   } else {
-    Napi::Function set_status = Method(ui, "setStatus");
-    if (!set_status.IsEmpty()) {
-      std::set<std::string> shown;
-      for (const auto& [key, text] : lines) {
-        set_status.Call(ui, {Napi::String::New(env, key), Napi::String::New(env, text)});
-        shown.insert(key);
-      }
-      for (const std::string& key : state.status_keys) {
-        if (shown.count(key) == 0) {
-          set_status.Call(ui, {Napi::String::New(env, key), env.Undefined()});
-        }
-      }
-      state.status_keys = std::move(shown);
-    }
+    SetStatuses(env, ui, view.runs);
   }
-  if (lines.empty()) {
+  if (view.runs.empty()) {
     StopTicker(env);
   } else {
     StartTicker(env);

@@ -19,7 +19,8 @@ namespace {
 // finds the launch's callbacks by id in the addon state. Nothing JS is held here.
 class DispatchingSink : public tasks::LifecycleSink {
  public:
-  DispatchingSink(JsDispatcher* dispatcher, uint64_t launch_id, process::CancelToken cancel)
+  DispatchingSink(napi_util::JsDispatcher* dispatcher, uint64_t launch_id,
+                  process::CancelToken cancel)
       : dispatcher_(dispatcher), launch_id_(launch_id), cancel_(std::move(cancel)) {}
 
   void Launched(const Launch& launch) override {
@@ -81,7 +82,7 @@ class DispatchingSink : public tasks::LifecycleSink {
     state.dispatcher->Release(env);
   }
 
-  JsDispatcher* dispatcher_;
+  napi_util::JsDispatcher* dispatcher_;
   uint64_t launch_id_;
   process::CancelToken cancel_;
 };
@@ -97,7 +98,7 @@ void ReapWorker(Napi::Env env, uint64_t id) {
 }
 
 // The worker: the whole lifecycle of one launch. Owns nothing JS; talks through `dispatcher`.
-void RunWorker(JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
+void RunWorker(napi_util::JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
                workflow::RunRequest request, process::CancelToken cancel, uint64_t launch_id) {
   {
     DispatchingSink sink(dispatcher, launch_id, cancel);

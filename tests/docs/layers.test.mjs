@@ -31,3 +31,10 @@ test("an include that climbs, or names an unlisted folder, is reported with its 
   assert.match(problems.join("\n"), /src\/store\/up\.cc:2: store includes run/);
   assert.match(problems.join("\n"), /src\/core\/new\.h:2: includes "gadget\/"/);
 });
+
+test("only the two bindings may include the shared Node-API helpers, which include no layer", () => {
+  const rows = readLayerTable(table);
+  const users = rows.filter((r) => r.allowed.has("napi_util")).map((r) => r.folder).sort();
+  assert.deepEqual(users, ["child", "src/addon"]);
+  assert.deepEqual([...rows.find((r) => r.folder === "src/napi_util").allowed], []);
+});

@@ -1,8 +1,11 @@
-// Runs closures on the JS thread from any thread, through one thread-safe function.
+// Runs closures on the JS thread from any thread, through one thread-safe function: one per
+// environment in each binding (the host plugin's run workers, the child library's tool walks and
+// fetches). Compiled into each addon against its own napi.h.
 //
-// The function keeps Node's event loop alive only while runs are outstanding: a referenced
-// long-lived thread-safe function would make `pi -p` hang at exit, an unreferenced one would
-// let Node exit under a running Fusion run. Hold() / Release() count that work.
+// The function keeps Node's event loop alive only while work is outstanding (a run, a tool's
+// walk): a referenced long-lived thread-safe function would make `pi -p` hang at exit, an
+// unreferenced one would let Node exit under a running Fusion run. Hold() / Release() count that
+// work.
 //
 // Posted closures wait in one queue that the thread-safe function's calls drain in order;
 // RunPending() drains it at once, so a shutdown that joined the workers can deliver what they
@@ -19,7 +22,7 @@
 #include <functional>
 #include <mutex>
 
-namespace pi_fusion::addon {
+namespace pi_fusion::napi_util {
 
 class JsDispatcher {
  public:
@@ -48,4 +51,4 @@ class JsDispatcher {
   std::deque<std::function<void(Napi::Env)>> queue_;  // guarded by mutex_
 };
 
-}  // namespace pi_fusion::addon
+}  // namespace pi_fusion::napi_util

@@ -1,8 +1,8 @@
-#include "addon/js_dispatcher.h"
+#include "napi_util/js_dispatcher.h"
 
 #include <utility>
 
-namespace pi_fusion::addon {
+namespace pi_fusion::napi_util {
 namespace {
 
 using Closure = std::function<void(Napi::Env)>;
@@ -67,4 +67,4 @@ void JsDispatcher::Close() {
   tsfn_.Release();
 }
 
-}  // namespace pi_fusion::addon
+}  // namespace pi_fusion::napi_util
