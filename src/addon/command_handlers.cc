@@ -25,7 +25,7 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
     Tell(env, ctx, request.status().message(), "error");
     return Resolved(env);
   }
-  workflow::RunRequest run;
+  run::RunRequest run;
   run.host =
       SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, "", true);
   run.request = std::move(request).value();

@@ -87,7 +87,7 @@ Napi::Value WhenIdle(Napi::Env env, Napi::Object ctx,
   });
 }
 
-Napi::Value LaunchFromCommand(Napi::Env env, Napi::Object ctx, workflow::RunRequest run,
+Napi::Value LaunchFromCommand(Napi::Env env, Napi::Object ctx, run::RunRequest run,
                               StartedText started) {
   AddonState& state = State(env);
   state.ui_ctx = Napi::Persistent(ctx);
@@ -115,7 +115,7 @@ Napi::Value LaunchFromCommand(Napi::Env env, Napi::Object ctx, workflow::RunRequ
         // answer travels in the entry's event).
         if (print) {
           PrintOutcome(env, terminal);
-        } else if (terminal.outcome.end != workflow::RunEnd::kCompleted) {
+        } else if (terminal.outcome.end != run::RunEnd::kCompleted) {
           FailProcess(env);
         }
         done.Resolve(env.Undefined());

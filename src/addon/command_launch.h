@@ -43,7 +43,7 @@ using StartedText = std::function<std::string(const tasks::LaunchReport&)>;
 // launch notice (`started`) or the preflight failure is told to the person; in print mode the
 // command waits for the run and writes the verified answer to stdout (non-zero exit on failure),
 // in json mode it waits and exits non-zero on failure, in the TUI it returns at the launch.
-Napi::Value LaunchFromCommand(Napi::Env env, Napi::Object ctx, workflow::RunRequest run,
+Napi::Value LaunchFromCommand(Napi::Env env, Napi::Object ctx, run::RunRequest run,
                               StartedText started);
 
 }  // namespace pi_fusion::addon

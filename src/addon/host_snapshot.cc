@@ -155,10 +155,10 @@ std::string AgentDir(const std::vector<std::string>& environment, Napi::Object p
 
 }  // namespace
 
-workflow::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi,
+run::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi,
                                     Napi::Object ctx, const std::string& package_root,
                                     const std::string& tool_call_id, bool with_branch) {
-  workflow::HostSnapshot snap;
+  run::HostSnapshot snap;
   Napi::Object process = env.Global().Get("process").As<Napi::Object>();
   snap.cwd = StringOf(ctx, "cwd");
   snap.node_path = StringOf(process, "execPath");

@@ -67,7 +67,7 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
     Notify(env, ui, tasks::kModelsSelectorMissingText, "error");
     return env.Undefined();
   }
-  workflow::HostSnapshot host = SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx,
+  run::HostSnapshot host = SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx,
                                              state.package_root, "", /*with_branch=*/false);
   auto session =
       std::make_shared<SelectorSession>(std::move(host.agent_dir), std::move(host.registry));

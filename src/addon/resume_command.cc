@@ -26,7 +26,7 @@ Napi::Value ResumeRun(Napi::Env env, Napi::Object ctx, const std::string& query)
     if (!HasUI(ctx)) FailProcess(env);
     return Resolved(env);
   }
-  workflow::RunRequest run;
+  run::RunRequest run;
   // The request, input and routes are the old run's: preflight reads them from its directory.
   run.host =
       SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, "", false);

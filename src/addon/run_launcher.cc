@@ -99,10 +99,10 @@ void ReapWorker(Napi::Env env, uint64_t id) {
 
 // The worker: the whole lifecycle of one launch. Owns nothing JS; talks through `dispatcher`.
 void RunWorker(napi_util::JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
-               workflow::RunRequest request, process::CancelToken cancel, uint64_t launch_id) {
+               run::RunRequest request, process::CancelToken cancel, uint64_t launch_id) {
   {
     DispatchingSink sink(dispatcher, launch_id, cancel);
-    const workflow::RunSeams seams;
+    const run::RunSeams seams;
     tasks::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
   }
   // Last: the JS thread reaps this thread, so finished workers do not pile up until shutdown. A
@@ -137,7 +137,7 @@ void ResolveSettleWaiters(Napi::Env env) {
   for (Napi::Promise::Deferred& waiter : waiters) waiter.Resolve(result);
 }
 
-void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
+void LaunchRun(Napi::Env env, run::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal) {
   AddonState& state = State(env);
   // The token exists before preflight starts, so a session that ends meanwhile cancels it.
@@ -194,7 +194,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   // notice, and the exact bytes of the run stay in its artifacts and bg_result.
   message.Set("content", NeutralizeControls(terminal.text));
   message.Set("display", true);
-  const bool completed = terminal.outcome.end == workflow::RunEnd::kCompleted;
+  const bool completed = terminal.outcome.end == run::RunEnd::kCompleted;
   message.Set("details", FromJson(env, {{"run_id", terminal.run_id},
                                         {"state", completed ? "completed" : "failed"},
                                         {"view", view}}));

@@ -25,7 +25,7 @@ using TerminalCallback = std::function<void(Napi::Env, const Terminal&)>;
 // the run has ended, after the task's terminal state is recorded. Both run on the JS thread, and
 // both stay there: the callbacks (and any JS handle they hold) are kept in the addon state and
 // never copied to, used on or destroyed on the worker.
-void LaunchRun(Napi::Env env, workflow::RunRequest request, LaunchCallback on_launch,
+void LaunchRun(Napi::Env env, run::RunRequest request, LaunchCallback on_launch,
                TerminalCallback on_terminal);
 
 // Delivers a terminal state to the person and, for tool launches, to the agent — except a run

@@ -46,7 +46,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
                                                         tasks::kSessionShuttingDownText)));
   }
   state.ui_ctx = Napi::Persistent(ctx);
-  workflow::RunRequest run;
+  run::RunRequest run;
   run.host = SnapshotHost(
       env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, tool_call_id,
       workflow::SpecOf(request->workflow).context == workflow::ContextPolicy::kSessionProjection);

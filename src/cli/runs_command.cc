@@ -194,7 +194,7 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
       : run.resumed_as.empty() ? ""
                                : ", resumed as " + std::string(store::ShortRunId(run.resumed_as));
   // A research answer written without some of its declared sources is not a plain "completed".
-  const std::string status = workflow::SourceWarningStatus(shown.report);
+  const std::string status = run::SourceWarningStatus(shown.report);
   const std::string sources = status.empty() ? "" : ", " + status;
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
@@ -221,7 +221,7 @@ void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
   for (const ShownRun& run : shown) rows.push_back(Row(run, now));
   PrintTable(rows);
   for (const ShownRun& run : shown) {
-    for (const std::string& line : workflow::SourceWarningLines(run.report)) {
+    for (const std::string& line : run::SourceWarningLines(run.report)) {
       PrintOneLine(stdout, run.run.run_id + ": " + line);
     }
   }

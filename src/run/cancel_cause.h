@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 inline constexpr std::string_view kCancelledByPrefix = "cancelled by ";
 
@@ -20,4 +20,4 @@ inline std::string CancelledByMessage(std::string_view cause) {
   return std::string(kCancelledByPrefix) + std::string(cause);
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -8,7 +8,7 @@
 #include "store/artifact_ref.h"
 #include "store/run_store.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 Status Late(const Status& status) {
@@ -107,4 +107,4 @@ std::optional<LateFailure> ChildExits::Settle(store::RunStore& store, FileSystem
   return first;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

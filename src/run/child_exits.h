@@ -34,7 +34,7 @@ namespace pi_fusion::store {
 class RunStore;
 }
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // The manifest's record of how a child ended.
 store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool after_answer);
@@ -77,4 +77,4 @@ class ChildExits {
   std::vector<AnsweredChild> children_;  // guarded by mu_
 };
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -5,7 +5,7 @@
 
 #include "core/error_codes.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 ChildJob::ChildJob(Runner runner, process::ChildSpec spec, process::AnswerCheck check)
     : spec_(std::move(spec)) {
@@ -55,4 +55,4 @@ Result<process::ChildOutcome> ChildJob::WaitForEnd() {
   return std::move(*end_);
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -19,7 +19,7 @@
 #include "pi_fusion/status.h"
 #include "process/supervisor.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 class ChildJob {
  public:
@@ -49,4 +49,4 @@ class ChildJob {
   std::thread thread_;
 };
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -22,7 +22,7 @@
 #include "store/usage.h"
 #include "url/source_policy_file.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 const budget::RouteCapacity& CapacityOf(const PreparedRun& run, Slot slot) {
@@ -92,7 +92,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
                                 request.host.pi_cli_path};
   }
   command.capability = child.capability;
-  command.exclude_tools = ChildDeniedTools();
+  command.exclude_tools = workflow::ChildDeniedTools();
   command.extensions = {request.host.package_root + "/extensions/fusion-child.ts"};
   command.provider = model.provider;
   command.model = model.id;
@@ -258,7 +258,7 @@ Status Judge(const process::ChildOutcome& outcome, const protocol::ChildReport& 
   if (audit && !audit->ok()) return audit->status;
   if (!sources.ok()) return sources;
   if (!outcome.cleanup_errors.empty()) return process::OutcomeStatus(outcome);
-  return CheckOutputContract(child.output, report.answer);
+  return workflow::CheckOutputContract(child.output, report.answer);
 }
 
 // Everything the parent concludes from one child's captured output, before anything is written.
@@ -403,7 +403,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   const std::optional<std::string>& journal = judged.journal;
   const std::optional<std::string>& seal = judged.seal;
   const protocol::VerifyRequest& verify = judged.verify;
-  const std::string ext = child.output == OutputKind::kEvaluator ? ".txt" : ".md";
+  const std::string ext = child.output == workflow::OutputKind::kEvaluator ? ".txt" : ".md";
   // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
   if (journal) attempt.Write(".tool-calls.jsonl", *journal);
   if (seal) attempt.Write(".seal.json", *seal);
@@ -448,7 +448,7 @@ StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
     }
     return std::nullopt;
   };
-  StageResult result{CheckOutputContract(child.output, reused.answer), reused.answer};
+  StageResult result{workflow::CheckOutputContract(child.output, reused.answer), reused.answer};
   if (result.status.ok() && !child.tools.empty()) {
     const std::optional<std::string> journal = file(".tool-calls.jsonl");
     const std::optional<std::string> seal = file(".seal.json");
@@ -471,4 +471,4 @@ StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
   return result;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

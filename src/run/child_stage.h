@@ -23,7 +23,7 @@
 #include "workflow/output_contract.h"
 #include "workflow/workflow_spec.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 class WarmStages;
 
@@ -34,7 +34,7 @@ struct StageChild {
   // Its role: the budget stage its prompt is measured against (kRepair for the evaluation's
   // attempt 2); the child itself is told ChildRoleOf(key.stage).
   Role role = Role::kCandidate;
-  OutputKind output = OutputKind::kCandidate;
+  workflow::OutputKind output = workflow::OutputKind::kCandidate;
   // The tools the child may run (a tool-using workflow's candidates). Not empty: the child keeps
   // the sealed tool-call audit log, which must verify before its answer is accepted.
   std::vector<std::string> tools;
@@ -117,4 +117,4 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
 StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
                             const store::ReusedAttempt& reused);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

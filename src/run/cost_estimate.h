@@ -11,7 +11,7 @@
 
 #include "run/run_request.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // budget::CostEstimateText of the run: a total line, then one line per stage.
 std::string CostEstimateText(const PreparedRun& run);
@@ -19,4 +19,4 @@ std::string CostEstimateText(const PreparedRun& run);
 // budget::CostForecastJson of the run.
 nlohmann::json CostEstimateJson(const PreparedRun& run);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

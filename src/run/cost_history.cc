@@ -7,7 +7,7 @@
 #include "store/run_id.h"
 #include "store/verify.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 int64_t Median(std::vector<int64_t> values) {
@@ -103,4 +103,4 @@ std::vector<RoleSample> ProjectSamples(FileSystem& fs, const std::string& cwd,
   return samples;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -24,7 +24,7 @@
 #include "core/file_system.h"
 #include "store/manifest.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // One role's use of one route in one earlier run.
 struct RoleSample {
@@ -50,4 +50,4 @@ budget::ObservedRoles ObservedFrom(const std::vector<RoleSample>& samples,
 std::vector<RoleSample> ProjectSamples(FileSystem& fs, const std::string& cwd,
                                        std::string_view workflow);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -3,7 +3,7 @@
 #include "config/models_config.h"
 #include "core/terminal_text.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 std::string DegradedSentence(const nlohmann::json& degraded) {
   if (!degraded.is_object()) return "";
@@ -29,4 +29,4 @@ std::string DegradedSentence(const nlohmann::json& degraded) {
          NeutralizeControls(why, TextShape::kSingleLine) + ".";
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

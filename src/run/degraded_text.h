@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // "Degraded: answered from 2 of 3 candidates; candidate 3 (p/m) failed (child_exit_failed)." or
 // "…; candidate 3 (p/m) was cut after a grace of 15 s." The model is shown with its terminal
 // controls neutralized. "" when `degraded` is not such a record (a run that used all three).
 std::string DegradedSentence(const nlohmann::json& degraded);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -39,7 +39,7 @@
 #include "workflow/workflow_constants.h"
 #include "workflow/workflow_spec.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using store::RunState;
@@ -60,36 +60,36 @@ class Run {
     ReportBudgetWarnings();
     // The stage shape picks the path; each path runs its candidates under its shape's failure
     // rule (the table pairs them: workflow_spec_test).
-    if (Spec().shape == StageShape::kValidation) return ExecuteValidate();
+    if (Spec().shape == workflow::StageShape::kValidation) return ExecuteValidate();
     std::array<std::string, 3> answers;
-    std::optional<MissingCandidate> missing;
+    std::optional<workflow::MissingCandidate> missing;
     if (!RunCandidates(&answers, &missing)) return outcome_;
     verified_candidates_ = missing ? 2 : 3;
     // A resumed run that reuses all three candidates and the evaluation keeps the old letters.
     const store::ReusedEvaluation* reused = missing ? nullptr : ReusedEvaluation();
     // A degraded run's missing candidate takes C, so the evaluator and the merger see exactly A
     // and B: no stage input says that a third one existed.
-    Result<AnonymousMap> map =
+    Result<workflow::AnonymousMap> map =
         reused != nullptr ? ReuseAnonymousMap(*reused)
                           : Anonymize(missing ? std::optional<int>(missing->slot) : std::nullopt);
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
-    const size_t count = missing ? 2 : kCandidateCount;
-    std::vector<AnonymousCandidate> candidates;
-    EvaluationScope scope;
+    const size_t count = missing ? 2 : workflow::kCandidateCount;
+    std::vector<workflow::AnonymousCandidate> candidates;
+    workflow::EvaluationScope scope;
     scope.candidate_ids.clear();
     for (size_t i = 0; i < count; ++i) {
-      const std::string id(kCandidateIds[i]);
+      const std::string id(workflow::kCandidateIds[i]);
       candidates.push_back({id, answers[map->SlotOf(id) - 1]});
       scope.candidate_ids.push_back(id);
     }
-    Result<CanonicalDocument> blind = BuildBlindInput(run_.canonical_input, candidates, count);
+    Result<workflow::CanonicalDocument> blind = workflow::BuildBlindInput(run_.canonical_input, candidates, count);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
     Result<nlohmann::json> evaluation =
         reused != nullptr ? ReuseEvaluation(*reused, *blind, scope)
                           : Evaluate(*blind, scope, EvaluatorPrompt(), RepairPrompt());
     if (!evaluation.ok()) return outcome_;
-    Result<CanonicalDocument> input =
-        BuildMergeInput(run_.canonical_input, candidates, *evaluation, count);
+    Result<workflow::CanonicalDocument> input =
+        workflow::BuildMergeInput(run_.canonical_input, candidates, *evaluation, count);
     if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
     Result<std::string> merged = Merge(*input, MergerPrompt());
     if (!merged.ok()) return outcome_;
@@ -150,13 +150,13 @@ class Run {
     std::optional<int> dropped;
     if (!phase.dropped.empty()) dropped = phase.dropped.front().slot;
     const store::ReusedEvaluation* reused = dropped ? nullptr : ReusedEvaluation();
-    Result<AnonymousMap> map = reused != nullptr ? ReuseAnonymousMap(*reused) : Anonymize(dropped);
+    Result<workflow::AnonymousMap> map = reused != nullptr ? ReuseAnonymousMap(*reused) : Anonymize(dropped);
     if (!map.ok()) return FailOutcome(map.status(), Stage::kEvaluation);
-    std::vector<AnonymousReport> reports;
+    std::vector<workflow::AnonymousReport> reports;
     std::vector<std::string> host_limitations;
     dropped_reviewers_.emplace();
-    for (const DroppedReviewer& d : phase.dropped) {
-      host_limitations.push_back(DroppedReviewerLimitation(d.slot, d.why.code(), d.why.message()));
+    for (const workflow::DroppedReviewer& d : phase.dropped) {
+      host_limitations.push_back(workflow::DroppedReviewerLimitation(d.slot, d.why.code(), d.why.message()));
       // In the run's own record too, not only in the report's prose.
       Status s = run_.store->RecordDroppedReviewer(d.slot, d.why.code(), d.why.message());
       if (!s.ok()) return FailOutcome(s, Stage::kCandidate);
@@ -165,49 +165,49 @@ class Run {
     for (const UsableReviewer& u : phase.usable) {
       const std::string& id = map->candidate_for_slot[u.slot - 1];
       reports.push_back({id, u.report});
-      if (u.fence_recovered) host_limitations.push_back(RecoveredFenceLimitation(id, u.slot, 1));
+      if (u.fence_recovered) host_limitations.push_back(workflow::RecoveredFenceLimitation(id, u.slot, 1));
     }
-    Result<CanonicalDocument> blind = BuildValidationBlindInput(run_.canonical_input, reports);
+    Result<workflow::CanonicalDocument> blind = workflow::BuildValidationBlindInput(run_.canonical_input, reports);
     if (!blind.ok()) return FailOutcome(blind.status(), Stage::kEvaluation);
-    const EvaluationScope scope = ValidationEvaluationScope(reports);
+    const workflow::EvaluationScope scope = workflow::ValidationEvaluationScope(reports);
     Result<nlohmann::json> evaluation =
         reused != nullptr ? ReuseEvaluation(*reused, *blind, scope)
                           : Evaluate(*blind, scope, EvaluatorPrompt(), RepairPrompt());
     if (!evaluation.ok()) return outcome_;
-    Result<CanonicalDocument> input =
-        BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
+    Result<workflow::CanonicalDocument> input =
+        workflow::BuildValidationMergeInput(run_.canonical_input, reports, *evaluation);
     if (!input.ok()) return FailOutcome(input.status(), Stage::kMerge);
     Result<std::string> summary = Merge(*input, MergerPrompt());
     if (!summary.ok()) return outcome_;
-    ValidationRenderInput render;
+    workflow::ValidationRenderInput render;
     render.summary = *summary;
-    render.sources = AssignFindingIds(reports);
+    render.sources = workflow::AssignFindingIds(reports);
     render.reports = std::move(reports);
-    render.accounting = AccountingFromJson(evaluation->at("validation_accounting"));
+    render.accounting = workflow::AccountingFromJson(evaluation->at("validation_accounting"));
     render.host_limitations = std::move(host_limitations);
     // The host-rendered report holds to the final report's cap like a merger's answer; a cut
     // report keeps its whole text in a run artifact the manifest binds.
-    const CappedValidationReport report = CapValidationReport(render, kMergerOutputMaxBytes);
+    const workflow::CappedValidationReport report = workflow::CapValidationReport(render, kMergerOutputMaxBytes);
     if (report.cut) {
-      auto ref = run_.store->WriteArtifact(std::string(kFullValidationReportArtifact), report.full);
+      auto ref = run_.store->WriteArtifact(std::string(workflow::kFullValidationReportArtifact), report.full);
       if (!ref.ok()) return FailOutcome(ref.status(), Stage::kMerge);
     }
     return Commit(report.text, *map);
   }
 
-  const WorkflowSpec& Spec() const { return SpecOf(run_.request.request.workflow); }
+  const workflow::WorkflowSpec& Spec() const { return workflow::SpecOf(run_.request.request.workflow); }
 
  private:
   std::string EvaluatorPrompt() const {
-    return EvaluatorSystemPromptOf(Spec(), CandidateSetOf(run_));
+    return workflow::EvaluatorSystemPromptOf(Spec(), CandidateSetOf(run_));
   }
-  std::string RepairPrompt() const { return RepairSystemPromptOf(Spec(), CandidateSetOf(run_)); }
-  std::string MergerPrompt() const { return MergerSystemPromptOf(Spec(), CandidateSetOf(run_)); }
+  std::string RepairPrompt() const { return workflow::RepairSystemPromptOf(Spec(), CandidateSetOf(run_)); }
+  std::string MergerPrompt() const { return workflow::MergerSystemPromptOf(Spec(), CandidateSetOf(run_)); }
 
   // The evaluator and the merger start warm once the candidates are past their start-up; their
   // command is final now (the system prompts do not depend on the candidates' answers).
   void ArmWarmStages() {
-    const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
+    const int running = workflow::kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
     warm_.Arm(EvaluatorChild(1, EvaluatorPrompt(), ""), MergerChild(MergerPrompt(), ""), cancel_,
               running);
   }
@@ -216,7 +216,7 @@ class Run {
   // (budget/cost_cap.h), equally; each child keeps to its share on its own.
   void SplitCostCap() {
     if (!run_.policy.max_cost_usd) return;
-    const int running = kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
+    const int running = workflow::kCandidateCount - static_cast<int>(ReusedCandidateCount(run_));
     candidate_allowance_ = budget::CandidateAllowanceUsd(*run_.policy.max_cost_usd,
                                                          run_.store->Snapshot().usage.cost.total,
                                                          run_.cost_forecast, std::max(running, 1));
@@ -276,8 +276,8 @@ class Run {
     return RunStageChildGuarded(child, cancel);
   }
 
-  Result<AnonymousMap> ReuseAnonymousMap(const store::ReusedEvaluation& reused) {
-    Result<AnonymousMap> map = AnonymousMapFromJson(reused.anonymous_map);
+  Result<workflow::AnonymousMap> ReuseAnonymousMap(const store::ReusedEvaluation& reused) {
+    Result<workflow::AnonymousMap> map = workflow::AnonymousMapFromJson(reused.anonymous_map);
     if (!map.ok()) return map.status();
     if (Status s = run_.store->SetAnonymousMap(map->ToJson()); !s.ok()) return s;
     return map;
@@ -287,8 +287,8 @@ class Run {
   // input it judged, and checked again against this run's scope. Its attempts are copied and
   // recorded as reused; the documents go with the merger's first row, as after an evaluation.
   Result<nlohmann::json> ReuseEvaluation(const store::ReusedEvaluation& reused,
-                                         const CanonicalDocument& blind,
-                                         const EvaluationScope& scope) {
+                                         const workflow::CanonicalDocument& blind,
+                                         const workflow::EvaluationScope& scope) {
     const auto blind_doc = std::find_if(
         reused.documents.begin(), reused.documents.end(),
         [](const store::ReusedFile& f) { return f.name == store::kBlindCandidatesFile; });
@@ -296,9 +296,9 @@ class Run {
       return Fail(InternalError("the reused evaluation judged another blind input"),
                   Stage::kEvaluation, std::nullopt, std::nullopt);
     }
-    EvaluationCheck check = ValidateEvaluation(reused.evaluation, scope);
+    workflow::EvaluationCheck check = workflow::ValidateEvaluation(reused.evaluation, scope);
     if (!check.ok()) {
-      return Fail(EvaluationInvalid(check.errors), Stage::kEvaluation, std::nullopt, std::nullopt);
+      return Fail(workflow::EvaluationInvalid(check.errors), Stage::kEvaluation, std::nullopt, std::nullopt);
     }
     carry_.transitions.push_back(RunState::kEvaluating);
     observer_.Progress(
@@ -318,7 +318,7 @@ class Run {
 
   void ReportChildWrapper() {
     if (run_.child_wrapper.empty()) return;
-    observer_.Progress({ProgressEvent::kNote, 0, ChildWrapperNotice(run_.child_wrapper)});
+    observer_.Progress({ProgressEvent::kNote, 0, workflow::ChildWrapperNotice(run_.child_wrapper)});
   }
 
   void ReportBudgetWarnings() {
@@ -366,10 +366,10 @@ class Run {
   // output is kept and their attempts are recorded as cancelled) instead of letting the run wait
   // for the slowest of them, and the first failure in time is the run's error. Quorum 2 goes on
   // without one candidate that failed survivably, and once two answers verified waits at most the
-  // grace window for the third before cutting it the same way. The decisions are CandidateQuorum's;
+  // grace window for the third before cutting it the same way. The decisions are workflow::CandidateQuorum's;
   // this drives the threads and the clock. `missing` is set when the run answers from two.
   bool RunCandidates(std::array<std::string, 3>* answers,
-                     std::optional<MissingCandidate>* missing) {
+                     std::optional<workflow::MissingCandidate>* missing) {
     if (!Advance(RunState::kCandidatesRunning)) return false;
     observer_.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
     ArmWarmStages();
@@ -380,7 +380,7 @@ class Run {
       return false;
     }
     // Validate never comes here (its minority rule is its own); a fail-fast row takes the policy.
-    CandidateQuorum quorum(run_.policy.quorum, run_.policy.grace_seconds,
+    workflow::CandidateQuorum quorum(run_.policy.quorum, run_.policy.grace_seconds,
                            config::kDefaultGraceFloorSeconds);
     std::array<StageResult, 3> results;
     std::atomic<int> done{0};
@@ -410,17 +410,17 @@ class Run {
                    (IsCancellation(result.status) ? " cancelled"
                                                   : " failed (" + result.status.code() + ")")});
         }
-        const CandidateQuorum::Next next =
+        const workflow::CandidateQuorum::Next next =
             quorum.Record(slot, result.status, elapsed, ReusedCandidate(slot) != nullptr);
-        if (next == CandidateQuorum::Next::kStopOthers)
-          siblings->CancelWithGrace(kSiblingStopGrace);
-        if (next == CandidateQuorum::Next::kStartGrace) {
+        if (next == workflow::CandidateQuorum::Next::kStopOthers)
+          siblings->CancelWithGrace(workflow::kSiblingStopGrace);
+        if (next == workflow::CandidateQuorum::Next::kStartGrace) {
           const double grace = quorum.grace_seconds().value_or(0);
           observer_.Progress({ProgressEvent::kNote, 0,
                               "2/3 candidates verified; waiting up to " +
                                   config::PolicyNumberText(grace) + " s for the third"});
           std::lock_guard lock(mu);
-          grace_deadline = GraceDeadline(run_.seams.clock->Now(), grace);
+          grace_deadline = workflow::GraceDeadline(run_.seams.clock->Now(), grace);
         }
         results[slot - 1] = std::move(result);
         {
@@ -433,7 +433,7 @@ class Run {
     const int cut = WaitForCandidates(quorum, *siblings, mu, ended_cv, ended, grace_deadline);
     for (std::thread& t : threads) t.join();
     warm_.CandidatesEnded();
-    const CandidateQuorum::Outcome outcome = quorum.Finish();
+    const workflow::CandidateQuorum::Outcome outcome = quorum.Finish();
     if (outcome.failure) {
       const int verified = static_cast<int>(std::count_if(
           results.begin(), results.end(), [](const StageResult& r) { return r.status.ok(); }));
@@ -456,7 +456,7 @@ class Run {
       (*answers)[slot - 1] = std::move(results[slot - 1].answer);
     }
     if (outcome.missing && !RecordMissing(*outcome.missing)) return false;
-    if (outcome.missing && outcome.missing->reason == MissingCandidate::Reason::kCutAfterGrace) {
+    if (outcome.missing && outcome.missing->reason == workflow::MissingCandidate::Reason::kCutAfterGrace) {
       HoldCutShare(outcome.missing->slot);
     }
     *missing = outcome.missing;
@@ -467,7 +467,7 @@ class Run {
   // Blocks until every candidate ended; cuts the one still running when the grace window ends,
   // and returns its slot (0 when none was cut). The window is timed by the run's clock seam,
   // looked at every kGracePoll or when a candidate ends.
-  int WaitForCandidates(CandidateQuorum& quorum, const process::CancelToken& siblings,
+  int WaitForCandidates(workflow::CandidateQuorum& quorum, const process::CancelToken& siblings,
                         std::mutex& mu, std::condition_variable& ended_cv, const int& ended,
                         const std::optional<Clock::TimePoint>& grace_deadline) {
     constexpr std::chrono::milliseconds kGracePoll{50};
@@ -479,7 +479,7 @@ class Run {
         looked = true;
         if ((cut = quorum.CutAfterGrace()) != 0) {
           lock.unlock();
-          siblings.CancelWithGrace(kSiblingStopGrace);
+          siblings.CancelWithGrace(workflow::kSiblingStopGrace);
           lock.lock();
           continue;
         }
@@ -490,7 +490,7 @@ class Run {
   }
 
   // The degraded record, in the manifest before the evaluation starts, and said at once.
-  bool RecordMissing(const MissingCandidate& m) {
+  bool RecordMissing(const workflow::MissingCandidate& m) {
     store::DegradedRecord record;
     record.slot = m.slot;
     record.model = run_.models.routes[m.slot - 1].model.QualifiedId();
@@ -551,9 +551,9 @@ class Run {
     child.capability = Spec().candidate_capability;
     child.tools = process::CapabilityTools(child.capability);
     child.role = Role::kCandidate;
-    child.output = OutputKind::kCandidate;
-    child.system_prompt = CandidateSystemPromptOf(Spec());
-    child.stdin_text = CandidateStdin(run_.canonical_input);
+    child.output = workflow::OutputKind::kCandidate;
+    child.system_prompt = workflow::CandidateSystemPromptOf(Spec());
+    child.stdin_text = workflow::CandidateStdin(run_.canonical_input);
     child.request_signal_fd = warm_.signal_fd();
     child.cost_allowance_usd = candidate_allowance_;
     child.watch = Watch(child);
@@ -562,10 +562,10 @@ class Run {
 
   // A validate run that dropped a reviewer, or a quorum-2 run that left a candidate out, gives it
   // C, so the other two are A and B.
-  Result<AnonymousMap> Anonymize(std::optional<int> dropped_slot = std::nullopt) {
-    Result<AnonymousMap> map = DrawAnonymousMap(*run_.seams.random);
+  Result<workflow::AnonymousMap> Anonymize(std::optional<int> dropped_slot = std::nullopt) {
+    Result<workflow::AnonymousMap> map = workflow::DrawAnonymousMap(*run_.seams.random);
     if (!map.ok()) return map.status();
-    if (dropped_slot) map = MoveDroppedToC(*map, *dropped_slot);
+    if (dropped_slot) map = workflow::MoveDroppedToC(*map, *dropped_slot);
     if (Status s = run_.store->SetAnonymousMap(map->ToJson()); !s.ok()) return s;
     return map;
   }
@@ -575,14 +575,14 @@ class Run {
     child.key = {Stage::kEvaluation, std::nullopt, attempt};
     child.route = Slot::kEvaluator;
     child.role = attempt == 1 ? Role::kEvaluator : Role::kRepair;
-    child.output = OutputKind::kEvaluator;
+    child.output = workflow::OutputKind::kEvaluator;
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
     child.watch = Watch(child);
     return child;
   }
 
-  Result<nlohmann::json> Evaluate(const CanonicalDocument& blind, const EvaluationScope& scope,
+  Result<nlohmann::json> Evaluate(const workflow::CanonicalDocument& blind, const workflow::EvaluationScope& scope,
                                   const std::string& system_prompt,
                                   const std::string& repair_prompt) {
     carry_.files.push_back({"blind-candidates.json", blind.bytes});
@@ -593,12 +593,12 @@ class Run {
     StageResult first = RunStageChild(run_, evaluator, cancel_, &warm_, &carry_);
     NoteCalibration(first, Role::kEvaluator);
     if (!first.status.ok()) return Fail(first.status, Stage::kEvaluation, std::nullopt, 1);
-    EvaluationCheck check = ValidateEvaluation(first.answer, scope);
+    workflow::EvaluationCheck check = workflow::ValidateEvaluation(first.answer, scope);
     if (!check.ok()) check = Repair(blind, scope, repair_prompt, first.answer, check.errors);
     if (!check.ok()) {
       if (outcome_.run_error) return outcome_.error;  // the repair child itself failed
       return Fail(Status::Error(kEvaluationInvalid, "evaluation schema repair failed: " +
-                                                        EvaluationInvalid(check.errors).message()),
+                                                        workflow::EvaluationInvalid(check.errors).message()),
                   Stage::kEvaluation, std::nullopt, 2);
     }
     Result<std::string> bytes = store::CanonicalBytes(*check.evaluation, "evaluation.json");
@@ -611,15 +611,15 @@ class Run {
   }
 
   // The one repair child: given the capped error list, it must return a valid evaluation.
-  EvaluationCheck Repair(const CanonicalDocument& blind, const EvaluationScope& scope,
+  workflow::EvaluationCheck Repair(const workflow::CanonicalDocument& blind, const workflow::EvaluationScope& scope,
                          const std::string& repair_prompt, const std::string& invalid,
-                         const std::vector<EvaluationError>& errors) {
+                         const std::vector<workflow::EvaluationError>& errors) {
     const bool syntax = errors.size() == 1 && errors[0].path == "$";
     observer_.Progress(
         {ProgressEvent::kRepairing, 0,
          syntax ? "repairing evaluator JSON"
                 : "evaluator schema retry (" + std::to_string(errors.size()) + " issues)"});
-    Result<CanonicalDocument> input = BuildRepairInput(blind, invalid, errors);
+    Result<workflow::CanonicalDocument> input = workflow::BuildRepairInput(blind, invalid, errors);
     if (!input.ok()) {
       RecordFailure(input.status(), Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
@@ -633,7 +633,7 @@ class Run {
       RecordFailure(repaired.status, Stage::kEvaluation, std::nullopt, 2);
       return {std::nullopt, errors};
     }
-    return ValidateEvaluation(repaired.answer, scope);
+    return workflow::ValidateEvaluation(repaired.answer, scope);
   }
 
   StageChild MergerChild(std::string system_prompt, std::string input) const {
@@ -641,14 +641,14 @@ class Run {
     child.key = {Stage::kMerge, std::nullopt, 1};
     child.route = Slot::kMerger;
     child.role = Role::kMerger;
-    child.output = OutputKind::kMerger;
+    child.output = workflow::OutputKind::kMerger;
     child.system_prompt = std::move(system_prompt);
     child.stdin_text = std::move(input);
     child.watch = Watch(child);
     return child;
   }
 
-  Result<std::string> Merge(const CanonicalDocument& input, const std::string& system_prompt) {
+  Result<std::string> Merge(const workflow::CanonicalDocument& input, const std::string& system_prompt) {
     const StageChild merger = Capped(MergerChild(system_prompt, input.bytes));
     if (!WithinCostCap(merger, std::nullopt)) return outcome_.error;
     carry_.transitions.push_back(RunState::kMerging);
@@ -676,7 +676,7 @@ class Run {
     return false;
   }
 
-  RunOutcome Commit(const std::string& merged, const AnonymousMap& map) {
+  RunOutcome Commit(const std::string& merged, const workflow::AnonymousMap& map) {
     warm_.EndUnused();  // none is left after the merge; this keeps that true by construction
     // Every child reaped and its exit recorded before the result is committed; a child that
     // failed after its answer fails the run (child_exits.h).
@@ -685,7 +685,7 @@ class Run {
       return outcome_;
     }
     const store::Manifest manifest = run_.store->Snapshot();
-    ResultDetailsInput details;
+    workflow::ResultDetailsInput details;
     details.run_id = manifest.run_id;
     details.workflow = manifest.workflow;
     for (size_t i = 0; i < 3; ++i) {
@@ -727,9 +727,9 @@ class Run {
     if (!run_.child_wrapper.empty()) {
       details.child_wrapper = run_.child_wrapper;
       details.warnings.push_back(
-          {"child_wrapper", std::nullopt, ChildWrapperNotice(run_.child_wrapper)});
+          {"child_wrapper", std::nullopt, workflow::ChildWrapperNotice(run_.child_wrapper)});
     }
-    Result<nlohmann::json> built = BuildResultDetails(details);
+    Result<nlohmann::json> built = workflow::BuildResultDetails(details);
     if (!built.ok()) return FailOutcome(built.status(), Stage::kMerge);
     Result<store::CommittedRefs> committed = run_.store->CommitResult(merged, *built);
     if (!committed.ok()) return FailOutcome(committed.status(), Stage::kMerge);
@@ -806,12 +806,12 @@ class Run {
   RunObserver& observer_;
   RunOutcome outcome_;
   std::mutex warnings_mu_;
-  std::vector<ResultWarning> warnings_;         // guarded by warnings_mu_
-  std::vector<ToolRefusalRow> refusals_;        // guarded by warnings_mu_
+  std::vector<workflow::ResultWarning> warnings_;         // guarded by warnings_mu_
+  std::vector<workflow::ToolRefusalRow> refusals_;        // guarded by warnings_mu_
   std::vector<SourceFetch> source_fetches_;     // guarded by warnings_mu_
   std::optional<std::string> walk_protection_;  // guarded by warnings_mu_
   // validate: the reviewers dropped under the minority rule (set once the reviewers ended).
-  std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers_;
+  std::optional<std::vector<workflow::DroppedReviewerRow>> dropped_reviewers_;
   // What a cost-cap stop keeps (WithinCostCap): the verified candidate answers and whether the
   // evaluation verified and was written.
   int verified_candidates_ = 0;
@@ -846,4 +846,4 @@ RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObse
   return Run(run, cancel, observer).ExecuteGuarded();
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -11,9 +11,9 @@
 #include "process/cancel_token.h"
 #include "run/run_request.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // REQUIRES: `run` came from a successful Preflight(). `cancel` may be triggered from any thread.
 RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -22,7 +22,7 @@
 #include "workflow/workflow_constants.h"
 #include "workflow/workflow_spec.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using nlohmann::json;
@@ -38,31 +38,31 @@ struct RenderedStages {
 
 // Validate's stages get their own prompts, and its blind input carries the (empty) source
 // findings, so the plan measures what those children will receive.
-Result<RenderedStages> RenderStages(const WorkflowSpec& spec, const CanonicalDocument& input,
-                                    CandidateSet set) {
-  const bool validate = spec.shape == StageShape::kValidation;
+Result<RenderedStages> RenderStages(const workflow::WorkflowSpec& spec, const workflow::CanonicalDocument& input,
+                                    workflow::CandidateSet set) {
+  const bool validate = spec.shape == workflow::StageShape::kValidation;
   RenderedStages out;
-  out.candidate_system = CandidateSystemPromptOf(spec);
-  out.candidate_user = CandidateStdin(input);
-  std::vector<AnonymousCandidate> empty = {{"A", ""}, {"B", ""}, {"C", ""}};
-  Result<CanonicalDocument> blind =
-      validate ? BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
-               : BuildBlindInput(input, empty);
+  out.candidate_system = workflow::CandidateSystemPromptOf(spec);
+  out.candidate_user = workflow::CandidateStdin(input);
+  std::vector<workflow::AnonymousCandidate> empty = {{"A", ""}, {"B", ""}, {"C", ""}};
+  Result<workflow::CanonicalDocument> blind =
+      validate ? workflow::BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
+               : workflow::BuildBlindInput(input, empty);
   if (!blind.ok()) return blind.status();
-  out.evaluation_system = EvaluatorSystemPromptOf(spec, set);
+  out.evaluation_system = workflow::EvaluatorSystemPromptOf(spec, set);
   out.evaluation_user = blind->bytes;
-  Result<CanonicalDocument> repair = BuildRepairInput(*blind, "", {});
+  Result<workflow::CanonicalDocument> repair = workflow::BuildRepairInput(*blind, "", {});
   if (!repair.ok()) return repair.status();
-  out.repair_system = RepairSystemPromptOf(spec, set);
+  out.repair_system = workflow::RepairSystemPromptOf(spec, set);
   out.repair_user = repair->bytes;
-  Result<CanonicalDocument> merge = BuildMergeInput(input, empty, json::object());
+  Result<workflow::CanonicalDocument> merge = workflow::BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
-  out.merge_system = MergerSystemPromptOf(spec, set);
+  out.merge_system = workflow::MergerSystemPromptOf(spec, set);
   out.merge_user = merge->bytes;
   return out;
 }
 
-Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& spec) {
+Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const workflow::WorkflowSpec& spec) {
   Result<RenderedStages> stages = RenderStages(spec, run.canonical_input, CandidateSetOf(run));
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
@@ -77,7 +77,7 @@ Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const WorkflowSpec& s
   input.evaluation_repair = {stages->repair_system, stages->repair_user};
   input.merge = {stages->merge_system, stages->merge_user};
   // Validate's evaluator reads each review twice: whole, and as validation_source_findings.
-  input.evaluation_answer_copies = spec.shape == StageShape::kValidation ? 2 : 1;
+  input.evaluation_answer_copies = spec.shape == workflow::StageShape::kValidation ? 2 : 1;
   const std::string request = run.request.request.canonical;
   input.request = request;
   const json& context = run.canonical_input.value.at("context");
@@ -113,11 +113,11 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
   return out;
 }
 
-json ToolPolicy(const WorkflowSpec& spec) {
+json ToolPolicy(const workflow::WorkflowSpec& spec) {
   return {{"candidate_tools", process::CapabilityTools(spec.candidate_capability)},
           {"evaluator_tools", json::array()},
           {"merger_tools", json::array()},
-          {"excluded_tools", ChildDeniedTools()}};
+          {"excluded_tools", workflow::ChildDeniedTools()}};
 }
 
 // source-policy.private.json of a research run: the normalized request's declared URLs (already
@@ -163,7 +163,7 @@ bool SameProject(FileSystem& fs, const std::string& a, const std::string& b) {
 // request normalized again, and the run started in this same project (its candidates' file tools
 // are confined to it).
 Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, RunRequest& request,
-                                                              CanonicalDocument* input) {
+                                                              workflow::CanonicalDocument* input) {
   Result<store::ResumeSource> source = store::ReadResumeSource(fs, request.resume_run_dir);
   if (!source.ok()) return source.status();
   if (!SameProject(fs, source->manifest.cwd, request.host.cwd)) {
@@ -171,7 +171,7 @@ Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, Ru
                          "run " + source->manifest.run_id + " cannot be resumed here: it ran in " +
                              source->manifest.cwd + ", Pi runs in " + request.host.cwd);
   }
-  Result<CanonicalDocument> old_input = ResumedCanonicalInput(*source);
+  Result<workflow::CanonicalDocument> old_input = ResumedCanonicalInput(*source);
   if (!old_input.ok()) return old_input.status();
   Result<schema::NormalizedRequest> resumed = ResumedRequest(*source, *old_input);
   if (!resumed.ok()) return resumed.status();
@@ -180,15 +180,15 @@ Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, Ru
   return std::make_shared<const store::ResumeSource>(std::move(source).value());
 }
 
-Result<CanonicalDocument> CanonicalInput(const RunRequest& request, CanonicalDocument* ledger) {
-  if (SpecOf(request.request.workflow).context == ContextPolicy::kCleanTask) {
-    return BuildCleanTaskInput(request.host.cwd, request.request);
+Result<workflow::CanonicalDocument> CanonicalInput(const RunRequest& request, workflow::CanonicalDocument* ledger) {
+  if (workflow::SpecOf(request.request.workflow).context == workflow::ContextPolicy::kCleanTask) {
+    return workflow::BuildCleanTaskInput(request.host.cwd, request.request);
   }
-  SessionProjectionRequest projection{request.host.cwd, request.host.branch, std::nullopt,
+  workflow::SessionProjectionRequest projection{request.host.cwd, request.host.branch, std::nullopt,
                                       request.request};
   if (!request.host.tool_call_id.empty())
     projection.active_tool_call_id = request.host.tool_call_id;
-  Result<SessionProjection> projected = ProjectSession(projection);
+  Result<workflow::SessionProjection> projected = workflow::ProjectSession(projection);
   if (!projected.ok()) return projected.status();
   *ledger = std::move(projected->ledger);
   return std::move(projected->input);
@@ -209,11 +209,11 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   };
 
   // Before anything is read or created: a bad debugging wrapper stops the run at once.
-  Result<std::string> wrapper = ChildWrapperOf(request.host.environment);
+  Result<std::string> wrapper = workflow::ChildWrapperOf(request.host.environment);
   if (!wrapper.ok()) return fail(wrapper.status());
 
   std::shared_ptr<const store::ResumeSource> resume;
-  CanonicalDocument resumed_input;
+  workflow::CanonicalDocument resumed_input;
   if (!request.resume_run_dir.empty()) {
     Result<std::shared_ptr<const store::ResumeSource>> read =
         ReadResume(fs, request, &resumed_input);
@@ -221,7 +221,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
     resume = *std::move(read);
   }
   // After the resume's read: a resumed run's request (and so its workflow) is the old run's.
-  const WorkflowSpec& workflow_row = SpecOf(request.request.workflow);
+  const workflow::WorkflowSpec& workflow_row = workflow::SpecOf(request.request.workflow);
 
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());
@@ -237,8 +237,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (!models.ok()) return fail(models.status());
   if (resume) models->thinking_level = resume->manifest.models.thinking_level;
 
-  CanonicalDocument ledger;
-  Result<CanonicalDocument> input = resume ? Result<CanonicalDocument>(std::move(resumed_input))
+  workflow::CanonicalDocument ledger;
+  Result<workflow::CanonicalDocument> input = resume ? Result<workflow::CanonicalDocument>(std::move(resumed_input))
                                            : CanonicalInput(request, &ledger);
   if (!input.ok()) return fail(input.status());
   if (resume && resume->context_ledger) ledger.bytes = *resume->context_ledger;
@@ -273,9 +273,9 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   spec.models = RunModelsOf(run.models);
   spec.capabilities = {
       {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
-      {"evaluator", process::ChildCapabilityName(Capability::kReason)},
-      {"merger", process::ChildCapabilityName(Capability::kReason)}};
-  spec.context = {{"policy", ContextPolicyName(workflow_row.context)}};
+      {"evaluator", process::ChildCapabilityName(workflow::Capability::kReason)},
+      {"merger", process::ChildCapabilityName(workflow::Capability::kReason)}};
+  spec.context = {{"policy", workflow::ContextPolicyName(workflow_row.context)}};
   spec.tool_policy = ToolPolicy(workflow_row);
   Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);
   if (!store.ok()) return fail(store.status());
@@ -315,4 +315,4 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   return run;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

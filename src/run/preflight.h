@@ -13,7 +13,7 @@
 #include "run/run_request.h"
 #include "run/run_seams.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 struct PreflightFailure {
   Status status;
@@ -24,4 +24,4 @@ struct PreflightFailure {
 // The run keeps `seams` (REQUIRES: they outlive it) for everything it does later.
 Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams, PreflightFailure* failure);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -16,7 +16,7 @@
 #include "pi_fusion/status.h"
 #include "process/cancel_token.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 class FirstRequestSignal {
  public:
@@ -45,4 +45,4 @@ class FirstRequestSignal {
   int received_ = 0;
 };
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

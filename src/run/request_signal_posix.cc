@@ -9,7 +9,7 @@
 #include "core/file_system.h"
 #include "workflow/workflow_constants.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 Result<std::unique_ptr<FirstRequestSignal>> FirstRequestSignal::Create() {
   int fds[2];
@@ -42,4 +42,4 @@ bool FirstRequestSignal::WaitFor(int count, const process::CancelToken& stop) {
   return true;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

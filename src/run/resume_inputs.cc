@@ -7,7 +7,7 @@
 #include "store/json_util.h"
 #include "workflow/workflow_constants.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 Status NotResumable(const store::ResumeSource& source, const std::string& why) {
@@ -16,14 +16,14 @@ Status NotResumable(const store::ResumeSource& source, const std::string& why) {
 
 }  // namespace
 
-Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source) {
+Result<workflow::CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source) {
   Result<nlohmann::json> value =
       store::ParseJson(source.canonical_input, store::kCanonicalInputFile);
   if (!value.ok() || !value->is_object() || !value->contains("request")) {
     return NotResumable(source, "canonical-input.json is not a Fusion input");
   }
-  Result<CanonicalDocument> doc =
-      MakeCanonicalDocument(*std::move(value), kRunNotResumable, "canonical-input.json");
+  Result<workflow::CanonicalDocument> doc =
+      workflow::MakeCanonicalDocument(*std::move(value), kRunNotResumable, "canonical-input.json");
   if (!doc.ok()) return doc.status();
   if (doc->bytes != source.canonical_input) {
     return NotResumable(source, "canonical-input.json is not canonical JSON");
@@ -32,7 +32,7 @@ Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& sourc
 }
 
 Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source,
-                                                 const CanonicalDocument& input) {
+                                                 const workflow::CanonicalDocument& input) {
   const std::optional<Workflow> workflow = ParseWorkflow(source.manifest.workflow);
   if (!workflow || input.value.value("workflow", "") != source.manifest.workflow) {
     return NotResumable(source,
@@ -72,10 +72,10 @@ size_t ReusedCandidateCount(const PreparedRun& run) {
 }
 
 const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run) {
-  if (!run.resume || !run.resume->evaluation || ReusedCandidateCount(run) != kCandidateCount) {
+  if (!run.resume || !run.resume->evaluation || ReusedCandidateCount(run) != workflow::kCandidateCount) {
     return nullptr;
   }
   return &*run.resume->evaluation;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

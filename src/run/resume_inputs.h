@@ -14,16 +14,16 @@
 #include "store/resumability.h"
 #include "workflow/canonical_document.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // The old canonical input as a document whose bytes are exactly the old file's.
-Result<CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source);
+Result<workflow::CanonicalDocument> ResumedCanonicalInput(const store::ResumeSource& source);
 
 // The request of `input` (ResumedCanonicalInput of `source`), normalized again by today's rules;
 // run_not_resumable when it is not of the old run's workflow or no longer normalizes to the same
 // canonical bytes.
 Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& source,
-                                                 const CanonicalDocument& input);
+                                                 const workflow::CanonicalDocument& input);
 
 // `current` with its five selections replaced by the old run's resolved routes ("provider/id").
 config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsConfig current);
@@ -36,4 +36,4 @@ size_t ReusedCandidateCount(const PreparedRun& run);
 // bytes under the same letters); null otherwise.
 const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -23,7 +23,7 @@
 #include "workflow/canonical_document.h"
 #include "workflow/workflow_constants.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // What a run needs from the Pi host, copied on the JS thread (src/addon/host_snapshot.cc).
 struct HostSnapshot {
@@ -123,7 +123,7 @@ struct PreparedRun {
   // for the stages that apply it; the manifest's config.models records the same file, so a
   // non-default policy is on disk as the v2 object that was loaded.
   config::Policy policy;
-  CanonicalDocument canonical_input;
+  workflow::CanonicalDocument canonical_input;
   budget::BudgetPlan plan;
   // What the run is expected to spend, from `plan` and the routes' prices (cost_forecast.h).
   budget::CostForecast cost_forecast;
@@ -140,9 +140,9 @@ struct PreparedRun {
 
 // The candidates the run's evaluator and merger prompts speak of: a quorum-2 run may answer from
 // two, so its prompts (fixed before any candidate ends, and measured by the budget plan) say so.
-inline CandidateSet CandidateSetOf(const PreparedRun& run) {
-  return run.policy.quorum == config::kReducedQuorum ? CandidateSet::kTwoOrThree
-                                                     : CandidateSet::kThree;
+inline workflow::CandidateSet CandidateSetOf(const PreparedRun& run) {
+  return run.policy.quorum == config::kReducedQuorum ? workflow::CandidateSet::kTwoOrThree
+                                                     : workflow::CandidateSet::kThree;
 }
 
 enum class RunEnd { kCompleted, kFailed, kCancelled };
@@ -172,4 +172,4 @@ struct RunOutcome {
 // The notice adds the children, the usage so far and the artifact directory (tasks/).
 std::string FailureText(const RunOutcome& outcome);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -17,7 +17,7 @@
 #include "process/warm_child.h"
 #include "workflow/anonymize.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // Starts one stage child and supervises it to its end (process::RunChild in production).
 // Thread-safe: the candidates of a run call it concurrently.
@@ -50,4 +50,4 @@ struct RunSeams {
   RandomSource* random = &SystemRandom();
 };
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

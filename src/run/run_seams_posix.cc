@@ -1,6 +1,6 @@
 #include "run/run_seams.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 class PosixLauncher : public ChildLauncher {
@@ -27,4 +27,4 @@ ChildLauncher& PosixChildLauncher() {
   return launcher;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

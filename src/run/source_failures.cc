@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 std::vector<SourceFetch> SourceFetchesOf(const std::vector<protocol::ToolCallRecord>& records) {
   std::vector<SourceFetch> fetches;
@@ -16,7 +16,7 @@ std::vector<SourceFetch> SourceFetchesOf(const std::vector<protocol::ToolCallRec
   return fetches;
 }
 
-std::vector<SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetches) {
+std::vector<workflow::SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetches) {
   struct Seen {
     bool fetched = false;
     std::string code;
@@ -27,7 +27,7 @@ std::vector<SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetc
     seen.fetched = seen.fetched || fetch.fetched;
     if (!fetch.fetched && seen.code.empty()) seen.code = fetch.code;
   }
-  std::vector<SourceFailureRow> rows;
+  std::vector<workflow::SourceFailureRow> rows;
   for (const auto& [url, seen] : by_url) {
     if (!seen.fetched) rows.push_back({url, seen.code.empty() ? "error" : seen.code});
   }
@@ -78,4 +78,4 @@ std::string SourceWarningStatus(const nlohmann::json& details) {
          (failed == 1 ? " declared source failed" : " declared sources failed");
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

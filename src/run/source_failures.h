@@ -25,7 +25,7 @@
 #include "protocol/tool_audit.h"
 #include "workflow/result_details.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // One fetch of a declared source by a candidate.
 struct SourceFetch {
@@ -39,7 +39,7 @@ std::vector<SourceFetch> SourceFetchesOf(const std::vector<protocol::ToolCallRec
 
 // The sources tried and never fetched in `fetches` (every candidate's), ordered by URL, each with
 // its first failed fetch's code.
-std::vector<SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetches);
+std::vector<workflow::SourceFailureRow> FailedSources(const std::vector<SourceFetch>& fetches);
 
 // True when no fetch in `fetches` (every candidate's) fetched its declared source.
 bool NoSourceFetched(const std::vector<SourceFetch>& fetches);
@@ -60,4 +60,4 @@ inline constexpr char kNoSourceFetchedWarning[] =
     "Warning: no declared source was fetched by any candidate; the answer rests on the "
     "candidates' own knowledge and the project's files, not on the declared sources.";
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

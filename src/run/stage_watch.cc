@@ -7,7 +7,7 @@
 
 #include "store/artifact_ref.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 int64_t CountJournalLines(FileSystem& fs, const std::string& journal) {
   const size_t slash = journal.rfind('/');
@@ -48,4 +48,4 @@ process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& cl
   };
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -16,7 +16,7 @@
 #include "run/run_request.h"
 #include "store/manifest.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // Complete lines in `journal` (a record being written counts once whole); 0 when unreadable.
 int64_t CountJournalLines(FileSystem& fs, const std::string& journal);
@@ -26,4 +26,4 @@ int64_t CountJournalLines(FileSystem& fs, const std::string& journal);
 process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& clock, FileSystem& fs,
                                           const store::AttemptKey& key, std::string journal);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

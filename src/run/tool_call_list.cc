@@ -14,7 +14,7 @@
 #include "run/tool_refusals.h"
 #include "store/artifact_ref.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using nlohmann::json;
@@ -141,4 +141,4 @@ json ReadAttemptToolCalls(FileSystem& fs, const std::string& run_dir,
   return view;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -25,7 +25,7 @@
 #include "core/file_system.h"
 #include "store/manifest.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // A shown path, pattern or URL is cut to this many bytes (then "…").
 inline constexpr size_t kShownTargetMaxBytes = 120;
@@ -55,4 +55,4 @@ nlohmann::json ReadAttemptToolCalls(FileSystem& fs, const std::string& run_dir,
                                     const store::Manifest& manifest,
                                     const std::string& attempt_prefix);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -4,7 +4,7 @@
 
 #include "store/artifact_ref.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using nlohmann::json;
@@ -83,11 +83,11 @@ std::map<std::string, int64_t> CountPathRefusals(
 }
 
 void AddRefusals(int slot, const std::map<std::string, int64_t>& by_code,
-                 std::vector<ToolRefusalRow>* rows) {
+                 std::vector<workflow::ToolRefusalRow>* rows) {
   if (by_code.empty()) return;
   auto it = std::find_if(rows->begin(), rows->end(),
-                         [slot](const ToolRefusalRow& row) { return row.slot >= slot; });
-  if (it == rows->end() || it->slot != slot) it = rows->insert(it, ToolRefusalRow{slot, {}});
+                         [slot](const workflow::ToolRefusalRow& row) { return row.slot >= slot; });
+  if (it == rows->end() || it->slot != slot) it = rows->insert(it, workflow::ToolRefusalRow{slot, {}});
   for (const auto& [code, n] : by_code) it->by_code[code] += n;
 }
 
@@ -114,7 +114,7 @@ std::string RefusalsText(const json& tool_refusals) {
 }
 
 json ReadRunRefusals(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest) {
-  std::vector<ToolRefusalRow> rows;
+  std::vector<workflow::ToolRefusalRow> rows;
   for (const auto& [name, ref] : manifest.artifacts) {
     const int slot = JournalSlot(name);
     if (slot == 0) continue;
@@ -122,7 +122,7 @@ json ReadRunRefusals(FileSystem& fs, const std::string& run_dir, const store::Ma
     if (!bytes.ok()) continue;
     AddRefusals(slot, CountPathRefusals(ParseJournalRecords(*bytes)), &rows);
   }
-  return ToolRefusalsJson(rows);
+  return workflow::ToolRefusalsJson(rows);
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -24,7 +24,7 @@
 #include "store/manifest.h"
 #include "workflow/result_details.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // The error codes of a file-tool call the child's walls refused (docs/protocol.md).
 inline constexpr std::array<std::string_view, 5> kPathRefusalCodes = {
@@ -53,7 +53,7 @@ std::vector<protocol::ToolCallRecord> ParseJournalRecords(std::string_view journ
 // Adds `by_code` to the row of `slot` in `rows`, which stays ordered by slot and holds no row
 // without a refusal.
 void AddRefusals(int slot, const std::map<std::string, int64_t>& by_code,
-                 std::vector<ToolRefusalRow>* rows);
+                 std::vector<workflow::ToolRefusalRow>* rows);
 
 // One sentence per candidate of a `tool_refusals` JSON array (result details or the failure
 // view), joined by spaces; "" when it is empty or not such an array.
@@ -66,4 +66,4 @@ std::string RefusalsText(const nlohmann::json& tool_refusals);
 nlohmann::json ReadRunRefusals(FileSystem& fs, const std::string& run_dir,
                                const store::Manifest& manifest);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

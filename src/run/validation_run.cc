@@ -7,16 +7,16 @@
 #include "process/cancel_relay.h"
 #include "workflow/workflow_constants.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 // A usable report, or the validation_reports_invalid status saying why the answer is not one.
 // A fence recovery is audited before the report counts.
 Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& answer,
                   UsableReviewer* out) {
-  ReportReading reading = ReadValidationReport(answer);
+  workflow::ReportReading reading = workflow::ReadValidationReport(answer);
   if (!reading.ok()) {
-    std::string message = "the review is not a valid " + std::string(kValidationCandidateSchema) +
+    std::string message = "the review is not a valid " + std::string(workflow::kValidationCandidateSchema) +
                           " report: " + reading.errors.front().Record();
     if (reading.errors.size() > 1) {
       message += " (and " + std::to_string(reading.errors.size() - 1) + " more)";
@@ -26,8 +26,8 @@ Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& 
   if (reading.fence_body) {
     const int slot = child.key.slot.value_or(0);
     Result<store::ArtifactRef> ref = run.store->WriteJsonArtifact(
-        ContractEventArtifact(slot, child.key.attempt),
-        ContractEvent(slot, child.key.attempt, answer, *reading.fence_body));
+        workflow::ContractEventArtifact(slot, child.key.attempt),
+        workflow::ContractEvent(slot, child.key.attempt, answer, *reading.fence_body));
     if (!ref.ok()) return ref.status();
     out->fence_recovered = true;
   }
@@ -57,7 +57,7 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
   for (process::CancelToken& token : tokens) {
     Result<process::CancelToken> made = process::CancelToken::Create();
     if (!made.ok()) {
-      phase.failure = ReviewerTally::Failure{made.status(), 1};
+      phase.failure = workflow::ReviewerTally::Failure{made.status(), 1};
       return phase;
     }
     token = *made;
@@ -65,11 +65,11 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
   Result<std::unique_ptr<process::CancelRelay>> relay =
       process::CancelRelay::Start(cancel, {tokens.begin(), tokens.end()});
   if (!relay.ok()) {
-    phase.failure = ReviewerTally::Failure{relay.status(), 1};
+    phase.failure = workflow::ReviewerTally::Failure{relay.status(), 1};
     return phase;
   }
 
-  ReviewerTally tally;
+  workflow::ReviewerTally tally;
   std::array<std::optional<UsableReviewer>, 3> usable;
   std::atomic<int> done{0};
   std::vector<std::thread> threads;
@@ -93,7 +93,7 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
         observer.Progress({ProgressEvent::kCandidateFailed, slot,
                            "candidate " + std::to_string(slot) + " failed (" + end.code() + ")"});
       }
-      if (tally.Record(slot, end) == ReviewerTally::Next::kCancelOthers) {
+      if (tally.Record(slot, end) == workflow::ReviewerTally::Next::kCancelOthers) {
         for (const process::CancelToken& token : tokens) token.Cancel();
       }
     });
@@ -107,4 +107,4 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
   return phase;
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -17,18 +17,18 @@
 #include "workflow/validation_report.h"
 #include "workflow/validation_reviewers.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 struct UsableReviewer {
   int slot = 0;
-  ValidationReport report;
+  workflow::ValidationReport report;
   bool fence_recovered = false;  // its contract event was written
 };
 
 struct ReviewerPhase {
-  std::optional<ReviewerTally::Failure> failure;  // the run fails with this when set
+  std::optional<workflow::ReviewerTally::Failure> failure;  // the run fails with this when set
   std::vector<UsableReviewer> usable;             // ordered by slot; 2 or 3 when no failure
-  std::vector<DroppedReviewer> dropped;           // at most 1 when no failure
+  std::vector<workflow::DroppedReviewer> dropped;           // at most 1 when no failure
 };
 
 // Runs (or, in a resumed run, reuses) one reviewer: RunStageChild, or ReuseStageChild.
@@ -48,4 +48,4 @@ ReviewerPhase RunReviewers(PreparedRun& run, const std::function<StageChild(int)
                            RunObserver& observer,
                            const ReviewerResultCallback& on_result = nullptr);
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

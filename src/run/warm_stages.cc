@@ -5,7 +5,7 @@
 #include "core/env_vars.h"
 #include "store/wall_clock.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using WarmChildPtr = std::unique_ptr<process::WarmChild>;
@@ -129,4 +129,4 @@ void WarmStages::EndUnused() {
   }
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -33,7 +33,7 @@
 #include "run/request_signal.h"
 #include "run/run_request.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 
 // False when `environment` ("NAME=value" entries) sets PI_FUSION_WARM=0.
 bool WarmingEnabled(const std::vector<std::string>& environment);
@@ -91,4 +91,4 @@ class WarmStages {
                              Slot{pi_fusion::Stage::kMerge, nullptr, {}}};
 };
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

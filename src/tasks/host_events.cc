@@ -27,7 +27,7 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
   TerminalRoute route;
   const bool tui = host.mode == "tui";
   const bool rpc = host.mode == "rpc";
-  const bool failed = terminal.outcome.end != workflow::RunEnd::kCompleted;
+  const bool failed = terminal.outcome.end != run::RunEnd::kCompleted;
   route.notify_level = failed ? "error" : "info";
   // A /fusion run shows its answer (or failure) as a display-only entry: the TUI renders it, and
   // json and rpc clients get it as an `entry_appended` event. Print mode prints it instead.
@@ -54,9 +54,9 @@ TerminalRoute RouteTerminal(const TerminalHost& host, const TerminalReport& term
 }
 
 nlohmann::json RunEntryData(const TerminalReport& terminal) {
-  const workflow::RunOutcome& outcome = terminal.outcome;
-  const char* state = outcome.end == workflow::RunEnd::kCompleted   ? "completed"
-                      : outcome.end == workflow::RunEnd::kCancelled ? "cancelled"
+  const run::RunOutcome& outcome = terminal.outcome;
+  const char* state = outcome.end == run::RunEnd::kCompleted   ? "completed"
+                      : outcome.end == run::RunEnd::kCancelled ? "cancelled"
                                                                     : "failed";
   nlohmann::json data = terminal.view.is_object() ? terminal.view : nlohmann::json::object();
   data["run"] = {{"id", terminal.run_id},
@@ -71,7 +71,7 @@ nlohmann::json RunEntryData(const TerminalReport& terminal) {
 
 PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) {
   PrintedOutcome printed;
-  if (terminal.outcome.end != workflow::RunEnd::kCompleted) {
+  if (terminal.outcome.end != run::RunEnd::kCompleted) {
     printed.stderr_lines.push_back(terminal.text);
     printed.failed = true;
     return printed;
@@ -90,7 +90,7 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) 
   }
   // A run that answered from two candidates says so first.
   if (const std::string degraded =
-          workflow::DegradedSentence(verified->details.value("degraded", nlohmann::json()));
+          run::DegradedSentence(verified->details.value("degraded", nlohmann::json()));
       !degraded.empty()) {
     printed.stderr_lines.push_back(degraded);
   }
@@ -101,7 +101,7 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const TerminalReport& terminal) 
                            verified->details.value("estimate", nlohmann::json()));
   if (!usage.empty()) printed.stderr_lines.push_back("Usage: " + usage);
   printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
-  for (const std::string& line : workflow::SourceWarningLines(verified->details)) {
+  for (const std::string& line : run::SourceWarningLines(verified->details)) {
     printed.stderr_lines.push_back(line);
   }
   return printed;

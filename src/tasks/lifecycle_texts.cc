@@ -41,7 +41,7 @@ std::string CommandStartedText(const LaunchReport& launch) {
 
 namespace {
 
-std::string PreflightLine(const workflow::PreparedRun& run) {
+std::string PreflightLine(const run::PreparedRun& run) {
   std::string routes;
   for (size_t i = 0; i < 3; ++i) {
     routes += (i ? ", " : "") + run.models.routes[i].model.QualifiedId();
@@ -54,19 +54,19 @@ std::string PreflightLine(const workflow::PreparedRun& run) {
 }
 
 // A run under PI_FUSION_CHILD_WRAPPER says so before anything else happens.
-std::string WrapperLine(const workflow::PreparedRun& run) {
+std::string WrapperLine(const run::PreparedRun& run) {
   if (run.child_wrapper.empty()) return "";
   return "\nWarning: " + workflow::ChildWrapperNotice(run.child_wrapper) + ".";
 }
 
 }  // namespace
 
-LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
+LaunchReport Receipt(const run::PreparedRun& run, const TaskInfo& task) {
   LaunchReport launch;
   launch.ok = true;
   launch.run_id = task.id;
   launch.artifact_dir = task.artifact_dir;
-  launch.estimate_text = workflow::CostEstimateText(run);
+  launch.estimate_text = run::CostEstimateText(run);
   const std::optional<config::SharedModel> shared = config::SharedCandidateModel(
       {run.models.routes[0].model.QualifiedId(), run.models.routes[1].model.QualifiedId(),
        run.models.routes[2].model.QualifiedId()});
@@ -88,7 +88,7 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
                     {"run_id", task.id},
                     {"workflow", task.workflow},
                     {"artifact_dir", task.artifact_dir}};
-  launch.details["estimate"] = workflow::CostEstimateJson(run);
+  launch.details["estimate"] = run::CostEstimateJson(run);
   if (shared) {
     launch.details["shared_model"] = {
         {"model", shared->model}, {"slots", shared->slots}, {"family", shared->family}};
@@ -96,7 +96,7 @@ LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task) {
   return launch;
 }
 
-LaunchReport FailedLaunch(const workflow::PreflightFailure& failure) {
+LaunchReport FailedLaunch(const run::PreflightFailure& failure) {
   LaunchReport launch;
   launch.error = failure.status;
   launch.artifact_dir = failure.artifact_dir;
@@ -163,7 +163,7 @@ std::string UsageSoFarLine(const json& usage, const json& model_requests) {
 namespace {
 
 // The lines after a failed or cancelled run's first line.
-std::string EndFacts(const workflow::RunOutcome& outcome) {
+std::string EndFacts(const run::RunOutcome& outcome) {
   std::string out;
   for (const std::string& line :
        {ChildrenLine(outcome.progress), UsageSoFarLine(outcome.usage, outcome.model_requests)}) {
@@ -190,19 +190,19 @@ std::string ResumeLine(const TaskInfo& task, const std::optional<ResumeHint>& re
 
 }  // namespace
 
-std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task,
+std::string TerminalText(const run::RunOutcome& outcome, const TaskInfo& task,
                          const std::optional<ResumeHint>& resume) {
   switch (outcome.end) {
-    case workflow::RunEnd::kCompleted: {
+    case run::RunEnd::kCompleted: {
       // research: a declared source no candidate could fetch is said with the end, not later.
       std::string warnings;
-      for (const std::string& line : workflow::SourceWarningLines(outcome.source_report)) {
+      for (const std::string& line : run::SourceWarningLines(outcome.source_report)) {
         warnings += "\n" + line;
       }
       return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
              "\"}) for the verified answer." + warnings + "\nArtifacts: " + outcome.artifact_dir;
     }
-    case workflow::RunEnd::kCancelled: {
+    case run::RunEnd::kCancelled: {
       const std::string& message = outcome.error.message();
       const bool host_ended = task.cancelled_by == CancelSource::kQuit ||
                               task.cancelled_by == CancelSource::kReload ||
@@ -215,19 +215,19 @@ std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& ta
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
              EndFacts(outcome) + ResumeLine(task, resume);
     }
-    case workflow::RunEnd::kFailed:
+    case run::RunEnd::kFailed:
       break;
   }
-  return workflow::FailureText(outcome) + EndFacts(outcome) + ResumeLine(task, resume);
+  return run::FailureText(outcome) + EndFacts(outcome) + ResumeLine(task, resume);
 }
 
-TaskState TaskStateOf(workflow::RunEnd end) {
+TaskState TaskStateOf(run::RunEnd end) {
   switch (end) {
-    case workflow::RunEnd::kCompleted:
+    case run::RunEnd::kCompleted:
       return TaskState::kCompleted;
-    case workflow::RunEnd::kCancelled:
+    case run::RunEnd::kCancelled:
       return TaskState::kKilled;
-    case workflow::RunEnd::kFailed:
+    case run::RunEnd::kFailed:
       break;
   }
   return TaskState::kFailed;

@@ -25,7 +25,7 @@ struct LaunchReport {
   std::string run_id;        // empty when preflight failed before a run id existed
   std::string artifact_dir;  // empty when no run directory was created
   std::string receipt_text;  // the contract's launch receipt, or the preflight failure text
-  // The cost estimate (workflow::CostEstimateText), in the receipt and the /fusion notice; empty
+  // The cost estimate (run::CostEstimateText), in the receipt and the /fusion notice; empty
   // when preflight failed.
   std::string estimate_text;
   // A resumed run: what it reuses and what it runs (tasks/resume_texts.h ResumedText); empty
@@ -37,7 +37,7 @@ struct LaunchReport {
 
 // The end of a launched run, once its task's terminal state is recorded.
 struct TerminalReport {
-  workflow::RunOutcome outcome;
+  run::RunOutcome outcome;
   std::string run_id;
   std::string text;     // the terminal notification
   TaskInfo task;        // the task as it ended (source, who cancelled it, progress)
@@ -52,10 +52,10 @@ std::string RequestText(const nlohmann::json& request);
 std::string TaskSource(store::RunSource source);
 
 // The receipt of a run whose preflight is durable.
-LaunchReport Receipt(const workflow::PreparedRun& run, const TaskInfo& task);
+LaunchReport Receipt(const run::PreparedRun& run, const TaskInfo& task);
 // "Fusion failed (stage=preflight, slot=none, attempt=none): <message>\n[Artifacts: <dir>\n]
 // (error code: <code>)".
-LaunchReport FailedLaunch(const workflow::PreflightFailure& failure);
+LaunchReport FailedLaunch(const run::PreflightFailure& failure);
 
 // The tool update shown while preflight works: "fusion reason: preflight (routes, budget,
 // artifacts)".
@@ -79,9 +79,9 @@ std::string UsageSoFarLine(const nlohmann::json& usage,
 // not be written, and the artifact directory; then, when `resume` is set (the run's terminal
 // manifest, tasks/resume_hint.h), how it can be resumed: in the agent's words for a tool's run
 // (the agent reads this notice), in the person's for /fusion's (the person reads it).
-std::string TerminalText(const workflow::RunOutcome& outcome, const TaskInfo& task,
+std::string TerminalText(const run::RunOutcome& outcome, const TaskInfo& task,
                          const std::optional<ResumeHint>& resume);
-TaskState TaskStateOf(workflow::RunEnd end);
+TaskState TaskStateOf(run::RunEnd end);
 
 // The answer of a bg_kill for `id` once its task `now` has stopped (or `settled` is false: the
 // wait is over and it is still running; or `now` is an error: the task vanished).

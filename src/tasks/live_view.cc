@@ -10,7 +10,7 @@ namespace pi_fusion::tasks {
 
 using nlohmann::json;
 
-std::string LandedFacts(const workflow::LandedCandidate& c) {
+std::string LandedFacts(const run::LandedCandidate& c) {
   std::string text =
       (c.reused_from ? "reused from " + std::string(store::ShortRunId(*c.reused_from))
                      : FormatElapsed(c.elapsed_ms)) +
@@ -29,7 +29,7 @@ std::string LandedLine(const LandedReport& r) {
 }
 
 json LandedEntryData(const LandedReport& r) {
-  const workflow::LandedCandidate& c = r.candidate;
+  const run::LandedCandidate& c = r.candidate;
   return {{"run", {{"id", r.run_id}, {"workflow", r.workflow}}},
           {"slot", c.slot},
           {"model", c.model},
@@ -42,11 +42,11 @@ json LandedEntryData(const LandedReport& r) {
 }
 
 json LiveRunView(const TaskInfo& task, const std::vector<LandedReport>& landed, int64_t now_ms) {
-  std::vector<const workflow::LandedCandidate*> sorted;
+  std::vector<const run::LandedCandidate*> sorted;
   for (const LandedReport& r : landed) sorted.push_back(&r.candidate);
   std::sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->slot < b->slot; });
   json candidates = json::array();
-  for (const workflow::LandedCandidate* c : sorted) {
+  for (const run::LandedCandidate* c : sorted) {
     candidates.push_back({{"slot", c->slot},
                           {"name", "Candidate " + std::to_string(c->slot)},
                           {"model", c->model},
@@ -57,7 +57,7 @@ json LiveRunView(const TaskInfo& task, const std::vector<LandedReport>& landed, 
           {"candidates", candidates}};
 }
 
-std::string LandedRow(const workflow::LandedCandidate& c) {
+std::string LandedRow(const run::LandedCandidate& c) {
   return "  ✓ Candidate " + std::to_string(c.slot) + " " + c.model + " · " + LandedFacts(c);
 }
 

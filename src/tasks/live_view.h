@@ -29,11 +29,11 @@ struct LandedReport {
   std::string run_id;
   std::string workflow;
   std::string label;  // "fusion reason"
-  workflow::LandedCandidate candidate;
+  run::LandedCandidate candidate;
 };
 
 // "0:12 · 1,234 bytes" and " · 3 tool calls" for a tool-using candidate.
-std::string LandedFacts(const workflow::LandedCandidate& candidate);
+std::string LandedFacts(const run::LandedCandidate& candidate);
 
 // The stderr line of print and json mode:
 // "fusion reason 1a2b3c4d: candidate 1 landed · scripted/scripted-a · 0:12 · 1,234 bytes".
@@ -51,6 +51,6 @@ nlohmann::json LiveRunView(const TaskInfo& task, const std::vector<LandedReport>
 
 // The one-line form of a landed candidate for a plain (string) widget:
 // "  ✓ Candidate 1 scripted/scripted-a · 0:12 · 1,234 bytes".
-std::string LandedRow(const workflow::LandedCandidate& candidate);
+std::string LandedRow(const run::LandedCandidate& candidate);
 
 }  // namespace pi_fusion::tasks

@@ -7,7 +7,7 @@
 
 namespace pi_fusion::tasks {
 
-using workflow::ProgressEvent;
+using run::ProgressEvent;
 
 const char* CancelSourceCause(CancelSource source) {
   switch (source) {
@@ -49,7 +49,7 @@ CancelSource CancelSourceOfMessage(std::string_view message) {
   for (CancelSource source : {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit,
                               CancelSource::kNewSession, CancelSource::kResume, CancelSource::kFork,
                               CancelSource::kSignal}) {
-    const std::string said = workflow::CancelledByMessage(CancelSourceCause(source));
+    const std::string said = run::CancelledByMessage(CancelSourceCause(source));
     // The cause ends the message or is followed by more words, never by more of a longer name.
     if (message.starts_with(said) &&
         (message.size() == said.size() || message[said.size()] == ' ' ||
@@ -62,7 +62,7 @@ CancelSource CancelSourceOfMessage(std::string_view message) {
 
 std::string CancelledText(CancelSource source) {
   const std::string who = CancelSourceText(source);
-  return who.empty() ? "cancelled" : workflow::CancelledByMessage(who);
+  return who.empty() ? "cancelled" : run::CancelledByMessage(who);
 }
 
 std::string_view SlotStateName(SlotState state) {
@@ -133,7 +133,7 @@ int64_t ProgressSnapshot::ElapsedMs(int64_t now_ms) const {
   return end > started_ms ? end - started_ms : 0;
 }
 
-void ProgressTracker::Apply(const workflow::ProgressUpdate& update, int64_t now_ms) {
+void ProgressTracker::Apply(const run::ProgressUpdate& update, int64_t now_ms) {
   ProgressSnapshot& s = snapshot_;
   if (!s.Active()) return;  // terminal states are final
   s.line = update.line;
@@ -181,7 +181,7 @@ void ProgressTracker::Apply(const workflow::ProgressUpdate& update, int64_t now_
   }
 }
 
-void ProgressTracker::Note(const workflow::ChildActivity& activity) {
+void ProgressTracker::Note(const run::ChildActivity& activity) {
   ProgressSnapshot& s = snapshot_;
   if (!s.Active()) return;
   ChildLife* life = nullptr;

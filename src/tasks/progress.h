@@ -60,7 +60,7 @@ enum class Stage {
 // "cancelled"
 std::string_view StageName(Stage stage);
 
-// Signs of life of one stage child while it runs (workflow::ChildActivity): 0 until it started.
+// Signs of life of one stage child while it runs (run::ChildActivity): 0 until it started.
 struct ChildLife {
   int64_t last_output_ms = 0;         // wall clock: its last byte on stdout or stderr, or its start
   std::optional<int64_t> tool_calls;  // tool-using children: calls made so far
@@ -88,9 +88,9 @@ struct ProgressSnapshot {
 class ProgressTracker {
  public:
   explicit ProgressTracker(int64_t started_ms) { snapshot_.started_ms = started_ms; }
-  void Apply(const workflow::ProgressUpdate& update, int64_t now_ms);
+  void Apply(const run::ProgressUpdate& update, int64_t now_ms);
   // Records a running child's sign of life; nothing once the run has ended.
-  void Note(const workflow::ChildActivity& activity);
+  void Note(const run::ChildActivity& activity);
   const ProgressSnapshot& snapshot() const { return snapshot_; }
 
  private:

@@ -82,16 +82,16 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const TaskI
   ResultView view;
   // A candidate that tried to read past the walls is said here, not only in the details.
   const std::string refusals =
-      workflow::RefusalsText(verified->details.value("tool_refusals", json()));
+      run::RefusalsText(verified->details.value("tool_refusals", json()));
   const std::string shared = SharedModelNote(verified->details.value("models", json()));
   // research: a declared source no candidate could fetch is said before the answer.
   std::string failed_sources;
-  for (const std::string& line : workflow::SourceWarningLines(verified->details)) {
+  for (const std::string& line : run::SourceWarningLines(verified->details)) {
     failed_sources += "\n" + line;
   }
   // A run that answered from two candidates says so first, right after the header.
   const std::string degraded =
-      workflow::DegradedSentence(verified->details.value("degraded", json()));
+      run::DegradedSentence(verified->details.value("degraded", json()));
   const std::string head =
       "Fusion " + task.id + " completed (" + task.workflow + ")." +
       (degraded.empty() ? "" : "\n" + degraded) +
@@ -145,9 +145,9 @@ ResultView FailedView(FileSystem& fs, const TaskInfo& task) {
     // Refused file-tool calls, counted from the audit logs the manifest binds (at most three
     // short rows, outside the fitted failure view).
     if (manifest.ok()) {
-      const json refusals = workflow::ReadRunRefusals(fs, task.artifact_dir, *manifest);
+      const json refusals = run::ReadRunRefusals(fs, task.artifact_dir, *manifest);
       view.details["tool_refusals"] = refusals;
-      if (const std::string text = workflow::RefusalsText(refusals); !text.empty()) {
+      if (const std::string text = run::RefusalsText(refusals); !text.empty()) {
         summary += "\n" + text;
       }
     }

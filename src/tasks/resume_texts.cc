@@ -74,7 +74,7 @@ std::string NothingToResumeText(const std::string& cwd) {
          " can be resumed: none failed or was cancelled with a verified candidate answer.";
 }
 
-std::string ResumedText(const workflow::PreparedRun& run) {
+std::string ResumedText(const run::PreparedRun& run) {
   if (!run.resume) return "";
   std::vector<int> reused;
   for (const store::ReusedAttempt& a : run.resume->candidates) {
@@ -84,7 +84,7 @@ std::string ResumedText(const workflow::PreparedRun& run) {
   for (int slot = 1; slot <= 3; ++slot) {
     if (std::find(reused.begin(), reused.end(), slot) == reused.end()) missing.push_back(slot);
   }
-  const bool evaluation = workflow::ReusedEvaluationOf(run) != nullptr;
+  const bool evaluation = run::ReusedEvaluationOf(run) != nullptr;
   std::vector<std::string> runs;
   if (!missing.empty()) {
     runs.push_back((missing.size() == 1 ? "candidate " : "candidates ") + Slots(missing));

@@ -36,7 +36,7 @@ std::string NothingToResumeText(const std::string& cwd);
 // What a resumed run takes from the run it resumes and what it runs again, for its receipt:
 // "Resumes reason-…: reuses candidates 1 and 2; runs candidate 3, the evaluator and the merger."
 // Empty for a run started afresh.
-std::string ResumedText(const workflow::PreparedRun& run);
+std::string ResumedText(const run::PreparedRun& run);
 
 // The notice once a resumed run started (the /fusion notice's counterpart).
 std::string ResumeStartedText(const LaunchReport& launch);

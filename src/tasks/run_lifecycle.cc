@@ -19,7 +19,7 @@ Status InternalError(const std::string& what) {
 }
 
 // Forwards the orchestrator's progress to the registry and the person.
-class TaskObserver : public workflow::RunObserver {
+class TaskObserver : public run::RunObserver {
  public:
   TaskObserver(TaskRegistry& tasks, LifecycleSink& sink, const TaskInfo& task, const Clock& clock)
       : tasks_(tasks),
@@ -29,17 +29,17 @@ class TaskObserver : public workflow::RunObserver {
         label_(task.label),
         clock_(clock) {}
 
-  void Progress(const workflow::ProgressUpdate& update) override {
+  void Progress(const run::ProgressUpdate& update) override {
     const std::string text = label_ + ": " + update.line;
     tasks_.Progress(id_, update, ToEpochMs(clock_.WallNow()));
     sink_.Progress(text);
   }
 
-  void CandidateLanded(const workflow::LandedCandidate& landed) override {
+  void CandidateLanded(const run::LandedCandidate& landed) override {
     sink_.CandidateLanded({id_, workflow_, label_, landed});
   }
 
-  void Activity(const workflow::ChildActivity& activity) override {
+  void Activity(const run::ChildActivity& activity) override {
     tasks_.Activity(id_, activity);
   }
 
@@ -53,11 +53,11 @@ class TaskObserver : public workflow::RunObserver {
 };
 
 // Preflight with every exception turned into its failure.
-std::optional<workflow::PreparedRun> PreflightGuarded(workflow::RunRequest request,
-                                                      const workflow::RunSeams& seams,
-                                                      workflow::PreflightFailure* failure) {
+std::optional<run::PreparedRun> PreflightGuarded(run::RunRequest request,
+                                                      const run::RunSeams& seams,
+                                                      run::PreflightFailure* failure) {
   try {
-    Result<workflow::PreparedRun> run = workflow::Preflight(std::move(request), seams, failure);
+    Result<run::PreparedRun> run = run::Preflight(std::move(request), seams, failure);
     if (run.ok()) return std::move(run).value();
   } catch (const std::exception& e) {
     failure->status = InternalError(ExceptionText(e));
@@ -69,11 +69,11 @@ std::optional<workflow::PreparedRun> PreflightGuarded(workflow::RunRequest reque
 
 // The session ended while preflight worked: the run ends durably as cancelled, childless, with
 // the cause when the cancellation named one (run/cancel_cause.h).
-LaunchReport CancelledBeforeStart(workflow::PreparedRun& run, const process::CancelToken& cancel) {
+LaunchReport CancelledBeforeStart(run::PreparedRun& run, const process::CancelToken& cancel) {
   const char* cause = cancel.cause();
   const Status cancelled = Status::Error(
       kChildCancelled,
-      cause != nullptr ? workflow::CancelledByMessage(cause) + " during preflight; no child started"
+      cause != nullptr ? run::CancelledByMessage(cause) + " during preflight; no child started"
                        : "cancelled during preflight (the session ended); no child started");
   store::RunError error{cancelled.code(), cancelled.message(), std::nullopt, std::nullopt,
                         std::nullopt};
@@ -82,18 +82,18 @@ LaunchReport CancelledBeforeStart(workflow::PreparedRun& run, const process::Can
   return FailedLaunch({cancelled, run.store->run_dir()});
 }
 
-workflow::RunOutcome ExecuteGuarded(workflow::PreparedRun& run, const process::CancelToken& cancel,
-                                    workflow::RunObserver& observer) {
+run::RunOutcome ExecuteGuarded(run::PreparedRun& run, const process::CancelToken& cancel,
+                                    run::RunObserver& observer) {
   // Execute() turns its own exceptions into a durable failed run; this is the last line.
   try {
-    return workflow::Execute(run, cancel, observer);
+    return run::Execute(run, cancel, observer);
   } catch (const std::exception& e) {
-    workflow::RunOutcome outcome;
+    run::RunOutcome outcome;
     outcome.error = InternalError(ExceptionText(e));
     outcome.artifact_dir = run.store->run_dir();
     return outcome;
   } catch (...) {
-    workflow::RunOutcome outcome;
+    run::RunOutcome outcome;
     outcome.error = InternalError("unknown exception");
     outcome.artifact_dir = run.store->run_dir();
     return outcome;
@@ -102,15 +102,15 @@ workflow::RunOutcome ExecuteGuarded(workflow::PreparedRun& run, const process::C
 
 }  // namespace
 
-void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
+void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
                   TaskRegistry& tasks, const process::CancelToken& cancel, LifecycleSink& sink) {
-  workflow::PreflightFailure failure;
-  std::optional<workflow::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
+  run::PreflightFailure failure;
+  std::optional<run::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
   if (!run) return sink.Launched(FailedLaunch(failure));
   if (cancel.IsCancelled()) return sink.Launched(CancelledBeforeStart(*run, cancel));
 
   // From the prepared run: a resumed run's request is the old run's, read by preflight.
-  const workflow::RunRequest& prepared = run->request;
+  const run::RunRequest& prepared = run->request;
   const std::string workflow_name(Name(prepared.request.workflow));
   const std::string description = TaskDescription(RequestText(prepared.request.request));
   const std::string source = TaskSource(prepared.source);
@@ -139,8 +139,8 @@ void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
   // Whether it can be resumed, from the terminal manifest the store holds (resume_hint.h).
   terminal.text =
       TerminalText(terminal.outcome, terminal.task, ResumeHintOf(run->store->Snapshot()));
-  const std::string failure_line = terminal.outcome.end == workflow::RunEnd::kFailed
-                                       ? workflow::FailureText(terminal.outcome)
+  const std::string failure_line = terminal.outcome.end == run::RunEnd::kFailed
+                                       ? run::FailureText(terminal.outcome)
                                        : "";
   tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text, failure_line);
   terminal.task.terminal_text = terminal.text;

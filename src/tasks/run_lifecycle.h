@@ -49,7 +49,7 @@ class LifecycleSink {
 
 // Runs one launch to its end. REQUIRES: `seams`, `tasks` and `sink` outlive the call; `cancel`
 // came from CancelToken::Create() before preflight.
-void RunLifecycle(workflow::RunRequest request, const workflow::RunSeams& seams,
+void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
                   TaskRegistry& tasks, const process::CancelToken& cancel, LifecycleSink& sink);
 
 }  // namespace pi_fusion::tasks

@@ -129,7 +129,7 @@ json CompletedSlots(const json& models, const json& degraded) {
 
 json CompletedNotes(const json& details) {
   json notes = json::array();
-  if (const std::string degraded = workflow::DegradedSentence(details.value("degraded", json()));
+  if (const std::string degraded = run::DegradedSentence(details.value("degraded", json()));
       !degraded.empty()) {
     notes.push_back(degraded);
   }
@@ -137,7 +137,7 @@ json CompletedNotes(const json& details) {
       !shared.empty()) {
     notes.push_back(shared);
   }
-  for (const std::string& line : workflow::SourceWarningLines(details)) {
+  for (const std::string& line : run::SourceWarningLines(details)) {
     notes.push_back(line);
   }
   return notes;
@@ -280,9 +280,9 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
     status += " in " + FormatElapsed(facts.progress->ElapsedMs(facts.progress->ended_ms));
   }
   const json& details = verified.details;
-  if (const std::string sources = workflow::SourceWarningStatus(details); !sources.empty())
+  if (const std::string sources = run::SourceWarningStatus(details); !sources.empty())
     status += " · " + sources;
-  const std::string degraded = workflow::DegradedSentence(details.value("degraded", json()));
+  const std::string degraded = run::DegradedSentence(details.value("degraded", json()));
   if (!degraded.empty()) status += " · degraded";
   json view = BaseView(facts, "completed", status);
   view["slots"] =
@@ -442,7 +442,7 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
     // What it looked at (tool-using workflows): its verified journal and event log.
     if (latest != nullptr) {
       json tools =
-          workflow::ReadAttemptToolCalls(fs, run_dir, *manifest, store::AttemptPrefix(latest->key));
+          run::ReadAttemptToolCalls(fs, run_dir, *manifest, store::AttemptPrefix(latest->key));
       if (!tools.is_null()) candidate["tools"] = std::move(tools);
     }
     candidates.push_back(candidate);

@@ -70,7 +70,7 @@ std::vector<TaskInfo> TaskRegistry::List() const {
   return out;
 }
 
-void TaskRegistry::Progress(const std::string& id, const workflow::ProgressUpdate& update,
+void TaskRegistry::Progress(const std::string& id, const run::ProgressUpdate& update,
                             int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tasks_.find(id);
@@ -81,7 +81,7 @@ void TaskRegistry::Progress(const std::string& id, const workflow::ProgressUpdat
   entry.info.last_progress = entry.info.label + ": " + update.line;
 }
 
-void TaskRegistry::Activity(const std::string& id, const workflow::ChildActivity& activity) {
+void TaskRegistry::Activity(const std::string& id, const run::ChildActivity& activity) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;

@@ -92,9 +92,9 @@ class TaskRegistry {
   TaskLookup Resolve(std::string_view id_or_prefix) const;
   std::vector<TaskInfo> List() const;  // in registration order
   // Applies a structured update; last_progress becomes "<label>: <line>".
-  void Progress(const std::string& id, const workflow::ProgressUpdate& update, int64_t now_ms);
+  void Progress(const std::string& id, const run::ProgressUpdate& update, int64_t now_ms);
   // Records a running child's sign of life (ProgressTracker::Note).
-  void Activity(const std::string& id, const workflow::ChildActivity& activity);
+  void Activity(const std::string& id, const run::ChildActivity& activity);
   void Finish(const std::string& id, TaskState state, const std::string& terminal_text,
               const std::string& failure);
   // Cancels a running task; "Background task <id> is not running" otherwise.

@@ -209,14 +209,14 @@ std::string InlineAnswer(const json& answer, const std::string& text) {
 
 json CompletedResultView(const json& details, const std::string& text, const RunFacts& facts) {
   const json result = details.value("result", json());
-  const std::string degraded = workflow::DegradedSentence(result.value("degraded", json()));
+  const std::string degraded = run::DegradedSentence(result.value("degraded", json()));
   json view = BaseView(
       facts, "completed",
       "completed" + std::string(degraded.empty() ? "" : " · degraded") + " (" + facts.run_id + ")");
   view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()));
   // The notes come before the answer; a degraded answer's sentence is the first of them.
   if (json notes = CompletedNotes(result); !notes.empty()) view["notes"] = std::move(notes);
-  if (const std::string sources = workflow::SourceWarningStatus(result); !sources.empty()) {
+  if (const std::string sources = run::SourceWarningStatus(result); !sources.empty()) {
     view["status"] = view["status"].get<std::string>() + " · " + sources;
   }
   const std::string usage =

@@ -39,7 +39,7 @@ std::string ValueOf(const std::vector<std::string>& env, const std::string& name
 // builds it.
 std::vector<std::string> StageEnv(process::ChildCapability capability) {
   store::testing::StoreFixture fixture;
-  workflow::PreparedRun run;
+  run::PreparedRun run;
   run.request.host.node_path = "/usr/bin/node";
   run.request.host.pi_cli_path = "/pkg/pi/cli.js";
   run.request.host.package_root = "/pkg";
@@ -54,14 +54,14 @@ std::vector<std::string> StageEnv(process::ChildCapability capability) {
     run.source_policy = store::ArtifactRef{kPolicy, 10, kPolicySha};
   }
   run.store = std::move(fixture.store);
-  workflow::StageChild child;
+  run::StageChild child;
   child.role = Role::kCandidate;
   child.capability = capability;
   child.tools = process::CapabilityTools(capability);
   child.system_prompt = "Answer.";
-  workflow::ChildFiles files{"/run/c.oversized.md", "/run/c.tool-calls.jsonl", "/run/c.seal.json"};
+  run::ChildFiles files{"/run/c.oversized.md", "/run/c.tool-calls.jsonl", "/run/c.seal.json"};
   if (child.tools.empty()) files.journal = files.seal = "";
-  Result<process::ChildSpec> spec = workflow::BuildChildSpec(run, child, files);
+  Result<process::ChildSpec> spec = run::BuildChildSpec(run, child, files);
   REQUIRE(spec.ok());
   return spec->env;
 }

@@ -8,7 +8,7 @@
 #include "run/child_stage.h"
 #include "test_support.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using std::chrono::milliseconds;
@@ -87,4 +87,4 @@ TEST_CASE("StalledStatus: child_stalled naming the child, its model and the seco
 }
 
 }  // namespace
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

@@ -45,7 +45,7 @@ Script BlockedCandidates() {
 TEST_CASE("CancelSourceOfMessage: reads back the cause a run recorded, and nothing else",
           "[tasks][cancel_cause]") {
   for (CancelSource source : kSources) {
-    const std::string said = workflow::CancelledByMessage(CancelSourceCause(source));
+    const std::string said = run::CancelledByMessage(CancelSourceCause(source));
     INFO(said);
     CHECK(said == CancelledText(source));
     CHECK(CancelSourceOfMessage(said) == source);
@@ -68,7 +68,7 @@ TEST_CASE("A run cancelled by quitting Pi records why, and a later Pi's views sa
   CancelWhileRunning(h, CancelSource::kQuit);
   REQUIRE(h.sink.terminal.has_value());
   const std::string id = h.sink.launch.run_id;
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCancelled);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kCancelled);
 
   // Durable: the manifest's terminal error and error.json.
   const store::Manifest manifest = h.DiskManifest();

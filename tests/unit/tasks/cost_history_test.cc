@@ -14,7 +14,7 @@
 #include "store/usage.h"
 #include "store/verify.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 store::Usage UsageOf(uint64_t input, uint64_t output, uint64_t cache_read = 0) {
@@ -132,4 +132,4 @@ TEST_CASE("CostHistory: the scan reads completed runs of the workflow in this pr
 }
 
 }  // namespace
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

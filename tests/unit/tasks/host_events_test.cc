@@ -13,7 +13,7 @@ namespace {
 
 constexpr char kRun[] = "reason-0123456789abcdef0123456789abcdef";
 
-TerminalReport Ended(workflow::RunEnd end, const std::string& source,
+TerminalReport Ended(run::RunEnd end, const std::string& source,
                      CancelSource cancelled_by = CancelSource::kUnknown) {
   TerminalReport t;
   t.outcome.end = end;
@@ -82,7 +82,7 @@ TEST_CASE("RouteTerminal: where each mode shows a run's end and how the agent is
     INFO(row.mode << " render=" << row.can_render << " wake=" << row.wake_agent << " "
                   << row.source);
     const TerminalRoute route = RouteTerminal({row.mode, row.can_render, row.wake_agent},
-                                              Ended(workflow::RunEnd::kCompleted, row.source));
+                                              Ended(run::RunEnd::kCompleted, row.source));
     CHECK(route.append_entry == row.append_entry);
     CHECK(route.notify == row.notify);
     CHECK(route.wake == row.wake);
@@ -92,21 +92,21 @@ TEST_CASE("RouteTerminal: where each mode shows a run's end and how the agent is
 
 TEST_CASE("RouteTerminal: a failure notifies as an error; the agent's own bg_kill wakes nobody") {
   const TerminalRoute failed =
-      RouteTerminal({"tui", false, true}, Ended(workflow::RunEnd::kFailed, "tool"));
+      RouteTerminal({"tui", false, true}, Ended(run::RunEnd::kFailed, "tool"));
   CHECK(failed.notify_level == "error");
   CHECK(failed.wake == Wake::kFollowUp);
   const TerminalRoute killed = RouteTerminal(
-      {"tui", false, true}, Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kBgKill));
+      {"tui", false, true}, Ended(run::RunEnd::kCancelled, "tool", CancelSource::kBgKill));
   CHECK(killed.wake == Wake::kNone);
   CHECK(killed.notify == Notify::kUnlessEntryShown);
   const TerminalRoute quit = RouteTerminal(
-      {"print", false, true}, Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kQuit));
+      {"print", false, true}, Ended(run::RunEnd::kCancelled, "tool", CancelSource::kQuit));
   CHECK(quit.wake == Wake::kAtSettle);
 }
 
 TEST_CASE("RouteTerminal: while Pi quits no turn follows; print and json say it on stderr") {
   const TerminalReport cancelled =
-      Ended(workflow::RunEnd::kCancelled, "tool", CancelSource::kSignal);
+      Ended(run::RunEnd::kCancelled, "tool", CancelSource::kSignal);
   for (const char* mode : {"print", "json"}) {
     CHECK(RouteTerminal({mode, false, true, true}, cancelled).wake == Wake::kStderr);
   }
@@ -116,12 +116,12 @@ TEST_CASE("RouteTerminal: while Pi quits no turn follows; print and json say it 
     CHECK(route.notify != Notify::kNever);  // whoever watches still learns of the end
   }
   // A /fusion run has its own print-mode output and wakes no one anyway.
-  CHECK(RouteTerminal({"print", false, false, true}, Ended(workflow::RunEnd::kCancelled, "command"))
+  CHECK(RouteTerminal({"print", false, false, true}, Ended(run::RunEnd::kCancelled, "command"))
             .wake == Wake::kNone);
 }
 
 TEST_CASE("RunEntryData: the view plus the run's typed facts") {
-  TerminalReport t = Ended(workflow::RunEnd::kCancelled, "command");
+  TerminalReport t = Ended(run::RunEnd::kCancelled, "command");
   t.task.workflow = "reason";
   t.view = {{"kind", "run"}, {"usage", "14 tokens · $0.0001"}};
   t.outcome.artifact_dir = "/p/.pi/fusion/s-1/" + std::string(kRun);
@@ -140,7 +140,7 @@ TEST_CASE("RunEntryData: the view plus the run's typed facts") {
   // A run that answered from two candidates carries its degraded record as a typed fact.
   t.outcome.degraded = {{"slot", 3}, {"reason", "failed"}};
   CHECK(RunEntryData(t)["run"]["degraded"] == t.outcome.degraded);
-  t.outcome.end = workflow::RunEnd::kFailed;
+  t.outcome.end = run::RunEnd::kFailed;
   t.outcome.usage = nullptr;
   CHECK(RunEntryData(t)["run"]["state"] == "failed");
   CHECK(RunEntryData(t)["run"]["usage"].is_null());
@@ -149,13 +149,13 @@ TEST_CASE("RunEntryData: the view plus the run's typed facts") {
 TEST_CASE("PrintModeOutcome: a failure goes to stderr with a failing exit, never to stdout") {
   store::testing::TempDir dir;
   const PrintedOutcome failed =
-      PrintModeOutcome(PosixFileSystem(), Ended(workflow::RunEnd::kFailed, "command"));
+      PrintModeOutcome(PosixFileSystem(), Ended(run::RunEnd::kFailed, "command"));
   CHECK(failed.failed);
   CHECK(failed.stdout_text.empty());
   CHECK(failed.stderr_lines == std::vector<std::string>{"Fusion reason ended"});
 
   // A completed run whose artifacts do not verify prints nothing on stdout either.
-  TerminalReport gone = Ended(workflow::RunEnd::kCompleted, "command");
+  TerminalReport gone = Ended(run::RunEnd::kCompleted, "command");
   gone.outcome.artifact_dir = dir.path() + "/" + kRun;
   const PrintedOutcome unverified = PrintModeOutcome(PosixFileSystem(), gone);
   CHECK(unverified.failed);

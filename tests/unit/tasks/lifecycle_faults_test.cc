@@ -23,7 +23,7 @@ int CountWrites() {
   Harness clean;
   clean.Run();
   REQUIRE(clean.sink.terminal.has_value());
-  REQUIRE(clean.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  REQUIRE(clean.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   return clean.fs.mutating_calls();
 }
 
@@ -72,14 +72,14 @@ TEST_CASE("RunLifecycle: a full disk at each write of preflight and commit ends 
       continue;
     }
     REQUIRE(h.sink.terminal.has_value());
-    const workflow::RunOutcome& outcome = h.sink.terminal->outcome;
-    if (outcome.end == workflow::RunEnd::kCompleted) {
+    const run::RunOutcome& outcome = h.sink.terminal->outcome;
+    if (outcome.end == run::RunEnd::kCompleted) {
       CheckLegalOnDisk(h.sink.launch.artifact_dir, RunState::kCompleted);
       continue;
     }
     // A run that failed says why: the full disk, in the notice and in its durable error.
     ++run_failures;
-    CHECK(outcome.end == workflow::RunEnd::kFailed);
+    CHECK(outcome.end == run::RunEnd::kFailed);
     CHECK(outcome.error.code() == "artifact_error");
     CHECK_THAT(h.sink.terminal->text, Catch::Contains(kNoSpace));
     CheckLegalOnDisk(h.sink.launch.artifact_dir, RunState::kFailed);

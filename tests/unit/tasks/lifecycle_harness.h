@@ -43,7 +43,7 @@ struct Script {
   int answers_when_cancelled = 0;
 };
 
-class ScriptedLauncher : public workflow::ChildLauncher {
+class ScriptedLauncher : public run::ChildLauncher {
  public:
   explicit ScriptedLauncher(Script script) : script_(std::move(script)) {}
 
@@ -161,9 +161,9 @@ struct RecordingSink : tasks::LifecycleSink {
   std::vector<tasks::LandedReport> landed;
 };
 
-inline workflow::RunRequest MakeRequest(const std::string& cwd,
+inline run::RunRequest MakeRequest(const std::string& cwd,
                                         const std::string& prompt = "What is 2 + 2?") {
-  workflow::RunRequest request;
+  run::RunRequest request;
   config::ModelInfo model;
   model.provider = "scripted";
   model.id = "scripted-a";
@@ -194,7 +194,7 @@ struct Harness {
     cancel = *process::CancelToken::Create();
   }
   void Run() {
-    workflow::RunRequest request = MakeRequest(dir.path(), prompt);
+    run::RunRequest request = MakeRequest(dir.path(), prompt);
     request.host.environment = host_env;
     for (config::ModelInfo& model : request.host.registry.models) model.prices = prices;
     request.host.registry.current->prices = prices;
@@ -212,12 +212,12 @@ struct Harness {
   std::optional<config::ModelPrices> prices;  // the route's model.cost; none by default
   std::vector<std::string> host_env;          // the host process's environment, as Pi would pass it
   std::string resume_run_dir;                 // /fusion-resume of that run directory
-  std::function<void(workflow::RunRequest&)> edit_request;  // last changes before the launch
+  std::function<void(run::RunRequest&)> edit_request;  // last changes before the launch
   TempDir dir;
   store::testing::FixedClock clock;
   FaultFileSystem fs;
   ScriptedLauncher launcher;
-  workflow::RunSeams seams;
+  run::RunSeams seams;
   tasks::TaskRegistry registry;
   process::CancelToken cancel;
   RecordingSink sink;

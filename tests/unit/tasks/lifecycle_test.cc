@@ -26,7 +26,7 @@ TEST_CASE("RunLifecycle: a clean run commits a verified answer, the receipt comi
   h.Run();
   REQUIRE(h.sink.launch.ok);
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   CHECK(h.launcher.started() ==
         std::vector<std::string>{"candidate", "candidate", "candidate", "evaluator", "merger"});
   auto verified = store::VerifyCompletedRun(PosixFileSystem(), h.sink.launch.artifact_dir,
@@ -74,7 +74,7 @@ TEST_CASE("RunLifecycle: a failing candidate cancels its siblings at once (fail 
   Harness h(script);
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kFailed);
   const store::Manifest m = h.DiskManifest();
   CHECK(m.state == store::RunState::kFailed);
   REQUIRE(m.error.has_value());
@@ -95,7 +95,7 @@ TEST_CASE("RunLifecycle: an empty merger answer is a typed failure, never an emp
   Harness h(script);
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kFailed);
   CHECK(h.sink.terminal->outcome.error.code() == "child_event_invalid");
   CHECK_FALSE(store::testing::Exists(h.sink.launch.artifact_dir + "/" + store::kMergedFile));
 }
@@ -139,7 +139,7 @@ TEST_CASE("RunLifecycle: the host's own per-child PI_FUSION_* values never reach
                 "PI_FUSION_TOOLS=bash", "PATH=/usr/bin"};
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   CHECK(h.launcher.started() ==
         std::vector<std::string>{"candidate", "candidate", "candidate", "evaluator", "merger"});
   for (const std::vector<std::string>& env : h.launcher.envs()) {
@@ -232,7 +232,7 @@ TEST_CASE("RunLifecycle: a run under PI_FUSION_CHILD_WRAPPER says so in receipt,
           h.sink.lines.end());
   }
   REQUIRE(h.sink.terminal.has_value());
-  REQUIRE(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  REQUIRE(h.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   auto verified = store::VerifyCompletedRun(PosixFileSystem(), h.sink.launch.artifact_dir,
                                             h.sink.launch.run_id);
   REQUIRE(verified.ok());
@@ -343,7 +343,7 @@ TEST_CASE("RunLifecycle: each verified candidate is reported once, with the byte
   Harness h(Script{[](int n) { return "answer of candidate " + std::to_string(n); }});
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   REQUIRE(h.sink.landed.size() == 3);
   std::set<int> slots;
   for (const tasks::LandedReport& r : h.sink.landed) {
@@ -372,7 +372,7 @@ TEST_CASE("RunLifecycle: a failed candidate never lands", "[tasks][lifecycle][la
   Harness h(script);
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kFailed);
   CHECK(h.sink.landed.empty());
 }
 
@@ -400,7 +400,7 @@ TEST_CASE("RunLifecycle: a run that failed after its candidates verified ends sa
   Harness h(script);
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  REQUIRE(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  REQUIRE(h.sink.terminal->outcome.end == run::RunEnd::kFailed);
   const tasks::ResumeHint hint{h.sink.launch.run_id, {1, 2, 3}, true};
   // A tool's run: the agent reads the notice, and is told to suggest the command.
   CHECK_THAT(h.sink.terminal->text, Catch::EndsWith("\n" + tasks::AgentResumeText(hint)));
@@ -434,7 +434,7 @@ TEST_CASE("RunLifecycle: quorum 2, a third answer that lands as it is cut is use
       R"("merger":"$current","policy":{"quorum":2,"grace_seconds":0,"max_cost_usd":null}})");
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
-  CHECK(h.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(h.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   CHECK_FALSE(h.DiskManifest().degraded.has_value());
   std::lock_guard lock(h.sink.mu);
   bool used = false;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 using namespace pi_fusion::tasks;
-using pi_fusion::workflow::LandedCandidate;
-using pi_fusion::workflow::ProgressEvent;
+using pi_fusion::run::LandedCandidate;
+using pi_fusion::run::ProgressEvent;
 
 namespace {
 

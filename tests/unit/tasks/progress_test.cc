@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 using namespace pi_fusion::tasks;
-using pi_fusion::workflow::ProgressEvent;
-using pi_fusion::workflow::ProgressUpdate;
+using pi_fusion::run::ProgressEvent;
+using pi_fusion::run::ProgressUpdate;
 
 namespace {
 
@@ -136,10 +136,10 @@ TEST_CASE("every stage has its contract name and the summary a person reads") {
 
 namespace {
 
-pi_fusion::workflow::ChildActivity Life(pi_fusion::Stage stage, std::optional<int> slot,
+pi_fusion::run::ChildActivity Life(pi_fusion::Stage stage, std::optional<int> slot,
                                         int64_t last_output_ms,
                                         std::optional<int64_t> tool_calls = std::nullopt) {
-  pi_fusion::workflow::ChildActivity a;
+  pi_fusion::run::ChildActivity a;
   a.stage = stage;
   a.slot = slot;
   a.last_output_ms = last_output_ms;

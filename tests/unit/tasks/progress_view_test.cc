@@ -9,8 +9,8 @@
 #include "tasks/run_view.h"
 
 using namespace pi_fusion::tasks;
-using pi_fusion::workflow::LandedCandidate;
-using pi_fusion::workflow::ProgressEvent;
+using pi_fusion::run::LandedCandidate;
+using pi_fusion::run::ProgressEvent;
 
 namespace {
 

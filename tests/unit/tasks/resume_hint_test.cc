@@ -149,8 +149,8 @@ TEST_CASE("ResumeHintOf: failed, cancelled and host-ended runs with a verified a
 
 TEST_CASE("TerminalText: a resumable run ends saying so, to the agent or to the person",
           "[tasks][resume]") {
-  workflow::RunOutcome failed;
-  failed.end = workflow::RunEnd::kFailed;
+  run::RunOutcome failed;
+  failed.end = run::RunEnd::kFailed;
   failed.error = Status::Error("child_exit_failed", "the merger failed");
   failed.run_error = store::RunError{"child_exit_failed", "the merger failed",
                                      pi_fusion::Stage::kMerge, std::nullopt, 1};
@@ -171,8 +171,8 @@ TEST_CASE("TerminalText: a resumable run ends saying so, to the agent or to the 
   CHECK(TerminalText(failed, task, hint)
             .ends_with("\nArtifacts: " + failed.artifact_dir + "\n" + PersonResumeText(hint)));
   // Cancelled: the same line after the cancellation's facts.
-  workflow::RunOutcome cancelled = failed;
-  cancelled.end = workflow::RunEnd::kCancelled;
+  run::RunOutcome cancelled = failed;
+  cancelled.end = run::RunEnd::kCancelled;
   cancelled.error = Status::Error("child_cancelled", "cancelled by quitting Pi");
   task.state = TaskState::kKilled;
   task.cancelled_by = CancelSource::kQuit;

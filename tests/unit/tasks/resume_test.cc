@@ -21,16 +21,16 @@ std::string FailedAtMerger(Harness& h) {
   h.Run();
   REQUIRE(h.sink.launch.ok);
   REQUIRE(h.sink.terminal.has_value());
-  REQUIRE(h.sink.terminal->outcome.end == workflow::RunEnd::kFailed);
+  REQUIRE(h.sink.terminal->outcome.end == run::RunEnd::kFailed);
   return h.sink.launch.artifact_dir;
 }
 
 // `second` resumes `first`'s run from the same project directory; `edit` changes its request more.
 void ResumeIn(Harness& second, const Harness& first,
-              std::function<void(workflow::RunRequest&)> edit = nullptr) {
+              std::function<void(run::RunRequest&)> edit = nullptr) {
   second.resume_run_dir = first.sink.launch.artifact_dir;
   const std::string cwd = first.dir.path();
-  second.edit_request = [cwd, edit](workflow::RunRequest& request) {
+  second.edit_request = [cwd, edit](run::RunRequest& request) {
     request.host.cwd = cwd;
     if (edit) edit(request);
   };
@@ -52,7 +52,7 @@ TEST_CASE("resume: a failed merger is the only child of the resumed run", "[task
         "Resumes " + first.sink.launch.run_id +
             ": reuses candidates 1, 2 and 3 and the evaluation; runs the merger.");
   REQUIRE(second.sink.terminal.has_value());
-  CHECK(second.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(second.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   CHECK(second.launcher.started() == std::vector<std::string>{"merger"});
   const store::Manifest m = second.DiskManifest();
   CHECK(m.cwd == first.dir.path());
@@ -73,7 +73,7 @@ TEST_CASE("resume: a route no longer admitted fails preflight naming its slot", 
   FailedAtMerger(first);
 
   Harness second;
-  ResumeIn(second, first, [](workflow::RunRequest& request) {
+  ResumeIn(second, first, [](run::RunRequest& request) {
     request.host.registry.models[0].id = "scripted-renamed";  // scripted-a is gone
     request.host.registry.current = request.host.registry.models[0];
   });
@@ -93,7 +93,7 @@ TEST_CASE("resume: a run that ran in another directory is refused", "[tasks][res
   const std::string old_dir = FailedAtMerger(first);
   Harness second;  // its own temp directory as cwd
   second.resume_run_dir = old_dir;
-  second.edit_request = [](workflow::RunRequest& request) { request.host.cwd += "/elsewhere"; };
+  second.edit_request = [](run::RunRequest& request) { request.host.cwd += "/elsewhere"; };
   second.Run();
   REQUIRE_FALSE(second.sink.launch.ok);
   CHECK(second.sink.launch.error.code() == kRunNotResumable);
@@ -108,7 +108,7 @@ TEST_CASE("resume: the old routes pinned, today's policy kept", "[tasks][resume]
   old.merger = {"p", "m"};
   config::ModelsConfig current;
   current.policy.quorum = 2;
-  const config::ModelsConfig pinned = workflow::PinnedRoutes(old, current);
+  const config::ModelsConfig pinned = run::PinnedRoutes(old, current);
   CHECK(pinned.candidates == std::array<std::string, 3>{"p/a", "p/b", "q/c/d"});
   CHECK(pinned.evaluator == "p/e");
   CHECK(pinned.merger == "p/m");
@@ -121,11 +121,11 @@ TEST_CASE("resume: a canonical input that is not the old run's is refused", "[ta
   source.manifest.workflow = "reason";
   source.canonical_input =
       "{\"request\":{\"prompt\":\"x\"}, \"workflow\":\"reason\"}";  // not canonical
-  CHECK(workflow::ResumedCanonicalInput(source).status().code() == kRunNotResumable);
+  CHECK(run::ResumedCanonicalInput(source).status().code() == kRunNotResumable);
   source.canonical_input = "{\"request\":{\"prompt\":\"\"},\"workflow\":\"reason\"}";
-  Result<workflow::CanonicalDocument> input = workflow::ResumedCanonicalInput(source);
+  Result<workflow::CanonicalDocument> input = run::ResumedCanonicalInput(source);
   REQUIRE(input.ok());
-  const Status blank = workflow::ResumedRequest(source, *input).status();
+  const Status blank = run::ResumedRequest(source, *input).status();
   CHECK(blank.code() == kRunNotResumable);
   CHECK(blank.message().find("no longer passes today's checks") != std::string::npos);
 }
@@ -161,11 +161,11 @@ TEST_CASE("resume: a project reached through a symlink is the same project", "[t
   ResumeIn(second, first);
   const std::string link = second.dir.path() + "/project-link";
   REQUIRE(::symlink(first.dir.path().c_str(), link.c_str()) == 0);
-  second.edit_request = [link](workflow::RunRequest& request) { request.host.cwd = link; };
+  second.edit_request = [link](run::RunRequest& request) { request.host.cwd = link; };
   second.Run();
   REQUIRE(second.sink.launch.ok);
   REQUIRE(second.sink.terminal.has_value());
-  CHECK(second.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  CHECK(second.sink.terminal->outcome.end == run::RunEnd::kCompleted);
   CHECK(second.launcher.started() == std::vector<std::string>{"merger"});
 }
 
@@ -182,7 +182,7 @@ TEST_CASE("resume: a run a completed run resumed is not offered or resumed again
   ResumeIn(second, first);
   second.Run();
   REQUIRE(second.sink.terminal.has_value());
-  REQUIRE(second.sink.terminal->outcome.end == workflow::RunEnd::kCompleted);
+  REQUIRE(second.sink.terminal->outcome.end == run::RunEnd::kCompleted);
 
   CHECK(tasks::ResumableRuns(PosixFileSystem(), first.dir.path()).empty());
   for (const tasks::RunListing& run : tasks::ListRuns(PosixFileSystem(), first.dir.path())) {

@@ -63,7 +63,7 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   for (int i = 1; i <= 20; ++i) merged += "- step " + std::to_string(i) + "\n";
   RunFacts facts = Facts();
   ProgressTracker t(kStart);
-  t.Apply({workflow::ProgressEvent::kCompleted, 0, "completed"}, kStart + 64'000);
+  t.Apply({run::ProgressEvent::kCompleted, 0, "completed"}, kStart + 64'000);
   facts.progress = t.snapshot();
   const json view = CompletedView(facts, Verified(merged));
   CHECK(view["kind"] == "run");
@@ -111,7 +111,7 @@ TEST_CASE("a completed research run that fetched no declared source is flagged, 
   const json view = CompletedView(facts, verified);
   CHECK(view["state"] == "completed");
   CHECK(view["status"] == "completed · no declared source fetched");
-  CHECK(view["notes"] == json::array({workflow::kNoSourceFetchedWarning}));
+  CHECK(view["notes"] == json::array({run::kNoSourceFetchedWarning}));
 }
 
 TEST_CASE("the question is the task's own field, never dug out of its description") {
@@ -152,9 +152,9 @@ TEST_CASE("a short answer's preview is the answer; a single huge line is cut in 
 
 TEST_CASE("a running run: stage, slots, elapsed time and the quit/reload hint") {
   ProgressTracker t(kStart);
-  t.Apply({workflow::ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, kStart);
-  t.Apply({workflow::ProgressEvent::kCandidateStarted, 2, "candidate 2 starting"}, kStart);
-  t.Apply({workflow::ProgressEvent::kCandidateFailed, 2, "candidate 2 failed (x)"}, kStart);
+  t.Apply({run::ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, kStart);
+  t.Apply({run::ProgressEvent::kCandidateStarted, 2, "candidate 2 starting"}, kStart);
+  t.Apply({run::ProgressEvent::kCandidateFailed, 2, "candidate 2 failed (x)"}, kStart);
   const json view = RunningView(Facts(), t.snapshot(), kStart + 42'000);
   CHECK(view["state"] == "running");
   CHECK(view["status"] == "candidates 0/3 done, 1 failed · 0:42");
@@ -354,7 +354,7 @@ TEST_CASE("the usage texts: requests beside the cost, and one line per role") {
 }
 
 TEST_CASE("a degraded run says so first: the sentence, the status and the left-out slot") {
-  using workflow::DegradedSentence;
+  using run::DegradedSentence;
   const json failed = {{"slot", 3},
                        {"model", "prov/m\x1b[2J"},
                        {"reason", "failed"},

@@ -14,14 +14,14 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct RecordingObserver : workflow::RunObserver {
-  void Progress(const workflow::ProgressUpdate&) override {}
-  void Activity(const workflow::ChildActivity& activity) override {
+struct RecordingObserver : run::RunObserver {
+  void Progress(const run::ProgressUpdate&) override {}
+  void Activity(const run::ChildActivity& activity) override {
     std::lock_guard lock(mu);
     seen.push_back(activity);
   }
   std::mutex mu;
-  std::vector<workflow::ChildActivity> seen;
+  std::vector<run::ChildActivity> seen;
 };
 
 int64_t WallMs(const Clock& clock) {
@@ -34,7 +34,7 @@ int64_t WallMs(const Clock& clock) {
 TEST_CASE("a child's output is reported with the time it arrived") {
   RecordingObserver observer;
   store::testing::FixedClock clock;
-  process::ProgressCallback watch = workflow::WatchStageChild(
+  process::ProgressCallback watch = run::WatchStageChild(
       observer, clock, PosixFileSystem(), {pi_fusion::Stage::kCandidate, 2, 1}, "");
   watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});
   const int64_t spawned = WallMs(clock);
@@ -53,7 +53,7 @@ TEST_CASE("a tool-using child reports the calls its journal holds so far") {
   const std::string journal = dir.path() + "/candidate-1.attempt-1.tool-calls.jsonl";
   RecordingObserver observer;
   store::testing::FixedClock clock;
-  process::ProgressCallback watch = workflow::WatchStageChild(
+  process::ProgressCallback watch = run::WatchStageChild(
       observer, clock, PosixFileSystem(), {pi_fusion::Stage::kCandidate, 1, 1}, journal);
   watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});  // no journal yet
   store::testing::WriteAll(journal, "{\"ordinal\":1}\n{\"ordinal\":2}\n{\"ord");
@@ -61,5 +61,5 @@ TEST_CASE("a tool-using child reports the calls its journal holds so far") {
   REQUIRE(observer.seen.size() == 2);
   CHECK(observer.seen[0].tool_calls == 0);
   CHECK(observer.seen[1].tool_calls == 2);  // the record still being written is not counted
-  CHECK(workflow::CountJournalLines(PosixFileSystem(), dir.path() + "/absent.jsonl") == 0);
+  CHECK(run::CountJournalLines(PosixFileSystem(), dir.path() + "/absent.jsonl") == 0);
 }

@@ -90,7 +90,7 @@ TEST_CASE("TaskRegistry: each task keeps its own progress; a cancellation rememb
           "[tasks]") {
   using pi_fusion::tasks::CancelSource;
   using pi_fusion::tasks::SlotState;
-  using pi_fusion::workflow::ProgressEvent;
+  using pi_fusion::run::ProgressEvent;
   TaskRegistry registry;
   AddThreeTasks(registry);
   registry.Progress(kA, {ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, 10);

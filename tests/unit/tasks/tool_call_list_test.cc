@@ -12,7 +12,7 @@
 #include "run/source_failures.h"
 #include "run/tool_call_list.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using nlohmann::json;
@@ -114,7 +114,7 @@ TEST_CASE("FailedSources: a source tried and never fetched, by URL, with its fir
                                             {"https://c.example/", false, "http_error"},
                                             {"https://a.example/", false, "request_timeout"},
                                             {"https://b.example/", false, "network_error"}};
-  const std::vector<SourceFailureRow> rows = FailedSources(fetches);
+  const std::vector<workflow::SourceFailureRow> rows = FailedSources(fetches);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].url == "https://b.example/");
   CHECK(rows[0].code == "dns_failure");
@@ -174,4 +174,4 @@ TEST_CASE("NoSourceFetched: none tried, or every try failed, is no fetch; one su
       {{"https://a.example/", false, "dns_failure"}, {"https://b.example/", true, ""}}));
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

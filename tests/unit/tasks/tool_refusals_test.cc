@@ -10,7 +10,7 @@
 #include "tasks/result_view.h"
 #include "test_support.h"
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 using nlohmann::json;
@@ -67,7 +67,7 @@ TEST_CASE("ToolRefusals: counts only the walls' refusals, by code") {
 }
 
 TEST_CASE("ToolRefusals: rows stay by slot, sum across attempts, and read as one sentence each") {
-  std::vector<ToolRefusalRow> rows;
+  std::vector<workflow::ToolRefusalRow> rows;
   AddRefusals(3, {{"path_protected", 1}}, &rows);
   AddRefusals(1, {}, &rows);  // no refusal, no row
   AddRefusals(2, CountPathRefusals(Mixed()), &rows);
@@ -76,11 +76,11 @@ TEST_CASE("ToolRefusals: rows stay by slot, sum across attempts, and read as one
   CHECK(rows[0].slot == 2);
   CHECK(rows[1].by_code ==
         std::map<std::string, int64_t>{{"path_not_regular", 1}, {"path_protected", 3}});
-  const json details = ToolRefusalsJson(rows);
+  const json details = workflow::ToolRefusalsJson(rows);
   CHECK(RefusalsText(details) ==
         "Candidate 2 had 3 tool calls refused (path_in_run_store 1, path_outside_project 2). "
         "Candidate 3 had 4 tool calls refused (path_not_regular 1, path_protected 3).");
-  CHECK(RefusalsText(ToolRefusalsJson({{1, {{"path_not_found", 1}}}})) ==
+  CHECK(RefusalsText(workflow::ToolRefusalsJson({{1, {{"path_not_found", 1}}}})) ==
         "Candidate 1 had 1 tool call refused (path_not_found 1).");
   CHECK(RefusalsText(json::array()).empty());
   CHECK(RefusalsText(json()).empty());  // a result written before the field existed
@@ -130,9 +130,9 @@ TEST_CASE("ToolRefusals: a failed run's bg_result counts the refusals in its bou
   CHECK(view->details["tool_refusals"][0]["count"] == 3);
 }
 
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run
 
-namespace pi_fusion::workflow {
+namespace pi_fusion::run {
 namespace {
 
 TEST_CASE("WeakestWalkProtection: the weakest any walk had; none when no walk named one") {
@@ -166,4 +166,4 @@ TEST_CASE("The manifest records the run's walk protection, and reads back only a
 }
 
 }  // namespace
-}  // namespace pi_fusion::workflow
+}  // namespace pi_fusion::run

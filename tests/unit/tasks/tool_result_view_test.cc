@@ -305,5 +305,5 @@ TEST_CASE(
   details["result"]["no_source_fetched"] = true;
   const json none = ToolResultView("bg_result", details, answer, false, kStart);
   CHECK(none["status"] == plain + " · no declared source fetched");
-  CHECK(none["notes"] == json::array({workflow::kNoSourceFetchedWarning}));
+  CHECK(none["notes"] == json::array({run::kNoSourceFetchedWarning}));
 }
