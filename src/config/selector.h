@@ -25,6 +25,9 @@
 // write. A conflict writes nothing and keeps the selector open with the store's message.
 //
 // Not thread-safe: one selector belongs to one interaction on one thread.
+//
+// selector.cc holds the keys and edits, selector_models.cc the model list and the notes about the
+// chosen models, selector_render.cc the lines of each view.
 #pragma once
 
 #include <optional>
