@@ -7,6 +7,10 @@
 // ripgrep and fd ourselves, started inside the vetted directory, with the protected places
 // excluded and every listed path filtered again (child/core/walk_tools.h); grep formats its lines
 // as Pi's grep does, with Pi's own truncation helpers. JS thread only, except the walks.
+//
+// file_tools.cc registers the tools and holds ls's and find's operations; read_operations.h holds
+// read's, walk_runner.h runs the walks, grep_tool.h is grep's execute, and file_tool_common.h what
+// they all share.
 #pragma once
 
 #include <napi.h>

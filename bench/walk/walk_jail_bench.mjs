@@ -17,7 +17,7 @@ import path from "node:path";
 import { BUILD_DIR, REPO_ROOT } from "../../tests/support/pi_harness.mjs";
 
 const FILES = 10000;
-// The masks and ripgrep flags the child library passes (child/file_tools.cc, walk_tools.cc).
+// The masks and ripgrep flags the child library passes (child/walk_runner.cc, walk_tools.cc).
 const MASKS = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".netrc", ".npmrc", ".pypirc",
   ".git-credentials", ".env", ".pi/fusion", ".pi/agent", ".config/gcloud", ".docker/config.json"];
 const RG_ARGS = ["--no-config", "--json", "--line-number", "--color=never", "--hidden",

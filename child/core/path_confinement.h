@@ -9,7 +9,7 @@
 // is a path that does not exist (Pi's read would then try look-alike names we cannot vet) and a
 // `file://` URL. The refusal text becomes the tool's error result, which the model sees.
 //
-// The same check runs again where the tools open the file (FileWall, file_tools.cc), so a path
+// The same check runs again where the tools open the file (FileWall, child/file_tools.h), so a path
 // swapped between this check and the open is judged again by what is opened; this early check
 // gives the model a clear refusal and the audit journal its code before anything runs.
 //
