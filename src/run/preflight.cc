@@ -38,7 +38,8 @@ struct RenderedStages {
 
 // Validate's stages get their own prompts, and its blind input carries the (empty) source
 // findings, so the plan measures what those children will receive.
-Result<RenderedStages> RenderStages(const workflow::WorkflowSpec& spec, const workflow::CanonicalDocument& input,
+Result<RenderedStages> RenderStages(const workflow::WorkflowSpec& spec,
+                                    const workflow::CanonicalDocument& input,
                                     workflow::CandidateSet set) {
   const bool validate = spec.shape == workflow::StageShape::kValidation;
   RenderedStages out;
@@ -55,7 +56,8 @@ Result<RenderedStages> RenderStages(const workflow::WorkflowSpec& spec, const wo
   if (!repair.ok()) return repair.status();
   out.repair_system = workflow::RepairSystemPromptOf(spec, set);
   out.repair_user = repair->bytes;
-  Result<workflow::CanonicalDocument> merge = workflow::BuildMergeInput(input, empty, json::object());
+  Result<workflow::CanonicalDocument> merge =
+      workflow::BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
   out.merge_system = workflow::MergerSystemPromptOf(spec, set);
   out.merge_user = merge->bytes;
@@ -180,12 +182,13 @@ Result<std::shared_ptr<const store::ResumeSource>> ReadResume(FileSystem& fs, Ru
   return std::make_shared<const store::ResumeSource>(std::move(source).value());
 }
 
-Result<workflow::CanonicalDocument> CanonicalInput(const RunRequest& request, workflow::CanonicalDocument* ledger) {
+Result<workflow::CanonicalDocument> CanonicalInput(const RunRequest& request,
+                                                   workflow::CanonicalDocument* ledger) {
   if (workflow::SpecOf(request.request.workflow).context == workflow::ContextPolicy::kCleanTask) {
     return workflow::BuildCleanTaskInput(request.host.cwd, request.request);
   }
   workflow::SessionProjectionRequest projection{request.host.cwd, request.host.branch, std::nullopt,
-                                      request.request};
+                                                request.request};
   if (!request.host.tool_call_id.empty())
     projection.active_tool_call_id = request.host.tool_call_id;
   Result<workflow::SessionProjection> projected = workflow::ProjectSession(projection);
@@ -238,8 +241,9 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   if (resume) models->thinking_level = resume->manifest.models.thinking_level;
 
   workflow::CanonicalDocument ledger;
-  Result<workflow::CanonicalDocument> input = resume ? Result<workflow::CanonicalDocument>(std::move(resumed_input))
-                                           : CanonicalInput(request, &ledger);
+  Result<workflow::CanonicalDocument> input =
+      resume ? Result<workflow::CanonicalDocument>(std::move(resumed_input))
+             : CanonicalInput(request, &ledger);
   if (!input.ok()) return fail(input.status());
   if (resume && resume->context_ledger) ledger.bytes = *resume->context_ledger;
 
@@ -273,8 +277,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   spec.models = RunModelsOf(run.models);
   spec.capabilities = {
       {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
-      {"evaluator", process::ChildCapabilityName(workflow::Capability::kReason)},
-      {"merger", process::ChildCapabilityName(workflow::Capability::kReason)}};
+      {"evaluator", process::ChildCapabilityName(workflow::kJudgeCapability)},
+      {"merger", process::ChildCapabilityName(workflow::kJudgeCapability)}};
   spec.context = {{"policy", workflow::ContextPolicyName(workflow_row.context)}};
   spec.tool_policy = ToolPolicy(workflow_row);
   Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);

@@ -5,16 +5,6 @@
 #include "schema/tool_catalog.h"
 
 namespace pi_fusion::schema {
-namespace {
-
-const ToolSpec* FindFusionTool(std::string_view tool) {
-  for (const ToolSpec& spec : RegisteredTools()) {
-    if (spec.name == tool && spec.workflow) return &spec;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 Result<nlohmann::json> NormalizeToolArguments(std::string_view tool, const nlohmann::json& args) {
   const nlohmann::json* schema = ToolParameters(tool);
@@ -25,8 +15,8 @@ Result<nlohmann::json> NormalizeToolArguments(std::string_view tool, const nlohm
 }
 
 Result<NormalizedRequest> NormalizeFusionCall(std::string_view tool, const nlohmann::json& args) {
-  const ToolSpec* spec = FindFusionTool(tool);
-  if (spec == nullptr) {
+  const ToolSpec* spec = FindTool(tool);
+  if (spec == nullptr || !spec->workflow) {
     return Status::Error(kInvalidArguments, "not a Fusion tool: " + std::string(tool));
   }
   // The legacy free-form prompt gets a migration message rather than a bare unsupported-key error.

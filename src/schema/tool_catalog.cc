@@ -39,7 +39,8 @@ std::vector<ToolSpec> BuildTools() {
        {"Use fusion_reason only for a hard question worth several model calls (design trade-offs, "
         "tricky reasoning); its candidates see the conversation's visible text, not tool results, "
         "and have no tools.",
-        kWaitGuideline}},
+        kWaitGuideline},
+       "prompt"},
       {"fusion_investigate",
        "Fusion Investigate",
        std::string("Investigate the repository with Fusion: three candidates explore with "
@@ -54,7 +55,8 @@ std::vector<ToolSpec> BuildTools() {
         "exploration; it does not see the conversation, so put every needed fact in background.",
         "While a fusion_investigate run is active, do not edit files in the project: its "
         "candidates read the live working tree.",
-        kWaitGuideline}},
+        kWaitGuideline},
+       "objective"},
       {"fusion_research",
        "Fusion Research",
        std::string("Research with Fusion from caller-declared public URLs (targeted fetch, not web "
@@ -67,7 +69,11 @@ std::vector<ToolSpec> BuildTools() {
        "URLs, then are evaluated blind and merged (background task)",
        {"Use fusion_research when an answer needs specific public web pages you can name; it "
         "fetches only the URLs in sources and never searches. Never put secrets in URLs.",
-        kWaitGuideline}},
+        kWaitGuideline},
+       "objective",
+       ApplySourceRules,
+       nullptr,
+       /*open_world=*/true},
       {"fusion_validate",
        "Fusion Validate",
        std::string("Review a change with Fusion: three read-only reviewers report findings with "
@@ -80,7 +86,10 @@ std::vector<ToolSpec> BuildTools() {
        "blind evaluator accounts for every finding (background task)",
        {"Use fusion_validate for an advisory review of a finished change; it never edits files or "
         "runs tests, so report what verification you ran in verification.",
-        kWaitGuideline}},
+        kWaitGuideline},
+       "objective",
+       ApplyVerificationRules,
+       kValidatePromptMigration},
       {"bg_result",
        "Background Result",
        "Get the result of a background task by id (or unambiguous prefix). For a completed Fusion "
@@ -91,26 +100,25 @@ std::vector<ToolSpec> BuildTools() {
        "bg_result: the verified result of a finished background task",
        {"Call bg_result once per task, after its terminal notification; it never waits for a "
         "running task.",
-        kResumeGuideline}},
+        kResumeGuideline},
+       "taskId"},
       {"bg_status",
        "Background Status",
        "List background tasks with their state (running, completed, failed, killed), or show one "
        "task by id. Returns at once.",
        std::nullopt,
        "bg_status: list background tasks and their states",
-       {"Do not poll bg_status while a task runs; its terminal notification arrives by itself."}},
+       {"Do not poll bg_status while a task runs; its terminal notification arrives by itself."},
+       "taskId"},
       {"bg_kill",
        "Background Kill",
        "Cancel a running background task by id. Fusion runs stop every child process, record the "
        "cancellation durably and report it; waits up to 30 seconds for the run to settle.",
        std::nullopt,
        "bg_kill: cancel a running background task",
-       {"Use bg_kill only when the user asks to stop a task or it is clearly no longer needed."}},
+       {"Use bg_kill only when the user asks to stop a task or it is clearly no longer needed."},
+       "taskId"},
   };
-  tools[3].extra_rules = ApplyVerificationRules;
-  tools[3].legacy_prompt_message = kValidatePromptMigration;
-  tools[2].extra_rules = ApplySourceRules;
-  tools[2].open_world = true;
   return tools;
 }
 
@@ -134,6 +142,19 @@ const ToolSpec& FusionTool(Workflow workflow) {
     if (tool.workflow == workflow) return tool;
   }
   std::abort();  // every workflow has its tool (tool_catalog_test)
+}
+
+std::string HeadlineOf(const ToolSpec& tool, const nlohmann::json& args) {
+  if (!args.is_object()) return "";
+  auto it = args.find(tool.headline);
+  return it != args.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+const ToolSpec* FindTool(std::string_view name) {
+  for (const ToolSpec& tool : RegisteredTools()) {
+    if (tool.name == name) return &tool;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> PackageToolNames() {

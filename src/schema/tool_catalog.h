@@ -27,6 +27,9 @@ struct ToolSpec {
   // Pi's promptGuidelines: bullets added to the system prompt's guidelines while the tool is
   // active (when to use it; wait for the notification instead of polling).
   std::vector<std::string> prompt_guidelines;
+  // The argument that says what a call is about, in one line of a view: the question of a
+  // Fusion call ("prompt" or "objective"), the task id of a bg_* call ("taskId").
+  const char* headline = "";
   // The workflow's own rules on top of the closed schema (normalize.h): validate's verification
   // contract, research's declared sources; null when there are none.
   Status (*extra_rules)(nlohmann::json& request) = nullptr;
@@ -47,6 +50,12 @@ nlohmann::json ToolAnnotations(const ToolSpec& tool);
 
 // The Fusion tool of `workflow` (its row above).
 const ToolSpec& FusionTool(Workflow workflow);
+
+// The text of `tool`'s headline argument in `args`; empty when it is absent or not a string.
+std::string HeadlineOf(const ToolSpec& tool, const nlohmann::json& args);
+
+// The registered tool named `name`; nullptr for any other name.
+const ToolSpec* FindTool(std::string_view name);
 
 // The tool this package registered before and retired: never offered again, to anyone.
 inline constexpr char kRetiredToolName[] = "fusion_brainstorm";

@@ -7,6 +7,7 @@
 #include "config/shared_model.h"
 #include "run/cost_estimate.h"
 #include "run/source_failures.h"
+#include "schema/tool_catalog.h"
 #include "tasks/host_texts.h"
 #include "tasks/run_view.h"
 #include "workflow/child_wrapper.h"
@@ -17,13 +18,8 @@ using nlohmann::json;
 
 std::string TaskLabel(std::string_view workflow) { return "fusion " + std::string(workflow); }
 
-std::string RequestText(const json& request) {
-  for (const char* field : {"prompt", "objective"}) {
-    if (request.is_object() && request.contains(field) && request.at(field).is_string()) {
-      return request.at(field).get<std::string>();
-    }
-  }
-  return "";
+std::string RequestText(const schema::NormalizedRequest& request) {
+  return schema::HeadlineOf(schema::FusionTool(request.workflow), request.request);
 }
 
 std::string TaskSource(store::RunSource source) {

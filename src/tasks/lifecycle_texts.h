@@ -14,6 +14,7 @@
 #include "pi_fusion/status.h"
 #include "run/preflight.h"
 #include "run/run_request.h"
+#include "schema/normalize.h"
 #include "tasks/resume_hint.h"
 #include "tasks/task_registry.h"
 
@@ -46,8 +47,8 @@ struct TerminalReport {
 
 // "fusion reason" for workflow "reason".
 std::string TaskLabel(std::string_view workflow);
-// The text a request asks about: `prompt` (reason) or `objective` (the other workflows).
-std::string RequestText(const nlohmann::json& request);
+// The text a request asks about: its tool's headline argument (schema/tool_catalog.h).
+std::string RequestText(const schema::NormalizedRequest& request);
 // "tool" | "command".
 std::string TaskSource(store::RunSource source);
 

@@ -7,6 +7,7 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "schema/tool_catalog.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/owner_lock.h"
@@ -35,8 +36,11 @@ uint64_t DirectorySize(FileSystem& fs, const std::string& dir) {
   return total;
 }
 
-// The first non-blank line of the request's prompt (reason) or objective (the others).
-std::string Question(FileSystem& fs, const std::string& run_dir) {
+// The first non-blank line of the request's headline argument (its tool's, by the run id's
+// workflow: prompt or objective).
+std::string Question(FileSystem& fs, const std::string& run_dir, std::string_view run_id) {
+  const std::optional<Workflow> workflow = ParseWorkflow(store::RunIdWorkflow(run_id));
+  if (!workflow) return "";
   Result<std::string> bytes =
       fs.ReadFile(run_dir + "/" + kCanonicalInput, store::ArtifactReadCap(kCanonicalInput));
   if (!bytes.ok()) return "";
@@ -45,23 +49,19 @@ std::string Question(FileSystem& fs, const std::string& run_dir) {
   if (!parsed.ok()) return "";
   const nlohmann::json& input = *parsed;
   if (!input.is_object() || !input.contains("request") || !input["request"].is_object()) return "";
-  const nlohmann::json& request = input["request"];
-  for (const char* key : {"prompt", "objective"}) {
-    if (!request.contains(key) || !request[key].is_string()) continue;
-    const std::string text = request[key].get<std::string>();
-    size_t start = 0;
-    while (start < text.size()) {
-      size_t end = text.find('\n', start);
-      if (end == std::string::npos) end = text.size();
-      std::string line = text.substr(start, end - start);
-      const size_t first = line.find_first_not_of(" \t\r");
-      if (first != std::string::npos) {
-        line = line.substr(first);
-        line.erase(line.find_last_not_of(" \t\r") + 1);
-        return line;
-      }
-      start = end + 1;
+  const std::string text = schema::HeadlineOf(schema::FusionTool(*workflow), input["request"]);
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first != std::string::npos) {
+      line = line.substr(first);
+      line.erase(line.find_last_not_of(" \t\r") + 1);
+      return line;
     }
+    start = end + 1;
   }
   return "";
 }
@@ -69,7 +69,7 @@ std::string Question(FileSystem& fs, const std::string& run_dir) {
 RunListing ReadListing(FileSystem& fs, std::string run_dir, std::string run_id) {
   RunListing run = ReadRunState(fs, std::move(run_dir), std::move(run_id));
   run.size_bytes = DirectorySize(fs, run.run_dir);
-  run.question = Question(fs, run.run_dir);
+  run.question = Question(fs, run.run_dir, run.run_id);
   return run;
 }
 

@@ -39,9 +39,7 @@ class TaskObserver : public run::RunObserver {
     sink_.CandidateLanded({id_, workflow_, label_, landed});
   }
 
-  void Activity(const run::ChildActivity& activity) override {
-    tasks_.Activity(id_, activity);
-  }
+  void Activity(const run::ChildActivity& activity) override { tasks_.Activity(id_, activity); }
 
  private:
   TaskRegistry& tasks_;
@@ -54,8 +52,8 @@ class TaskObserver : public run::RunObserver {
 
 // Preflight with every exception turned into its failure.
 std::optional<run::PreparedRun> PreflightGuarded(run::RunRequest request,
-                                                      const run::RunSeams& seams,
-                                                      run::PreflightFailure* failure) {
+                                                 const run::RunSeams& seams,
+                                                 run::PreflightFailure* failure) {
   try {
     Result<run::PreparedRun> run = run::Preflight(std::move(request), seams, failure);
     if (run.ok()) return std::move(run).value();
@@ -72,9 +70,9 @@ std::optional<run::PreparedRun> PreflightGuarded(run::RunRequest request,
 LaunchReport CancelledBeforeStart(run::PreparedRun& run, const process::CancelToken& cancel) {
   const char* cause = cancel.cause();
   const Status cancelled = Status::Error(
-      kChildCancelled,
-      cause != nullptr ? run::CancelledByMessage(cause) + " during preflight; no child started"
-                       : "cancelled during preflight (the session ended); no child started");
+      kChildCancelled, cause != nullptr
+                           ? run::CancelledByMessage(cause) + " during preflight; no child started"
+                           : "cancelled during preflight (the session ended); no child started");
   store::RunError error{cancelled.code(), cancelled.message(), std::nullopt, std::nullopt,
                         std::nullopt};
   if (cause != nullptr) error.cancelled_by = cause;
@@ -83,7 +81,7 @@ LaunchReport CancelledBeforeStart(run::PreparedRun& run, const process::CancelTo
 }
 
 run::RunOutcome ExecuteGuarded(run::PreparedRun& run, const process::CancelToken& cancel,
-                                    run::RunObserver& observer) {
+                               run::RunObserver& observer) {
   // Execute() turns its own exceptions into a durable failed run; this is the last line.
   try {
     return run::Execute(run, cancel, observer);
@@ -102,8 +100,8 @@ run::RunOutcome ExecuteGuarded(run::PreparedRun& run, const process::CancelToken
 
 }  // namespace
 
-void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
-                  TaskRegistry& tasks, const process::CancelToken& cancel, LifecycleSink& sink) {
+void RunLifecycle(run::RunRequest request, const run::RunSeams& seams, TaskRegistry& tasks,
+                  const process::CancelToken& cancel, LifecycleSink& sink) {
   run::PreflightFailure failure;
   std::optional<run::PreparedRun> run = PreflightGuarded(std::move(request), seams, &failure);
   if (!run) return sink.Launched(FailedLaunch(failure));
@@ -112,7 +110,7 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   // From the prepared run: a resumed run's request is the old run's, read by preflight.
   const run::RunRequest& prepared = run->request;
   const std::string workflow_name(Name(prepared.request.workflow));
-  const std::string description = TaskDescription(RequestText(prepared.request.request));
+  const std::string description = TaskDescription(RequestText(prepared.request));
   const std::string source = TaskSource(prepared.source);
   const std::string session_id = prepared.host.session_id;
 
@@ -139,9 +137,8 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   // Whether it can be resumed, from the terminal manifest the store holds (resume_hint.h).
   terminal.text =
       TerminalText(terminal.outcome, terminal.task, ResumeHintOf(run->store->Snapshot()));
-  const std::string failure_line = terminal.outcome.end == run::RunEnd::kFailed
-                                       ? run::FailureText(terminal.outcome)
-                                       : "";
+  const std::string failure_line =
+      terminal.outcome.end == run::RunEnd::kFailed ? run::FailureText(terminal.outcome) : "";
   tasks.Finish(task.id, TaskStateOf(terminal.outcome.end), terminal.text, failure_line);
   terminal.task.terminal_text = terminal.text;
   terminal.task.failure = failure_line;

@@ -15,6 +15,7 @@
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "run/tool_call_list.h"
+#include "schema/tool_catalog.h"
 #include "store/artifact_ref.h"
 #include "store/failure_view.h"
 #include "store/role_usage.h"
@@ -496,11 +497,8 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
 json CallView(std::string_view tool, const json& args) {
   const bool fusion = tool.substr(0, 7) == "fusion_";
   json view = {{"title", fusion ? Title(tool.substr(7)) : std::string(tool)}};
-  std::string question;
-  for (const char* key : {"prompt", "objective", "taskId"}) {
-    question = StringAt(args, key);
-    if (!question.empty()) break;
-  }
+  const schema::ToolSpec* spec = schema::FindTool(tool);
+  const std::string question = spec ? schema::HeadlineOf(*spec, args) : "";
   if (!question.empty()) view["question"] = ShortQuestion(question);
   return view;
 }

@@ -147,8 +147,9 @@ std::string RepairInstructionsText() {
          "and follow every rule above.\n";
 }
 
-std::string CandidateSystemPrompt(Capability capability) {
-  const char* guide = capability == Capability::kReason ? kSessionGuide : kCleanTaskGuide;
+std::string CandidateSystemPrompt(ContextPolicy context, Capability capability) {
+  const char* guide =
+      context == ContextPolicy::kSessionProjection ? kSessionGuide : kCleanTaskGuide;
   return "You are one of several independent experts who each answer the same request on their "
          "own. Write the strongest complete, correct answer you can.\n\n# Input\n\n" +
          std::string(guide) + "\n\n# Tools\n\n" + ToolGuide(capability) +

@@ -15,12 +15,11 @@
 
 namespace pi_fusion::workflow {
 
-// The candidate prompt for a workflow's capability: the input guide for its context kind
-// (session projection for kReason, clean task otherwise), the output contract (hard maximum,
-// explicit limitations when the scope cannot fit, anonymity) and the tool guidance (none for
-// kReason; read/grep/find/ls for kInspect; plus fusion_web_fetch on declared sources for
-// kResearch).
-std::string CandidateSystemPrompt(Capability capability);
+// The candidate prompt for a workflow's row: the input guide for its context policy (session
+// projection or clean task), the output contract (hard maximum, explicit limitations when the
+// scope cannot fit, anonymity) and the tool guidance of its capability (none for kReason;
+// read/grep/find/ls for kInspect; plus fusion_web_fetch on declared sources for kResearch).
+std::string CandidateSystemPrompt(ContextPolicy context, Capability capability);
 
 // The blind evaluator: compare anonymous candidates A, B and C (kTwoOrThree: A and B, or A, B
 // and C) and output only one pi-background-tasks.fusion-evaluation.v1 object (the template of

@@ -71,4 +71,14 @@ enum class CandidateSet { kThree, kTwoOrThree };
 // evaluator, its repair and the merger always run as kReason.
 using Capability = process::ChildCapability;
 
+// The capability of every stage after the candidates: the evaluator, its repair and the merger
+// read only their input document.
+inline constexpr Capability kJudgeCapability = Capability::kReason;
+
+// What the candidates get as their input (seed: "clean tasks carry no parent transcript").
+enum class ContextPolicy {
+  kSessionProjection,  // the conversation's visible text (context_projection.h)
+  kCleanTask,          // only the normalized request (clean_task.h)
+};
+
 }  // namespace pi_fusion::workflow

@@ -39,8 +39,9 @@ std::string_view ContextPolicyName(ContextPolicy policy) {
 }
 
 std::string CandidateSystemPromptOf(const WorkflowSpec& spec) {
-  return spec.shape == StageShape::kValidation ? ValidationReviewerSystemPrompt()
-                                               : CandidateSystemPrompt(spec.candidate_capability);
+  return spec.shape == StageShape::kValidation
+             ? ValidationReviewerSystemPrompt()
+             : CandidateSystemPrompt(spec.context, spec.candidate_capability);
 }
 
 std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {

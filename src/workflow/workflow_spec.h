@@ -15,12 +15,6 @@
 
 namespace pi_fusion::workflow {
 
-// What the candidates get as their input (seed: "clean tasks carry no parent transcript").
-enum class ContextPolicy {
-  kSessionProjection,  // the conversation's visible text (context_projection.h)
-  kCleanTask,          // only the normalized request (clean_task.h)
-};
-
 // The shape of the stages after the candidates: the prompt set, the blind input (with or without
 // validation source findings), the evaluation's scope (with or without finding accounting), and
 // how the answer is made (merged text, or a host-rendered validation report).

@@ -7,6 +7,7 @@
 #include "workflow/stage_inputs.h"
 #include "workflow/stage_prompts.h"
 #include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -37,22 +38,22 @@ bool Contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("StagePrompts: candidates get the exact limit, limitations and anonymity",
           "[workflow][prompts]") {
-  for (Capability c : {Capability::kReason, Capability::kInspect, Capability::kResearch}) {
-    const std::string prompt = CandidateSystemPrompt(c);
+  for (Workflow w : {Workflow::kReason, Workflow::kInvestigate, Workflow::kResearch}) {
+    const std::string prompt = CandidateSystemPromptOf(SpecOf(w));
     CHECK(Contains(prompt, "Hard maximum: 49,152 JSON-rendered UTF-8 bytes"));
     CHECK(Contains(prompt, "\"Limitations\" section"));
     CHECK(Contains(prompt, "Do not name or guess providers, models, slots"));
-    CHECK(prompt == CandidateSystemPrompt(c));
+    CHECK(prompt == CandidateSystemPromptOf(SpecOf(w)));
   }
-  const std::string reason = CandidateSystemPrompt(Capability::kReason);
+  const std::string reason = CandidateSystemPromptOf(SpecOf(Workflow::kReason));
   CHECK(Contains(reason, "You have no tools."));
   CHECK(Contains(reason, "\"session_projection\""));
   CHECK_FALSE(Contains(reason, "fusion_web_fetch"));
-  const std::string inspect = CandidateSystemPrompt(Capability::kInspect);
+  const std::string inspect = CandidateSystemPromptOf(SpecOf(Workflow::kInvestigate));
   CHECK(Contains(inspect, "read, grep, find and ls"));
   CHECK(Contains(inspect, "\"clean_task\""));
   CHECK_FALSE(Contains(inspect, "fusion_web_fetch"));
-  CHECK(Contains(CandidateSystemPrompt(Capability::kResearch), "request.sources"));
+  CHECK(Contains(CandidateSystemPromptOf(SpecOf(Workflow::kResearch)), "request.sources"));
 }
 
 TEST_CASE("StagePrompts: evaluator, repair and merger contracts", "[workflow][prompts]") {

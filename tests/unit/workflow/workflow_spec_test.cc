@@ -97,6 +97,45 @@ TEST_CASE("WorkflowSpec: each row pairs its stage shape with the failure rule th
   }
 }
 
+TEST_CASE("WorkflowSpec: a new row is all a fifth workflow's stages read") {
+  // A synthetic fifth workflow: a clean task answered without tools, a pairing no row has. Its
+  // prompts, its children's tools, its input kind and its headline come from the row and its tool
+  // row alone; nothing keys on which workflow it is.
+  schema::ToolSpec tool{"fusion_synthetic", "Fusion Synthetic", "d", Workflow::kReason, "s", {},
+                        "objective"};
+  const WorkflowSpec row{Workflow::kReason,
+                         &tool,
+                         Capability::kReason,
+                         ContextPolicy::kCleanTask,
+                         StageShape::kFusion,
+                         false,
+                         CandidateFailureRule::kFailFast};
+  const std::string candidate = CandidateSystemPromptOf(row);
+  CHECK(candidate.find("\"clean_task\"") != std::string::npos);
+  CHECK(candidate.find("\"session_projection\"") == std::string::npos);
+  CHECK(candidate.find("You have no tools.") != std::string::npos);
+  CHECK(ContextPolicyName(row.context) == "clean_task");
+  CHECK(EvaluatorSystemPromptOf(row) == EvaluatorSystemPromptOf(SpecOf(Workflow::kReason)));
+  CHECK(MergerSystemPromptOf(row, CandidateSet::kTwoOrThree) ==
+        MergerSystemPromptOf(SpecOf(Workflow::kInvestigate), CandidateSet::kTwoOrThree));
+  CHECK(schema::HeadlineOf(*row.tool, {{"objective", "Why?"}, {"prompt", "no"}}) == "Why?");
+  // The existing rows' prompts are the same function of their own rows.
+  CHECK(CandidateSystemPromptOf(SpecOf(Workflow::kInvestigate)) != candidate);
+}
+
+TEST_CASE("ToolSpec: every tool names its headline argument, and it is in its schema") {
+  for (const schema::ToolSpec& tool : schema::RegisteredTools()) {
+    INFO(tool.name);
+    const json* parameters = schema::ToolParameters(tool.name);
+    REQUIRE(parameters != nullptr);
+    CHECK(parameters->at("properties").contains(tool.headline));
+  }
+  CHECK(schema::HeadlineOf(schema::FusionTool(Workflow::kReason), {{"prompt", "Q"}}) == "Q");
+  CHECK(schema::HeadlineOf(schema::FusionTool(Workflow::kValidate), {{"prompt", "Q"}}).empty());
+  CHECK(schema::HeadlineOf(*schema::FindTool("bg_result"), {{"taskId", "t1"}}) == "t1");
+  CHECK(schema::FindTool("fusion_brainstorm") == nullptr);
+}
+
 TEST_CASE("ChildDeniedTools: Pi's mutating tools and every tool of this package, exact names") {
   CHECK(ChildDeniedTools() ==
         std::vector<std::string>{"bash", "edit", "write", "powershell", "fusion_reason",
