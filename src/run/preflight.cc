@@ -197,6 +197,75 @@ Result<workflow::CanonicalDocument> CanonicalInput(const RunRequest& request,
   return std::move(projected->input);
 }
 
+// `routes` admitted against the host's registry. A resumed run's are the old run's routes,
+// admitted again now, with its thinking level; a refusal then names the old run.
+Result<config::ResolvedModels> AdmitRoutes(const config::ModelsConfig& routes,
+                                           const HostSnapshot& host,
+                                           const store::ResumeSource* resume) {
+  Result<config::ResolvedModels> models = config::AdmitModels(routes, host.registry);
+  if (!resume) return models;
+  if (!models.ok()) {
+    return Status::Error(models.status().code(),
+                         "the routes of run " + resume->manifest.run_id +
+                             ", admitted again for its resume: " + models.status().message());
+  }
+  models->thinking_level = resume->manifest.models.thinking_level;
+  return models;
+}
+
+// What the run directory records of the run before anything is written: its identity and the
+// configuration it runs under (the routes as admitted, the file's revision, each stage's
+// capability and the candidates' context and tool policy).
+Result<store::RunSpec> RunSpecOf(const PreparedRun& run, const config::ModelsConfig& routes,
+                                 const config::Revision& revision,
+                                 const workflow::WorkflowSpec& workflow_row, std::string run_id) {
+  store::RunSpec spec;
+  spec.run_id = std::move(run_id);
+  spec.source = run.request.source;
+  spec.cwd = run.request.host.cwd;
+  spec.session_id = run.request.host.session_id;
+  spec.pid = static_cast<long>(run.request.host.pid);
+  if (run.resume) spec.resumed_from = run.resume->manifest.run_id;
+  Result<std::string> models_json = config::SerializeModelsConfig(routes);
+  if (!models_json.ok()) return models_json.status();
+  spec.config = {{"models", json::parse(*models_json)},
+                 {"revision", config::RevisionToJson(revision)},
+                 {"routes", config::ResolvedModelsToJson(run.models)}};
+  spec.models = RunModelsOf(run.models);
+  spec.capabilities = {
+      {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
+      {"evaluator", process::ChildCapabilityName(workflow::kJudgeCapability)},
+      {"merger", process::ChildCapabilityName(workflow::kJudgeCapability)}};
+  spec.context = {{"policy", workflow::ContextPolicyName(workflow_row.context)}};
+  spec.tool_policy = ToolPolicy(workflow_row);
+  return spec;
+}
+
+// The run's first artifacts (the canonical input, the budget plan, the context ledger, research's
+// source policy), then the plan's and the cost cap's verdicts on the run. After the plan: a run
+// that cannot fit its routes is refused for that, whatever it would cost. Either refusal is
+// recorded like a failure, so the run list and the failure summary show it and budget-plan.json
+// beside it explains the minimum.
+Status WriteFirstArtifacts(PreparedRun& run, const workflow::CanonicalDocument& ledger,
+                           const workflow::WorkflowSpec& workflow_row) {
+  std::vector<std::pair<std::string, std::string>> artifacts = {
+      {store::kCanonicalInputFile, run.canonical_input.bytes},
+      {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
+  if (!ledger.bytes.empty()) artifacts.emplace_back(store::kContextLedgerFile, ledger.bytes);
+  if (workflow_row.declares_sources) {
+    Result<std::string> policy = SourcePolicyBytes(run.store->run_id(), run.request.request);
+    if (!policy.ok()) return policy.status();
+    artifacts.emplace_back(std::string(url::kSourcePolicyFile), *policy);
+  }
+  for (const auto& [name, bytes] : artifacts) {
+    Result<store::ArtifactRef> ref = run.store->WriteArtifact(name, bytes);
+    if (!ref.ok()) return ref.status();
+    if (name == url::kSourcePolicyFile) run.source_policy = *ref;
+  }
+  if (run.plan.blocked()) return budget::CheckPlan(run.plan);
+  return budget::CheckCostCapBeforeRun(run.policy.max_cost_usd, run.plan, run.cost_forecast);
+}
+
 }  // namespace
 
 Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
@@ -231,14 +300,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   // A resumed run keeps the old run's routes, admitted again now; the policy is today's.
   const config::ModelsConfig routes =
       resume ? PinnedRoutes(resume->manifest.models, loaded->config) : loaded->config;
-  Result<config::ResolvedModels> models = config::AdmitModels(routes, request.host.registry);
-  if (!models.ok() && resume) {
-    return fail(Status::Error(models.status().code(),
-                              "the routes of run " + resume->manifest.run_id +
-                                  ", admitted again for its resume: " + models.status().message()));
-  }
+  Result<config::ResolvedModels> models = AdmitRoutes(routes, request.host, resume.get());
   if (!models.ok()) return fail(models.status());
-  if (resume) models->thinking_level = resume->manifest.models.thinking_level;
 
   workflow::CanonicalDocument ledger;
   Result<workflow::CanonicalDocument> input =
@@ -262,26 +325,10 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
 
   Result<std::string> run_id = store::NewRunId(workflow_row.workflow, *seams.random);
   if (!run_id.ok()) return fail(run_id.status());
-  store::RunSpec spec;
-  spec.run_id = *run_id;
-  spec.source = run.request.source;
-  spec.cwd = run.request.host.cwd;
-  spec.session_id = run.request.host.session_id;
-  spec.pid = static_cast<long>(run.request.host.pid);
-  if (resume) spec.resumed_from = resume->manifest.run_id;
-  Result<std::string> models_json = config::SerializeModelsConfig(routes);
-  if (!models_json.ok()) return fail(models_json.status());
-  spec.config = {{"models", json::parse(*models_json)},
-                 {"revision", config::RevisionToJson(loaded->revision)},
-                 {"routes", config::ResolvedModelsToJson(run.models)}};
-  spec.models = RunModelsOf(run.models);
-  spec.capabilities = {
-      {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
-      {"evaluator", process::ChildCapabilityName(workflow::kJudgeCapability)},
-      {"merger", process::ChildCapabilityName(workflow::kJudgeCapability)}};
-  spec.context = {{"policy", workflow::ContextPolicyName(workflow_row.context)}};
-  spec.tool_policy = ToolPolicy(workflow_row);
-  Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, spec);
+  Result<store::RunSpec> spec =
+      RunSpecOf(run, routes, loaded->revision, workflow_row, *std::move(run_id));
+  if (!spec.ok()) return fail(spec.status());
+  Result<std::unique_ptr<store::RunStore>> store = store::RunStore::Create(fs, clock, *spec);
   if (!store.ok()) return fail(store.status());
   run.store = std::move(store).value();
   failure->artifact_dir = run.store->run_dir();
@@ -293,28 +340,8 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
                     {status.code(), status.message(), std::nullopt, std::nullopt, std::nullopt});
     return fail(status);
   };
-  std::vector<std::pair<std::string, std::string>> artifacts = {
-      {store::kCanonicalInputFile, run.canonical_input.bytes},
-      {"budget-plan.json", budget::BudgetPlanBytes(run.plan)}};
-  if (!ledger.bytes.empty()) artifacts.emplace_back(store::kContextLedgerFile, ledger.bytes);
-  if (workflow_row.declares_sources) {
-    Result<std::string> policy = SourcePolicyBytes(run.store->run_id(), run.request.request);
-    if (!policy.ok()) return fail_run(policy.status());
-    artifacts.emplace_back(std::string(url::kSourcePolicyFile), *policy);
-  }
-  for (const auto& [name, bytes] : artifacts) {
-    Result<store::ArtifactRef> ref = run.store->WriteArtifact(name, bytes);
-    if (!ref.ok()) return fail_run(ref.status());
-    if (name == url::kSourcePolicyFile) run.source_policy = *ref;
-  }
-  if (run.plan.blocked()) return fail_run(budget::CheckPlan(run.plan));
-  // After the plan: a run that cannot fit its routes is refused for that, whatever it would cost.
-  // Recorded like the plan's refusal, so the run list and the failure summary show it and
-  // budget-plan.json beside it explains the minimum.
-  if (Status cap =
-          budget::CheckCostCapBeforeRun(run.policy.max_cost_usd, run.plan, run.cost_forecast);
-      !cap.ok()) {
-    return fail_run(cap);
+  if (Status written = WriteFirstArtifacts(run, ledger, workflow_row); !written.ok()) {
+    return fail_run(written);
   }
   return run;
 }
