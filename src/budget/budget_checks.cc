@@ -29,7 +29,7 @@ Status CheckMeasuredPrompt(const RouteCapacity& route, Role stage, std::string_v
   counts += CountByteClasses(user_prompt);
   const TokenEstimate estimate = EstimateTokens(route.family, counts);
   if (estimate.tokens <= route.allowed_input) return Status();
-  const int slot = stage == Role::kCandidate ? static_cast<int>(route.spec.role) + 1 : 0;
+  const int slot = stage == Role::kCandidate ? static_cast<int>(route.spec.slot) + 1 : 0;
   std::string message =
       "The exact rendered " + StageLabel(stage, slot) + " prompt for " + RouteText(route) + " is " +
       std::to_string(counts.known()) + " UTF-8 bytes, estimated at " +

@@ -16,12 +16,12 @@ std::optional<nlohmann::json> CalibrationViolation(const RouteCapacity& route, R
   const TokenEstimate estimate = EstimateTokens(route.family, counts);
   const int64_t observed = usage.input + usage.cache_read + usage.cache_write;
   if (observed <= estimate.tokens) return std::nullopt;
-  const int slot = stage == Role::kCandidate ? static_cast<int>(route.spec.role) + 1 : 0;
+  const int slot = stage == Role::kCandidate ? static_cast<int>(route.spec.slot) + 1 : 0;
   return nlohmann::json{
       {"schema_version", kCalibrationViolationSchema},
       {"stage", PlanStageName(stage)},
       {"slot", slot == 0 ? nlohmann::json(nullptr) : nlohmann::json(slot)},
-      {"role", SlotId(route.spec.role)},
+      {"role", SlotId(route.spec.slot)},
       {"attempt", attempt},
       {"route", {{"provider", route.spec.provider}, {"model", route.spec.model}}},
       {"rate", RateJson(estimate.rate)},

@@ -55,10 +55,10 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan&
   if (!cap) return Status::Ok();
   for (const StageCost& stage : forecast.stages) {
     if (stage.prices) continue;
-    const size_t route = static_cast<size_t>(stage.role);
+    const size_t route = static_cast<size_t>(stage.route);
     return Status::Error(
         kCostCapExceeded,
-        CapText(*cap) + " cannot bound the " + std::string(SlotLabel(stage.role)) +
+        CapText(*cap) + " cannot bound the " + std::string(SlotLabel(stage.route)) +
             " slot's route " + plan.routes[route].QualifiedId() +
             ": Pi gives no prices for it, so no request on it can be admitted against the cap; "
             "no child was started. Choose a priced route for that slot, or clear the cap, with "

@@ -62,12 +62,12 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
                           const ObservedRoles& observed) {
   CostForecast out;
   for (const StageForecast& stage : plan.stages) {
-    const size_t route = static_cast<size_t>(stage.role);
+    const size_t route = static_cast<size_t>(stage.route);
     const int64_t rate = ConfiguredRateX100(plan.routes[route].family);
     StageCost cost;
     cost.stage = stage.stage;
     cost.slot = stage.slot;
-    cost.role = stage.role;
+    cost.route = stage.route;
     cost.conditional = stage.conditional;
     cost.input = {stage.input_tokens + ExpectedTokens(stage.reserved_output_contract_bytes, rate),
                   stage.estimate.tokens};

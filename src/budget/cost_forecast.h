@@ -93,9 +93,9 @@ struct UsdRange {
 
 struct StageCost {
   Role stage = Role::kCandidate;
-  int slot = 0;  // 1-3 for candidates, 0 otherwise
-  Slot role = Slot::kCandidate1;
-  bool conditional = false;  // the evaluation repair
+  int slot = 0;                    // 1-3 for candidates, 0 otherwise
+  Slot route = Slot::kCandidate1;  // the configured route the stage runs on
+  bool conditional = false;        // the evaluation repair
   // The expected figures are the median of earlier runs (ObservedTokens), not the share of cap.
   bool from_history = false;
   int history_runs = 0;  // how many runs that median is of; 0 unless from_history

@@ -23,7 +23,7 @@ std::string UsdText(const UsdRange& usd) {
 std::string StageLine(const BudgetPlan& plan, const StageCost& stage) {
   std::string line = "- " + StageLabel(stage.stage, stage.slot);
   if (stage.conditional) line += " (only after an invalid evaluation)";
-  line += ", " + plan.routes[static_cast<size_t>(stage.role)].QualifiedId() + ": " +
+  line += ", " + plan.routes[static_cast<size_t>(stage.route)].QualifiedId() + ": " +
           Range(stage.input) + " input, " + Range(stage.output) + " output tokens, ";
   if (stage.from_history) {
     line = line.substr(0, line.size() - 2) + " (expected: the median of " +
@@ -116,7 +116,7 @@ json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
     stages.push_back(
         {{"stage", PlanStageName(s.stage)},
          {"slot", s.slot == 0 ? json(nullptr) : json(s.slot)},
-         {"route", plan.routes[static_cast<size_t>(s.role)].QualifiedId()},
+         {"route", plan.routes[static_cast<size_t>(s.route)].QualifiedId()},
          {"conditional", s.conditional},
          {"expected_basis", s.from_history ? "earlier_runs" : "share_of_cap"},
          {"history_runs", s.history_runs},

@@ -55,8 +55,8 @@ json ByteClassesJson(const ByteClassCounts& counts) {
 namespace {
 
 json RouteJson(const RouteCapacity& r) {
-  return {{"role", SlotId(r.spec.role)},
-          {"label", SlotLabel(r.spec.role)},
+  return {{"role", SlotId(r.spec.slot)},
+          {"label", SlotLabel(r.spec.slot)},
           {"provider", r.spec.provider},
           {"model", r.spec.model},
           {"family", FamilyName(r.family)},
@@ -76,7 +76,7 @@ json SlotJson(int slot) { return slot == 0 ? json(nullptr) : json(slot); }
 json StageRef(const StageForecast& s) {
   return {{"stage", PlanStageName(s.stage)},
           {"slot", SlotJson(s.slot)},
-          {"role", SlotId(s.role)},
+          {"role", SlotId(s.route)},
           {"label", s.Label()}};
 }
 

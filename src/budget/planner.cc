@@ -50,7 +50,7 @@ namespace {
 struct StageDraft {
   Role stage;
   int slot;
-  Slot role;
+  Slot route;
   bool conditional;
   int64_t reserve;
   const StagePrompt* prompt;
@@ -76,7 +76,7 @@ StageForecast Forecast(const StageDraft& draft, const RouteCapacity& route,
   StageForecast f;
   f.stage = draft.stage;
   f.slot = draft.slot;
-  f.role = draft.role;
+  f.route = draft.route;
   f.conditional = draft.conditional;
   f.reserved_output_contract_bytes = draft.reserve;
   ByteClassCounts counts = known;
@@ -101,7 +101,7 @@ Status CheckOccurs(std::string_view part, std::string_view what, const StageProm
 
 Status CheckPreconditions(const PlanInput& in) {
   for (size_t i = 0; i < kAllSlots.size(); ++i) {
-    if (in.routes[i].role != kAllSlots[i]) {
+    if (in.routes[i].slot != kAllSlots[i]) {
       return Status::Error(std::string(kOrchestrationFailed),
                            "budget planning: routes are not in slot order");
     }
@@ -114,8 +114,8 @@ Status CheckPreconditions(const PlanInput& in) {
   return Status();
 }
 
-const RouteCapacity& RouteFor(const BudgetPlan& plan, Slot role) {
-  return plan.routes[static_cast<size_t>(role)];
+const RouteCapacity& RouteFor(const BudgetPlan& plan, Slot route) {
+  return plan.routes[static_cast<size_t>(route)];
 }
 
 // The blocker test (non-conditional stages, known input only) with `removed` taken out.
@@ -128,7 +128,7 @@ Counterfactual Without(const BudgetPlan& plan, const std::vector<ByteClassCounts
     if (stage.conditional) continue;
     ByteClassCounts counts = known[i];
     counts -= removed;
-    const TokenEstimate estimate = EstimateTokens(RouteFor(plan, stage.role).family, counts);
+    const TokenEstimate estimate = EstimateTokens(RouteFor(plan, stage.route).family, counts);
     if (estimate.tokens > stage.allowed_input) result.blocking_stages.push_back(i);
   }
   result.fits = result.blocking_stages.empty();
@@ -144,7 +144,7 @@ bool AtThreshold(int64_t tokens, int64_t allowed) {
 void AddVerdicts(BudgetPlan& plan) {
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     const StageForecast& s = plan.stages[i];
-    const RouteCapacity& route = RouteFor(plan, s.role);
+    const RouteCapacity& route = RouteFor(plan, s.route);
     if (!s.input_fits && !s.conditional) {
       plan.blockers.push_back({i, s.input_tokens - s.allowed_input, BlockerText(s, route)});
     } else if (!s.input_fits) {
@@ -174,7 +174,7 @@ Remediation ChooseRemediation(const BudgetPlan& plan, const PlanInput& in) {
   } else {
     r.id = RemediationId::kChooseLargerModel;
     const StageForecast& stage = plan.stages[plan.empty_request_and_history.blocking_stages[0]];
-    r.text = LargerModelText(stage, RouteFor(plan, stage.role), !in.history.empty());
+    r.text = LargerModelText(stage, RouteFor(plan, stage.route), !in.history.empty());
   }
   return r;
 }
@@ -198,7 +198,7 @@ Result<BudgetPlan> PlanBudget(const PlanInput& in) {
     ByteClassCounts counts = CountByteClasses(d.prompt->system_prompt);
     counts += CountByteClasses(d.prompt->user_prompt);
     known.push_back(counts);
-    plan.stages.push_back(Forecast(d, RouteFor(plan, d.role), counts));
+    plan.stages.push_back(Forecast(d, RouteFor(plan, d.route), counts));
   }
   AddVerdicts(plan);
   const ByteClassCounts request = CountByteClasses(in.request);

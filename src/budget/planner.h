@@ -56,7 +56,7 @@ struct StagePrompt {
 // Everything the planner reads. Views must stay valid for the duration of PlanBudget.
 struct PlanInput {
   Workflow workflow = Workflow::kReason;
-  // REQUIRES: routes[i].role == kAllSlots[i].
+  // REQUIRES: routes[i].slot == kAllSlots[i].
   std::array<RouteSpec, 5> routes;
   StagePrompt candidate;
   StagePrompt evaluation;         // rendered with three empty candidate responses
@@ -80,8 +80,8 @@ int64_t RepairReserveBytes(const PlanInput& in);
 
 struct StageForecast {
   Role stage = Role::kCandidate;
-  int slot = 0;  // 1-3 for candidates, 0 otherwise
-  Slot role = Slot::kCandidate1;
+  int slot = 0;                    // 1-3 for candidates, 0 otherwise
+  Slot route = Slot::kCandidate1;  // the configured route the stage runs on
   bool conditional = false;
   int64_t reserved_output_contract_bytes = 0;
   // Forecast over known + reserved bytes; `input_tokens` is the same estimate without the

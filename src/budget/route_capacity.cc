@@ -13,13 +13,13 @@ Status Unusable(const RouteCapacity& capacity, const std::string& why) {
       kMinInputTokens + capacity.reserved_output + kFramingReserveTokens + kSafetyReserveTokens;
   return Status::Error(
       std::string(kModelCapacityUnknown),
-      std::string(SlotLabel(capacity.spec.role)) + " route " + capacity.QualifiedId() + " " + why +
+      std::string(SlotLabel(capacity.spec.slot)) + " route " + capacity.QualifiedId() + " " + why +
           ", but Fusion needs at least " + std::to_string(required) + " tokens on every route (" +
           std::to_string(capacity.reserved_output) + " reserved output + " +
           std::to_string(kFramingReserveTokens) + " framing + " +
           std::to_string(kSafetyReserveTokens) + " safety + " + std::to_string(kMinInputTokens) +
           " input). Choose a larger-context model for " +
-          std::string(SlotLabel(capacity.spec.role)) + " with /fusion-models.");
+          std::string(SlotLabel(capacity.spec.slot)) + " with /fusion-models.");
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace pi_fusion::budget {
 
 // What the planner needs to know about one resolved route (filled from the admitted model).
 struct RouteSpec {
-  Slot role = Slot::kCandidate1;
+  Slot slot = Slot::kCandidate1;
   std::string provider;
   std::string model;
   int64_t context_window = 0;     // the registry's contextWindow (tokens)

@@ -25,7 +25,7 @@ std::string StageLabel(Role stage, int slot) {
 }
 
 std::string RouteText(const RouteCapacity& route) {
-  return std::string(SlotLabel(route.spec.role)) + " route " + route.QualifiedId();
+  return std::string(SlotLabel(route.spec.slot)) + " route " + route.QualifiedId();
 }
 
 std::string FormatBasisPoints(int64_t bp) {
@@ -85,7 +85,7 @@ std::string LargerModelText(const StageForecast& s, const RouteCapacity& route, 
          " stage does not fit the context window of " + RouteText(route) + " (" +
          N(route.allowed_input) + " allowed input tokens) even with an empty request" +
          (had_history ? " and no session history" : "") + ". Choose a larger-context model for " +
-         std::string(SlotLabel(route.spec.role)) + " with /fusion-models.";
+         std::string(SlotLabel(route.spec.slot)) + " with /fusion-models.";
 }
 
 std::string ByteClassDiagnostic(const TokenEstimate& e) {

@@ -20,9 +20,9 @@ StageCost Priced(Role stage, int slot, double minimum, bool conditional = false)
   StageCost cost;
   cost.stage = stage;
   cost.slot = slot;
-  cost.role = stage == Role::kCandidate ? kAllSlots[slot - 1]
-              : stage == Role::kMerger  ? Slot::kMerger
-                                        : Slot::kEvaluator;
+  cost.route = stage == Role::kCandidate ? kAllSlots[slot - 1]
+               : stage == Role::kMerger  ? Slot::kMerger
+                                         : Slot::kEvaluator;
   cost.conditional = conditional;
   cost.usd = UsdRange{1.0, 4.0};  // an expected cost far above every cap below
   cost.prices = kPrices;

@@ -39,7 +39,7 @@ TEST_CASE("CostForecast: each stage's range from its plan forecast and output ca
   REQUIRE(forecast.stages.size() == 6);
 
   const StageCost& candidate = CostOf(forecast, Role::kCandidate, 2);
-  CHECK(candidate.role == Slot::kCandidate2);
+  CHECK(candidate.route == Slot::kCandidate2);
   CHECK(candidate.input == TokenRange{6 + 512, 6 + 512});  // "SYS" + "REQ": nothing reserved
   CHECK(candidate.output == TokenRange{12288, 49152});     // a quarter of 48 KiB, and all of it
   REQUIRE(candidate.usd);

@@ -19,7 +19,7 @@ StageCost Cost(Role stage, int slot, Slot role, std::optional<UsdRange> usd, boo
   StageCost cost;
   cost.stage = stage;
   cost.slot = slot;
-  cost.role = role;
+  cost.route = role;
   cost.conditional = conditional;
   cost.input = {1000, 4000};
   cost.output = {12288, 49152};

@@ -27,7 +27,7 @@ TEST_CASE("Planner: six stages in pipeline order with the contract's reservation
   struct Row {
     Role stage;
     int slot;
-    Slot role;
+    Slot route;
     bool conditional;
     int64_t reserve;
   };
@@ -44,7 +44,7 @@ TEST_CASE("Planner: six stages in pipeline order with the contract's reservation
     INFO(s.Label());
     CHECK(s.stage == rows[i].stage);
     CHECK(s.slot == rows[i].slot);
-    CHECK(s.role == rows[i].role);
+    CHECK(s.route == rows[i].route);
     CHECK(s.conditional == rows[i].conditional);
     CHECK(s.reserved_output_contract_bytes == rows[i].reserve);
   }
