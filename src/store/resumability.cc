@@ -5,6 +5,7 @@
 
 #include "core/error_codes.h"
 #include "store/artifact_ref.h"
+#include "store/attempt_files.h"
 #include "store/constants.h"
 #include "store/json_util.h"
 #include "store/run_id.h"
@@ -18,7 +19,7 @@ Status NotResumable(const Manifest& m, const std::string& why) {
 }
 
 std::string ResponseName(int slot) {
-  return AttemptPrefix({Stage::kCandidate, slot, 1}) + ".response.md";
+  return AttemptFileName({Stage::kCandidate, slot, 1}, AttemptFile::kResponse);
 }
 
 bool Binds(const AttemptRecord& a, const std::string& name) {
@@ -218,7 +219,7 @@ Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir
     for (int attempt : {1, 2}) {
       const AttemptRecord* a = FindAttempt(m, {Stage::kEvaluation, std::nullopt, attempt});
       if (a == nullptr) continue;
-      const std::string response = AttemptPrefix(a->key) + ".response.txt";
+      const std::string response = AttemptFileName(a->key, AttemptFile::kResponse);
       Result<ReusedAttempt> reused = Reuse(m, *a, bytes, response);
       if (!reused.ok()) return reused.status();
       evaluation.attempts.push_back(*std::move(reused));
