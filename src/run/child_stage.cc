@@ -13,6 +13,7 @@
 #include "protocol/stderr_scan.h"
 #include "protocol/tool_audit_verify.h"
 #include "protocol/verify.h"
+#include "run/attempt_recorder.h"
 #include "run/child_job.h"
 #include "run/request_signal.h"
 #include "run/source_failures.h"
@@ -173,80 +174,6 @@ std::optional<budget::FirstRequestUsage> FirstRequest(
   return std::nullopt;
 }
 
-store::AttemptState StateFor(const Status& status) {
-  if (status.ok()) return store::AttemptState::kCompleted;
-  return status.code() == kChildCancelled ? store::AttemptState::kCancelled
-                                          : store::AttemptState::kFailed;
-}
-
-// The attempt's manifest row and its artifacts, each step one StoreBatch: Begin makes the prompt,
-// the row and whatever the run carries into this stage durable together; End does the same for
-// the artifacts Write queued and the end state.
-class AttemptRecorder {
- public:
-  AttemptRecorder(PreparedRun& run, const StageChild& child)
-      : run_(run), key_(child.key), prefix_(store::AttemptPrefix(child.key)) {}
-
-  const std::string& prefix() const { return prefix_; }
-  std::string Path(const std::string& suffix) const {
-    return run_.store->run_dir() + "/" + prefix_ + suffix;
-  }
-
-  Status Begin(const StageChild& child, store::StoreBatch* carry) {
-    const std::string prompt =
-        "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" + child.stdin_text + "\n";
-    Write(".prompt.txt", prompt);
-    store::AttemptUpdate update;
-    update.key = key_;
-    update.state = store::AttemptState::kRunning;
-    Status s = Flush(std::move(update), carry != nullptr ? *carry : store::StoreBatch{});
-    if (s.ok() && carry != nullptr) *carry = {};
-    return s;
-  }
-
-  // Queued until End writes it with the attempt's end state.
-  void Write(const std::string& suffix, std::string bytes) {
-    pending_.push_back({prefix_ + suffix, std::move(bytes)});
-  }
-
-  // Records the end state; a store failure outranks the child's own outcome.
-  Status End(const Status& outcome, const std::optional<store::Usage>& usage,
-             std::optional<uint64_t> requests = std::nullopt,
-             std::optional<store::ChildExitRecord> exit = std::nullopt) {
-    store::AttemptUpdate update;
-    update.key = key_;
-    update.state = StateFor(outcome);
-    update.usage = usage;
-    update.requests = requests;
-    update.exit = std::move(exit);
-    if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
-    Status recorded = Flush(update, {});
-    if (recorded.ok()) return outcome;
-    // Its evidence could not be written: the attempt still ends, failed with that error.
-    update.state = store::AttemptState::kFailed;
-    update.error = store::AttemptError{recorded.code(), recorded.message()};
-    (void)run_.store->RecordAttempt(update);
-    return recorded;
-  }
-
- private:
-  // The queued artifacts and `update`, which lists them, in `batch`'s one manifest write.
-  Status Flush(store::AttemptUpdate update, store::StoreBatch batch) {
-    for (store::StoreBatch::File& file : pending_) {
-      update.artifacts.push_back(file.name);
-      batch.files.push_back(std::move(file));
-    }
-    pending_.clear();
-    batch.attempt = std::move(update);
-    return run_.store->Apply(batch);
-  }
-
-  PreparedRun& run_;
-  store::AttemptKey key_;
-  std::string prefix_;
-  std::vector<store::StoreBatch::File> pending_;
-};
-
 // The verdict on a child that ran: the supervisor's limits first, then the protocol (so a
 // runtime guard reports its own code, not the incomplete seal it caused), then the tool-call audit
 // log, then the stage's output contract.
@@ -341,6 +268,83 @@ process::AnswerCheck ArrivalCheck() {
   };
 }
 
+// Where the child writes the files the parent reads after it ended, under the attempt's prefix.
+ChildFiles FilesOf(const AttemptRecorder& attempt, const StageChild& child) {
+  ChildFiles files;
+  if (child.role == Role::kCandidate) files.oversized = attempt.Path(".response.oversized.md");
+  if (!child.tools.empty()) {
+    files.journal = attempt.Path(".tool-calls.jsonl");
+    files.seal = attempt.Path(".seal.json");
+  }
+  return files;
+}
+
+// The child started, supervised on its job's thread: the stage's warm child when there is one
+// (taken right after the exact rendered-prompt check), else a cold start.
+Result<std::unique_ptr<ChildJob>> StartJob(PreparedRun& run, const StageChild& child,
+                                           const ChildFiles& files,
+                                           const process::CancelToken& cancel, WarmStages* warm) {
+  Result<process::ChildSpec> spec = BuildChildSpec(run, child, files);
+  if (!spec.ok()) return spec.status();
+  Result<std::unique_ptr<process::WarmChild>> started{std::unique_ptr<process::WarmChild>()};
+  if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
+  if (!started.ok()) return started.status();
+  return std::make_unique<ChildJob>(
+      RunnerFor(std::move(started).value(), *run.seams.children, child, cancel),
+      std::move(spec).value(), ArrivalCheck());
+}
+
+// The child's evidence, queued for the attempt's end: its stderr and frames (once it ended), a
+// calibration violation, the audit log as the parent read it, its preserved oversized original,
+// and its answer (or its partial output). Returns the under-forecast tokens of its first
+// request, when it used more than its stage's forecast.
+std::optional<int64_t> QueueEvidence(const PreparedRun& run, const StageChild& child,
+                                     const Judgement& judged, const process::ChildOutcome& outcome,
+                                     bool at_answer, AttemptRecorder& attempt) {
+  // A child still running after its answer has not written all of its stderr: Settle binds it
+  // whole once the child ended, off the path to the next stage.
+  if (!at_answer) {
+    attempt.Write(".stderr.txt", outcome.stderr_bytes);
+    attempt.Write(".events.jsonl", protocol::FramesJsonl(outcome.stderr_bytes));
+  }
+  std::optional<int64_t> under_forecast;
+  if (std::optional<budget::FirstRequestUsage> first = FirstRequest(judged.report.records)) {
+    std::optional<nlohmann::json> violation =
+        budget::CalibrationViolation(CapacityOf(run, child.route), child.role, child.key.attempt,
+                                     child.system_prompt, child.stdin_text, *first);
+    if (violation) {
+      under_forecast = violation->at("under_forecast_tokens").get<int64_t>();
+      attempt.Write(".calibration-violation.json", CanonicalJson(*violation));
+    }
+  }
+  const std::string ext = child.output == workflow::OutputKind::kEvaluator ? ".txt" : ".md";
+  // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
+  if (judged.journal) attempt.Write(".tool-calls.jsonl", *judged.journal);
+  if (judged.seal) attempt.Write(".seal.json", *judged.seal);
+  if (judged.verify.oversized_original) {
+    // Bind the child's preserved original into the manifest like every other artifact.
+    attempt.Write(".response.oversized.md", *judged.verify.oversized_original);
+  }
+  if (judged.verdict.ok()) attempt.Write(".response" + ext, judged.report.answer);
+  if (!judged.verdict.ok() && !outcome.stdout_bytes.empty()) {
+    attempt.Write(".response.partial" + ext, outcome.stdout_bytes);
+  }
+  return under_forecast;
+}
+
+// A child that answered before it exited: reaped, recorded and judged again before the run's
+// terminal manifest (ChildExits::Settle). A tool-enabled child's audit log is bound as it was at
+// the answer; Settle checks that its process tree left it so.
+void SettleLater(PreparedRun& run, const StageChild& child, const Judgement& judged,
+                 std::unique_ptr<ChildJob> job) {
+  const config::ModelInfo& model = run.models.route(child.route).model;
+  std::vector<std::string> audit;
+  if (judged.journal) audit.push_back(store::AttemptPrefix(child.key) + ".tool-calls.jsonl");
+  if (judged.seal) audit.push_back(store::AttemptPrefix(child.key) + ".seal.json");
+  run.exits->Add({std::move(job), child.key, judged.report.answer, model.provider, model.id,
+                  judged.verify.oversized_original, std::move(audit)});
+}
+
 }  // namespace
 
 StageResult RunStageChild(PreparedRun& run, const StageChild& child,
@@ -352,86 +356,35 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   if (!budget.ok()) return {budget, ""};
   AttemptRecorder attempt(run, child);
   if (Status s = attempt.Begin(child, carry); !s.ok()) return {s, ""};
-
-  ChildFiles files;
-  if (child.role == Role::kCandidate) files.oversized = attempt.Path(".response.oversized.md");
-  if (!child.tools.empty()) {
-    files.journal = attempt.Path(".tool-calls.jsonl");
-    files.seal = attempt.Path(".seal.json");
-  }
-  Result<process::ChildSpec> spec = BuildChildSpec(run, child, files);
-  if (!spec.ok()) return {attempt.End(spec.status(), std::nullopt), ""};
-  Result<std::unique_ptr<process::WarmChild>> started{std::unique_ptr<process::WarmChild>()};
-  if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
-  if (!started.ok()) return {attempt.End(started.status(), std::nullopt), ""};
-  auto job = std::make_unique<ChildJob>(
-      RunnerFor(std::move(started).value(), *run.seams.children, child, cancel),
-      std::move(spec).value(), ArrivalCheck());
+  const ChildFiles files = FilesOf(attempt, child);
+  Result<std::unique_ptr<ChildJob>> job = StartJob(run, child, files, cancel, warm);
+  if (!job.ok()) return {attempt.End(job.status(), std::nullopt), ""};
   bool at_answer = false;
-  Result<process::ChildOutcome> outcome = job->WaitForAnswerOrEnd(&at_answer);
+  Result<process::ChildOutcome> outcome = (*job)->WaitForAnswerOrEnd(&at_answer);
   if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
 
-  const config::ModelInfo& model = run.models.route(child.route).model;
   // At the answer the child has not exited yet: it is judged as if it exited 0, and its real exit
   // is judged later with everything it wrote (ChildExits::Settle).
   Judgement judged = JudgeChild(run, child, files, *outcome, at_answer);
   if (at_answer && !judged.verdict.ok()) {
     // An answer that does not verify is judged the old way, on the child's whole run.
     at_answer = false;
-    outcome = job->WaitForEnd();
+    outcome = (*job)->WaitForEnd();
     if (!outcome.ok()) return {attempt.End(outcome.status(), std::nullopt), ""};
     judged = JudgeChild(run, child, files, *outcome, false);
   }
-  const protocol::ChildReport& report = judged.report;
-  Status verdict = judged.verdict;
-  // A child still running after its answer has not written all of its stderr: Settle binds it
-  // whole once the child ended, off the path to the next stage.
-  if (!at_answer) {
-    attempt.Write(".stderr.txt", outcome->stderr_bytes);
-    attempt.Write(".events.jsonl", protocol::FramesJsonl(outcome->stderr_bytes));
-  }
-  std::optional<int64_t> under_forecast;
-  if (std::optional<budget::FirstRequestUsage> first = FirstRequest(report.records)) {
-    std::optional<nlohmann::json> violation =
-        budget::CalibrationViolation(CapacityOf(run, child.route), child.role, child.key.attempt,
-                                     child.system_prompt, child.stdin_text, *first);
-    if (violation) {
-      under_forecast = violation->at("under_forecast_tokens").get<int64_t>();
-      attempt.Write(".calibration-violation.json", CanonicalJson(*violation));
-    }
-  }
-  const std::optional<std::string>& journal = judged.journal;
-  const std::optional<std::string>& seal = judged.seal;
-  const protocol::VerifyRequest& verify = judged.verify;
-  const std::string ext = child.output == workflow::OutputKind::kEvaluator ? ".txt" : ".md";
-  // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
-  if (journal) attempt.Write(".tool-calls.jsonl", *journal);
-  if (seal) attempt.Write(".seal.json", *seal);
-  if (verify.oversized_original) {
-    // Bind the child's preserved original into the manifest like every other artifact.
-    attempt.Write(".response.oversized.md", *verify.oversized_original);
-  }
-  if (verdict.ok()) attempt.Write(".response" + ext, report.answer);
-  if (!verdict.ok() && !outcome->stdout_bytes.empty()) {
-    attempt.Write(".response.partial" + ext, outcome->stdout_bytes);
-  }
+  const std::optional<int64_t> under_forecast =
+      QueueEvidence(run, child, judged, *outcome, at_answer, attempt);
   std::optional<store::ChildExitRecord> exit;
   if (!at_answer) exit = ExitRecordOf(*outcome, false);
-  Status ended = attempt.End(verdict, judged.usage, judged.requests, exit);
-  if (at_answer) {
-    // Reaped, recorded and judged again before the run's terminal manifest.
-    // A tool-enabled child's audit log is bound as it was at the answer; Settle checks that its
-    // process tree left it so.
-    std::vector<std::string> audit;
-    if (journal) audit.push_back(store::AttemptPrefix(child.key) + ".tool-calls.jsonl");
-    if (seal) audit.push_back(store::AttemptPrefix(child.key) + ".seal.json");
-    run.exits->Add({std::move(job), child.key, report.answer, model.provider, model.id,
-                    verify.oversized_original, std::move(audit)});
-  }
+  Status ended = attempt.End(judged.verdict, judged.usage, judged.requests, exit);
+  if (at_answer) SettleLater(run, child, judged, std::move(job).value());
   std::optional<int64_t> tool_calls;
-  if (!child.tools.empty() && report.settlement) tool_calls = report.settlement->tool_calls;
+  if (!child.tools.empty() && judged.report.settlement) {
+    tool_calls = judged.report.settlement->tool_calls;
+  }
   return {ended,
-          ended.ok() ? report.answer : "",
+          ended.ok() ? judged.report.answer : "",
           under_forecast,
           std::move(judged.refusals),
           std::move(judged.fetches),

@@ -1,0 +1,52 @@
+// AttemptRecorder: one stage child's attempt in the run's manifest — its row and its artifacts,
+// each step one StoreBatch. Begin makes the prompt, the row (running) and whatever the run carries
+// into this stage durable together; End does the same for the artifacts Write queued and the end
+// state.
+//
+// Thread-compatible: one recorder per attempt, used by the thread that runs its child.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pi_fusion/status.h"
+#include "run/child_stage.h"
+#include "run/run_request.h"
+#include "store/manifest.h"
+#include "store/run_store.h"
+
+namespace pi_fusion::run {
+
+class AttemptRecorder {
+ public:
+  AttemptRecorder(PreparedRun& run, const StageChild& child);
+
+  const std::string& prefix() const { return prefix_; }
+  // Where the child writes the file named `prefix() + suffix` in the run directory.
+  std::string Path(const std::string& suffix) const;
+
+  // The prompt and the running row, with `carry` (when given) in the same manifest write;
+  // `carry` is emptied once written.
+  Status Begin(const StageChild& child, store::StoreBatch* carry);
+
+  // Queued until End writes it with the attempt's end state.
+  void Write(const std::string& suffix, std::string bytes);
+
+  // Records the end state; a store failure outranks the child's own outcome.
+  Status End(const Status& outcome, const std::optional<store::Usage>& usage,
+             std::optional<uint64_t> requests = std::nullopt,
+             std::optional<store::ChildExitRecord> exit = std::nullopt);
+
+ private:
+  // The queued artifacts and `update`, which lists them, in `batch`'s one manifest write.
+  Status Flush(store::AttemptUpdate update, store::StoreBatch batch);
+
+  PreparedRun& run_;
+  store::AttemptKey key_;
+  std::string prefix_;
+  std::vector<store::StoreBatch::File> pending_;
+};
+
+}  // namespace pi_fusion::run
