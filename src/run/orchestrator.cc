@@ -22,7 +22,7 @@
 #include "run/source_failures.h"
 #include "run/stage_watch.h"
 #include "run/tool_refusals.h"
-#include "run/validation_run.h"
+#include "run/reviewer_phase.h"
 #include "run/warm_stages.h"
 #include "store/failure_summary.h"
 #include "store/json_util.h"

@@ -1,4 +1,4 @@
-#include "run/validation_run.h"
+#include "run/reviewer_phase.h"
 
 #include <array>
 #include <atomic>
@@ -16,7 +16,8 @@ Status ReadReport(PreparedRun& run, const StageChild& child, const std::string& 
                   UsableReviewer* out) {
   workflow::ReportReading reading = workflow::ReadValidationReport(answer);
   if (!reading.ok()) {
-    std::string message = "the review is not a valid " + std::string(workflow::kValidationCandidateSchema) +
+    std::string message = "the review is not a valid " +
+                          std::string(workflow::kValidationCandidateSchema) +
                           " report: " + reading.errors.front().Record();
     if (reading.errors.size() > 1) {
       message += " (and " + std::to_string(reading.errors.size() - 1) + " more)";

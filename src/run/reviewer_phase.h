@@ -27,8 +27,8 @@ struct UsableReviewer {
 
 struct ReviewerPhase {
   std::optional<workflow::ReviewerTally::Failure> failure;  // the run fails with this when set
-  std::vector<UsableReviewer> usable;             // ordered by slot; 2 or 3 when no failure
-  std::vector<workflow::DroppedReviewer> dropped;           // at most 1 when no failure
+  std::vector<UsableReviewer> usable;              // ordered by slot; 2 or 3 when no failure
+  std::vector<workflow::DroppedReviewer> dropped;  // at most 1 when no failure
 };
 
 // Runs (or, in a resumed run, reuses) one reviewer: RunStageChild, or ReuseStageChild.
