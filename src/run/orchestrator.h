@@ -4,6 +4,9 @@
 // result.json. Every failure and cancellation ends in a durable terminal manifest (error.json,
 // then the manifest, then one failure-summary attempt).
 //
+// The fusion sequence (reason, investigate, research) is orchestrator.cc; validate's is
+// validate_sequence.h. What both share is in run_context.h and the files it names.
+//
 // Thread-safe: Execute() blocks its calling thread (a worker, never the JS thread) and runs the
 // candidates on threads of its own, all joined before it returns.
 #pragma once
