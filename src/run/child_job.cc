@@ -24,6 +24,8 @@ ChildJob::~ChildJob() {
 
 void ChildJob::Supervise(Runner runner) {
   std::optional<Result<process::ChildOutcome>> end;
+  // The job thread's one catch (thread_entry.h): the stage waiting on this job gets the failure as
+  // the child's end instead of the host ending.
   try {
     end.emplace(runner(spec_));
   } catch (const std::exception& e) {

@@ -9,7 +9,6 @@
 
 #include "config/config_constants.h"
 #include "config/models_config.h"
-#include "core/json_text.h"
 #include "run/degraded_text.h"
 #include "run/later_stages.h"
 #include "run/resume_inputs.h"
@@ -19,6 +18,7 @@
 #include "run/run_failure.h"
 #include "run/run_reuse.h"
 #include "run/stage_children.h"
+#include "run/thread_entry.h"
 #include "run/validate_sequence.h"
 #include "store/run_id.h"
 #include "workflow/candidate_quorum.h"
@@ -244,18 +244,17 @@ RunOutcome ExecuteFusion(RunContext& ctx) {
 
 RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer) {
   RunContext ctx(run, cancel, observer);
-  // Every path of a run ends in a durable terminal state, even an exception from a layer below.
-  try {
-    ReportRunStart(ctx);
-    // The stage shape picks the sequence; each runs its candidates under its shape's failure
-    // rule (the table pairs them: workflow_spec_test).
-    if (ctx.Spec().shape == workflow::StageShape::kValidation) return ExecuteValidate(ctx);
-    return ExecuteFusion(ctx);
-  } catch (const std::exception& e) {
-    return FailAfterException(ctx, ExceptionText(e));
-  } catch (...) {
-    return FailAfterException(ctx, "unknown exception");
-  }
+  // The run layer's one catch on the run's own thread (thread_entry.h): every path of a run ends
+  // in a durable terminal state, even an exception from a layer below.
+  return CatchAtThreadEntry(
+      [&ctx] {
+        ReportRunStart(ctx);
+        // The stage shape picks the sequence; each runs its candidates under its shape's failure
+        // rule (the table pairs them: workflow_spec_test).
+        if (ctx.Spec().shape == workflow::StageShape::kValidation) return ExecuteValidate(ctx);
+        return ExecuteFusion(ctx);
+      },
+      [&ctx](const std::string& what) { return FailAfterException(ctx, what); });
 }
 
 }  // namespace pi_fusion::run

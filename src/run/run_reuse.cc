@@ -3,35 +3,26 @@
 #include <algorithm>
 #include <string>
 
-#include "core/json_text.h"
 #include "run/resume_inputs.h"
 #include "run/run_failure.h"
+#include "run/thread_entry.h"
 #include "store/run_id.h"
 
 namespace pi_fusion::run {
 
-namespace {
-
-// RunStageChild on a thread of its own, where an escaping exception would end the host.
-StageResult RunStageChildGuarded(RunContext& ctx, const StageChild& child,
-                                 const process::CancelToken& cancel) {
-  try {
-    return RunStageChild(ctx.run, child, cancel);
-  } catch (const std::exception& e) {
-    return {InternalError(ExceptionText(e)), ""};
-  } catch (...) {
-    return {InternalError("unknown exception"), ""};
-  }
-}
-
-}  // namespace
-
 StageResult RunOrReuse(RunContext& ctx, const StageChild& child,
                        const process::CancelToken& cancel) {
-  if (const store::ReusedAttempt* reused = ReusedCandidateOf(ctx.run, child.key.slot.value_or(0))) {
-    return ReuseStageChild(ctx.run, child, *reused);
-  }
-  return RunStageChildGuarded(ctx, child, cancel);
+  return CatchAtThreadEntry(
+      [&] {
+        if (const store::ReusedAttempt* reused =
+                ReusedCandidateOf(ctx.run, child.key.slot.value_or(0))) {
+          return ReuseStageChild(ctx.run, child, *reused);
+        }
+        return RunStageChild(ctx.run, child, cancel);
+      },
+      [](const std::string& what) {
+        return StageResult{InternalError(what), ""};
+      });
 }
 
 Result<workflow::AnonymousMap> ReuseAnonymousMap(RunContext& ctx,

@@ -18,7 +18,8 @@
 namespace pi_fusion::run {
 
 // A candidate (or reviewer) child, or its verified attempt of the run this one resumes
-// (ReuseStageChild). Called on the candidate's (reviewer's) own thread.
+// (ReuseStageChild). It runs on the candidate's (reviewer's) own thread, and is that thread's one
+// catch (thread_entry.h): an exception from the stage below becomes the stage's internal error.
 StageResult RunOrReuse(RunContext& ctx, const StageChild& child,
                        const process::CancelToken& cancel);
 

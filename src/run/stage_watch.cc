@@ -27,7 +27,8 @@ process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& cl
   auto counted = std::make_shared<Counted>();
   return [&observer, &clock, &fs, key, journal = std::move(journal),
           counted](const process::ChildProgress&) {
-    // Must not throw (the supervisor's contract): a failure here only costs a sign of life.
+    // Must not throw (the supervisor's contract, thread_entry.h): a failure here only costs a sign
+    // of life.
     try {
       ChildActivity activity;
       activity.stage = key.stage;

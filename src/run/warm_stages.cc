@@ -68,7 +68,8 @@ void WarmStages::Watch(StageChild evaluator, StageChild merger) {
       slot->spec = std::move(spec).value();
     }
   } catch (...) {
-    // Warming is an optimization: a failure here leaves the stages to start cold.
+    // The watcher thread's one catch (thread_entry.h). Warming is an optimization: a failure here
+    // leaves the stages to start cold.
   }
 }
 
