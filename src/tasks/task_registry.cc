@@ -129,6 +129,8 @@ size_t TaskRegistry::RunningCount() const {
   return n;
 }
 
+std::string TaskLabel(std::string_view workflow) { return "fusion " + std::string(workflow); }
+
 std::string TaskDescription(std::string_view text) {
   std::string collapsed;
   bool space = false;

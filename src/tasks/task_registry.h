@@ -115,6 +115,9 @@ class TaskRegistry {
   std::map<std::string, Entry> tasks_;  // guarded by mu_
 };
 
+// "fusion reason" for workflow "reason".
+std::string TaskLabel(std::string_view workflow);
+
 // The description of a task: whitespace collapsed to single spaces, trimmed, cut to 240
 // characters (whole UTF-8 code points).
 std::string TaskDescription(std::string_view request_text);
