@@ -13,8 +13,8 @@
 #include "tasks/session_runs.h"
 #include "views/host_texts.h"
 #include "views/lifecycle_texts.h"
-#include "views/result_view.h"
-#include "views/status_view.h"
+#include "views/result_answer.h"
+#include "views/status_answer.h"
 #include "workflow/workflow_spec.h"
 
 namespace pi_fusion::addon {
@@ -149,8 +149,8 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Objec
     }
     for (tasks::TaskInfo& task : UnsavedSessionRuns(env, place)) list.push_back(std::move(task));
   }
-  const views::StatusView view =
-      views::BuildStatusView(*state.tasks, list, tasks::ToEpochMs(SystemClock().WallNow()));
+  const views::StatusAnswer view =
+      views::BuildStatusAnswer(*state.tasks, list, tasks::ToEpochMs(SystemClock().WallNow()));
   return TextResult(env, view.text, view.details);
 }
 
@@ -161,8 +161,8 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
   const views::Delivery delivery = args.value("delivery", "inline") == "artifact"
                                        ? views::Delivery::kArtifact
                                        : views::Delivery::kInline;
-  Result<views::ResultView> view =
-      views::BuildResultView(PosixFileSystem(), SystemClock(), *task, delivery);
+  Result<views::ResultAnswer> view =
+      views::BuildResultAnswer(PosixFileSystem(), SystemClock(), *task, delivery);
   if (!view.ok()) return ErrorResult(env, view.status());
   Napi::Object result = TextResult(env, view->text, view->details);
   if (view->attach_usage) result.Set("usage", FromJson(env, *view->attach_usage));

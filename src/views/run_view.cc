@@ -266,7 +266,8 @@ json AnswerView(const std::string& markdown, const std::string& note) {
   return view;
 }
 
-json RunningView(const RunFacts& facts, const tasks::ProgressSnapshot& progress, int64_t now_ms) {
+json RunningRunView(const RunFacts& facts, const tasks::ProgressSnapshot& progress,
+                    int64_t now_ms) {
   json view = BaseView(
       facts, progress.stage == tasks::Stage::kPreflight ? "starting" : "running",
       tasks::StageSummary(progress) + " · " + tasks::FormatElapsed(progress.ElapsedMs(now_ms)));
@@ -276,7 +277,7 @@ json RunningView(const RunFacts& facts, const tasks::ProgressSnapshot& progress,
   return view;
 }
 
-json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified) {
+json CompletedRunView(const RunFacts& facts, const store::VerifiedResult& verified) {
   std::string status = "completed";
   if (facts.progress && facts.progress->ended_ms != 0) {
     status += " in " + tasks::FormatElapsed(facts.progress->ElapsedMs(facts.progress->ended_ms));
@@ -300,8 +301,8 @@ json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified)
   return view;
 }
 
-json FailedView(const RunFacts& facts, const json& failure_view, bool cancelled,
-                tasks::CancelSource cancelled_by, int64_t now_ms) {
+json FailedRunView(const RunFacts& facts, const json& failure_view, bool cancelled,
+                   tasks::CancelSource cancelled_by, int64_t now_ms) {
   const json failure = failure_view.is_object() ? failure_view.value("failure", json()) : json();
   const std::string where = WhereItStopped(failure);
   std::string status = cancelled ? "cancelled" : "failed";
@@ -348,8 +349,8 @@ json TerminalRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms
   if (task.state == tasks::TaskState::kCompleted) {
     Result<store::VerifiedResult> verified =
         store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
-    if (verified.ok()) return CompletedView(facts, *verified);
-    return FailedView(
+    if (verified.ok()) return CompletedRunView(facts, *verified);
+    return FailedRunView(
         facts,
         {{"failure",
           {{"code", verified.status().code()}, {"message", verified.status().message()}}}},
@@ -368,7 +369,7 @@ json TerminalRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms
       view["resumable"] = tasks::ResumeHintJson(*resume);
     }
   }
-  return FailedView(facts, view, cancelled, task.cancelled_by, now_ms);
+  return FailedRunView(facts, view, cancelled, task.cancelled_by, now_ms);
 }
 
 namespace {

@@ -74,17 +74,17 @@ std::vector<std::string> RoleUsageLines(const nlohmann::json& usage_by_role);
 nlohmann::json AnswerView(const std::string& markdown, const std::string& note);
 
 // A run that is still active: stage, slots, elapsed time and the quit/reload hint.
-nlohmann::json RunningView(const RunFacts& facts, const tasks::ProgressSnapshot& progress,
-                           int64_t now_ms);
+nlohmann::json RunningRunView(const RunFacts& facts, const tasks::ProgressSnapshot& progress,
+                              int64_t now_ms);
 
 // A completed, verified run: the answer (preview and whole), models, usage and request count.
-nlohmann::json CompletedView(const RunFacts& facts, const store::VerifiedResult& verified);
+nlohmann::json CompletedRunView(const RunFacts& facts, const store::VerifiedResult& verified);
 
 // A failed or cancelled run, from its failure view (store/failure_view.h) when readable, the live
 // progress otherwise; `cancelled_by` says who asked. A `resumable` object in `failure_view`
 // (tasks/resume_hint.h) adds the person's resume sentence as the last note.
-nlohmann::json FailedView(const RunFacts& facts, const nlohmann::json& failure_view, bool cancelled,
-                          tasks::CancelSource cancelled_by, int64_t now_ms);
+nlohmann::json FailedRunView(const RunFacts& facts, const nlohmann::json& failure_view,
+                             bool cancelled, tasks::CancelSource cancelled_by, int64_t now_ms);
 
 // The view of a run that has just ended, from its directory: verified completion (answer
 // included) or the failure view; cancellations say who asked, and a run its manifest says can be

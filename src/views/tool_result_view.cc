@@ -269,7 +269,7 @@ json BgResultView(const json& details, const std::string& text, int64_t now_ms) 
       state == "killed"
           ? tasks::CancelSourceOfMessage(StringAt(details.value("failure", json()), "message"))
           : tasks::CancelSource::kUnknown;
-  return FailedView(facts, details, state == "killed", who, now_ms);
+  return FailedRunView(facts, details, state == "killed", who, now_ms);
 }
 
 }  // namespace

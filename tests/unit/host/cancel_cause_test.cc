@@ -9,8 +9,8 @@
 #include "tasks/run_catalog.h"
 #include "tasks/run_lookup.h"
 #include "tasks/session_runs.h"
-#include "views/result_view.h"
-#include "views/status_view.h"
+#include "views/result_answer.h"
+#include "views/status_answer.h"
 #include "views/tool_result_view.h"
 
 using namespace pi_fusion;
@@ -91,7 +91,7 @@ TEST_CASE("A run cancelled by quitting Pi records why, and a later Pi's views sa
   REQUIRE(found.ok());
   REQUIRE(found->has_value());
   CHECK((*found)->cancelled_by == CancelSource::kQuit);
-  Result<ResultView> result = BuildResultView(h.fs, h.clock, **found, Delivery::kInline);
+  Result<ResultAnswer> result = BuildResultAnswer(h.fs, h.clock, **found, Delivery::kInline);
   REQUIRE(result.ok());
   CHECK_THAT(result->text, Catch::StartsWith("Fusion " + id +
                                              " (reason) cancelled by quitting Pi; no answer was "
@@ -108,7 +108,7 @@ TEST_CASE("A run cancelled by quitting Pi records why, and a later Pi's views sa
   const std::vector<TaskInfo> earlier =
       SessionRunsOnDisk(h.fs, h.clock, h.dir.path(), "session", 1);
   REQUIRE(earlier.size() == 1);
-  const StatusView status = BuildStatusView(later, earlier, 0);
+  const StatusAnswer status = BuildStatusAnswer(later, earlier, 0);
   CHECK(status.text == id + "  cancelled  fusion reason  (earlier Pi process; cancelled by "
                             "quitting Pi)\n");
   CHECK(status.details["tasks"][0]["state"] == "killed");
@@ -185,7 +185,7 @@ TEST_CASE("A cancelled run that recorded no cause reads 'cancelled', never 'kill
   REQUIRE(found.ok());
   REQUIRE(found->has_value());
   CHECK((*found)->cancelled_by == CancelSource::kUnknown);
-  Result<ResultView> result = BuildResultView(f.fs, f.clock, **found, Delivery::kInline);
+  Result<ResultAnswer> result = BuildResultAnswer(f.fs, f.clock, **found, Delivery::kInline);
   REQUIRE(result.ok());
   CHECK_THAT(result->text, Catch::StartsWith("Fusion " + std::string(kRunId) +
                                              " (reason) cancelled; no answer was committed.\n"));
@@ -207,7 +207,7 @@ TEST_CASE("bg_result of a run another live Pi owns names that Pi and promises no
   CHECK((*found)->owner_pid == 4242);
   CHECK((*found)->owner_session == session_name);
 
-  Result<ResultView> result = BuildResultView(f.fs, f.clock, **found, Delivery::kInline);
+  Result<ResultAnswer> result = BuildResultAnswer(f.fs, f.clock, **found, Delivery::kInline);
   REQUIRE(result.ok());
   CHECK_THAT(result->text, Catch::Contains("running in another Pi process (pid 4242, session " +
                                            session_name + "), at candidates_running"));
@@ -228,7 +228,7 @@ TEST_CASE("bg_result of a run another live Pi owns names that Pi and promises no
   // A run of this Pi keeps its promise: it is notified.
   TaskInfo own = **found;
   own.owner_pid = 0;
-  Result<ResultView> mine = BuildResultView(f.fs, f.clock, own, Delivery::kInline);
+  Result<ResultAnswer> mine = BuildResultAnswer(f.fs, f.clock, own, Delivery::kInline);
   REQUIRE(mine.ok());
   CHECK_THAT(mine->text, Catch::Contains("Wait for the terminal notification"));
   CHECK(ToolResultView("bg_result", mine->details, mine->text, false, 0)["status"] ==

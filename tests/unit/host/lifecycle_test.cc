@@ -9,7 +9,7 @@
 #include "lifecycle_harness.h"
 #include "process/supervisor.h"
 #include "store/constants.h"
-#include "views/result_view.h"
+#include "views/result_answer.h"
 #include "views/tool_result_view.h"
 
 using namespace pi_fusion;
@@ -318,8 +318,8 @@ TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, wh
   REQUIRE(h.sink.terminal.has_value());
   Result<tasks::TaskInfo> task = h.registry.Resolve(h.sink.launch.run_id);
   REQUIRE(task.ok());
-  Result<views::ResultView> result =
-      views::BuildResultView(PosixFileSystem(), SystemClock(), *task, views::Delivery::kInline);
+  Result<views::ResultAnswer> result =
+      views::BuildResultAnswer(PosixFileSystem(), SystemClock(), *task, views::Delivery::kInline);
   REQUIRE(result.ok());
   const nlohmann::json& answer = result->details["answer"];
   REQUIRE(answer.contains("text_offset"));
@@ -329,8 +329,8 @@ TEST_CASE("RunLifecycle: bg_result's inline answer view is the merged answer, wh
   CHECK(view["answer"]["markdown"] == script.merger);
 
   // Delivered as a file, the text holds no answer and the details no offset.
-  Result<views::ResultView> file =
-      views::BuildResultView(PosixFileSystem(), SystemClock(), *task, views::Delivery::kArtifact);
+  Result<views::ResultAnswer> file =
+      views::BuildResultAnswer(PosixFileSystem(), SystemClock(), *task, views::Delivery::kArtifact);
   REQUIRE(file.ok());
   CHECK_FALSE(file->details["answer"].contains("text_offset"));
   CHECK(views::ToolResultView("bg_result", file->details, file->text, false,

@@ -15,8 +15,8 @@ namespace {
 using store::testing::kRunId;
 using store::testing::StoreFixture;
 
-TEST_CASE("ResultView: a run found on disk whose owner is gone is finalized at the clock's time",
-          "[tasks][result_view]") {
+TEST_CASE("FindRunOnDisk: a run whose owner is gone is finalized at the clock's time",
+          "[tasks][run_lookup]") {
   StoreFixture f;
   f.WalkTo(store::RunState::kMerging);
   const std::string dir = f.store->run_dir();
@@ -33,7 +33,7 @@ TEST_CASE("ResultView: a run found on disk whose owner is gone is finalized at t
 }
 
 TEST_CASE("ResolveTask: this process's runs, then this session's earlier ones, then the run store",
-          "[tasks][result_view]") {
+          "[tasks][run_lookup]") {
   StoreFixture f;
   f.WalkTo(store::RunState::kMerging);
   const std::string dir = f.store->run_dir();

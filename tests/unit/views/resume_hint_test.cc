@@ -11,7 +11,7 @@
 #include "tasks/run_lookup.h"
 #include "test_support.h"
 #include "views/lifecycle_texts.h"
-#include "views/result_view.h"
+#include "views/result_answer.h"
 #include "views/run_view.h"
 #include "views/tool_result_view.h"
 
@@ -196,7 +196,7 @@ TEST_CASE("bg_result: a resumable run says how in its text, details and row; oth
     f.store.reset();  // its host died; bg_result's lookup finalizes it
     const TaskInfo task = FoundOnDisk(f);
     REQUIRE(task.state == TaskState::kFailed);
-    Result<ResultView> view = BuildResultView(f.fs, f.clock, task, Delivery::kInline);
+    Result<ResultAnswer> view = BuildResultAnswer(f.fs, f.clock, task, Delivery::kInline);
     REQUIRE(view.ok());
     const ResumeHint hint{kRunId, {1, 2, 3}, false};
     CHECK(view->text.starts_with("Fusion " + std::string(kRunId) + " failed (reason); no answer"));
@@ -216,7 +216,7 @@ TEST_CASE("bg_result: a resumable run says how in its text, details and row; oth
     // The notice of a /fusion run of this process, as the registry keeps it.
     task.terminal_text = "fusion reason " + std::string(kRunId) + " cancelled by bg_kill\n" +
                          "Artifacts: " + task.artifact_dir + "\n" + PersonResumeText(hint);
-    Result<ResultView> view = BuildResultView(f.fs, f.clock, task, Delivery::kInline);
+    Result<ResultAnswer> view = BuildResultAnswer(f.fs, f.clock, task, Delivery::kInline);
     REQUIRE(view.ok());
     CHECK(view->text.find(PersonResumeText(hint)) == std::string::npos);
     CHECK(view->text.ends_with("\n" + AgentResumeText(hint)));
@@ -226,7 +226,7 @@ TEST_CASE("bg_result: a resumable run says how in its text, details and row; oth
     StoreFixture f;
     FailBeforeAnyAnswer(f);
     const TaskInfo task = FoundOnDisk(f);
-    Result<ResultView> view = BuildResultView(f.fs, f.clock, task, Delivery::kInline);
+    Result<ResultAnswer> view = BuildResultAnswer(f.fs, f.clock, task, Delivery::kInline);
     REQUIRE(view.ok());
     CHECK_FALSE(SaysResume(view->text));
     CHECK_FALSE(view->details.contains("resumable"));

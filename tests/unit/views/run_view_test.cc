@@ -66,7 +66,7 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   ProgressTracker t(kStart);
   t.Apply({run::ProgressEvent::kCompleted, 0, "completed"}, kStart + 64'000);
   facts.progress = t.snapshot();
-  const json view = CompletedView(facts, Verified(merged));
+  const json view = CompletedRunView(facts, Verified(merged));
   CHECK(view["kind"] == "run");
   CHECK(view["title"] == "fusion reason");
   CHECK(view["state"] == "completed");
@@ -94,10 +94,10 @@ TEST_CASE("a completed research run whose declared source failed is not a plain 
   RunFacts facts = Facts();
   facts.workflow = "research";
   store::VerifiedResult verified = Verified("answer");
-  CHECK_FALSE(CompletedView(facts, verified).contains("notes"));
+  CHECK_FALSE(CompletedRunView(facts, verified).contains("notes"));
   verified.details["source_failures"] =
       json::array({{{"url", "https://example.com/gone"}, {"code", "dns_failure"}}});
-  const json view = CompletedView(facts, verified);
+  const json view = CompletedRunView(facts, verified);
   CHECK(view["state"] == "completed");
   CHECK(view["status"] == "completed · 1 declared source failed");
   CHECK(view["notes"] == json::array({"Warning: the declared source https://example.com/gone could "
@@ -109,7 +109,7 @@ TEST_CASE("a completed research run that fetched no declared source is flagged, 
   facts.workflow = "research";
   store::VerifiedResult verified = Verified("answer");
   verified.details["no_source_fetched"] = true;
-  const json view = CompletedView(facts, verified);
+  const json view = CompletedRunView(facts, verified);
   CHECK(view["state"] == "completed");
   CHECK(view["status"] == "completed · no declared source fetched");
   CHECK(view["notes"] == json::array({run::kNoSourceFetchedWarning}));
@@ -137,10 +137,10 @@ TEST_CASE("the question is the task's own field, never dug out of its descriptio
   // A description that merely looks like JSON is not read either.
   RunFacts facts = Facts();
   facts.question = R"(Explain {"prompt":"x","y":1} in JSON)";
-  CHECK(RunningView(facts, ProgressSnapshot{}, kStart)["question"] ==
+  CHECK(RunningRunView(facts, ProgressSnapshot{}, kStart)["question"] ==
         R"(Explain {"prompt":"x","y":1} in JSON)");
   facts.question = "";
-  CHECK_FALSE(RunningView(facts, ProgressSnapshot{}, kStart).contains("question"));
+  CHECK_FALSE(RunningRunView(facts, ProgressSnapshot{}, kStart).contains("question"));
 }
 
 TEST_CASE("a short answer's preview is the answer; a single huge line is cut in UTF-8") {
@@ -156,7 +156,7 @@ TEST_CASE("a running run: stage, slots, elapsed time and the quit/reload hint") 
   t.Apply({run::ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, kStart);
   t.Apply({run::ProgressEvent::kCandidateStarted, 2, "candidate 2 starting"}, kStart);
   t.Apply({run::ProgressEvent::kCandidateFailed, 2, "candidate 2 failed (x)"}, kStart);
-  const json view = RunningView(Facts(), t.snapshot(), kStart + 42'000);
+  const json view = RunningRunView(Facts(), t.snapshot(), kStart + 42'000);
   CHECK(view["state"] == "running");
   CHECK(view["status"] == "candidates 0/3 done, 1 failed · 0:42");
   CHECK(view["slots"][0]["state"] == "running");
@@ -180,7 +180,7 @@ TEST_CASE("a failed run names where it stopped and its error; a cancelled one wh
         {{"stage", "candidate"}, {"slot", 2}, {"attempt", 1}, {"state", "failed"}},
         {{"stage", "candidate"}, {"slot", 3}, {"attempt", 1}, {"state", "cancelled"}}}},
       {"usage_so_far", Usage()}};
-  const json failed = FailedView(Facts(), failure, false, CancelSource::kUnknown, kStart);
+  const json failed = FailedRunView(Facts(), failure, false, CancelSource::kUnknown, kStart);
   CHECK(failed["state"] == "failed");
   CHECK(failed["status"] == "failed at candidate 2");
   CHECK(failed["error"] == "child_timeout: candidate 2 timed out");
@@ -198,13 +198,13 @@ TEST_CASE("a failed run names where it stopped and its error; a cancelled one wh
                              std::pair{CancelSource::kResume, "Cancelled by /resume."},
                              std::pair{CancelSource::kFork, "Cancelled by /fork."},
                              std::pair{CancelSource::kSignal, "Cancelled by a signal to Pi."}}) {
-    const json cancelled = FailedView(Facts(), failure, true, source, kStart);
+    const json cancelled = FailedRunView(Facts(), failure, true, source, kStart);
     CHECK(cancelled["state"] == "cancelled");
     CHECK(cancelled["status"] == "cancelled");
     CHECK_FALSE(cancelled.contains("error"));
     CHECK(cancelled["notes"][0] == who);
   }
-  CHECK(FailedView(Facts(), failure, true, CancelSource::kReload, kStart)["notes"][1] ==
+  CHECK(FailedRunView(Facts(), failure, true, CancelSource::kReload, kStart)["notes"][1] ==
         "Pi cancels active runs when it quits or reloads.");
 }
 
@@ -327,7 +327,7 @@ TEST_CASE("tool call headers: the workflow and a short question, or the tool and
 TEST_CASE("a completed run recorded before requests were counted shows no request count") {
   store::VerifiedResult verified = Verified("answer\n");
   verified.details.erase("model_requests");
-  const json view = CompletedView(Facts(), verified);
+  const json view = CompletedRunView(Facts(), verified);
   CHECK(view["usage"] == "14,210 tokens · $0.0123");  // never the five children as "requests"
 }
 
@@ -380,7 +380,7 @@ TEST_CASE("a degraded run says so first: the sentence, the status and the left-o
   store::VerifiedResult verified = Verified("answer");
   verified.details["models"]["candidates"] = json::array({"a/1", "b/2", "c/3"});
   verified.details["degraded"] = failed;
-  const json view = CompletedView(facts, verified);
+  const json view = CompletedRunView(facts, verified);
   CHECK(view["state"] == "completed");
   CHECK(view["status"].get<std::string>().ends_with(" · degraded"));
   REQUIRE(view["notes"].is_array());
@@ -388,5 +388,5 @@ TEST_CASE("a degraded run says so first: the sentence, the status and the left-o
   CHECK(view["slots"][2]["state"] == "failed");
   CHECK(view["slots"][0]["state"] == "done");
   verified.details["degraded"] = cut;
-  CHECK(CompletedView(facts, verified)["slots"][0]["state"] == "cancelled");
+  CHECK(CompletedRunView(facts, verified)["slots"][0]["state"] == "cancelled");
 }

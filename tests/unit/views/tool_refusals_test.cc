@@ -8,7 +8,7 @@
 #include "pi_fusion/sha256.h"
 #include "store/verify.h"
 #include "test_support.h"
-#include "views/result_view.h"
+#include "views/result_answer.h"
 
 namespace pi_fusion::run {
 namespace {
@@ -120,8 +120,8 @@ TEST_CASE("ToolRefusals: a failed run's bg_result counts the refusals in its bou
   task.artifact_dir = f.store->run_dir();
   task.state = tasks::TaskState::kFailed;
   task.terminal_text = "Fusion failed (stage=candidate, slot=1, attempt=1): child_timeout: idle";
-  Result<views::ResultView> view =
-      views::BuildResultView(f.fs, f.clock, task, views::Delivery::kInline);
+  Result<views::ResultAnswer> view =
+      views::BuildResultAnswer(f.fs, f.clock, task, views::Delivery::kInline);
   REQUIRE(view.ok());
   CHECK_THAT(view->text,
              Catch::Contains("\nCandidate 2 had 3 tool calls refused "

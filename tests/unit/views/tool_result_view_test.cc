@@ -22,7 +22,7 @@ using pi_fusion::views::testing::kRun;
 using pi_fusion::views::testing::kStart;
 using pi_fusion::views::testing::Usage;
 
-// A completed bg_result's details as BuildResultView writes them, without `answer.text_offset`
+// A completed bg_result's details as BuildResultAnswer writes them, without `answer.text_offset`
 // when `offset` is negative (a result from before that key).
 json CompletedDetails(const std::string& answer, long offset) {
   json details = {{"schema_version", "pi-background-tasks.fusion-result-view.v1"},

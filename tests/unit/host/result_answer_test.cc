@@ -1,5 +1,5 @@
-// bg_result's view of a run (views/result_view.h): the times it writes come from the Clock it is
-// given, never from the system clock, so a test sees them exactly.
+// bg_result's answer for a run (views/result_answer.h): the times it writes come from the Clock
+// it is given, never from the system clock, so a test sees them exactly.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 #include "lifecycle_harness.h"
 #include "store/constants.h"
 #include "store/wall_clock.h"
-#include "views/result_view.h"
+#include "views/result_answer.h"
 
 namespace pi_fusion::tasks {
 using namespace pi_fusion::views;
@@ -18,8 +18,8 @@ using lifecycle_testing::Harness;
 using store::testing::kRunId;
 using store::testing::StoreFixture;
 
-TEST_CASE("ResultView: the once-only usage claim is stamped by the given clock",
-          "[tasks][result_view]") {
+TEST_CASE("ResultAnswer: the once-only usage claim is stamped by the given clock",
+          "[views][result_answer]") {
   Harness h;
   h.Run();
   REQUIRE(h.sink.terminal.has_value());
@@ -27,7 +27,7 @@ TEST_CASE("ResultView: the once-only usage claim is stamped by the given clock",
   REQUIRE(task.ok());
   REQUIRE(task->state == TaskState::kCompleted);
   h.clock.Advance(std::chrono::minutes(90));  // retrieved an hour and a half later
-  Result<ResultView> view = BuildResultView(h.fs, h.clock, *task, Delivery::kInline);
+  Result<ResultAnswer> view = BuildResultAnswer(h.fs, h.clock, *task, Delivery::kInline);
   REQUIRE(view.ok());
   CHECK(view->attach_usage.has_value());
   const nlohmann::json claim =

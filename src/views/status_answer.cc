@@ -1,4 +1,4 @@
-#include "views/status_view.h"
+#include "views/status_answer.h"
 
 #include "tasks/resume_hint.h"
 
@@ -23,12 +23,12 @@ std::string ResumedAs(const tasks::TaskRegistry& live, const tasks::TaskInfo& ta
 
 }  // namespace
 
-StatusView BuildStatusView(const tasks::TaskRegistry& live,
-                           const std::vector<tasks::TaskInfo>& listed, int64_t now_ms) {
+StatusAnswer BuildStatusAnswer(const tasks::TaskRegistry& live,
+                               const std::vector<tasks::TaskInfo>& listed, int64_t now_ms) {
   if (listed.empty()) {
     return {"No background tasks in this session.", {{"tasks", nlohmann::json::array()}}};
   }
-  StatusView view;
+  StatusAnswer view;
   nlohmann::json rows = nlohmann::json::array();
   for (const tasks::TaskInfo& task : listed) {
     const std::string state_name(tasks::TaskStateName(task.state));

@@ -1,7 +1,8 @@
-// bg_status: this session's tasks (the live ones of this process and the earlier ones read from
-// disk) as the tool's text and `details.tasks` rows (the lookup of one task by id:
-// tasks/run_lookup.h). Live progress exists only for runs of this process; earlier ones carry a
-// note instead.
+// What bg_status answers the agent: this session's tasks (the live ones of this process and the
+// earlier ones read from disk) as the tool's text and `details.tasks` rows (what the person sees
+// of them is built from those rows by tool_result_view.h). Live progress exists only for runs of
+// this process; earlier ones carry a note instead. (The lookup of one task by id:
+// tasks/run_lookup.h.)
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -23,13 +24,13 @@ namespace pi_fusion::views {
 inline constexpr char kUnsavedSessionNote[] = "from a session Pi did not save";
 inline constexpr size_t kUnsavedSessionRunsListed = 5;
 
-struct StatusView {
+struct StatusAnswer {
   std::string text;
   nlohmann::json details;  // {tasks: [{task_id, state, workflow, label, description, question,
                            //           artifact_dir, progress|null[, note]}]}
 };
 // The rows of `listed` (a task is live when `live` resolves it) at `now_ms`.
-StatusView BuildStatusView(const tasks::TaskRegistry& live,
-                           const std::vector<tasks::TaskInfo>& listed, int64_t now_ms);
+StatusAnswer BuildStatusAnswer(const tasks::TaskRegistry& live,
+                               const std::vector<tasks::TaskInfo>& listed, int64_t now_ms);
 
 }  // namespace pi_fusion::views

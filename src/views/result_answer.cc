@@ -1,4 +1,4 @@
-#include "views/result_view.h"
+#include "views/result_answer.h"
 
 #include <cstdio>
 
@@ -53,8 +53,8 @@ std::string UsageLine(const store::Usage& usage, const json& model_requests, Att
          ")";
 }
 
-Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const tasks::TaskInfo& task,
-                                 Delivery delivery) {
+Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
+                                     const tasks::TaskInfo& task, Delivery delivery) {
   Result<store::VerifiedResult> verified =
       store::VerifyCompletedRun(fs, task.artifact_dir, task.id);
   if (!verified.ok()) return verified.status();
@@ -75,7 +75,7 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const tasks
                                 : *claimed    ? Attachment::kNow
                                               : Attachment::kAlready;
   const std::string why = claimed.ok() ? "" : claimed.status().message();
-  ResultView view;
+  ResultAnswer view;
   // A candidate that tried to read past the walls is said here, not only in the details.
   const std::string refusals = run::RefusalsText(verified->details.value("tool_refusals", json()));
   const std::string shared = SharedModelNote(verified->details.value("models", json()));
@@ -113,9 +113,9 @@ Result<ResultView> CompletedView(FileSystem& fs, const Clock& clock, const tasks
   return view;
 }
 
-ResultView FailedView(FileSystem& fs, const tasks::TaskInfo& task) {
+ResultAnswer FailedAnswer(FileSystem& fs, const tasks::TaskInfo& task) {
   Result<json> failure = store::ReadFailureView(fs, task.artifact_dir);
-  ResultView view;
+  ResultAnswer view;
   view.details = BaseDetails(task, tasks::TaskStateName(task.state), "none");
   view.details["answer"] = {{"present", false}, {"reason", "run_did_not_commit"}};
   std::string summary = task.terminal_text;
@@ -168,8 +168,8 @@ ResultView FailedView(FileSystem& fs, const tasks::TaskInfo& task) {
 
 // A run of this Pi ends with a notification to it; a run another live Pi owns notifies only that
 // Pi, so the text says whose run it is and how to read its answer once it ends.
-ResultView RunningView(const tasks::TaskInfo& task) {
-  ResultView view;
+ResultAnswer RunningAnswer(const tasks::TaskInfo& task) {
+  ResultAnswer view;
   view.details = BaseDetails(task, "running", "none");
   if (task.owner_pid == 0) {
     view.text = "Fusion " + task.id + " is still running (" + task.workflow + ")" +
@@ -193,16 +193,16 @@ std::string OwnedElsewhereText(const tasks::TaskInfo& task) {
          "/merged.md; `pi-fusion runs` lists the run's state). Do not poll.";
 }
 
-Result<ResultView> BuildResultView(FileSystem& fs, const Clock& clock, const tasks::TaskInfo& task,
-                                   Delivery delivery) {
+Result<ResultAnswer> BuildResultAnswer(FileSystem& fs, const Clock& clock,
+                                       const tasks::TaskInfo& task, Delivery delivery) {
   switch (task.state) {
     case tasks::TaskState::kRunning:
-      return RunningView(task);
+      return RunningAnswer(task);
     case tasks::TaskState::kCompleted:
-      return CompletedView(fs, clock, task, delivery);
+      return CompletedAnswer(fs, clock, task, delivery);
     case tasks::TaskState::kFailed:
     case tasks::TaskState::kKilled:
-      return FailedView(fs, task);
+      return FailedAnswer(fs, task);
   }
   return Status::Error(kOrchestrationFailed, "unknown task state");
 }

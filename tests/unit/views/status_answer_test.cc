@@ -1,6 +1,6 @@
 // bg_status's view and the task lookup bg_status and bg_result share: live tasks of this process
 // come first in lookups, earlier runs (read from disk) fill in, and no run is listed twice.
-#include "views/status_view.h"
+#include "views/status_answer.h"
 
 #include <catch2/catch.hpp>
 
@@ -30,19 +30,20 @@ void AddLive(TaskRegistry& registry) {
 
 }  // namespace
 
-TEST_CASE("StatusView: no tasks says so with an empty list") {
+TEST_CASE("StatusAnswer: no tasks says so with an empty list") {
   TaskRegistry live;
-  const StatusView view = BuildStatusView(live, {}, kStart);
+  const StatusAnswer view = BuildStatusAnswer(live, {}, kStart);
   CHECK(view.text == "No background tasks in this session.");
   CHECK(view.details == nlohmann::json{{"tasks", nlohmann::json::array()}});
 }
 
-TEST_CASE("StatusView: a live run shows its stage and elapsed time, an earlier one a note") {
+TEST_CASE("StatusAnswer: a live run shows its stage and elapsed time, an earlier one a note") {
   TaskRegistry live;
   AddLive(live);
   TaskInfo earlier = Task(kEarlier, TaskState::kCompleted);
   earlier.terminal_text = "Fusion reason completed";
-  const StatusView view = BuildStatusView(live, {earlier, *live.Resolve(kLive)}, kStart + 65'000);
+  const StatusAnswer view =
+      BuildStatusAnswer(live, {earlier, *live.Resolve(kLive)}, kStart + 65'000);
   CHECK(view.text == kEarlier +
                          "  completed  fusion reason  (earlier Pi process; Fusion reason "
                          "completed)\n" +
@@ -55,14 +56,14 @@ TEST_CASE("StatusView: a live run shows its stage and elapsed time, an earlier o
   CHECK_FALSE(rows[1].contains("note"));
 }
 
-TEST_CASE("StatusView: an earlier run that can be resumed says the person can resume it") {
+TEST_CASE("StatusAnswer: an earlier run that can be resumed says the person can resume it") {
   TaskRegistry live;
   TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
   earlier.terminal_text = "host_ended: its Pi process ended";
   earlier.resume = ResumeHint{kEarlier, {1, 3}, false};
   TaskInfo none = Task(kLive, TaskState::kFailed);
   none.terminal_text = "child_exit_failed: candidate 1 exited 1";
-  const StatusView view = BuildStatusView(live, {earlier, none}, kStart);
+  const StatusAnswer view = BuildStatusAnswer(live, {earlier, none}, kStart);
   CHECK(view.text == kEarlier +
                          "  failed  fusion reason  (earlier Pi process; host_ended: its Pi "
                          "process ended; the person can resume it with /fusion-resume 4567ffff)\n" +
@@ -71,14 +72,14 @@ TEST_CASE("StatusView: an earlier run that can be resumed says the person can re
                          "candidate 1 exited 1)\n");
 }
 
-TEST_CASE("StatusView: a run a completed run resumed says so, and is not offered again") {
+TEST_CASE("StatusAnswer: a run a completed run resumed says so, and is not offered again") {
   const std::string resumed = "reason-89abffffffffffffffffffffffffffff";
   SECTION("read from disk") {
     TaskRegistry live;
     TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
     earlier.terminal_text = "child_exit_failed: merger";
     earlier.resumed_as = resumed;
-    const StatusView view = BuildStatusView(live, {earlier}, kStart);
+    const StatusAnswer view = BuildStatusAnswer(live, {earlier}, kStart);
     CHECK(view.text == kEarlier + "  failed  fusion reason  (earlier Pi process; " +
                            "child_exit_failed: merger; resumed as " + resumed + ")\n");
   }
@@ -88,8 +89,8 @@ TEST_CASE("StatusView: a run a completed run resumed says so, and is not offered
     TaskInfo resume = Task(resumed, TaskState::kCompleted);
     resume.resumed_from = kEarlier;
     live.Add(resume, *process::CancelToken::Create());
-    const StatusView view =
-        BuildStatusView(live, {*live.Resolve(kEarlier), *live.Resolve(resumed)}, kStart);
+    const StatusAnswer view =
+        BuildStatusAnswer(live, {*live.Resolve(kEarlier), *live.Resolve(resumed)}, kStart);
     CHECK(view.text.find(kEarlier + "  failed  fusion reason  (resumed as " + resumed + ")\n") ==
           0);
     CHECK(view.details.at("tasks")[0].at("note") == "resumed as " + resumed);
@@ -100,18 +101,19 @@ TEST_CASE("StatusView: a run a completed run resumed says so, and is not offered
     earlier.resume = ResumeHint{kEarlier, {1}, false};
     TaskInfo resume = Task(resumed, TaskState::kFailed);
     resume.resumed_from = kEarlier;
-    const StatusView view = BuildStatusView(live, {earlier, resume}, kStart);
+    const StatusAnswer view = BuildStatusAnswer(live, {earlier, resume}, kStart);
     CHECK(view.text.find("resumed as") == std::string::npos);
     CHECK(view.text.find("the person can resume it with /fusion-resume") != std::string::npos);
   }
 }
 
-TEST_CASE("StatusView: each row carries the task's question beside its description") {
+TEST_CASE("StatusAnswer: each row carries the task's question beside its description") {
   TaskRegistry live;
   TaskInfo earlier = Task(kEarlier, TaskState::kFailed);
   earlier.question = "Why is the sky blue?";
   TaskInfo unknown = Task(kLive, TaskState::kFailed);  // a run whose request could not be read
-  const nlohmann::json rows = BuildStatusView(live, {earlier, unknown}, kStart).details.at("tasks");
+  const nlohmann::json rows =
+      BuildStatusAnswer(live, {earlier, unknown}, kStart).details.at("tasks");
   CHECK(rows[0].at("question") == "Why is the sky blue?");
   CHECK(rows[0].at("description") == "d");
   CHECK(rows[1].at("question") == "");
