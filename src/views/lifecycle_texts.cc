@@ -9,6 +9,7 @@
 #include "run/source_failures.h"
 #include "schema/tool_catalog.h"
 #include "views/host_texts.h"
+#include "views/resume_texts.h"
 #include "views/run_view.h"
 #include "workflow/child_wrapper.h"
 
@@ -180,8 +181,7 @@ std::string EndFacts(const run::RunOutcome& outcome) {
 std::string ResumeLine(const tasks::TaskInfo& task,
                        const std::optional<tasks::ResumeHint>& resume) {
   if (!resume) return "";
-  return "\n" + (task.source == "tool" ? tasks::AgentResumeText(*resume)
-                                       : tasks::PersonResumeText(*resume));
+  return "\n" + (task.source == "tool" ? AgentResumeText(*resume) : PersonResumeText(*resume));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "store/verify.h"
 #include "tasks/resume_hint.h"
 #include "views/lifecycle_texts.h"
+#include "views/resume_texts.h"
 #include "views/run_view.h"
 
 namespace pi_fusion::views {
@@ -161,7 +162,7 @@ ResultAnswer FailedAnswer(FileSystem& fs, const tasks::TaskInfo& task) {
       (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir : "");
   if (resume) {
     view.details["resumable"] = tasks::ResumeHintJson(*resume);
-    view.text += "\n" + tasks::AgentResumeText(*resume);
+    view.text += "\n" + AgentResumeText(*resume);
   }
   return view;
 }

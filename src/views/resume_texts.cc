@@ -35,7 +35,28 @@ std::string Listed(const std::vector<std::string>& parts) {
   return out;
 }
 
+// "its 2 verified candidate answers", "its verified candidate answer", "its 3 verified candidate
+// answers and its evaluation".
+std::string WhatItReuses(const tasks::ResumeHint& hint) {
+  const size_t n = hint.candidate_slots.size();
+  std::string what = n == 1 ? "its verified candidate answer"
+                            : "its " + std::to_string(n) + " verified candidate answers";
+  if (hint.evaluation) what += " and its evaluation";
+  return what;
+}
+
 }  // namespace
+
+std::string PersonResumeText(const tasks::ResumeHint& hint) {
+  return "Resumable: " + tasks::ResumeCommand(hint.run_id) +
+         " runs only what is missing, reusing " + WhatItReuses(hint) + ".";
+}
+
+std::string AgentResumeText(const tasks::ResumeHint& hint) {
+  return "Resumable: the person can resume this run with " + tasks::ResumeCommand(hint.run_id) +
+         ", which runs only what is missing, reusing " + WhatItReuses(hint) +
+         ". Suggest that to them rather than starting the run again; resuming is their decision.";
+}
 
 std::vector<tasks::RunListing> ResumableRuns(FileSystem& fs, const std::string& cwd) {
   std::vector<tasks::RunListing> out;

@@ -1,4 +1,7 @@
-// What /fusion-resume shows: the runs it offers, how it is used, and what a resumed run reuses.
+// What /fusion-resume shows: the runs it offers, how it is used, and what a resumed run reuses;
+// and the sentences every view of a failed or cancelled run uses to say it can be resumed
+// (tasks/resume_hint.h). Resuming is the person's decision (there is no tool for it): the agent's
+// sentence asks it to suggest the command, never to start the run again itself.
 //
 // Reads run directories through the FileSystem seam (ResumableRuns); the rest is pure. Every text
 // that quotes a run's question passes through NeutralizeControls. Thread-safe.
@@ -9,10 +12,18 @@
 
 #include "core/file_system.h"
 #include "run/run_request.h"
+#include "tasks/resume_hint.h"
 #include "tasks/run_catalog.h"
 #include "views/lifecycle_texts.h"
 
 namespace pi_fusion::views {
+
+// For the person: "Resumable: /fusion-resume ac1705e2 runs only what is missing, reusing its 2
+// verified candidate answers."
+std::string PersonResumeText(const tasks::ResumeHint& hint);
+// For the agent: the same facts, addressed to it: the person can resume the run; suggest that
+// rather than starting the run again.
+std::string AgentResumeText(const tasks::ResumeHint& hint);
 
 // The picker shows at most this many runs, newest first.
 inline constexpr size_t kResumePickerMax = 12;

@@ -21,6 +21,7 @@
 #include "store/role_usage.h"
 #include "store/run_id.h"
 #include "tasks/resume_hint.h"
+#include "views/resume_texts.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_report.h"
 #include "workflow/workflow_spec.h"
@@ -332,7 +333,7 @@ json FailedRunView(const RunFacts& facts, const json& failure_view, bool cancell
   if (failure_view.is_object()) {
     if (const std::optional<tasks::ResumeHint> resume =
             tasks::ResumeHintFromJson(facts.run_id, failure_view.value("resumable", json()))) {
-      notes.push_back(tasks::PersonResumeText(*resume));
+      notes.push_back(PersonResumeText(*resume));
     }
   }
   if (!notes.empty()) view["notes"] = notes;

@@ -8,6 +8,7 @@
 #include "tasks/resume_hint.h"
 #include "views/host_texts.h"
 #include "views/lifecycle_texts.h"
+#include "views/resume_texts.h"
 #include "views/run_view.h"
 
 namespace pi_fusion::views {
@@ -65,7 +66,7 @@ json EndedLaunchView(const RunFacts& facts, const tasks::TaskInfo& ended) {
     const std::string why = ended.failure.substr(0, ended.failure.find('\n'));
     if (!why.empty()) view["error"] = why;
   }
-  if (ended.resume) notes.push_back(tasks::PersonResumeText(*ended.resume));
+  if (ended.resume) notes.push_back(PersonResumeText(*ended.resume));
   if (!notes.empty()) view["notes"] = std::move(notes);
   return view;
 }

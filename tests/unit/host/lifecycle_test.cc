@@ -10,6 +10,7 @@
 #include "process/supervisor.h"
 #include "store/constants.h"
 #include "views/result_answer.h"
+#include "views/resume_texts.h"
 #include "views/tool_result_view.h"
 
 using namespace pi_fusion;
@@ -403,9 +404,9 @@ TEST_CASE("RunLifecycle: a run that failed after its candidates verified ends sa
   REQUIRE(h.sink.terminal->outcome.end == run::RunEnd::kFailed);
   const tasks::ResumeHint hint{h.sink.launch.run_id, {1, 2, 3}, true};
   // A tool's run: the agent reads the notice, and is told to suggest the command.
-  CHECK_THAT(h.sink.terminal->text, Catch::EndsWith("\n" + tasks::AgentResumeText(hint)));
+  CHECK_THAT(h.sink.terminal->text, Catch::EndsWith("\n" + views::AgentResumeText(hint)));
   // The person's view of it says the same in the person's words.
-  CHECK(h.sink.terminal->view["notes"].back() == tasks::PersonResumeText(hint));
+  CHECK(h.sink.terminal->view["notes"].back() == views::PersonResumeText(hint));
 
   // A run whose candidates failed fast has nothing to reuse: no word of resuming.
   Script fast;

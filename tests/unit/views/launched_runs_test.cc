@@ -8,6 +8,7 @@
 #include "tasks/launched_runs.h"
 #include "tasks/resume_hint.h"
 #include "test_support.h"
+#include "views/resume_texts.h"
 #include "views/tool_result_view.h"
 
 using namespace pi_fusion;

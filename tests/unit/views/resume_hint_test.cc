@@ -12,6 +12,7 @@
 #include "test_support.h"
 #include "views/lifecycle_texts.h"
 #include "views/result_answer.h"
+#include "views/resume_texts.h"
 #include "views/run_view.h"
 #include "views/tool_result_view.h"
 
