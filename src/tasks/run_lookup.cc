@@ -32,43 +32,15 @@ Result<std::optional<TaskInfo>> FindRunOnDisk(FileSystem& fs, const Clock& clock
     for (const store::FoundRun& run : found) ids.push_back(run.run_id);
     return TaskLookup::Missed(LookupMiss::kAmbiguousPrefix, query, ids).status();
   }
-  for (const auto& [run_id, dir] : found) {
-    // A run whose host died is finalized (host_ended) before anyone reads it; a run whose owner
-    // still holds its lock is running in another Pi.
-    Result<bool> finalized = store::FinalizeIfAbandoned(fs, clock, dir);
-    if (!finalized.ok()) return finalized.status();
-    Result<store::Manifest> manifest = store::ReadManifest(fs, dir);
-    if (!manifest.ok()) return manifest.status();
-    TaskInfo task;
-    task.id = run_id;
-    task.workflow = manifest->workflow;
-    task.label = TaskLabel(manifest->workflow);
-    task.artifact_dir = dir;
-    task.source = std::string(store::RunSourceName(manifest->source));
-    switch (manifest->state) {
-      case store::RunState::kCompleted:
-        task.state = TaskState::kCompleted;
-        break;
-      case store::RunState::kCancelled:
-        task.state = TaskState::kKilled;
-        task.cancelled_by = CancelledByOnDisk(*manifest);
-        break;
-      case store::RunState::kFailed:
-        task.state = TaskState::kFailed;
-        break;
-      default:
-        task.state = TaskState::kRunning;
-        RunDirOwner(dir, &task.owner_pid, &task.owner_session);
-        task.last_progress = "running in " + OwnerText(task) + ", at " +
-                             std::string(store::RunStateName(manifest->state));
-    }
-    if (manifest->error) {
-      task.terminal_text = manifest->error->code + ": " + manifest->error->message;
-      if (task.state == TaskState::kFailed) task.failure = task.terminal_text;
-    }
-    return std::optional<TaskInfo>(std::move(task));
-  }
-  return std::optional<TaskInfo>();
+  if (found.empty()) return std::optional<TaskInfo>();
+  const store::FoundRun& run = found.front();
+  // A run whose host died is finalized (host_ended) before anyone reads it; a run whose owner
+  // still holds its lock is running in another Pi.
+  Result<bool> finalized = store::FinalizeIfAbandoned(fs, clock, run.dir);
+  if (!finalized.ok()) return finalized.status();
+  Result<store::Manifest> manifest = store::ReadManifest(fs, run.dir);
+  if (!manifest.ok()) return manifest.status();
+  return TaskOfRun(RunStateOf(fs, run.dir, run.run_id, std::move(manifest).value()));
 }
 
 Result<TaskInfo> ResolveTask(const TaskRegistry& live, const std::vector<TaskInfo>& earlier,
