@@ -9,6 +9,7 @@
 #include "core/file_system.h"
 #include "core/terminal_text.h"
 #include "views/host_texts.h"
+#include "views/run_expansion.h"
 #include "views/run_view.h"
 #include "views/tool_result_view.h"
 

@@ -29,7 +29,7 @@
 #include "store/wall_clock.h"
 #include "tasks/resume_hint.h"
 #include "tasks/run_catalog.h"
-#include "views/run_view.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::cli {
 namespace {

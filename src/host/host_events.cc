@@ -3,7 +3,7 @@
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "store/verify.h"
-#include "views/run_view.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::host {
 

@@ -10,7 +10,7 @@
 #include "schema/tool_catalog.h"
 #include "views/host_texts.h"
 #include "views/resume_texts.h"
-#include "views/run_view.h"
+#include "views/view_parts.h"
 #include "workflow/child_wrapper.h"
 
 namespace pi_fusion::views {

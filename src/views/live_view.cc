@@ -4,7 +4,7 @@
 
 #include "store/run_id.h"
 #include "tasks/progress.h"
-#include "views/run_view.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::views {
 

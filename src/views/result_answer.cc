@@ -14,7 +14,7 @@
 #include "tasks/resume_hint.h"
 #include "views/lifecycle_texts.h"
 #include "views/resume_texts.h"
-#include "views/run_view.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::views {
 namespace {

@@ -1,18 +1,20 @@
 // Plain view data for the person at the keyboard: what extensions/fusion-render.ts draws for a
 // /fusion message, a tool call and a tool result. Every decision (state, cut, text, number) is
 // made here; the render module only lays the parts out. The shapes (see fusion-render.ts):
-//   run  {kind:"run", title, question?, state, status, slots?, usage?, answer?{preview, markdown,
-//         note?}, candidates?[{id, model?, markdown?, note?, tools?{summary, calls[{state,
-//         text}], more?}}], agreements?, conflicts?[{topic,
+//   run  {kind:"run", title, question?, state, status, slots?[{name, state, model?}], usage?,
+//         answer?{preview, markdown, note?}, candidates?[{id, slot?, name?, model?, markdown?,
+//         note?, tools?{summary, calls[{state, text}], more?}}], agreements?, conflicts?[{topic,
 //         positions, resolution}], roles?[line], artifacts?{dir, gone?, note?}, notes?, error?}
 //   list {kind:"list", title, items:[run], empty?}
 //   note {kind:"note", level, text}
 //   call {title, question?}
-// (A tool result's view is built from these in tool_result_view.h.)
-// What the model needs (hashes, "Do not poll.", exact texts) stays in the tool result's content;
-// none of it is copied into a view.
+// The run views of a running, completed and failed run are built here; a tool result's view
+// (list, note, run) from its details in tool_result_view.h; a finished run's candidates,
+// evaluation and roles in run_expansion.h; the pieces they share in view_parts.h. What the model
+// needs (hashes, "Do not poll.", exact texts) stays in the tool result's content (the agent's
+// answers: result_answer.h, status_answer.h); none of it is copied into a view.
 //
-// Pure except ExpandRun (reads the run directory through the FileSystem seam); thread-safe.
+// Pure except TerminalRunView (reads the run directory through the FileSystem seam); thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -27,14 +29,9 @@
 #include "store/verify.h"
 #include "tasks/progress.h"
 #include "tasks/task_registry.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::views {
-
-// Collapsed answers show at most this many lines / bytes (cut at a line end).
-inline constexpr size_t kPreviewMaxLines = 12;
-inline constexpr size_t kPreviewMaxBytes = 1200;
-// A short form of the question for headers.
-inline constexpr size_t kQuestionMaxChars = 72;
 
 // The hints shown while runs are active: Pi cannot stop a quit or reload.
 inline constexpr char kActiveRunHint[] =
@@ -50,28 +47,6 @@ struct RunFacts {
   std::string artifact_dir;
   std::optional<tasks::ProgressSnapshot> progress;  // known while this process saw the run
 };
-
-std::string ShortQuestion(std::string_view description);
-// "14,210 tokens · $0.0123" from a Pi Usage object ({} or null: "").
-std::string UsageText(const nlohmann::json& usage);
-// "8 model requests · " for a count (1: "1 model request · "), "" for anything else (a run
-// recorded before requests were counted).
-std::string RequestsPrefix(const nlohmann::json& model_requests);
-// RequestsPrefix + UsageText: "8 model requests · 14,210 tokens · $0.0123"; "" without usage.
-// With a completed run's `estimate` (result details; budget::EstimateSummaryJson), the bill is
-// followed by what was estimated before the run: "… · $0.0008 · estimated $0.0011 expected (from
-// earlier runs), $0.2447 worst case". Null or malformed: nothing is added.
-std::string RequestsAndUsageText(const nlohmann::json& model_requests, const nlohmann::json& usage,
-                                 const nlohmann::json& estimate = nullptr);
-
-// "estimated $0.0011 expected (from earlier runs), $0.2447 worst case" (or "(a quarter of each
-// output cap)", "(partly from earlier runs)"); "" for null or malformed.
-std::string EstimateText(const nlohmann::json& estimate);
-// "Candidate 1 (p/m): 2 model requests · 1,234 tokens · $0.0012" per row of
-// store::UsageByRoleJson ("Evaluator", "Repair", "Merger" for the others).
-std::vector<std::string> RoleUsageLines(const nlohmann::json& usage_by_role);
-// {preview, markdown, note}: the preview is the first lines of `markdown`, cut at a line end.
-nlohmann::json AnswerView(const std::string& markdown, const std::string& note);
 
 // A run that is still active: stage, slots, elapsed time and the quit/reload hint.
 nlohmann::json RunningRunView(const RunFacts& facts, const tasks::ProgressSnapshot& progress,
@@ -91,21 +66,9 @@ nlohmann::json FailedRunView(const RunFacts& facts, const nlohmann::json& failur
 // resumed says how. Runs on a worker thread.
 nlohmann::json TerminalRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms);
 
-// The expansion of a finished run: the candidates A/B/C with their models, answers and (for the
-// tool-using workflows) the tool calls each made (run/tool_call_list.h), the evaluator's
-// agreements and conflicts with resolutions, the usage and cost per role (RoleUsageLines), and
-// the artifact directory, or a note that the artifacts are gone. Merged into a run view by the
-// caller.
-nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
-
 // The header of a tool call row, from the tool's (possibly partial) arguments.
 nlohmann::json CallView(std::string_view tool, const nlohmann::json& args);
 
-// The pieces the tool-result views (tool_result_view.h) share with the views above.
-// The string at `key` of a JSON object; "" when it is absent or not a string.
-std::string StringAt(const nlohmann::json& object, const char* key);
-// 14210 -> "14,210".
-std::string Grouped(uint64_t n);
 // What every run view starts with: kind, title, state, status, the short question and the
 // artifact directory.
 nlohmann::json BaseView(const RunFacts& facts, std::string_view state, const std::string& status);
@@ -113,9 +76,6 @@ nlohmann::json BaseView(const RunFacts& facts, std::string_view state, const std
 // the candidate of result details' `degraded` record (failed or cut) when there is one.
 nlohmann::json CompletedSlots(const nlohmann::json& models,
                               const nlohmann::json& degraded = nlohmann::json());
-// config::SharedModelText of result details' `models` (`candidates`: three "provider/model"); ""
-// when the candidates run on three models or the models cannot be read.
-std::string SharedModelNote(const nlohmann::json& models);
 // The notes a completed run's views show before its answer, from its result details: a degraded
 // answer's sentence first, then the shared-model note, then one line per failed declared source.
 // An empty array when there is none.

@@ -10,6 +10,7 @@
 #include "views/lifecycle_texts.h"
 #include "views/resume_texts.h"
 #include "views/run_view.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::views {
 namespace {

@@ -1,6 +1,6 @@
-// The view data of run_view.h: what the person reads for a completed, running, failed and
-// cancelled run, the candidates of a finished run (and when its artifacts are gone) and tool
-// calls. Nothing the model needs (hashes, "Do not poll.") appears in a view.
+// The view data of run_view.h and run_expansion.h: what the person reads for a completed, running,
+// failed and cancelled run, the candidates of a finished run (and when its artifacts are gone) and
+// tool calls. Nothing the model needs (hashes, "Do not poll.") appears in a view.
 #include "views/run_view.h"
 
 #include <unistd.h>
@@ -17,6 +17,7 @@
 #include "run/source_failures.h"
 #include "store/artifact_ref.h"
 #include "test_support.h"
+#include "views/run_expansion.h"
 
 using nlohmann::json;
 using namespace pi_fusion;
