@@ -6,6 +6,7 @@
 // Thread-safe: runs report from worker threads while tools query from the JS thread.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -28,7 +29,7 @@ struct TaskInfo {
   std::string id;           // the run id
   std::string workflow;     // "reason", ...
   std::string label;        // "fusion reason"
-  std::string description;  // the request, whitespace-collapsed, cut to 240 characters
+  std::string description;  // the request, whitespace-collapsed, cut to kDescriptionMaxChars
   std::string source;       // "tool" | "command"
   std::string artifact_dir;
   // What the person asked, for the views: the request's prompt (reason) or objective (the others)
@@ -118,8 +119,10 @@ class TaskRegistry {
 // "fusion reason" for workflow "reason".
 std::string TaskLabel(std::string_view workflow);
 
-// The description of a task: whitespace collapsed to single spaces, trimmed, cut to 240
-// characters (whole UTF-8 code points).
+// A task's description is cut to this many characters (whole UTF-8 code points).
+inline constexpr size_t kDescriptionMaxChars = 240;
+// The description of a task: whitespace collapsed to single spaces, trimmed, cut to
+// kDescriptionMaxChars.
 std::string TaskDescription(std::string_view request_text);
 
 }  // namespace pi_fusion::tasks

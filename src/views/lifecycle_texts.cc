@@ -236,7 +236,8 @@ KillAnswer KillAnswerFor(const std::string& id, const Result<tasks::TaskInfo>& n
   const std::string state = stopped ? std::string(tasks::TaskStateName(now->state)) : "running";
   answer.details = {{"task_id", id}, {"state", state}};
   if (!stopped) {
-    answer.text = "cancellation of " + id + " requested; it has not settled within 30 s";
+    answer.text = "cancellation of " + id + " requested; it has not settled within " +
+                  std::to_string(kKillWaitMs / 1000) + " s";
   } else if (now->state == tasks::TaskState::kCompleted ||
              now->state == tasks::TaskState::kFailed) {
     // The run ended before the cancellation reached it: nothing was killed.

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/error_codes.h"
+#include "core/name_table.h"
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "run/tool_refusals.h"
@@ -31,6 +32,13 @@ json BaseDetails(const tasks::TaskInfo& task, std::string_view state, std::strin
 }
 
 enum class Attachment { kNow, kAlready, kUnrecorded };
+// details.usage_attached.
+constexpr NameTable<Attachment, 3> kAttachmentNames = {
+    {Attachment::kNow, Attachment::kAlready, Attachment::kUnrecorded},
+    {"now", "already", "unrecorded"}};
+// details.delivery of a completed run.
+constexpr NameTable<Delivery, 2> kDeliveryNames = {{Delivery::kInline, Delivery::kArtifact},
+                                                   {"inline", "artifact"}};
 
 // "\nBefore the run it was estimated $0.0011 expected (…), $0.2447 worst case." for a
 // result that kept its estimate; "" otherwise.
@@ -61,12 +69,13 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   if (!verified.ok()) return verified.status();
   const bool inline_delivery = delivery == Delivery::kInline;
   if (inline_delivery && verified->merged.size() > kInlineAnswerLimit) {
-    return Status::Error(
-        kInvalidArguments,
-        "the answer of " + task.id + " is " + std::to_string(verified->merged.size()) +
-            " bytes, over the 49,152-byte inline limit; nothing was truncated. "
-            "Call bg_result({taskId: \"" +
-            task.id + "\", delivery: \"artifact\"}) and read " + verified->merged_path);
+    return Status::Error(kInvalidArguments, "the answer of " + task.id + " is " +
+                                                std::to_string(verified->merged.size()) +
+                                                " bytes, over the " + Grouped(kInlineAnswerLimit) +
+                                                "-byte inline limit; nothing was truncated. "
+                                                "Call bg_result({taskId: \"" +
+                                                task.id + "\", delivery: \"artifact\"}) and read " +
+                                                verified->merged_path);
   }
   // A verified answer is never withheld because the claim cannot be written (a read-only run
   // directory): the usage is then not attached, and the text says why.
@@ -98,7 +107,7 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
       (refusals.empty() ? "" : "\n" + refusals) + (shared.empty() ? "" : "\n" + shared) +
       failed_sources + "\n\n";
   view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
-  view.details = BaseDetails(task, "completed", inline_delivery ? "inline" : "artifact");
+  view.details = BaseDetails(task, "completed", kDeliveryNames.Name(delivery));
   view.details["answer"] = {{"present", true},
                             {"path", verified->merged_path},
                             {"byte_length", verified->merged_ref.byte_length},
@@ -106,9 +115,7 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   // Where the answer starts in the text (bytes), so a view takes it from there.
   if (inline_delivery) view.details["answer"]["text_offset"] = head.size();
   view.details["usage"] = store::UsageToJson(verified->usage);
-  view.details["usage_attached"] = attachment == Attachment::kNow       ? "now"
-                                   : attachment == Attachment::kAlready ? "already"
-                                                                        : "unrecorded";
+  view.details["usage_attached"] = kAttachmentNames.Name(attachment);
   view.details["result"] = verified->details;
   if (attachment == Attachment::kNow) view.attach_usage = store::UsageToJson(verified->usage);
   return view;

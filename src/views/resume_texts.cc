@@ -8,6 +8,7 @@
 #include "run/resume_inputs.h"
 #include "store/run_id.h"
 #include "tasks/resume_hint.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::views {
 namespace {
@@ -77,7 +78,8 @@ std::string ResumePickerLabel(const tasks::RunListing& run) {
   std::string question = TruncateUtf8(run.question, kQuestionMaxBytes);
   if (question.size() < run.question.size()) question += "…";
   const std::string label = std::string(store::ShortRunId(run.run_id)) + " · " + m.workflow +
-                            " · " + state + " · " + std::to_string(verified) + "/3 verified" +
+                            " · " + state + " · " + std::to_string(verified) + "/" +
+                            std::to_string(workflow::kCandidateCount) + " verified" +
                             (question.empty() ? "" : " · " + question);
   return NeutralizeControls(label, TextShape::kSingleLine);
 }

@@ -11,6 +11,7 @@
 #include "views/resume_texts.h"
 #include "views/run_view.h"
 #include "views/view_parts.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::views {
 namespace {
@@ -175,10 +176,10 @@ json StatusItem(const json& row) {
   const std::string shown = state == "killed" ? "cancelled" : state;
   std::string status = shown + " (" + r.run_id + ")";
   if (progress.is_object() && state == "running") {
-    status =
-        StringAt(progress, "stage") == StageName(tasks::Stage::kCandidates)
-            ? "candidates " + std::to_string(progress["candidates"].value("done", 0)) + "/3 done"
-            : StringAt(progress, "line");
+    status = StringAt(progress, "stage") == StageName(tasks::Stage::kCandidates)
+                 ? "candidates " + std::to_string(progress["candidates"].value("done", 0)) + "/" +
+                       std::to_string(workflow::kCandidateCount) + " done"
+                 : StringAt(progress, "line");
     status += " · " + tasks::FormatElapsed(progress.value("elapsed_ms", int64_t{0})) + " (" +
               r.run_id + ")";
   }
