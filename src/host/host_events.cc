@@ -1,5 +1,6 @@
 #include "host/host_events.h"
 
+#include "core/name_table.h"
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "store/verify.h"
@@ -14,14 +15,21 @@ SettleAction DecideSettle(SettleHook hook, bool has_ui, bool aborted) {
   return SettleAction::kHold;
 }
 
-tasks::CancelSource ShutdownCancelSource(std::string_view reason, bool after_signal) {
-  if (reason == "quit")
-    return after_signal ? tasks::CancelSource::kSignal : tasks::CancelSource::kQuit;
-  if (reason == "reload") return tasks::CancelSource::kReload;
-  if (reason == "new") return tasks::CancelSource::kNewSession;
-  if (reason == "resume") return tasks::CancelSource::kResume;
-  if (reason == "fork") return tasks::CancelSource::kFork;
-  return tasks::CancelSource::kUnknown;
+namespace {
+
+using tasks::CancelSource;
+
+// session_shutdown's reasons and the cancellation each one is.
+constexpr NameTable<CancelSource, 5> kShutdownReasons = {
+    {CancelSource::kQuit, CancelSource::kReload, CancelSource::kNewSession, CancelSource::kResume,
+     CancelSource::kFork},
+    {"quit", "reload", "new", "resume", "fork"}};
+
+}  // namespace
+
+CancelSource ShutdownCancelSource(std::string_view reason, bool after_signal) {
+  const CancelSource source = kShutdownReasons.Parse(reason).value_or(CancelSource::kUnknown);
+  return source == CancelSource::kQuit && after_signal ? CancelSource::kSignal : source;
 }
 
 TerminalRoute RouteTerminal(const TerminalHost& host, const views::TerminalReport& terminal) {

@@ -7,6 +7,7 @@
 #include "core/json_text.h"
 #include "run/cancel_cause.h"
 #include "run/orchestrator.h"
+#include "store/run_state.h"
 #include "tasks/resume_hint.h"
 #include "views/resume_texts.h"
 #include "views/run_view.h"
@@ -114,7 +115,7 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   const run::RunRequest& prepared = run->request;
   const std::string workflow_name(Name(prepared.request.workflow));
   const std::string description = tasks::TaskDescription(views::RequestText(prepared.request));
-  const std::string source = views::TaskSource(prepared.source);
+  const std::string source(store::RunSourceName(prepared.source));
   const std::string session_id = prepared.host.session_id;
 
   tasks::TaskInfo task{run->store->run_id(), workflow_name, tasks::TaskLabel(workflow_name),

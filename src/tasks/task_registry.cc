@@ -16,6 +16,10 @@ constexpr NameTable<TaskState, 4> kTaskStateNames = {
 
 std::string_view TaskStateName(TaskState state) { return kTaskStateNames.Name(state); }
 
+std::optional<TaskState> ParseTaskState(std::string_view name) {
+  return kTaskStateNames.Parse(name);
+}
+
 void TaskRegistry::Add(TaskInfo task, process::CancelToken cancel) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string id = task.id;

@@ -24,6 +24,8 @@ namespace pi_fusion::tasks {
 
 enum class TaskState { kRunning, kCompleted, kFailed, kKilled };
 std::string_view TaskStateName(TaskState state);  // "running" | "completed" | "failed" | "killed"
+// Back from TaskStateName (a tool result's details.state); nullopt for any other text.
+std::optional<TaskState> ParseTaskState(std::string_view name);
 
 struct TaskInfo {
   std::string id;           // the run id

@@ -21,10 +21,6 @@ std::string RequestText(const schema::NormalizedRequest& request) {
   return schema::HeadlineOf(schema::FusionTool(request.workflow), request.request);
 }
 
-std::string TaskSource(store::RunSource source) {
-  return source == store::RunSource::kTool ? "tool" : "command";
-}
-
 std::string PreflightUpdateText(std::string_view workflow) {
   return tasks::TaskLabel(workflow) + ": preflight (routes, budget, artifacts)";
 }

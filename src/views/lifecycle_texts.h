@@ -47,8 +47,6 @@ struct TerminalReport {
 
 // The text a request asks about: its tool's headline argument (schema/tool_catalog.h).
 std::string RequestText(const schema::NormalizedRequest& request);
-// "tool" | "command".
-std::string TaskSource(store::RunSource source);
 
 // The receipt of a run whose preflight is durable.
 LaunchReport Receipt(const run::PreparedRun& run, const tasks::TaskInfo& task);

@@ -133,9 +133,8 @@ json KillView(const json& details) {
                                          "only runs of the Pi it is called in."
                                    : "Cancellation of " + run_id + " requested; not settled yet.");
   }
-  const tasks::TaskState ended = state == "completed" ? tasks::TaskState::kCompleted
-                                 : state == "failed"  ? tasks::TaskState::kFailed
-                                                      : tasks::TaskState::kKilled;
+  // A state of another shape reads as a cancellation, as "killed" does.
+  const tasks::TaskState ended = tasks::ParseTaskState(state).value_or(tasks::TaskState::kKilled);
   if (!earlier && ended == tasks::TaskState::kKilled) {
     return Note("info", "Cancelled " + run_id + " (asked by bg_kill).");
   }
