@@ -8,7 +8,7 @@
 
 using namespace pi_fusion;
 using namespace pi_fusion::tasks;
-using namespace pi_fusion::views;
+using pi_fusion::views::TerminalReport;
 using namespace pi_fusion::host;
 
 namespace {
