@@ -1,5 +1,5 @@
 /**
- * pi-fusion: turns the plain view data that the native library builds (src/tasks/run_view.h)
+ * pi-fusion: turns the plain view data that the native library builds (src/views/run_view.h)
  * into pi-tui components. It decides nothing: every state, text, number and cut is in the view;
  * this file only picks a colour and a symbol for a state and lays the parts out.
  *
@@ -9,7 +9,7 @@
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
- * editor while they work (src/tasks/live_view.h), is
+ * editor while they work (src/views/live_view.h), is
  *   {kind:"live", runs: [{line, candidates: [{slot, name, model?, note?, markdown?}]}], hint?, expand?} Only erasable TypeScript syntax, so Node runs the
  * unit tests (tests/unit/render/) without a build step.
  */

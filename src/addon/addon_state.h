@@ -14,21 +14,21 @@
 #include <thread>
 #include <vector>
 
+#include "host/kill_waits.h"
 #include "napi_util/js_dispatcher.h"
 #include "process/cancel_token.h"
-#include "tasks/kill_waits.h"
 #include "tasks/launched_runs.h"
-#include "tasks/lifecycle_texts.h"
-#include "tasks/live_view.h"
 #include "tasks/task_registry.h"
+#include "views/lifecycle_texts.h"
+#include "views/live_view.h"
 
 namespace pi_fusion::addon {
 
 // A launch from its start until its end is delivered (or its preflight failure is). Its callbacks
 // hold JS handles, so they live here, on the JS thread, and the worker knows only the launch id.
 struct PendingLaunch {
-  std::function<void(Napi::Env, const tasks::LaunchReport&)> on_launch;
-  std::function<void(Napi::Env, const tasks::TerminalReport&)> on_terminal;
+  std::function<void(Napi::Env, const views::LaunchReport&)> on_launch;
+  std::function<void(Napi::Env, const views::TerminalReport&)> on_terminal;
   process::CancelToken cancel;  // exists before preflight starts
 };
 
@@ -68,9 +68,9 @@ struct AddonState {
   std::vector<std::string> widget_rows;
   bool widget_synced = false;
   // The TUI's live view as last drawn (its JSON; "" when it was rows or nothing), and each active
-  // run's landed candidates by run id, answers included (tasks/live_view.h): the person's only.
+  // run's landed candidates by run id, answers included (views/live_view.h): the person's only.
   std::string widget_view;
-  std::map<std::string, std::vector<tasks::LandedReport>> landed;
+  std::map<std::string, std::vector<views::LandedReport>> landed;
   // Terminal notices that arrived after the registration they belonged to ended (a /reload
   // cancels its runs): shown by the next session_start.
   std::vector<std::string> carried_notices;
@@ -84,7 +84,7 @@ struct AddonState {
   // Whether the run of a launch row has ended, for the rows Pi renders again (renderers.cc).
   tasks::LaunchedRuns launched_runs;
   // bg_kill calls waiting for the runs they cancelled: answered by the run's terminal event.
-  tasks::KillWaits kill_waits;
+  host::KillWaits kill_waits;
   // Every launch not yet delivered, by id; a worker posts its reports under its id.
   std::map<uint64_t, PendingLaunch> launches;
   uint64_t last_launch_id = 0;

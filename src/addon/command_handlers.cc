@@ -11,7 +11,7 @@
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "schema/tool_catalog.h"
-#include "tasks/host_texts.h"
+#include "views/host_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -30,7 +30,7 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
       SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, "", true);
   run.request = std::move(request).value();
   run.source = store::RunSource::kCommand;
-  return LaunchFromCommand(env, ctx, std::move(run), tasks::CommandStartedText);
+  return LaunchFromCommand(env, ctx, std::move(run), views::CommandStartedText);
 }
 
 Napi::Value StartWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
@@ -44,13 +44,13 @@ Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
   const std::string prompt = TypedText(info[0]);
   if (!prompt.empty()) return StartWhenIdle(env, ctx, prompt);
   if (!HasUI(ctx)) {
-    Tell(env, ctx, tasks::kFusionUsageText, "error");
+    Tell(env, ctx, views::kFusionUsageText, "error");
     FailProcess(env);
     return Resolved(env);
   }
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
   Napi::Value edited =
-      Method(ui, "editor").Call(ui, {Napi::String::New(env, tasks::kFusionEditorTitle)});
+      Method(ui, "editor").Call(ui, {Napi::String::New(env, views::kFusionEditorTitle)});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
   return Then(env, edited, [ctx_ref](Napi::Env env, Napi::Value text) -> Napi::Value {
     const std::string typed = TypedText(text);
@@ -64,7 +64,7 @@ Napi::Value FusionModelsCommand(const Napi::CallbackInfo& info) {
   Napi::Object ctx = info[1].As<Napi::Object>();
   const Napi::Value mode = ctx.Get("mode");
   if (!mode.IsString() || mode.As<Napi::String>().Utf8Value() != "tui") {
-    Tell(env, ctx, tasks::kModelsNeedTuiText, "error");
+    Tell(env, ctx, views::kModelsNeedTuiText, "error");
     if (!HasUI(ctx)) FailProcess(env);
     return Resolved(env);
   }
@@ -82,9 +82,9 @@ void Register(Napi::Env env, Napi::Object pi, const char* name, const char* desc
 }  // namespace
 
 void RegisterCommands(Napi::Env env, Napi::Object pi) {
-  Register(env, pi, "fusion", tasks::kFusionCommandDescription, FusionCommand);
-  Register(env, pi, "fusion-models", tasks::kFusionModelsCommandDescription, FusionModelsCommand);
-  Register(env, pi, "fusion-resume", tasks::kFusionResumeCommandDescription, FusionResumeCommand);
+  Register(env, pi, "fusion", views::kFusionCommandDescription, FusionCommand);
+  Register(env, pi, "fusion-models", views::kFusionModelsCommandDescription, FusionModelsCommand);
+  Register(env, pi, "fusion-resume", views::kFusionResumeCommandDescription, FusionResumeCommand);
 }
 
 }  // namespace pi_fusion::addon

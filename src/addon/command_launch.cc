@@ -12,8 +12,8 @@
 #include "core/fd_write.h"
 #include "core/file_system.h"
 #include "core/terminal_text.h"
+#include "host/host_events.h"
 #include "schema/schema_walker.h"
-#include "tasks/host_events.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -31,7 +31,7 @@ bool RawAnswerAsked(Napi::Env env) {
 // is a model's text and stdout is often a terminal, so its controls are neutralized unless the
 // person asked for the raw bytes (to pipe them into a file, say).
 void PrintOutcome(Napi::Env env, const Terminal& terminal) {
-  const tasks::PrintedOutcome printed = tasks::PrintModeOutcome(PosixFileSystem(), terminal);
+  const host::PrintedOutcome printed = host::PrintModeOutcome(PosixFileSystem(), terminal);
   if (!printed.stdout_text.empty()) {
     const std::string text =
         RawAnswerAsked(env) ? printed.stdout_text : NeutralizeControls(printed.stdout_text);

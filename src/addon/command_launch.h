@@ -8,7 +8,7 @@
 #include <string>
 
 #include "run/run_request.h"
-#include "tasks/lifecycle_texts.h"
+#include "views/lifecycle_texts.h"
 
 namespace pi_fusion::addon {
 
@@ -37,7 +37,7 @@ Napi::Value WhenIdle(Napi::Env env, Napi::Object ctx,
                      std::function<Napi::Value(Napi::Env, Napi::Object)> start);
 
 // The person's notice once a command's run started.
-using StartedText = std::function<std::string(const tasks::LaunchReport&)>;
+using StartedText = std::function<std::string(const views::LaunchReport&)>;
 
 // Launches `run` (its host snapshot, request and source filled by the caller) for a command: the
 // launch notice (`started`) or the preflight failure is told to the person; in print mode the

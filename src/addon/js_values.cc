@@ -3,7 +3,7 @@
 #include "core/json_text.h"
 #include "core/terminal_text.h"
 #include "napi_util/text_result.h"
-#include "tasks/host_texts.h"
+#include "views/host_texts.h"
 
 namespace pi_fusion::addon {
 
@@ -35,7 +35,7 @@ Napi::Object TextResult(Napi::Env env, const std::string& text, const nlohmann::
 
 Napi::Object ErrorResult(Napi::Env env, const Status& status) {
   nlohmann::json details = {{"error", {{"code", status.code()}, {"message", status.message()}}}};
-  Napi::Object result = TextResult(env, tasks::ToolErrorText(status), details);
+  Napi::Object result = TextResult(env, views::ToolErrorText(status), details);
   result.Set("isError", true);
   return result;
 }

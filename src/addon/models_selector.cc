@@ -8,7 +8,7 @@
 #include "addon/js_values.h"
 #include "config/selector.h"
 #include "core/file_system.h"
-#include "tasks/host_texts.h"
+#include "views/host_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -64,11 +64,11 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
   AddonState& state = State(env);
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
   if (state.show_models_selector.IsEmpty() || state.pi.IsEmpty()) {
-    Notify(env, ui, tasks::kModelsSelectorMissingText, "error");
+    Notify(env, ui, views::kModelsSelectorMissingText, "error");
     return env.Undefined();
   }
   run::HostSnapshot host = SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx,
-                                             state.package_root, "", /*with_branch=*/false);
+                                        state.package_root, "", /*with_branch=*/false);
   auto session =
       std::make_shared<SelectorSession>(std::move(host.agent_dir), std::move(host.registry));
   Napi::Value shown = state.show_models_selector.Value().Call({ctx, Controller(env, session)});
@@ -80,9 +80,9 @@ Napi::Value ShowModelsSelector(Napi::Env env, Napi::Object ctx) {
               const config::Selector& selector = session->selector;
               Napi::Object ui = ui_ref->Value();
               if (selector.outcome() == config::SelectorOutcome::kSaved) {
-                Notify(info.Env(), ui, tasks::ModelsSavedText(session->store.path()), "info");
+                Notify(info.Env(), ui, views::ModelsSavedText(session->store.path()), "info");
               } else if (selector.HasUnsavedChanges()) {
-                Notify(info.Env(), ui, tasks::ModelsNotSavedText(session->store.path()), "warning");
+                Notify(info.Env(), ui, views::ModelsNotSavedText(session->store.path()), "warning");
               }
               return info.Env().Undefined();
             })});

@@ -6,8 +6,8 @@
 #include "addon/js_values.h"
 #include "addon/renderers.h"
 #include "core/clock.h"
-#include "tasks/live_view.h"
-#include "tasks/progress_view.h"
+#include "views/live_view.h"
+#include "views/progress_view.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -61,7 +61,7 @@ void ShowRunProgress(Napi::Env env, const std::string& line) {
   RefreshRunProgress(env);
 }
 
-void ShowLandedCandidate(Napi::Env env, const tasks::LandedReport& report) {
+void ShowLandedCandidate(Napi::Env env, const views::LandedReport& report) {
   AddonState& state = State(env);
   // A registration that ended (a /reload) cancelled its runs: nothing of theirs is shown.
   if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) return;
@@ -70,10 +70,10 @@ void ShowLandedCandidate(Napi::Env env, const tasks::LandedReport& report) {
     RefreshRunProgress(env);
     return;
   }
-  WriteStderrLine(env, tasks::LandedLine(report));
+  WriteStderrLine(env, views::LandedLine(report));
   // json mode: the answer as an event (entry_appended) that no model turn reads.
   if (ModeOf(state.ui_ctx.Value()) == "json") {
-    AppendEntry(env, tasks::kCandidateEntryType, tasks::LandedEntryData(report));
+    AppendEntry(env, views::kCandidateEntryType, views::LandedEntryData(report));
   }
 }
 
@@ -81,7 +81,7 @@ namespace {
 
 // The TUI's live view: one component drawn by the render module, with each landed answer
 // expandable by Pi's expand key. Redrawn only when what it shows changed.
-void SetLiveWidget(Napi::Env env, Napi::Object ui, const tasks::ProgressView& view) {
+void SetLiveWidget(Napi::Env env, Napi::Object ui, const views::ProgressView& view) {
   AddonState& state = State(env);
   Napi::Function set_widget = Method(ui, "setWidget");
   if (view.runs.empty()) {
@@ -93,7 +93,7 @@ void SetLiveWidget(Napi::Env env, Napi::Object ui, const tasks::ProgressView& vi
     state.widget_synced = true;
     return;
   }
-  const nlohmann::json live = tasks::LiveWidgetView(view);
+  const nlohmann::json live = views::LiveWidgetView(view);
   std::string dumped = live.dump();
   if (state.widget_synced && dumped == state.widget_view) return;
   set_widget.Call(ui, {Napi::String::New(env, kWidgetKey), LiveWidgetFactory(env, live, ui)});
@@ -120,12 +120,12 @@ void SetPlainWidget(Napi::Env env, Napi::Object ui, Napi::Function set_widget,
 }
 
 // A Pi without widgets: one status entry per run; an ended run's entry is cleared.
-void SetStatuses(Napi::Env env, Napi::Object ui, const std::vector<tasks::ActiveRunLines>& runs) {
+void SetStatuses(Napi::Env env, Napi::Object ui, const std::vector<views::ActiveRunLines>& runs) {
   AddonState& state = State(env);
   Napi::Function set_status = Method(ui, "setStatus");
   if (set_status.IsEmpty()) return;
   std::set<std::string> shown;
-  for (const tasks::ActiveRunLines& run : runs) {
+  for (const views::ActiveRunLines& run : runs) {
     set_status.Call(ui, {Napi::String::New(env, run.status_key), Napi::String::New(env, run.line)});
     shown.insert(run.status_key);
   }
@@ -145,15 +145,15 @@ void RefreshRunProgress(Napi::Env env) {
     return;
   }
   const int64_t now = tasks::ToEpochMs(SystemClock().WallNow());
-  tasks::ProgressView view =
-      tasks::BuildProgressView(state.tasks->List(), std::move(state.landed), now);
+  views::ProgressView view =
+      views::BuildProgressView(state.tasks->List(), std::move(state.landed), now);
   state.landed = std::move(view.landed);
   const bool live = ModeOf(state.ui_ctx.Value()) == "tui" && CanRenderLive(env);
   Napi::Function set_widget = Method(ui, "setWidget");
   if (!set_widget.IsEmpty() && live) {
     SetLiveWidget(env, ui, view);
   } else if (!set_widget.IsEmpty()) {
-    SetPlainWidget(env, ui, set_widget, tasks::PlainWidgetRows(view));
+    SetPlainWidget(env, ui, set_widget, views::PlainWidgetRows(view));
   } else {
     SetStatuses(env, ui, view.runs);
   }

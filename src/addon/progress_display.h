@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "tasks/live_view.h"
+#include "views/live_view.h"
 
 namespace pi_fusion::addon {
 
@@ -19,7 +19,7 @@ namespace pi_fusion::addon {
 void ShowRunProgress(Napi::Env env, const std::string& line);
 // A candidate of a run landed (its answer verified): listed in the TUI's live view, a stderr
 // line in print and json mode, and in json mode also a `fusion-candidate` entry with the answer.
-void ShowLandedCandidate(Napi::Env env, const tasks::LandedReport& report);
+void ShowLandedCandidate(Napi::Env env, const views::LandedReport& report);
 // Redraws every active run's line from the registry; starts or stops the once-a-second ticker
 // that keeps elapsed times moving (unref'd: it never holds Pi open).
 void RefreshRunProgress(Napi::Env env);

@@ -7,9 +7,9 @@
 #include "addon/renderers.h"
 #include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
+#include "host/host_events.h"
 #include "schema/tool_catalog.h"
-#include "tasks/host_events.h"
-#include "tasks/host_texts.h"
+#include "views/host_texts.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::addon {
@@ -112,12 +112,12 @@ Napi::Value HoldAfterSettle(Napi::Env env) {
 }
 
 // A settle hook's (event, ctx) as the decision's plain values. Without a context nothing is held.
-tasks::SettleAction SettleActionOf(const Napi::CallbackInfo& info, tasks::SettleHook hook) {
-  if (info.Length() < 2 || !info[1].IsObject()) return tasks::SettleAction::kNothing;
+host::SettleAction SettleActionOf(const Napi::CallbackInfo& info, host::SettleHook hook) {
+  if (info.Length() < 2 || !info[1].IsObject()) return host::SettleAction::kNothing;
   const bool has_ui = info[1].As<Napi::Object>().Get("hasUI").ToBoolean().Value();
   const Napi::Value aborted =
       info[0].IsObject() ? info[0].As<Napi::Object>().Get("aborted") : info.Env().Undefined();
-  return tasks::DecideSettle(hook, has_ui, aborted.IsBoolean() && aborted.ToBoolean().Value());
+  return host::DecideSettle(hook, has_ui, aborted.IsBoolean() && aborted.ToBoolean().Value());
 }
 
 // One of the signals Pi quits on arrived: remember it, so the cancellation can say so, and cancel
@@ -185,11 +185,11 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
                  Napi::Env env = info.Env();
                  if (!current(env)) return env.Undefined();
-                 switch (SettleActionOf(info, tasks::SettleHook::kBeforeSettle)) {
-                   case tasks::SettleAction::kHold:
+                 switch (SettleActionOf(info, host::SettleHook::kBeforeSettle)) {
+                   case host::SettleAction::kHold:
                      return WaitForRunsBeforeSettle(env);
-                   case tasks::SettleAction::kReleaseWoken:
-                   case tasks::SettleAction::kNothing:
+                   case host::SettleAction::kReleaseWoken:
+                   case host::SettleAction::kNothing:
                      break;
                  }
                  return env.Undefined();
@@ -202,37 +202,37 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                Napi::Function::New(env, [current](const Napi::CallbackInfo& info) -> Napi::Value {
                  Napi::Env env = info.Env();
                  if (!current(env)) return env.Undefined();
-                 switch (SettleActionOf(info, tasks::SettleHook::kSettled)) {
-                   case tasks::SettleAction::kHold:
+                 switch (SettleActionOf(info, host::SettleHook::kSettled)) {
+                   case host::SettleAction::kHold:
                      return HoldAfterSettle(env);
-                   case tasks::SettleAction::kReleaseWoken:
+                   case host::SettleAction::kReleaseWoken:
                      ResolveWokenWaiters(env);
                      break;
-                   case tasks::SettleAction::kNothing:
+                   case host::SettleAction::kNothing:
                      break;
                  }
                  return env.Undefined();
                })});
   // Quit and /reload both end here: cancel every run (each records its cancellation durably),
   // join the workers and drop the registration so the next register() starts clean.
-  on.Call(pi,
-          {Napi::String::New(env, "session_shutdown"),
-           Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
-             Napi::Env env = info.Env();
-             if (!current(env)) return;
-             AddonState& state = State(env);
-             ResolveWokenWaiters(env);
-             Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
-             Napi::Value reason =
-                 event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
-             const std::string why = reason.IsString() ? reason.As<Napi::String>().Utf8Value() : "";
-             if (why == "quit") state.quitting = true;
-             state.StopAllRuns(tasks::ShutdownCancelSource(why, !state.shutdown_signal.empty()));
-             if (why == "quit" && UiOf(env).IsEmpty()) DeliverEndsBeforeExit(env);
-             ClearRunProgress(env);
-             state.pi.Reset();
-             state.ui_ctx.Reset();
-           })});
+  on.Call(pi, {Napi::String::New(env, "session_shutdown"),
+               Napi::Function::New(env, [current](const Napi::CallbackInfo& info) {
+                 Napi::Env env = info.Env();
+                 if (!current(env)) return;
+                 AddonState& state = State(env);
+                 ResolveWokenWaiters(env);
+                 Napi::Value event = info.Length() > 0 ? info[0] : env.Undefined();
+                 Napi::Value reason =
+                     event.IsObject() ? event.As<Napi::Object>().Get("reason") : env.Undefined();
+                 const std::string why =
+                     reason.IsString() ? reason.As<Napi::String>().Utf8Value() : "";
+                 if (why == "quit") state.quitting = true;
+                 state.StopAllRuns(host::ShutdownCancelSource(why, !state.shutdown_signal.empty()));
+                 if (why == "quit" && UiOf(env).IsEmpty()) DeliverEndsBeforeExit(env);
+                 ClearRunProgress(env);
+                 state.pi.Reset();
+                 state.ui_ctx.Reset();
+               })});
 }
 
 }  // namespace
@@ -240,7 +240,7 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
 Napi::Value Register(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsObject()) {
-    throw Napi::TypeError::New(env, tasks::kRegisterNeedsPiText);
+    throw Napi::TypeError::New(env, views::kRegisterNeedsPiText);
   }
   Napi::Object pi = info[0].As<Napi::Object>();
   AddonState& state = State(env);

@@ -8,9 +8,10 @@
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "core/terminal_text.h"
-#include "tasks/host_texts.h"
-#include "tasks/run_view.h"
-#include "tasks/tool_result_view.h"
+#include "views/host_texts.h"
+#include "views/run_expansion.h"
+#include "views/run_view.h"
+#include "views/tool_result_view.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -48,7 +49,7 @@ Napi::Object RenderOptions(Napi::Env env, bool expanded, Napi::Value hint_source
     if (!key_hint.IsEmpty()) {
       options.Set("expandHint",
                   key_hint.Call(hint_source, {Napi::String::New(env, "app.tools.expand"),
-                                              Napi::String::New(env, tasks::kExpandHintText)}));
+                                              Napi::String::New(env, views::kExpandHintText)}));
     }
   }
   return options;
@@ -62,7 +63,7 @@ json WithExpansion(json view) {
   if (!finished || !view.contains("artifacts") || !view["artifacts"].is_object()) return view;
   const std::string dir = view["artifacts"].value("dir", "");
   if (dir.empty()) return view;
-  json more = tasks::ExpandRun(PosixFileSystem(), dir);
+  json more = views::ExpandRun(PosixFileSystem(), dir);
   if (state != "completed") more.erase("candidates");  // only a completed run has all three
   for (auto& [key, value] : more.items()) view[key] = value;
   return view;
@@ -114,7 +115,7 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
   tool.Set("renderCall", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
              Napi::Env env = info.Env();
              const json args = info[0].IsObject() ? JsonOf(env, info[0]) : json();
-             return Render(env, "renderCall", tasks::CallView(name, args), Napi::Value(), info[1]);
+             return Render(env, "renderCall", views::CallView(name, args), Napi::Value(), info[1]);
            }));
   tool.Set("renderResult", Napi::Function::New(env, [name](const Napi::CallbackInfo& info) {
              Napi::Env env = info.Env();
@@ -132,11 +133,11 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
              if (name.rfind("fusion_", 0) == 0 && details.contains("run_id")) {
                AddonState& state = State(env);
                ended = state.launched_runs.Ended(*state.tasks, PosixFileSystem(),
-                                                 tasks::StringAt(details, "run_id"),
-                                                 tasks::StringAt(details, "artifact_dir"), now);
+                                                 views::StringAt(details, "run_id"),
+                                                 views::StringAt(details, "artifact_dir"), now);
              }
              json view =
-                 tasks::ToolResultView(name, details, FirstText(result), Flag(context, "isError"),
+                 views::ToolResultView(name, details, FirstText(result), Flag(context, "isError"),
                                        now, ended ? &*ended : nullptr);
              if (expanded && name == "bg_result") view = WithExpansion(std::move(view));
              return Render(env, "renderView", std::move(view),

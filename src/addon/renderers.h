@@ -1,5 +1,5 @@
 // The person's view of Fusion in Pi's TUI: tool call and result rows, the /fusion answer entry,
-// and the wake message of tool launches. C++ builds the view data (tasks/run_view.h); the render
+// and the wake message of tool launches. C++ builds the view data (views/run_view.h); the render
 // module (extensions/fusion-render.ts, handed over by the loader) turns it into pi-tui
 // components. Without that module, or on a Pi without these APIs, nothing here is registered and
 // Pi's plain rendering and notifications remain. JS thread only.
@@ -39,7 +39,7 @@ bool AppendEntry(Napi::Env env, const char* custom_type, const nlohmann::json& d
 
 // True when the render module can draw the TUI's live view of active runs.
 bool CanRenderLive(Napi::Env env);
-// The widget factory (tui, theme) => component that draws `view` (tasks/live_view.h), expanded
+// The widget factory (tui, theme) => component that draws `view` (views/live_view.h), expanded
 // while Pi's tool output is (ui.getToolsExpanded()). REQUIRES: CanRenderLive(env).
 Napi::Value LiveWidgetFactory(Napi::Env env, nlohmann::json view, Napi::Object ui);
 

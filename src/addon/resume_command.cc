@@ -10,8 +10,8 @@
 #include "addon/js_values.h"
 #include "addon/tool_handlers.h"
 #include "core/file_system.h"
-#include "tasks/host_texts.h"
-#include "tasks/resume_texts.h"
+#include "views/host_texts.h"
+#include "views/resume_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -32,7 +32,7 @@ Napi::Value ResumeRun(Napi::Env env, Napi::Object ctx, const std::string& query)
       SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, "", false);
   run.source = store::RunSource::kCommand;
   run.resume_run_dir = task->artifact_dir;
-  return LaunchFromCommand(env, ctx, std::move(run), tasks::ResumeStartedText);
+  return LaunchFromCommand(env, ctx, std::move(run), views::ResumeStartedText);
 }
 
 Napi::Value ResumeWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& query) {
@@ -46,12 +46,12 @@ Napi::Value PickAndResume(Napi::Env env, Napi::Object ctx,
   auto ids = std::make_shared<std::vector<std::pair<std::string, std::string>>>();
   Napi::Array labels = Napi::Array::New(env);
   for (const tasks::RunListing& run : runs) {
-    ids->emplace_back(tasks::ResumePickerLabel(run), run.run_id);
+    ids->emplace_back(views::ResumePickerLabel(run), run.run_id);
     labels.Set(labels.Length(), ids->back().first);
   }
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
   Napi::Value chosen =
-      Method(ui, "select").Call(ui, {Napi::String::New(env, tasks::kResumePickerTitle), labels});
+      Method(ui, "select").Call(ui, {Napi::String::New(env, views::kResumePickerTitle), labels});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
   return Then(env, chosen, [ctx_ref, ids](Napi::Env env, Napi::Value value) -> Napi::Value {
     if (!value.IsString()) return env.Undefined();  // closed: nothing starts
@@ -73,14 +73,14 @@ Napi::Value FusionResumeCommand(const Napi::CallbackInfo& info) {
   const Napi::Value cwd = ctx.Get("cwd");
   const std::string dir = cwd.IsString() ? cwd.As<Napi::String>().Utf8Value() : "";
   const std::vector<tasks::RunListing> runs =
-      dir.empty() ? std::vector<tasks::RunListing>() : tasks::ResumableRuns(PosixFileSystem(), dir);
+      dir.empty() ? std::vector<tasks::RunListing>() : views::ResumableRuns(PosixFileSystem(), dir);
   if (!HasUI(ctx)) {
-    Tell(env, ctx, tasks::ResumeUsageText(runs), "error");
+    Tell(env, ctx, views::ResumeUsageText(runs), "error");
     FailProcess(env);
     return Resolved(env);
   }
   if (runs.empty()) {
-    Tell(env, ctx, tasks::NothingToResumeText(dir), "info");
+    Tell(env, ctx, views::NothingToResumeText(dir), "info");
     return Resolved(env);
   }
   return PickAndResume(env, ctx, runs);

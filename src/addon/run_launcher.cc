@@ -9,15 +9,15 @@
 #include "addon/progress_display.h"
 #include "addon/renderers.h"
 #include "core/terminal_text.h"
-#include "tasks/host_events.h"
-#include "tasks/run_lifecycle.h"
+#include "host/host_events.h"
+#include "host/run_lifecycle.h"
 
 namespace pi_fusion::addon {
 namespace {
 
 // The lifecycle's sink on the worker: every report becomes a closure for the JS thread, which
 // finds the launch's callbacks by id in the addon state. Nothing JS is held here.
-class DispatchingSink : public tasks::LifecycleSink {
+class DispatchingSink : public host::LifecycleSink {
  public:
   DispatchingSink(napi_util::JsDispatcher* dispatcher, uint64_t launch_id,
                   process::CancelToken cancel)
@@ -42,7 +42,7 @@ class DispatchingSink : public tasks::LifecycleSink {
     dispatcher_->Post([line](Napi::Env env) { ShowRunProgress(env, line); });
   }
 
-  void CandidateLanded(const tasks::LandedReport& report) override {
+  void CandidateLanded(const views::LandedReport& report) override {
     dispatcher_->Post([report](Napi::Env env) { ShowLandedCandidate(env, report); });
   }
 
@@ -103,7 +103,7 @@ void RunWorker(napi_util::JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskR
   {
     DispatchingSink sink(dispatcher, launch_id, cancel);
     const run::RunSeams seams;
-    tasks::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
+    host::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
   }
   // Last: the JS thread reaps this thread, so finished workers do not pile up until shutdown. A
   // closed dispatcher (the environment is going away) drops it; the teardown joins every worker.
@@ -143,7 +143,7 @@ void LaunchRun(Napi::Env env, run::RunRequest request, LaunchCallback on_launch,
   // The token exists before preflight starts, so a session that ends meanwhile cancels it.
   Result<process::CancelToken> cancel = process::CancelToken::Create();
   if (!cancel.ok()) {
-    on_launch(env, tasks::FailedLaunch({cancel.status(), ""}));
+    on_launch(env, views::FailedLaunch({cancel.status(), ""}));
     return;
   }
   const uint64_t id = ++state.last_launch_id;
@@ -161,27 +161,27 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
     return;
   }
   RefreshRunProgress(env);
-  const tasks::TerminalRoute route = tasks::RouteTerminal(
+  const host::TerminalRoute route = host::RouteTerminal(
       {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent, state.quitting},
       terminal);
-  const bool shown = route.append_entry && AppendRunEntry(env, tasks::RunEntryData(terminal));
-  if (route.notify == tasks::Notify::kAlways ||
-      (route.notify == tasks::Notify::kUnlessEntryShown && !shown)) {
+  const bool shown = route.append_entry && AppendRunEntry(env, host::RunEntryData(terminal));
+  if (route.notify == host::Notify::kAlways ||
+      (route.notify == host::Notify::kUnlessEntryShown && !shown)) {
     Napi::Object ui = UiOf(env);
     if (!ui.IsEmpty()) {
       Notify(env, ui, terminal.text, route.notify_level);
     }
   }
   switch (route.wake) {
-    case tasks::Wake::kNone:
+    case host::Wake::kNone:
       return;
-    case tasks::Wake::kAtSettle:
+    case host::Wake::kAtSettle:
       state.pending_wakes.push_back(terminal.text);
       return;
-    case tasks::Wake::kStderr:
+    case host::Wake::kStderr:
       WriteStderrLine(env, terminal.text);
       return;
-    case tasks::Wake::kFollowUp:
+    case host::Wake::kFollowUp:
       break;
   }
   Napi::Object pi = state.pi.Value();

@@ -9,18 +9,18 @@
 #include <string>
 
 #include "run/run_request.h"
-#include "tasks/lifecycle_texts.h"
 #include "tasks/task_registry.h"
+#include "views/lifecycle_texts.h"
 
 namespace pi_fusion::addon {
 
-using Launch = tasks::LaunchReport;
-using Terminal = tasks::TerminalReport;
+using Launch = views::LaunchReport;
+using Terminal = views::TerminalReport;
 
 using LaunchCallback = std::function<void(Napi::Env, const Launch&)>;
 using TerminalCallback = std::function<void(Napi::Env, const Terminal&)>;
 
-// Runs `request` in the background (tasks::RunLifecycle on a thread of its own). `on_launch` fires
+// Runs `request` in the background (host::RunLifecycle on a thread of its own). `on_launch` fires
 // once preflight has finished (durably, with the task registered) or failed; `on_terminal` once
 // the run has ended, after the task's terminal state is recorded. Both run on the JS thread, and
 // both stay there: the callbacks (and any JS handle they hold) are kept in the addon state and

@@ -7,13 +7,14 @@
 #include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
+#include "host/host_events.h"
 #include "schema/normalize.h"
-#include "tasks/host_events.h"
-#include "tasks/host_texts.h"
-#include "tasks/lifecycle_texts.h"
-#include "tasks/result_view.h"
+#include "tasks/run_lookup.h"
 #include "tasks/session_runs.h"
-#include "tasks/status_view.h"
+#include "views/host_texts.h"
+#include "views/lifecycle_texts.h"
+#include "views/result_answer.h"
+#include "views/status_answer.h"
 #include "workflow/workflow_spec.h"
 
 namespace pi_fusion::addon {
@@ -43,7 +44,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) {
     return Resolved(env, ErrorResult(env, Status::Error(kOrchestrationFailed,
-                                                        tasks::kSessionShuttingDownText)));
+                                                        views::kSessionShuttingDownText)));
   }
   state.ui_ctx = Napi::Persistent(ctx);
   run::RunRequest run;
@@ -55,7 +56,7 @@ Napi::Value RunFusionTool(Napi::Env env, const schema::ToolSpec& spec, Napi::Val
   if (on_update.IsFunction()) {
     // A tool update while preflight works; later progress goes to the status line.
     on_update.As<Napi::Function>().Call({TextResult(
-        env, tasks::PreflightUpdateText(Name(run.request.workflow)), nlohmann::json::object())});
+        env, views::PreflightUpdateText(Name(run.request.workflow)), nlohmann::json::object())});
   }
   auto deferred = Napi::Promise::Deferred::New(env);
   LaunchRun(
@@ -120,7 +121,7 @@ std::vector<tasks::TaskInfo> UnsavedSessionRuns(Napi::Env env, const CallPlace& 
   return tasks::NotLive(*State(env).tasks, tasks::UnsavedSessionRuns(
                                                fs, SystemClock(), place.cwd,
                                                tasks::SavedSessionIds(fs, place.session_dir),
-                                               place.session_id, tasks::kUnsavedSessionRunsListed));
+                                               place.session_id, views::kUnsavedSessionRunsListed));
 }
 
 // A run by id or prefix: this process's, this session's from earlier processes, else any run in
@@ -148,8 +149,8 @@ Napi::Object StatusResult(Napi::Env env, const nlohmann::json& args, Napi::Objec
     }
     for (tasks::TaskInfo& task : UnsavedSessionRuns(env, place)) list.push_back(std::move(task));
   }
-  const tasks::StatusView view =
-      tasks::BuildStatusView(*state.tasks, list, tasks::ToEpochMs(SystemClock().WallNow()));
+  const views::StatusAnswer view =
+      views::BuildStatusAnswer(*state.tasks, list, tasks::ToEpochMs(SystemClock().WallNow()));
   return TextResult(env, view.text, view.details);
 }
 
@@ -157,11 +158,11 @@ Napi::Object ResultOf(Napi::Env env, const nlohmann::json& args, Napi::Object ct
   const std::string id = args.at("taskId").get<std::string>();
   Result<tasks::TaskInfo> task = ResolveTask(env, ctx, id);
   if (!task.ok()) return ErrorResult(env, task.status());
-  const tasks::Delivery delivery = args.value("delivery", "inline") == "artifact"
-                                       ? tasks::Delivery::kArtifact
-                                       : tasks::Delivery::kInline;
-  Result<tasks::ResultView> view =
-      tasks::BuildResultView(PosixFileSystem(), SystemClock(), *task, delivery);
+  const views::Delivery delivery = args.value("delivery", "inline") == "artifact"
+                                       ? views::Delivery::kArtifact
+                                       : views::Delivery::kInline;
+  Result<views::ResultAnswer> view =
+      views::BuildResultAnswer(PosixFileSystem(), SystemClock(), *task, delivery);
   if (!view.ok()) return ErrorResult(env, view.status());
   Napi::Object result = TextResult(env, view->text, view->details);
   if (view->attach_usage) result.Set("usage", FromJson(env, *view->attach_usage));
@@ -176,7 +177,7 @@ Napi::Value WaitForKill(Napi::Env env, const std::string& id) {
   auto cap = std::make_shared<Napi::Reference<Napi::Value>>();
   AddonState& state = State(env);
   const uint64_t ticket =
-      state.kill_waits.Add(id, [env, deferred, cap](const tasks::KillAnswer& answer) {
+      state.kill_waits.Add(id, [env, deferred, cap](const views::KillAnswer& answer) {
         if (!cap->IsEmpty()) {
           env.Global().Get("clearTimeout").As<Napi::Function>().Call({cap->Value()});
           cap->Reset();
@@ -193,7 +194,7 @@ Napi::Value WaitForKill(Napi::Env env, const std::string& id) {
   *cap = Napi::Persistent(env.Global()
                               .Get("setTimeout")
                               .As<Napi::Function>()
-                              .Call({expire, Napi::Number::New(env, tasks::kKillWaitMs)}));
+                              .Call({expire, Napi::Number::New(env, views::kKillWaitMs)}));
   return deferred.Promise();
 }
 
@@ -206,7 +207,7 @@ Napi::Value KillTask(Napi::Env env, const nlohmann::json& args, Napi::Object ctx
     if (State(env).tasks->Resolve(id).ok()) return Resolved(env, ErrorResult(env, task.status()));
     Result<tasks::TaskInfo> earlier = ResolveTask(env, ctx, id);
     if (!earlier.ok()) return Resolved(env, ErrorResult(env, earlier.status()));
-    const tasks::KillAnswer answer = tasks::KillAnswerForEarlier(*earlier);
+    const views::KillAnswer answer = views::KillAnswerForEarlier(*earlier);
     return Resolved(env, TextResult(env, answer.text, answer.details));
   }
   return WaitForKill(env, task->id);
@@ -234,7 +235,7 @@ Napi::Function MakeArgumentPreparer(Napi::Env env, const schema::ToolSpec& spec)
         Result<nlohmann::json> raw = ToJson(env, info[0], kInvalidArguments);
         Result<nlohmann::json> args = raw.ok() ? Normalize(*tool, *raw) : raw;
         if (!args.ok()) {
-          Napi::Error error = Napi::Error::New(env, tasks::ToolErrorText(args.status()));
+          Napi::Error error = Napi::Error::New(env, views::ToolErrorText(args.status()));
           error.Set("code", args.status().code());
           throw error;
         }
@@ -266,7 +267,7 @@ Napi::Function MakeToolExecutor(Napi::Env env, const schema::ToolSpec& spec) {
           // model's arguments, so it is not repeated.
           return Resolved(env,
                           ErrorResult(env, Status::Error(kOrchestrationFailed,
-                                                         tasks::InternalErrorText(tool->name))));
+                                                         views::InternalErrorText(tool->name))));
         }
       },
       spec.name);

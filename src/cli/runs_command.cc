@@ -29,7 +29,7 @@
 #include "store/wall_clock.h"
 #include "tasks/resume_hint.h"
 #include "tasks/run_catalog.h"
-#include "tasks/run_view.h"
+#include "views/view_parts.h"
 
 namespace pi_fusion::cli {
 namespace {
@@ -203,7 +203,7 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
           duration ? Span(*duration) : "-",
           Size(run.size_bytes),
           Cost(run),
-          tasks::ShortQuestion(run.question)};
+          views::ShortQuestion(run.question)};
 }
 
 const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE", "AGE",

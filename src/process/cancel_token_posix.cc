@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/error_codes.h"
+#include "core/file_system.h"
 #include "process/cancel_token.h"
-#include "process/posix_util.h"
 
 namespace pi_fusion::process {
 

@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "core/error_codes.h"
-#include "process/posix_util.h"
+#include "core/file_system.h"
 
 namespace pi_fusion::process {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "core/error_codes.h"
-#include "process/posix_util.h"
+#include "core/file_system.h"
 #include "process/process_env.h"
 #include "process/spawn_posix.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/error_codes.h"
-#include "process/posix_util.h"
+#include "core/file_system.h"
 #include "process/spawner_thread.h"
 
 namespace pi_fusion::process {

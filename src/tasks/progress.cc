@@ -2,33 +2,55 @@
 
 #include <cstdio>
 
+#include "core/name_table.h"
 #include "run/cancel_cause.h"
 #include "store/run_id.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::tasks {
 
 using run::ProgressEvent;
 
-const char* CancelSourceCause(CancelSource source) {
-  switch (source) {
-    case CancelSource::kBgKill:
-      return "bg_kill";
-    case CancelSource::kReload:
-      return "/reload";
-    case CancelSource::kQuit:
-      return "quitting Pi";
-    case CancelSource::kNewSession:
-      return "/new";
-    case CancelSource::kResume:
-      return "/resume";
-    case CancelSource::kFork:
-      return "/fork";
-    case CancelSource::kSignal:
-      return "a signal to Pi";
-    case CancelSource::kUnknown:
-      break;
+namespace {
+
+// Who asked for a cancellation, in the words every notice says it with (kUnknown has none).
+constexpr NameTable<CancelSource, 7> kCancelCauses = {
+    {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit, CancelSource::kNewSession,
+     CancelSource::kResume, CancelSource::kFork, CancelSource::kSignal},
+    {"bg_kill", "/reload", "quitting Pi", "/new", "/resume", "/fork", "a signal to Pi"}};
+
+constexpr NameTable<SlotState, 6> kSlotStateNames = {
+    {SlotState::kPending, SlotState::kRunning, SlotState::kDone, SlotState::kFailed,
+     SlotState::kCancelled, SlotState::kSkipped},
+    {"pending", "running", "done", "failed", "cancelled", "skipped"}};
+
+// Each stage's contract name and the words a person reads for it: two tables over the same stages
+// in the same order (checked below), so the two never disagree about which stages exist.
+constexpr NameTable<Stage, 8> kStageNames = {
+    {Stage::kPreflight, Stage::kCandidates, Stage::kEvaluation, Stage::kRepair, Stage::kMerge,
+     Stage::kCompleted, Stage::kFailed, Stage::kCancelled},
+    {"preflight", "candidates", "evaluation", "repair", "merge", "completed", "failed",
+     "cancelled"}};
+constexpr NameTable<Stage, 8> kStageSummaries = {
+    {Stage::kPreflight, Stage::kCandidates, Stage::kEvaluation, Stage::kRepair, Stage::kMerge,
+     Stage::kCompleted, Stage::kFailed, Stage::kCancelled},
+    {"preflight", "candidates",  // the summary adds the counts
+     "evaluating candidates", "repairing the evaluation", "merging the final answer", "completed",
+     "failed", "cancelled"}};
+
+constexpr bool SameStages(const NameTable<Stage, 8>& a, const NameTable<Stage, 8>& b) {
+  for (size_t i = 0; i < 8; ++i) {
+    if (a.values[i] != b.values[i]) return false;
   }
-  return nullptr;
+  return true;
+}
+static_assert(SameStages(kStageNames, kStageSummaries));
+
+}  // namespace
+
+const char* CancelSourceCause(CancelSource source) {
+  // The table's names are string literals: their data() is NUL-terminated.
+  return source == CancelSource::kUnknown ? nullptr : kCancelCauses.Name(source).data();
 }
 
 std::string CancelSourceText(CancelSource source) {
@@ -37,18 +59,11 @@ std::string CancelSourceText(CancelSource source) {
 }
 
 CancelSource CancelSourceOfCause(std::string_view cause) {
-  for (CancelSource source : {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit,
-                              CancelSource::kNewSession, CancelSource::kResume, CancelSource::kFork,
-                              CancelSource::kSignal}) {
-    if (cause == CancelSourceCause(source)) return source;
-  }
-  return CancelSource::kUnknown;
+  return kCancelCauses.Parse(cause).value_or(CancelSource::kUnknown);
 }
 
 CancelSource CancelSourceOfMessage(std::string_view message) {
-  for (CancelSource source : {CancelSource::kBgKill, CancelSource::kReload, CancelSource::kQuit,
-                              CancelSource::kNewSession, CancelSource::kResume, CancelSource::kFork,
-                              CancelSource::kSignal}) {
+  for (CancelSource source : kCancelCauses.values) {
     const std::string said = run::CancelledByMessage(CancelSourceCause(source));
     // The cause ends the message or is followed by more words, never by more of a longer name.
     if (message.starts_with(said) &&
@@ -65,58 +80,9 @@ std::string CancelledText(CancelSource source) {
   return who.empty() ? "cancelled" : run::CancelledByMessage(who);
 }
 
-std::string_view SlotStateName(SlotState state) {
-  switch (state) {
-    case SlotState::kPending:
-      return "pending";
-    case SlotState::kRunning:
-      return "running";
-    case SlotState::kDone:
-      return "done";
-    case SlotState::kFailed:
-      return "failed";
-    case SlotState::kCancelled:
-      return "cancelled";
-    case SlotState::kSkipped:
-      break;
-  }
-  return "skipped";
-}
+std::string_view SlotStateName(SlotState state) { return kSlotStateNames.Name(state); }
 
-namespace {
-
-// Each stage's contract name and the words a person reads for it, in one table: the two must
-// never disagree about which stages exist.
-struct StageTexts {
-  std::string_view name;
-  std::string_view summary;
-};
-
-StageTexts TextsOf(Stage stage) {
-  switch (stage) {
-    case Stage::kPreflight:
-      return {"preflight", "preflight"};
-    case Stage::kCandidates:
-      return {"candidates", "candidates"};  // the summary adds the counts
-    case Stage::kEvaluation:
-      return {"evaluation", "evaluating candidates"};
-    case Stage::kRepair:
-      return {"repair", "repairing the evaluation"};
-    case Stage::kMerge:
-      return {"merge", "merging the final answer"};
-    case Stage::kCompleted:
-      return {"completed", "completed"};
-    case Stage::kFailed:
-      return {"failed", "failed"};
-    case Stage::kCancelled:
-      break;
-  }
-  return {"cancelled", "cancelled"};
-}
-
-}  // namespace
-
-std::string_view StageName(Stage stage) { return TextsOf(stage).name; }
+std::string_view StageName(Stage stage) { return kStageNames.Name(stage); }
 
 int ProgressSnapshot::CandidatesIn(SlotState state) const {
   int n = 0;
@@ -286,9 +252,10 @@ std::string ActivitySummary(const ProgressSnapshot& s, int64_t now_ms) {
 }
 
 std::string StageSummary(const ProgressSnapshot& s) {
-  std::string text(TextsOf(s.stage).summary);
+  std::string text(kStageSummaries.Name(s.stage));
   if (s.stage != Stage::kCandidates) return text;
-  text += " " + std::to_string(s.CandidatesIn(SlotState::kDone)) + "/3 done";
+  text += " " + std::to_string(s.CandidatesIn(SlotState::kDone)) + "/" +
+          std::to_string(workflow::kCandidateCount) + " done";
   const int failed = s.CandidatesIn(SlotState::kFailed);
   if (failed > 0) text += ", " + std::to_string(failed) + " failed";
   return text;

@@ -4,19 +4,6 @@
 #include "store/run_id.h"
 
 namespace pi_fusion::tasks {
-namespace {
-
-// "its 2 verified candidate answers", "its verified candidate answer", "its 3 verified candidate
-// answers and its evaluation".
-std::string WhatItReuses(const ResumeHint& hint) {
-  const size_t n = hint.candidate_slots.size();
-  std::string what = n == 1 ? "its verified candidate answer"
-                            : "its " + std::to_string(n) + " verified candidate answers";
-  if (hint.evaluation) what += " and its evaluation";
-  return what;
-}
-
-}  // namespace
 
 std::optional<ResumeHint> ResumeHintOf(const store::Manifest& m) {
   if (!store::CheckResumable(m).ok()) return std::nullopt;
@@ -25,17 +12,6 @@ std::optional<ResumeHint> ResumeHintOf(const store::Manifest& m) {
 
 std::string ResumeCommand(std::string_view run_id) {
   return "/fusion-resume " + std::string(store::ShortRunId(run_id));
-}
-
-std::string PersonResumeText(const ResumeHint& hint) {
-  return "Resumable: " + ResumeCommand(hint.run_id) + " runs only what is missing, reusing " +
-         WhatItReuses(hint) + ".";
-}
-
-std::string AgentResumeText(const ResumeHint& hint) {
-  return "Resumable: the person can resume this run with " + ResumeCommand(hint.run_id) +
-         ", which runs only what is missing, reusing " + WhatItReuses(hint) +
-         ". Suggest that to them rather than starting the run again; resuming is their decision.";
 }
 
 nlohmann::json ResumeHintJson(const ResumeHint& hint) {

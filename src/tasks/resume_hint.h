@@ -1,11 +1,9 @@
-// Whether an ended run can be resumed with /fusion-resume, and the sentences every view of a
-// failed or cancelled run uses to say so. A run is resumable when store::CheckResumable says so:
+// Whether an ended run can be resumed with /fusion-resume, as the run's record carries it (the
+// sentences every view of a failed or cancelled run says it with: views/resume_texts.h). A run is
+// resumable when store::CheckResumable says so:
 // failed or cancelled (host_ended included) with at least one verified candidate answer. The
 // verified slots come from store::VerifiedCandidateSlots of the run's manifest, never from a
 // view's own reading of the attempts.
-//
-// Resuming is the person's decision (there is no tool for it): the agent's sentence asks it to
-// suggest the command, never to start the run again itself.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -33,13 +31,6 @@ std::optional<ResumeHint> ResumeHintOf(const store::Manifest& m);
 
 // "/fusion-resume ac1705e2": the command with the short id the views show.
 std::string ResumeCommand(std::string_view run_id);
-
-// For the person: "Resumable: /fusion-resume ac1705e2 runs only what is missing, reusing its 2
-// verified candidate answers."
-std::string PersonResumeText(const ResumeHint& hint);
-// For the agent: the same facts, addressed to it: the person can resume the run; suggest that
-// rather than starting the run again.
-std::string AgentResumeText(const ResumeHint& hint);
 
 // {command, candidate_slots, evaluation}: what a view's data carries (bg_result's details, the
 // run view of a failed run), so a renderer can say it without reading the run directory.

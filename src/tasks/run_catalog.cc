@@ -73,6 +73,17 @@ RunListing ReadListing(FileSystem& fs, std::string run_dir, std::string run_id) 
   return run;
 }
 
+// Whether the run's owner still holds its lock (store/owner_lock.h).
+void ProbeOwner(FileSystem& fs, RunListing& run) {
+  Result<bool> alive = store::OwnerAlive(fs, run.run_dir);
+  if (alive.ok()) {
+    run.owner_alive = *alive;
+  } else {
+    run.owner_alive = true;  // unknown: never call it interrupted, never prune it
+    run.owner_error = alive.status().message();
+  }
+}
+
 // The latest time the run recorded: its creation, or an attempt's start or end.
 std::optional<int64_t> LastActivityMs(const store::Manifest& manifest) {
   std::optional<int64_t> last = TimestampMillis(manifest.created_at);
@@ -99,13 +110,17 @@ RunListing ReadRunState(FileSystem& fs, std::string run_dir, std::string run_id)
   } else {
     run.manifest_error = manifest.status().message();
   }
-  Result<bool> alive = store::OwnerAlive(fs, run.run_dir);
-  if (alive.ok()) {
-    run.owner_alive = *alive;
-  } else {
-    run.owner_alive = true;  // unknown: never call it interrupted, never prune it
-    run.owner_error = alive.status().message();
-  }
+  ProbeOwner(fs, run);
+  return run;
+}
+
+RunListing RunStateOf(FileSystem& fs, std::string run_dir, std::string run_id,
+                      store::Manifest manifest) {
+  RunListing run;
+  run.run_dir = std::move(run_dir);
+  run.run_id = std::move(run_id);
+  run.manifest = std::move(manifest);
+  ProbeOwner(fs, run);
   return run;
 }
 

@@ -67,6 +67,9 @@ std::vector<RunListing> ListRuns(FileSystem& fs, const std::string& cwd);
 // One run directory's manifest and owner, nothing more (no size, no question): for a view that
 // only needs the run's state.
 RunListing ReadRunState(FileSystem& fs, std::string run_dir, std::string run_id);
+// The same for a manifest the caller has read already: only the owner is probed.
+RunListing RunStateOf(FileSystem& fs, std::string run_dir, std::string run_id,
+                      store::Manifest manifest);
 
 // What `pi-fusion runs` shows of a completed run's result, read only once every byte the manifest
 // binds has been verified, as bg_result reads it: {"estimate": the cost estimate the run kept

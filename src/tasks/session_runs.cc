@@ -17,20 +17,9 @@ bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// A listed run as a task of this session; nullopt when its manifest is unreadable.
-std::optional<TaskInfo> TaskOf(const RunListing& run) {
-  if (!run.manifest) return std::nullopt;
-  TaskInfo task;
-  task.id = run.run_id;
-  task.workflow = run.manifest->workflow;
-  task.label = "fusion " + run.manifest->workflow;
-  task.artifact_dir = run.run_dir;
-  task.source = std::string(store::RunSourceName(run.manifest->source));
-  task.description = run.question;
-  task.question = run.question;
-  task.resume = run.Resume();
-  task.resumed_from = run.manifest->resumed_from.value_or("");
-  task.resumed_as = run.resumed_as;
+// What a run directory says of how the run stands or ended, on `task`: its state, who cancelled
+// it, its failure, and for a run another live Pi owns, that Pi and the run's stage.
+void SetStateOf(const RunListing& run, TaskInfo& task) {
   const std::string state = run.State();
   if (state == "completed") {
     task.state = TaskState::kCompleted;
@@ -55,8 +44,8 @@ std::optional<TaskInfo> TaskOf(const RunListing& run) {
     task.state = TaskState::kRunning;
     RunDirOwner(run.run_dir, &task.owner_pid, &task.owner_session);
     task.terminal_text = "running in " + OwnerText(task);
+    task.last_progress = task.terminal_text + ", at " + std::string(state);
   }
-  return task;
 }
 
 // A run whose host died is finalized durably (failed, host_ended) before it is reported, as
@@ -94,6 +83,23 @@ std::string OwnerText(const TaskInfo& task) {
          task.owner_session + ")";
 }
 
+std::optional<TaskInfo> TaskOfRun(const RunListing& run) {
+  if (!run.manifest) return std::nullopt;
+  TaskInfo task;
+  task.id = run.run_id;
+  task.workflow = run.manifest->workflow;
+  task.label = TaskLabel(run.manifest->workflow);
+  task.artifact_dir = run.run_dir;
+  task.source = std::string(store::RunSourceName(run.manifest->source));
+  task.description = run.question;
+  task.question = run.question;
+  task.resume = run.Resume();
+  task.resumed_from = run.manifest->resumed_from.value_or("");
+  task.resumed_as = run.resumed_as;
+  SetStateOf(run, task);
+  return task;
+}
+
 CancelSource CancelledByOnDisk(const store::Manifest& manifest) {
   if (manifest.state != store::RunState::kCancelled || !manifest.error)
     return CancelSource::kUnknown;
@@ -112,7 +118,7 @@ std::vector<TaskInfo> SessionRunsOnDisk(FileSystem& fs, const Clock& clock, cons
     if (!RunDirOwner(run.run_dir, &pid, &session)) continue;
     if (session != own_session || pid == own_pid) continue;
     FinalizeIfInterrupted(fs, clock, run);
-    if (std::optional<TaskInfo> task = TaskOf(run)) out.push_back(std::move(*task));
+    if (std::optional<TaskInfo> task = TaskOfRun(run)) out.push_back(std::move(*task));
   }
   std::reverse(out.begin(), out.end());  // oldest first, like the registry
   return out;
@@ -144,7 +150,7 @@ std::vector<TaskInfo> UnsavedSessionRuns(FileSystem& fs, const Clock& clock, con
     if (!RunDirOwner(run.run_dir, &pid, &session)) continue;
     if (session == own || saved.contains(session)) continue;
     FinalizeIfInterrupted(fs, clock, run);
-    if (std::optional<TaskInfo> task = TaskOf(run)) {
+    if (std::optional<TaskInfo> task = TaskOfRun(run)) {
       task->unsaved_session = true;
       out.push_back(std::move(*task));
     }
@@ -156,7 +162,7 @@ std::optional<TaskInfo> RunOnDisk(FileSystem& fs, const std::string& run_dir,
                                   const std::string& run_id) {
   const RunListing run = ReadRunState(fs, run_dir, run_id);
   if (!run.manifest || run.manifest->run_id != run_id) return std::nullopt;
-  return TaskOf(run);
+  return TaskOfRun(run);
 }
 
 TaskLookup ResolveAmong(const std::vector<TaskInfo>& runs, std::string_view id_or_prefix) {

@@ -17,6 +17,7 @@
 #include "core/file_system.h"
 #include "pi_fusion/status.h"
 #include "store/manifest.h"
+#include "tasks/run_catalog.h"
 #include "tasks/task_registry.h"
 
 namespace pi_fusion::tasks {
@@ -48,6 +49,16 @@ bool RunDirOwner(std::string_view run_dir, long* pid, std::string* session);
 
 // "another Pi process (pid 4242, session 0f3a…)": who owns a run that task.owner_pid names.
 std::string OwnerText(const TaskInfo& task);
+
+// A run read from disk as a task: the one converter from a run directory's manifest to a TaskInfo,
+// for this session's earlier runs, the runs of unsaved sessions, a launched run's end and the run
+// a tool names in the project's run store (run_lookup.h). It fills every field a run directory
+// says: id, workflow, label, artifact directory, source, question (and description: the
+// listing's question, "" when not read), resume hint, the runs it resumed or was resumed as, and
+// how it stands: completed; cancelled, by whom; failed, with its recorded error; interrupted (its
+// owner gone: reported failed); or running in another live Pi (that Pi's pid and session, and
+// the run's stage). nullopt when the listing has no manifest.
+std::optional<TaskInfo> TaskOfRun(const RunListing& run);
 
 // A cancelled run read from disk: who cancelled it, from the cause its terminal error records
 // (run/cancel_cause.h); kUnknown for runs that recorded none.

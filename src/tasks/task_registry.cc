@@ -1,22 +1,23 @@
 #include "tasks/task_registry.h"
 
 #include "core/error_codes.h"
+#include "core/name_table.h"
 #include "store/run_id.h"
 
 namespace pi_fusion::tasks {
 
-std::string_view TaskStateName(TaskState state) {
-  switch (state) {
-    case TaskState::kRunning:
-      return "running";
-    case TaskState::kCompleted:
-      return "completed";
-    case TaskState::kFailed:
-      return "failed";
-    case TaskState::kKilled:
-      return "killed";
-  }
-  return "unknown";
+namespace {
+
+constexpr NameTable<TaskState, 4> kTaskStateNames = {
+    {TaskState::kRunning, TaskState::kCompleted, TaskState::kFailed, TaskState::kKilled},
+    {"running", "completed", "failed", "killed"}};
+
+}  // namespace
+
+std::string_view TaskStateName(TaskState state) { return kTaskStateNames.Name(state); }
+
+std::optional<TaskState> ParseTaskState(std::string_view name) {
+  return kTaskStateNames.Parse(name);
 }
 
 void TaskRegistry::Add(TaskInfo task, process::CancelToken cancel) {
@@ -129,6 +130,8 @@ size_t TaskRegistry::RunningCount() const {
   return n;
 }
 
+std::string TaskLabel(std::string_view workflow) { return "fusion " + std::string(workflow); }
+
 std::string TaskDescription(std::string_view text) {
   std::string collapsed;
   bool space = false;
@@ -144,7 +147,7 @@ std::string TaskDescription(std::string_view text) {
   size_t chars = 0;
   for (size_t i = 0; i < collapsed.size(); ++i) {
     if ((static_cast<unsigned char>(collapsed[i]) & 0xc0) == 0x80) continue;
-    if (++chars > 240) return collapsed.substr(0, i);
+    if (++chars > kDescriptionMaxChars) return collapsed.substr(0, i);
   }
   return collapsed;
 }

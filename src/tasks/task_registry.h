@@ -6,6 +6,7 @@
 // Thread-safe: runs report from worker threads while tools query from the JS thread.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -23,12 +24,14 @@ namespace pi_fusion::tasks {
 
 enum class TaskState { kRunning, kCompleted, kFailed, kKilled };
 std::string_view TaskStateName(TaskState state);  // "running" | "completed" | "failed" | "killed"
+// Back from TaskStateName (a tool result's details.state); nullopt for any other text.
+std::optional<TaskState> ParseTaskState(std::string_view name);
 
 struct TaskInfo {
   std::string id;           // the run id
   std::string workflow;     // "reason", ...
   std::string label;        // "fusion reason"
-  std::string description;  // the request, whitespace-collapsed, cut to 240 characters
+  std::string description;  // the request, whitespace-collapsed, cut to kDescriptionMaxChars
   std::string source;       // "tool" | "command"
   std::string artifact_dir;
   // What the person asked, for the views: the request's prompt (reason) or objective (the others)
@@ -115,8 +118,13 @@ class TaskRegistry {
   std::map<std::string, Entry> tasks_;  // guarded by mu_
 };
 
-// The description of a task: whitespace collapsed to single spaces, trimmed, cut to 240
-// characters (whole UTF-8 code points).
+// "fusion reason" for workflow "reason".
+std::string TaskLabel(std::string_view workflow);
+
+// A task's description is cut to this many characters (whole UTF-8 code points).
+inline constexpr size_t kDescriptionMaxChars = 240;
+// The description of a task: whitespace collapsed to single spaces, trimmed, cut to
+// kDescriptionMaxChars.
 std::string TaskDescription(std::string_view request_text);
 
 }  // namespace pi_fusion::tasks

@@ -8,8 +8,8 @@
 
 #include "store/run_paths.h"
 #include "store/verify.h"
-#include "tasks/result_view.h"
 #include "tasks/run_catalog.h"
+#include "tasks/run_lookup.h"
 #include "tasks/session_runs.h"
 #include "test_support.h"
 

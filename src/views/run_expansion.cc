@@ -1,0 +1,188 @@
+#include "views/run_expansion.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "core/error_codes.h"
+#include "core/json_text.h"
+#include "core/role.h"
+#include "pi_fusion/sha256.h"
+#include "run/tool_call_list.h"
+#include "store/artifact_ref.h"
+#include "store/role_usage.h"
+#include "store/verify.h"
+#include "views/view_parts.h"
+#include "workflow/validation_render.h"
+#include "workflow/validation_report.h"
+#include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
+
+namespace pi_fusion::views {
+namespace {
+
+using nlohmann::json;
+
+// A candidate as the evaluation names it (its letter) and as the status row does (its slot).
+struct Lettered {
+  int slot = 0;
+  std::string id;    // "A"
+  std::string name;  // "Candidate 2 (A)"
+};
+
+// The candidates of the run's anonymous map, in slot order.
+std::vector<Lettered> CandidatesBySlot(const json& map) {
+  std::vector<Lettered> out;
+  for (std::string_view letter : workflow::kCandidateIds) {
+    const std::string id(letter);
+    if (!map.is_object() || !map.contains(id) || !map[id].is_number_integer()) continue;
+    const int slot = map[id].get<int>();
+    if (slot < 1 || slot > 3) continue;
+    out.push_back({slot, id, std::string(SlotLabel(kAllSlots[slot - 1])) + " (" + id + ")"});
+  }
+  std::sort(out.begin(), out.end(), [](const Lettered& a, const Lettered& b) {
+    return std::pair(a.slot, a.id) < std::pair(b.slot, b.id);
+  });
+  return out;
+}
+
+// What a person reads of a candidate's verified answer: a validation reviewer's JSON report as a
+// review (severity, location, summary of each finding), every other answer as it is. A report
+// that cannot be read as one is shown as it is.
+std::string CandidateMarkdown(const std::string& workflow_name, const std::string& answer) {
+  const std::optional<Workflow> workflow = ParseWorkflow(workflow_name);
+  if (!workflow || workflow::SpecOf(*workflow).shape != workflow::StageShape::kValidation) {
+    return answer;
+  }
+  const workflow::ReportReading reading = workflow::ReadValidationReport(answer);
+  return reading.ok() ? workflow::RenderReviewerReport(*reading.report) : answer;
+}
+
+// The latest completed attempt of candidate `slot`; nullptr when none completed.
+const store::AttemptRecord* LatestCompleted(const store::Manifest& manifest, int slot) {
+  const store::AttemptRecord* latest = nullptr;
+  for (const store::AttemptRecord& a : manifest.attempts) {
+    if (a.key.stage == Stage::kCandidate && a.key.slot == slot &&
+        a.state == store::AttemptState::kCompleted)
+      latest = &a;
+  }
+  return latest;
+}
+
+// The name of the complete answer an attempt recorded ("" when there is none).
+std::string AnswerArtifact(const store::AttemptRecord* attempt) {
+  std::string name;
+  if (attempt == nullptr) return name;
+  for (const std::string& artifact : attempt->artifacts) {
+    if (artifact.find(".response.") != std::string::npos &&
+        artifact.find(".partial") == std::string::npos &&
+        artifact.find(".oversized") == std::string::npos)
+      name = artifact;
+  }
+  return name;
+}
+
+// One candidate of the expansion: its model, its verified answer (or why it is not shown) and its
+// tool calls. `missing` is set when its answer file is gone.
+json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest,
+                   const Lettered& candidate, bool* missing) {
+  const store::ModelSelection& model = manifest.models.candidates[candidate.slot - 1];
+  json view = {{"id", candidate.id},
+               {"slot", candidate.slot},
+               {"name", candidate.name},
+               {"model", model.QualifiedId()}};
+  const store::AttemptRecord* latest = LatestCompleted(manifest, candidate.slot);
+  auto ref = manifest.artifacts.find(AnswerArtifact(latest));
+  Result<std::string> text =
+      ref == manifest.artifacts.end()
+          ? Result<std::string>(Status::Error(kArtifactError, "none"))
+          : fs.ReadFile(run_dir + "/" + ref->second.path, store::ArtifactReadCap(ref->second.path));
+  if (!text.ok()) {
+    view["note"] = "(its answer file is gone)";
+    *missing = true;
+  } else if (Sha256Ref(*text) != ref->second.sha256) {
+    view["note"] = "(its answer file changed after the run; not shown)";
+  } else {
+    view["markdown"] = CandidateMarkdown(manifest.workflow, *text);
+  }
+  // What it looked at (tool-using workflows): its verified journal and event log.
+  if (latest != nullptr) {
+    json tools =
+        run::ReadAttemptToolCalls(fs, run_dir, manifest, store::AttemptPrefix(latest->key));
+    if (!tools.is_null()) view["tools"] = std::move(tools);
+  }
+  return view;
+}
+
+// The evaluator's agreements and conflicts, each position named as the status row names its
+// candidate, added to `out`. False when the run recorded an evaluation that cannot be read.
+bool AddEvaluation(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest,
+                   const std::vector<Lettered>& candidates, json& out) {
+  auto ref = manifest.artifacts.find("evaluation.json");
+  if (ref == manifest.artifacts.end()) return true;
+  Result<std::string> bytes =
+      fs.ReadFile(run_dir + "/" + ref->second.path, store::ArtifactReadCap(ref->second.path));
+  // A file with a key twice shows no evaluation rather than one of its two values.
+  Result<json> parsed = bytes.ok() ? ParseUniqueKeyJson(*bytes, "evaluation.json", kArtifactError)
+                                   : Result<json>(bytes.status());
+  const json evaluation = parsed.ok() ? *parsed : json();
+  if (!evaluation.is_object()) return false;
+  std::map<std::string, std::string> names;  // letter -> "Candidate 2 (A)"
+  for (const Lettered& c : candidates) names[c.id] = c.name;
+  json agreements = json::array();
+  for (const json& a : evaluation.value("agreements", json::array())) {
+    if (a.is_string()) agreements.push_back(a);
+  }
+  json conflicts = json::array();
+  for (const json& c : evaluation.value("conflicts", json::array())) {
+    if (!c.is_object()) continue;
+    json positions = json::array();
+    for (const json& p : c.value("positions", json::array())) {
+      const std::string letter = StringAt(p, "candidate_id");
+      const auto name = names.find(letter);
+      positions.push_back((name == names.end() ? letter : name->second) + ": " +
+                          StringAt(p, "position"));
+    }
+    conflicts.push_back({{"topic", StringAt(c, "topic")},
+                         {"positions", positions},
+                         {"resolution", StringAt(c, "resolution")}});
+  }
+  if (!agreements.empty()) out["agreements"] = agreements;
+  if (!conflicts.empty()) out["conflicts"] = conflicts;
+  return true;
+}
+
+}  // namespace
+
+json ExpandRun(FileSystem& fs, const std::string& run_dir) {
+  json artifacts = {{"dir", run_dir}};
+  Result<store::Manifest> manifest = store::ReadManifest(fs, run_dir);
+  if (!manifest.ok()) {
+    artifacts["gone"] = true;
+    artifacts["note"] = "(the artifacts are gone; the candidates cannot be shown)";
+    return {{"artifacts", artifacts}};
+  }
+  json out = json::object();
+  bool missing = false;
+  const std::vector<Lettered> lettered = CandidatesBySlot(manifest->anonymous_map);
+  json candidates = json::array();
+  for (const Lettered& candidate : lettered) {
+    candidates.push_back(CandidateView(fs, run_dir, *manifest, candidate, &missing));
+  }
+  if (!candidates.empty()) out["candidates"] = candidates;
+  // The split of the run's usage by role, from the manifest's attempts (store/role_usage.h).
+  const std::vector<std::string> roles =
+      RoleUsageLines(store::UsageByRoleJson(store::UsageByRole(*manifest)));
+  if (!roles.empty()) out["roles"] = roles;
+  if (!AddEvaluation(fs, run_dir, *manifest, lettered, out)) missing = true;
+  if (missing) {
+    artifacts["gone"] = true;
+    artifacts["note"] = "(some artifacts are gone)";
+  }
+  out["artifacts"] = artifacts;
+  return out;
+}
+
+}  // namespace pi_fusion::views

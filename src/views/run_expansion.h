@@ -1,0 +1,23 @@
+// The expansion of a finished run the person opens with Pi's expand key: what each candidate
+// answered and looked at, what the evaluator found, what each role cost, and where the artifacts
+// are. Merged into a run view (run_view.h) by the binding.
+//
+// Reads the run directory through the FileSystem seam; thread-safe.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_system.h"
+
+namespace pi_fusion::views {
+
+// {candidates?, roles?, agreements?, conflicts?, artifacts}: the candidates A/B/C in slot order
+// with their models, verified answers and (for the tool-using workflows) the tool calls each made
+// (run/tool_call_list.h), the evaluator's agreements and conflicts with resolutions, the usage and
+// cost per role (RoleUsageLines), and the artifact directory, or a note that the artifacts (or
+// some of them) are gone.
+nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
+
+}  // namespace pi_fusion::views
