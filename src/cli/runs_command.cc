@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -312,6 +314,18 @@ int RunPrune(const PruneArgs& args) {
 
 }  // namespace
 
+void SetRunCallback(CLI::App* command, const std::string& run, int* exit_code,
+                    std::function<int()> body) {
+  command->callback([command, &run, exit_code, body = std::move(body)] {
+    if (run.empty()) {
+      std::fputs(command->help().c_str(), stderr);
+      *exit_code = 2;
+      return;
+    }
+    *exit_code = body();
+  });
+}
+
 void AddRunsCommands(CLI::App& app, int* exit_code) {
   auto runs = std::make_shared<RunsArgs>();
   CLI::App* list = app.add_subcommand("runs", "List the Fusion runs of a project");
@@ -326,14 +340,7 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
                     "A run directory, or a run id under --cwd (a prefix, or the short id shown in "
                     "Pi, will do)");
   check->add_option("--cwd", verify->cwd, "Project directory (default: the current directory)");
-  check->callback([check, verify, exit_code] {
-    if (verify->run.empty()) {  // no run named: what to name, not a parser's message
-      std::fputs(check->help().c_str(), stderr);
-      *exit_code = 2;
-      return;
-    }
-    *exit_code = RunVerify(*verify);
-  });
+  SetRunCallback(check, verify->run, exit_code, [verify] { return RunVerify(*verify); });
 
   auto prune = std::make_shared<PruneArgs>();
   CLI::App* clean =
