@@ -6,7 +6,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "pi-fusion: Fusion's helper tool (fetch, extract, runs, verify, prune) for the Pi coding "
+      "pi-fusion: Fusion's helper tool (fetch, extract, runs, show, verify, prune) for the Pi "
+      "coding "
       "agent"};
   app.set_version_flag("--version", "pi-fusion 0.1.0");
   app.require_subcommand(1);
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   pi_fusion::cli::AddExtractCommand(app, &exit_code);
   pi_fusion::cli::AddFetchCommand(app, &exit_code);
   pi_fusion::cli::AddRunsCommands(app, &exit_code);
+  pi_fusion::cli::AddShowCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,15 +8,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/run_lookup.h"
 #include "core/clock.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
@@ -24,7 +27,6 @@
 #include "pi_fusion/status.h"
 #include "run/source_failures.h"
 #include "store/owner_lock.h"
-#include "store/run_finder.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
 #include "tasks/resume_hint.h"
@@ -38,38 +40,6 @@ int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              SystemClock().WallNow().time_since_epoch())
       .count();
-}
-
-// Every line these commands print passes through here. A run directory is whatever is on disk, and
-// a repository can ship a planted .pi/fusion whose prompts, ids and messages hold escape
-// sequences: they are shown as visible characters, never sent to the terminal to execute.
-void PrintLine(FILE* stream, const std::string& line) {
-  std::fprintf(stream, "%s\n", NeutralizeControls(line).c_str());
-}
-
-// A line that must stay one line: a text from a run directory inside it cannot start another (a
-// planted run could otherwise print a line that seems to be about some other run).
-void PrintOneLine(FILE* stream, const std::string& line) {
-  std::fprintf(stream, "%s\n", NeutralizeControls(line, TextShape::kSingleLine).c_str());
-}
-
-// The --cwd value as an absolute path (default: the current directory); a --cwd that is not a
-// directory is an error, not an empty project.
-Result<std::string> ProjectDir(const std::string& cwd) {
-  std::error_code ec;
-  const std::filesystem::path base =
-      cwd.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(cwd);
-  const std::string project = std::filesystem::absolute(base, ec).lexically_normal().string();
-  if (!std::filesystem::is_directory(project, ec)) {
-    return Status::Error(kInvalidArguments, "--cwd " + cwd + " is not a directory");
-  }
-  return project;
-}
-
-// Prints the error of an invalid invocation; its exit code.
-int UsageError(const Status& status) {
-  PrintLine(stderr, "error: " + status.message());
-  return 2;
 }
 
 // "40s", "12m", "5h", "3d".
@@ -245,12 +215,7 @@ int RunRuns(const RunsArgs& args) {
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const ShownRun& run : shown) out.push_back(RunJson(run, now));
-    // JSON's own escapes keep every string exact and every control out of the terminal: C0 is
-    // always escaped, and ensure_ascii escapes DEL, C1 and bidi controls (\u009b, \u202e) too.
-    // A path that is not UTF-8 (a directory name on disk) gets U+FFFD rather than an exception.
-    std::printf(
-        "%s\n",
-        out.dump(2, ' ', /*ensure_ascii=*/true, nlohmann::json::error_handler_t::replace).c_str());
+    PrintJson(out);
     return 0;
   }
   if (runs.empty()) {
@@ -266,46 +231,10 @@ struct VerifyArgs {
   std::string cwd;
 };
 
-// The run a person named: a run directory (a path with a slash, or a directory that exists), or
-// a run id, a prefix of one or the short id the views show, among the project's runs.
-Result<std::string> FindRunDir(const VerifyArgs& args, const std::string& project) {
-  std::error_code ec;
-  const std::filesystem::path given(args.run);
-  const std::string as_path =
-      (given.is_absolute() ? given : std::filesystem::path(project) / given).lexically_normal();
-  const bool is_path = args.run.find('/') != std::string::npos || args.run == "." ||
-                       args.run == ".." || std::filesystem::is_directory(as_path, ec);
-  if (is_path) {
-    if (!std::filesystem::is_directory(as_path, ec)) {
-      return Status::Error(kInvalidArguments, "no such run: " + as_path + " is not a directory");
-    }
-    std::string dir = as_path;
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    return dir;
-  }
-  // By directory name, so a run whose manifest is broken is still found (and reported).
-  FileSystem& fs = PosixFileSystem();
-  std::vector<store::FoundRun> matches = store::RunsNamed(store::FindRuns(fs, project), args.run);
-  if (matches.empty()) {
-    return Status::Error(kInvalidArguments,
-                         "no such run: no run " + args.run + " under " + project + "/.pi/fusion");
-  }
-  if (matches.size() > 1) {
-    std::sort(
-        matches.begin(), matches.end(),
-        [](const store::FoundRun& a, const store::FoundRun& b) { return a.run_id < b.run_id; });
-    std::string names;
-    for (const store::FoundRun& run : matches) names += (names.empty() ? "" : ", ") + run.run_id;
-    return Status::Error(kInvalidArguments,
-                         "ambiguous run id " + args.run + " (matches " + names + ")");
-  }
-  return matches.front().dir;
-}
-
 int RunVerify(const VerifyArgs& args) {
   const Result<std::string> project = ProjectDir(args.cwd);
   if (!project.ok()) return UsageError(project.status());
-  const Result<std::string> found = FindRunDir(args, *project);
+  const Result<std::string> found = FindRunDir(args.run, *project);
   if (!found.ok()) return UsageError(found.status());
   const std::string& run_dir = *found;
   const tasks::RunCheck check = tasks::CheckRun(PosixFileSystem(), run_dir);
@@ -385,6 +314,18 @@ int RunPrune(const PruneArgs& args) {
 
 }  // namespace
 
+void SetRunCallback(CLI::App* command, const std::string& run, int* exit_code,
+                    std::function<int()> body) {
+  command->callback([command, &run, exit_code, body = std::move(body)] {
+    if (run.empty()) {
+      std::fputs(command->help().c_str(), stderr);
+      *exit_code = 2;
+      return;
+    }
+    *exit_code = body();
+  });
+}
+
 void AddRunsCommands(CLI::App& app, int* exit_code) {
   auto runs = std::make_shared<RunsArgs>();
   CLI::App* list = app.add_subcommand("runs", "List the Fusion runs of a project");
@@ -399,14 +340,7 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
                     "A run directory, or a run id under --cwd (a prefix, or the short id shown in "
                     "Pi, will do)");
   check->add_option("--cwd", verify->cwd, "Project directory (default: the current directory)");
-  check->callback([check, verify, exit_code] {
-    if (verify->run.empty()) {  // no run named: what to name, not a parser's message
-      std::fputs(check->help().c_str(), stderr);
-      *exit_code = 2;
-      return;
-    }
-    *exit_code = RunVerify(*verify);
-  });
+  SetRunCallback(check, verify->run, exit_code, [verify] { return RunVerify(*verify); });
 
   auto prune = std::make_shared<PruneArgs>();
   CLI::App* clean =

@@ -18,10 +18,6 @@ Status NotResumable(const Manifest& m, const std::string& why) {
   return RunNotResumable(m.run_id, why);
 }
 
-std::string ResponseName(int slot) {
-  return AttemptFileName({Stage::kCandidate, slot, 1}, AttemptFile::kResponse);
-}
-
 bool Binds(const AttemptRecord& a, const std::string& name) {
   return std::find(a.artifacts.begin(), a.artifacts.end(), name) != a.artifacts.end();
 }
@@ -68,6 +64,10 @@ Result<ReusedAttempt> Reuse(const Manifest& m, const AttemptRecord& a,
 
 }  // namespace
 
+std::string CandidateResponseName(int slot) {
+  return AttemptFileName({Stage::kCandidate, slot, 1}, AttemptFile::kResponse);
+}
+
 Status RunNotResumable(const std::string& run_id, const std::string& why) {
   return Status::Error(kRunNotResumable, "run " + run_id + " cannot be resumed: " + why);
 }
@@ -101,7 +101,9 @@ std::vector<int> VerifiedCandidateSlots(const Manifest& m) {
   for (int slot = 1; slot <= 3; ++slot) {
     const AttemptRecord* a = FindAttempt(m, {Stage::kCandidate, slot, 1});
     if (a == nullptr || !IsCleanEvidence(*a)) continue;
-    if (!Binds(*a, ResponseName(slot)) || m.artifacts.count(ResponseName(slot)) == 0) continue;
+    if (!Binds(*a, CandidateResponseName(slot)) ||
+        m.artifacts.count(CandidateResponseName(slot)) == 0)
+      continue;
     if (Dropped(m, slot) || FailedAt(m, slot)) continue;
     slots.push_back(slot);
   }
@@ -209,7 +211,7 @@ Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir
   if (bytes.count(kContextLedgerFile) > 0) out.context_ledger = bytes.at(kContextLedgerFile);
   for (int slot : VerifiedCandidateSlots(m)) {
     Result<ReusedAttempt> reused =
-        Reuse(m, *FindAttempt(m, {Stage::kCandidate, slot, 1}), bytes, ResponseName(slot));
+        Reuse(m, *FindAttempt(m, {Stage::kCandidate, slot, 1}), bytes, CandidateResponseName(slot));
     if (!reused.ok()) return reused.status();
     out.candidates.push_back(*std::move(reused));
   }

@@ -30,6 +30,9 @@ namespace pi_fusion::store {
 // state and error alone.
 bool IsCleanEvidence(const AttemptRecord& a);
 
+// The artifact that holds candidate `slot`'s answer: "candidate-2.attempt-1.response.md".
+std::string CandidateResponseName(int slot);
+
 // The candidate slots (1..3, ascending) whose answers verified in `m`: attempt 1 is clean
 // evidence with its response bound, not a reviewer dropped under validate's minority rule, and
 // not the slot the run's terminal error names (a child that failed after its answer).

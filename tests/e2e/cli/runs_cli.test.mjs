@@ -1,14 +1,15 @@
 /**
- * @file `pi-fusion runs | verify | prune` over real run directories made by the real pinned Pi
- * running /fusion against the scripted model: a completed run, a failed one, a tampered one, and
- * one whose Pi is killed mid-run (interrupted), checked both while its owner is alive and after.
+ * @file `pi-fusion runs | verify | prune | show` over real run directories made by the real pinned
+ * Pi running /fusion against the scripted model: a completed run, a failed one, a tampered one, and
+ * one whose Pi is killed mid-run (interrupted), checked both while its owner is alive and after;
+ * `show` over a completed run (then tampered) and a failed one.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { fusionRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
-import { manifestOf, piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { CANDIDATE_TEXT, fusionRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
+import { artifactText, manifestOf, piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 
 /** `pi-fusion <args>` in the env's project. */
 function cli(env, ...args) {
@@ -54,7 +55,7 @@ async function fuse(env, rules, { models } = {}) {
   return { ...r, dir: made[0], id: path.basename(made[0]) };
 }
 
-describe("pi-fusion runs, verify, prune", () => {
+describe("pi-fusion runs, verify, prune, show", () => {
   test("list, verify and prune real runs: completed, failed, tampered, interrupted", async () => {
     await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
       const completed = await fuse(env, fusionRules());
@@ -224,6 +225,82 @@ describe("pi-fusion runs, verify, prune", () => {
       r = cli(env, "prune", "--older-than", "30x");
       assert.equal(r.code, 2);
       assert.match(r.stderr, /--older-than takes a count and a unit, like 30d/);
+    });
+  });
+
+  test("show: a completed run's answer and candidates, a failed run's state, a tampered run's nothing", async () => {
+    await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
+      // Candidate 2 runs on scripted-b and answers apart, so each answer is seen under its slot.
+      const second = "Candidate two: Rayleigh scattering goes as the inverse fourth power of the wavelength.";
+      const completed = await fuse(env,
+        [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ text: second }] }, ...fusionRules()],
+        { models: SECOND_CANDIDATE_ON_B });
+      assert.equal(completed.code, 0, completed.stderr);
+      const failed = await fuse(env,
+        [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500, delay_ms: 2500 }, { status: 500 }] }, ...fusionRules()],
+        { models: SECOND_CANDIDATE_ON_B });
+      assert.notEqual(failed.code, 0);
+
+      // The answer, exactly as merged.md holds it (and a line end), by the short id and a prefix.
+      const merged = artifactText(completed.dir, "merged.md");
+      const short = completed.id.slice("reason-".length, "reason-".length + 8);
+      for (const name of [short, completed.id.slice(0, 14)]) {
+        const r = cli(env, "show", name, "--cwd", env.cwd);
+        assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+        assert.equal(r.stdout, merged.endsWith("\n") ? merged : `${merged}\n`);
+      }
+      const models = ["scripted/scripted-a", "scripted/scripted-b", "scripted/scripted-a"];
+      const answers = [CANDIDATE_TEXT, second, CANDIDATE_TEXT];
+      let r = cli(env, "show", completed.id, "--candidates", "--cwd", env.cwd);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, [`=== Merged answer of ${completed.id} ===\n${merged}\n`,
+        ...[1, 2, 3].map((slot) => `=== Candidate ${slot}: ${models[slot - 1]} ===\n${answers[slot - 1]}\n`)].join("\n"));
+      r = cli(env, "show", short, "--candidates", "--json", "--cwd", env.cwd);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), {
+        run_id: completed.id, workflow: "reason", state: "completed", verified: true, problems: [], answer: merged,
+        candidates: [1, 2, 3].map((slot) => ({ slot, model: models[slot - 1], answer: answers[slot - 1] })),
+        verified_candidates: [1, 2, 3], failure: null, resumable: null, resumed_as: null,
+      });
+
+      // Not a run, or several: exit 2, nothing on stdout.
+      for (const name of ["reason-00000000000000000000000000000000", "reason"]) {
+        r = cli(env, "show", name, "--cwd", env.cwd);
+        assert.equal(r.code, 2, `${name}: ${r.stdout}`);
+        assert.match(r.stderr, name === "reason" ? /^error: ambiguous run id reason \(matches reason-/ : /^error: no such run: /);
+        assert.equal(r.stdout, "");
+      }
+
+      // A failed run: exit 1, its state, failure, verified candidates and how to resume it.
+      const failedShort = failed.id.slice("reason-".length, "reason-".length + 8);
+      const error = manifestOf(failed.dir).error;
+      r = cli(env, "show", failedShort, "--cwd", env.cwd);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, new RegExp(`^Fusion ${failed.id} \\(reason\\) failed; no answer was committed\\.\n`));
+      assert.match(r.stdout, new RegExp(`^Failure: ${error.code}: `, "m"));
+      assert.match(r.stdout, /^Verified candidate answers: 1 \(scripted\/scripted-a\), 3 \(scripted\/scripted-a\)\. --candidates prints them\.$/m);
+      assert.match(r.stdout, new RegExp(`^Resumable: /fusion-resume ${failedShort} runs only what is missing`, "m"));
+      r = cli(env, "show", failedShort, "--candidates", "--json", "--cwd", env.cwd);
+      assert.equal(r.code, 1, r.stderr);
+      const shown = JSON.parse(r.stdout);
+      assert.equal(shown.state, "failed");
+      assert.equal(shown.verified, true);
+      assert.equal(shown.answer, null);
+      assert.deepEqual(shown.failure, error);
+      assert.deepEqual(shown.candidates.map((c) => [c.slot, c.answer]), [[1, CANDIDATE_TEXT], [3, CANDIDATE_TEXT]]);
+      assert.equal(shown.resumable.command, `/fusion-resume ${failedShort}`);
+
+      // Tampered: an error naming merged.md, a non-zero exit, and not one byte of the new text.
+      fs.writeFileSync(path.join(completed.dir, "merged.md"), "TAMPERED ANSWER TEXT");
+      for (const args of [[], ["--candidates"], ["--json"]]) {
+        r = cli(env, "show", completed.id, ...args, "--cwd", env.cwd);
+        assert.equal(r.code, 3, `${args}: ${r.stdout}`);
+        assert.match(r.stderr, new RegExp(`^error: ${completed.id} does not verify, so nothing of it is shown`));
+        assert.match(r.stderr, /^ {2}merged\.md: byte_length 20 != recorded \d+/m);
+        assert.doesNotMatch(r.stdout + r.stderr, /TAMPERED/);
+        if (args.includes("--json")) assert.equal(JSON.parse(r.stdout).verified, false);
+        else assert.equal(r.stdout, "");
+      }
     });
   });
 });
