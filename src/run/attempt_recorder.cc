@@ -16,16 +16,16 @@ store::AttemptState StateFor(const Status& status) {
 }  // namespace
 
 AttemptRecorder::AttemptRecorder(PreparedRun& run, const StageChild& child)
-    : run_(run), key_(child.key), prefix_(store::AttemptPrefix(child.key)) {}
+    : run_(run), key_(child.key) {}
 
-std::string AttemptRecorder::Path(const std::string& suffix) const {
-  return run_.store->run_dir() + "/" + prefix_ + suffix;
+std::string AttemptRecorder::Path(store::AttemptFile file) const {
+  return run_.store->run_dir() + "/" + store::AttemptFileName(key_, file);
 }
 
 Status AttemptRecorder::Begin(const StageChild& child, store::StoreBatch* carry) {
   const std::string prompt =
       "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" + child.stdin_text + "\n";
-  Write(".prompt.txt", prompt);
+  Write(store::AttemptFile::kPrompt, prompt);
   store::AttemptUpdate update;
   update.key = key_;
   update.state = store::AttemptState::kRunning;
@@ -34,8 +34,8 @@ Status AttemptRecorder::Begin(const StageChild& child, store::StoreBatch* carry)
   return s;
 }
 
-void AttemptRecorder::Write(const std::string& suffix, std::string bytes) {
-  pending_.push_back({prefix_ + suffix, std::move(bytes)});
+void AttemptRecorder::Write(store::AttemptFile file, std::string bytes) {
+  pending_.push_back({store::AttemptFileName(key_, file), std::move(bytes)});
 }
 
 Status AttemptRecorder::End(const Status& outcome, const std::optional<store::Usage>& usage,

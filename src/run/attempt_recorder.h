@@ -14,6 +14,7 @@
 #include "pi_fusion/status.h"
 #include "run/child_stage.h"
 #include "run/run_request.h"
+#include "store/attempt_files.h"
 #include "store/manifest.h"
 #include "store/run_store.h"
 
@@ -23,16 +24,15 @@ class AttemptRecorder {
  public:
   AttemptRecorder(PreparedRun& run, const StageChild& child);
 
-  const std::string& prefix() const { return prefix_; }
-  // Where the child writes the file named `prefix() + suffix` in the run directory.
-  std::string Path(const std::string& suffix) const;
+  // Where the child writes the attempt's `file` in the run directory.
+  std::string Path(store::AttemptFile file) const;
 
   // The prompt and the running row, with `carry` (when given) in the same manifest write;
   // `carry` is emptied once written.
   Status Begin(const StageChild& child, store::StoreBatch* carry);
 
   // Queued until End writes it with the attempt's end state.
-  void Write(const std::string& suffix, std::string bytes);
+  void Write(store::AttemptFile file, std::string bytes);
 
   // Records the end state; a store failure outranks the child's own outcome.
   Status End(const Status& outcome, const std::optional<store::Usage>& usage,
@@ -45,7 +45,6 @@ class AttemptRecorder {
 
   PreparedRun& run_;
   store::AttemptKey key_;
-  std::string prefix_;
   std::vector<store::StoreBatch::File> pending_;
 };
 

@@ -6,6 +6,7 @@
 #include "protocol/stderr_scan.h"
 #include "protocol/verify.h"
 #include "store/artifact_ref.h"
+#include "store/attempt_files.h"
 #include "store/run_store.h"
 
 namespace pi_fusion::run {
@@ -86,10 +87,11 @@ std::optional<LateFailure> ChildExits::Settle(store::RunStore& store, FileSystem
     if (late.ok()) late = CheckAuditUnchanged(child, store.Snapshot(), fs, store.run_dir());
     if (end.ok()) {
       // The child's whole stderr, which the stage did not wait for, bound with its exit.
-      const std::string prefix = store::AttemptPrefix(child.key);
       store::StoreBatch batch;
-      batch.files = {{prefix + ".stderr.txt", end->stderr_bytes},
-                     {prefix + ".events.jsonl", protocol::FramesJsonl(end->stderr_bytes)}};
+      batch.files = {
+          {store::AttemptFileName(child.key, store::AttemptFile::kStderr), end->stderr_bytes},
+          {store::AttemptFileName(child.key, store::AttemptFile::kEvents),
+           protocol::FramesJsonl(end->stderr_bytes)}};
       store::AttemptUpdate update;
       update.key = child.key;
       update.state = store::AttemptState::kCompleted;

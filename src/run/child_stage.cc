@@ -20,6 +20,7 @@
 #include "run/tool_refusals.h"
 #include "run/warm_stages.h"
 #include "store/artifact_ref.h"
+#include "store/attempt_files.h"
 #include "store/usage.h"
 #include "url/source_policy_file.h"
 
@@ -271,10 +272,11 @@ process::AnswerCheck ArrivalCheck() {
 // Where the child writes the files the parent reads after it ended, under the attempt's prefix.
 ChildFiles FilesOf(const AttemptRecorder& attempt, const StageChild& child) {
   ChildFiles files;
-  if (child.role == Role::kCandidate) files.oversized = attempt.Path(".response.oversized.md");
+  if (child.role == Role::kCandidate)
+    files.oversized = attempt.Path(store::AttemptFile::kOversizedResponse);
   if (!child.tools.empty()) {
-    files.journal = attempt.Path(".tool-calls.jsonl");
-    files.seal = attempt.Path(".seal.json");
+    files.journal = attempt.Path(store::AttemptFile::kToolCalls);
+    files.seal = attempt.Path(store::AttemptFile::kSeal);
   }
   return files;
 }
@@ -304,8 +306,8 @@ std::optional<int64_t> QueueEvidence(const PreparedRun& run, const StageChild& c
   // A child still running after its answer has not written all of its stderr: Settle binds it
   // whole once the child ended, off the path to the next stage.
   if (!at_answer) {
-    attempt.Write(".stderr.txt", outcome.stderr_bytes);
-    attempt.Write(".events.jsonl", protocol::FramesJsonl(outcome.stderr_bytes));
+    attempt.Write(store::AttemptFile::kStderr, outcome.stderr_bytes);
+    attempt.Write(store::AttemptFile::kEvents, protocol::FramesJsonl(outcome.stderr_bytes));
   }
   std::optional<int64_t> under_forecast;
   if (std::optional<budget::FirstRequestUsage> first = FirstRequest(judged.report.records)) {
@@ -314,20 +316,19 @@ std::optional<int64_t> QueueEvidence(const PreparedRun& run, const StageChild& c
                                      child.system_prompt, child.stdin_text, *first);
     if (violation) {
       under_forecast = violation->at("under_forecast_tokens").get<int64_t>();
-      attempt.Write(".calibration-violation.json", CanonicalJson(*violation));
+      attempt.Write(store::AttemptFile::kCalibrationViolation, CanonicalJson(*violation));
     }
   }
-  const std::string ext = child.output == workflow::OutputKind::kEvaluator ? ".txt" : ".md";
   // Bind the audit log as the parent read it, so bg_result and later readers see those bytes.
-  if (judged.journal) attempt.Write(".tool-calls.jsonl", *judged.journal);
-  if (judged.seal) attempt.Write(".seal.json", *judged.seal);
+  if (judged.journal) attempt.Write(store::AttemptFile::kToolCalls, *judged.journal);
+  if (judged.seal) attempt.Write(store::AttemptFile::kSeal, *judged.seal);
   if (judged.verify.oversized_original) {
     // Bind the child's preserved original into the manifest like every other artifact.
-    attempt.Write(".response.oversized.md", *judged.verify.oversized_original);
+    attempt.Write(store::AttemptFile::kOversizedResponse, *judged.verify.oversized_original);
   }
-  if (judged.verdict.ok()) attempt.Write(".response" + ext, judged.report.answer);
+  if (judged.verdict.ok()) attempt.Write(store::AttemptFile::kResponse, judged.report.answer);
   if (!judged.verdict.ok() && !outcome.stdout_bytes.empty()) {
-    attempt.Write(".response.partial" + ext, outcome.stdout_bytes);
+    attempt.Write(store::AttemptFile::kPartialResponse, outcome.stdout_bytes);
   }
   return under_forecast;
 }
@@ -339,8 +340,9 @@ void SettleLater(PreparedRun& run, const StageChild& child, const Judgement& jud
                  std::unique_ptr<ChildJob> job) {
   const config::ModelInfo& model = run.models.route(child.route).model;
   std::vector<std::string> audit;
-  if (judged.journal) audit.push_back(store::AttemptPrefix(child.key) + ".tool-calls.jsonl");
-  if (judged.seal) audit.push_back(store::AttemptPrefix(child.key) + ".seal.json");
+  if (judged.journal)
+    audit.push_back(store::AttemptFileName(child.key, store::AttemptFile::kToolCalls));
+  if (judged.seal) audit.push_back(store::AttemptFileName(child.key, store::AttemptFile::kSeal));
   run.exits->Add({std::move(job), child.key, judged.report.answer, model.provider, model.id,
                   judged.verify.oversized_original, std::move(audit)});
 }
@@ -394,8 +396,8 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
 
 StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
                             const store::ReusedAttempt& reused) {
-  auto file = [&](const std::string& suffix) -> std::optional<std::string> {
-    const std::string name = store::AttemptPrefix(child.key) + suffix;
+  auto file = [&](store::AttemptFile kind) -> std::optional<std::string> {
+    const std::string name = store::AttemptFileName(child.key, kind);
     for (const store::ReusedFile& f : reused.files) {
       if (f.name == name) return f.bytes;
     }
@@ -403,8 +405,8 @@ StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
   };
   StageResult result{workflow::CheckOutputContract(child.output, reused.answer), reused.answer};
   if (result.status.ok() && !child.tools.empty()) {
-    const std::optional<std::string> journal = file(".tool-calls.jsonl");
-    const std::optional<std::string> seal = file(".seal.json");
+    const std::optional<std::string> journal = file(store::AttemptFile::kToolCalls);
+    const std::optional<std::string> seal = file(store::AttemptFile::kSeal);
     protocol::ToolAuditInput input{journal, seal, child.tools};
     Result<std::vector<std::string>> declared = DeclaredUrls(run);
     if (declared.ok()) input.declared_urls = *declared;

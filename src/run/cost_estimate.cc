@@ -7,8 +7,8 @@ namespace pi_fusion::run {
 
 std::string CostEstimateText(const PreparedRun& run) {
   // Tool-using candidates send one more model request per tool round trip.
-  const bool tools =
-      workflow::SpecOf(run.request.request.workflow).candidate_capability != workflow::Capability::kReason;
+  const bool tools = workflow::SpecOf(run.request.request.workflow).candidate_capability !=
+                     workflow::Capability::kReason;
   return budget::CostEstimateText(run.plan, run.cost_forecast, tools, run.policy.max_cost_usd);
 }
 

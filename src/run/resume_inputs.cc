@@ -72,7 +72,8 @@ size_t ReusedCandidateCount(const PreparedRun& run) {
 }
 
 const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run) {
-  if (!run.resume || !run.resume->evaluation || ReusedCandidateCount(run) != workflow::kCandidateCount) {
+  if (!run.resume || !run.resume->evaluation ||
+      ReusedCandidateCount(run) != workflow::kCandidateCount) {
     return nullptr;
   }
   return &*run.resume->evaluation;

@@ -7,6 +7,7 @@
 #include "run/run_cost_cap.h"
 #include "run/run_failure.h"
 #include "run/stage_watch.h"
+#include "store/attempt_files.h"
 #include "store/manifest.h"
 #include "workflow/stage_inputs.h"
 #include "workflow/workflow_constants.h"
@@ -18,9 +19,9 @@ namespace {
 process::ProgressCallback Watch(const RunContext& ctx, const StageChild& child) {
   const PreparedRun& run = ctx.run;
   const std::string journal =
-      child.tools.empty()
-          ? ""
-          : run.store->run_dir() + "/" + store::AttemptPrefix(child.key) + ".tool-calls.jsonl";
+      child.tools.empty() ? ""
+                          : run.store->run_dir() + "/" +
+                                store::AttemptFileName(child.key, store::AttemptFile::kToolCalls);
   return WatchStageChild(ctx.observer, *run.seams.clock, *run.seams.fs, child.key, journal);
 }
 

@@ -107,13 +107,15 @@ std::string ShownCallText(const ShownToolCall& call) {
 }
 
 json ReadAttemptToolCalls(FileSystem& fs, const std::string& run_dir,
-                          const store::Manifest& manifest, const std::string& attempt_prefix) {
-  auto journal_ref = manifest.artifacts.find(attempt_prefix + ".tool-calls.jsonl");
+                          const store::Manifest& manifest, const store::AttemptKey& attempt) {
+  auto journal_ref =
+      manifest.artifacts.find(store::AttemptFileName(attempt, store::AttemptFile::kToolCalls));
   if (journal_ref == manifest.artifacts.end()) return nullptr;
   Result<std::string> journal = store::VerifyArtifact(fs, run_dir, journal_ref->second);
   if (!journal.ok()) return nullptr;
   std::string events;
-  if (auto events_ref = manifest.artifacts.find(attempt_prefix + ".events.jsonl");
+  if (auto events_ref =
+          manifest.artifacts.find(store::AttemptFileName(attempt, store::AttemptFile::kEvents));
       events_ref != manifest.artifacts.end()) {
     Result<std::string> bytes = store::VerifyArtifact(fs, run_dir, events_ref->second);
     if (bytes.ok()) events = std::move(bytes).value();  // else: no arguments are shown

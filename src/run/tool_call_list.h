@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_system.h"
+#include "store/attempt_files.h"
 #include "store/manifest.h"
 
 namespace pi_fusion::run {
@@ -49,10 +50,10 @@ std::vector<ShownToolCall> ShownToolCalls(std::string_view journal, std::string_
 std::string ShownCallText(const ShownToolCall& call);
 
 // The view of one attempt's calls: {summary, calls: [{state: done|failed, text}], more?}, or
-// null when the manifest binds no journal for `attempt_prefix` (a workflow without tools) or the
+// null when the manifest binds no journal for `attempt` (a workflow without tools) or the
 // journal no longer matches its ref.
 nlohmann::json ReadAttemptToolCalls(FileSystem& fs, const std::string& run_dir,
                                     const store::Manifest& manifest,
-                                    const std::string& attempt_prefix);
+                                    const store::AttemptKey& attempt);
 
 }  // namespace pi_fusion::run

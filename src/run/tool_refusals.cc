@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/artifact_ref.h"
+#include "store/attempt_files.h"
 
 namespace pi_fusion::run {
 namespace {
@@ -18,13 +19,9 @@ bool IsPathRefusal(const protocol::ToolCallRecord& record) {
 
 // The candidate slot of a journal artifact "candidate-<slot>.attempt-<n>.tool-calls.jsonl", or 0.
 int JournalSlot(const std::string& name) {
-  constexpr std::string_view kPrefix = "candidate-", kSuffix = ".tool-calls.jsonl";
-  if (name.size() < kPrefix.size() + 1 + kSuffix.size() || name.rfind(kPrefix, 0) != 0 ||
-      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
-    return 0;
-  }
-  const char slot = name[kPrefix.size()];
-  return slot >= '1' && slot <= '3' && name[kPrefix.size() + 1] == '.' ? slot - '0' : 0;
+  const std::optional<store::AttemptFileId> file = store::ParseAttemptFileName(name);
+  if (!file || file->file != store::AttemptFile::kToolCalls || !file->key.slot) return 0;
+  return *file->key.slot;
 }
 
 }  // namespace
@@ -87,7 +84,8 @@ void AddRefusals(int slot, const std::map<std::string, int64_t>& by_code,
   if (by_code.empty()) return;
   auto it = std::find_if(rows->begin(), rows->end(),
                          [slot](const workflow::ToolRefusalRow& row) { return row.slot >= slot; });
-  if (it == rows->end() || it->slot != slot) it = rows->insert(it, workflow::ToolRefusalRow{slot, {}});
+  if (it == rows->end() || it->slot != slot)
+    it = rows->insert(it, workflow::ToolRefusalRow{slot, {}});
   for (const auto& [code, n] : by_code) it->by_code[code] += n;
 }
 

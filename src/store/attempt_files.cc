@@ -7,12 +7,12 @@
 namespace pi_fusion::store {
 namespace {
 
-inline constexpr NameTable<AttemptFile, 8> kSuffixes = {
-    {AttemptFile::kResponse, AttemptFile::kPartialResponse, AttemptFile::kOversizedResponse,
-     AttemptFile::kStderr, AttemptFile::kEvents, AttemptFile::kCalibrationViolation,
-     AttemptFile::kToolCalls, AttemptFile::kSeal},
-    {".response", ".response.partial", ".response.oversized.md", ".stderr.txt", ".events.jsonl",
-     ".calibration-violation.json", ".tool-calls.jsonl", ".seal.json"}};
+inline constexpr NameTable<AttemptFile, 9> kSuffixes = {
+    {AttemptFile::kPrompt, AttemptFile::kResponse, AttemptFile::kPartialResponse,
+     AttemptFile::kOversizedResponse, AttemptFile::kStderr, AttemptFile::kEvents,
+     AttemptFile::kCalibrationViolation, AttemptFile::kToolCalls, AttemptFile::kSeal},
+    {".prompt.txt", ".response", ".response.partial", ".response.oversized.md", ".stderr.txt",
+     ".events.jsonl", ".calibration-violation.json", ".tool-calls.jsonl", ".seal.json"}};
 
 // The evaluation's answer is JSON read as text before it parses; every other answer is Markdown.
 std::string_view AnswerExtension(Stage stage) {

@@ -17,6 +17,7 @@
 namespace pi_fusion::store {
 
 enum class AttemptFile {
+  kPrompt,                // the system prompt and stdin the child was given
   kResponse,              // the verified answer: ".response.md" (".response.txt" for evaluation)
   kPartialResponse,       // what a child that failed wrote: ".response.partial.md" (or .txt)
   kOversizedResponse,     // a candidate's answer over its maximum, kept whole

@@ -12,6 +12,7 @@
 #include "pi_fusion/sha256.h"
 #include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
+#include "store/attempt_files.h"
 #include "store/role_usage.h"
 #include "store/verify.h"
 #include "views/view_parts.h"
@@ -76,10 +77,8 @@ std::string AnswerArtifact(const store::AttemptRecord* attempt) {
   std::string name;
   if (attempt == nullptr) return name;
   for (const std::string& artifact : attempt->artifacts) {
-    if (artifact.find(".response.") != std::string::npos &&
-        artifact.find(".partial") == std::string::npos &&
-        artifact.find(".oversized") == std::string::npos)
-      name = artifact;
+    const std::optional<store::AttemptFileId> file = store::ParseAttemptFileName(artifact);
+    if (file && file->file == store::AttemptFile::kResponse) name = artifact;
   }
   return name;
 }
@@ -109,8 +108,7 @@ json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Mani
   }
   // What it looked at (tool-using workflows): its verified journal and event log.
   if (latest != nullptr) {
-    json tools =
-        run::ReadAttemptToolCalls(fs, run_dir, manifest, store::AttemptPrefix(latest->key));
+    json tools = run::ReadAttemptToolCalls(fs, run_dir, manifest, latest->key);
     if (!tools.is_null()) view["tools"] = std::move(tools);
   }
   return view;

@@ -23,6 +23,7 @@ TEST_CASE("AttemptFileName: the names CONTRACTS.md lists") {
   CHECK(AttemptFileName(kCandidate2, AttemptFile::kToolCalls) ==
         "candidate-2.attempt-1.tool-calls.jsonl");
   CHECK(AttemptFileName(kCandidate2, AttemptFile::kSeal) == "candidate-2.attempt-1.seal.json");
+  CHECK(AttemptFileName(kCandidate2, AttemptFile::kPrompt) == "candidate-2.attempt-1.prompt.txt");
   CHECK(AttemptFileName(kMerge, AttemptFile::kStderr) == "merge.attempt-1.stderr.txt");
   CHECK(AttemptFileName(kMerge, AttemptFile::kEvents) == "merge.attempt-1.events.jsonl");
   CHECK(AttemptFileName(kMerge, AttemptFile::kCalibrationViolation) ==
@@ -32,9 +33,9 @@ TEST_CASE("AttemptFileName: the names CONTRACTS.md lists") {
 TEST_CASE("ParseAttemptFileName: every written name reads back as itself") {
   for (const AttemptKey& key : {kCandidate2, kRepair, kMerge}) {
     for (AttemptFile file :
-         {AttemptFile::kResponse, AttemptFile::kPartialResponse, AttemptFile::kOversizedResponse,
-          AttemptFile::kStderr, AttemptFile::kEvents, AttemptFile::kCalibrationViolation,
-          AttemptFile::kToolCalls, AttemptFile::kSeal}) {
+         {AttemptFile::kPrompt, AttemptFile::kResponse, AttemptFile::kPartialResponse,
+          AttemptFile::kOversizedResponse, AttemptFile::kStderr, AttemptFile::kEvents,
+          AttemptFile::kCalibrationViolation, AttemptFile::kToolCalls, AttemptFile::kSeal}) {
       const std::string name = AttemptFileName(key, file);
       INFO(name);
       CHECK(ParseAttemptFileName(name) == AttemptFileId{key, file});
