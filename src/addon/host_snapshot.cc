@@ -155,9 +155,9 @@ std::string AgentDir(const std::vector<std::string>& environment, Napi::Object p
 
 }  // namespace
 
-run::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi,
-                                    Napi::Object ctx, const std::string& package_root,
-                                    const std::string& tool_call_id, bool with_branch) {
+run::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi, Napi::Object ctx,
+                               const std::string& package_root, const std::string& tool_call_id,
+                               bool with_branch) {
   run::HostSnapshot snap;
   Napi::Object process = env.Global().Get("process").As<Napi::Object>();
   snap.cwd = StringOf(ctx, "cwd");

@@ -14,8 +14,8 @@ namespace pi_fusion::addon {
 // features leave fields empty rather than throwing; the core reports what it cannot use.
 // `with_branch` copies the current session branch (session-projection workflows only). Pi's
 // models.json is read through `fs` (config/pi_models_json.h).
-run::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi,
-                                    Napi::Object ctx, const std::string& package_root,
-                                    const std::string& tool_call_id, bool with_branch);
+run::HostSnapshot SnapshotHost(Napi::Env env, FileSystem& fs, Napi::Object pi, Napi::Object ctx,
+                               const std::string& package_root, const std::string& tool_call_id,
+                               bool with_branch);
 
 }  // namespace pi_fusion::addon

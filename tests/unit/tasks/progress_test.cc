@@ -137,8 +137,8 @@ TEST_CASE("every stage has its contract name and the summary a person reads") {
 namespace {
 
 pi_fusion::run::ChildActivity Life(pi_fusion::Stage stage, std::optional<int> slot,
-                                        int64_t last_output_ms,
-                                        std::optional<int64_t> tool_calls = std::nullopt) {
+                                   int64_t last_output_ms,
+                                   std::optional<int64_t> tool_calls = std::nullopt) {
   pi_fusion::run::ChildActivity a;
   a.stage = stage;
   a.slot = slot;

@@ -34,8 +34,8 @@ int64_t WallMs(const Clock& clock) {
 TEST_CASE("a child's output is reported with the time it arrived") {
   RecordingObserver observer;
   store::testing::FixedClock clock;
-  process::ProgressCallback watch = run::WatchStageChild(
-      observer, clock, PosixFileSystem(), {pi_fusion::Stage::kCandidate, 2, 1}, "");
+  process::ProgressCallback watch = run::WatchStageChild(observer, clock, PosixFileSystem(),
+                                                         {pi_fusion::Stage::kCandidate, 2, 1}, "");
   watch({process::ChildProgress::Event::kSpawned, 7, 0, 0, 0ms});
   const int64_t spawned = WallMs(clock);
   clock.Advance(4000ms);

@@ -88,9 +88,9 @@ TEST_CASE("TaskDescription: collapses white space and cuts to 240 characters", "
 
 TEST_CASE("TaskRegistry: each task keeps its own progress; a cancellation remembers who asked",
           "[tasks]") {
+  using pi_fusion::run::ProgressEvent;
   using pi_fusion::tasks::CancelSource;
   using pi_fusion::tasks::SlotState;
-  using pi_fusion::run::ProgressEvent;
   TaskRegistry registry;
   AddThreeTasks(registry);
   registry.Progress(kA, {ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, 10);
