@@ -231,7 +231,12 @@ describe("pi-fusion runs, verify, prune, show", () => {
   test("show: a completed run's answer and candidates, a failed run's state, a tampered run's nothing", async () => {
     await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
       // Candidate 2 runs on scripted-b and answers apart, so each answer is seen under its slot.
-      const second = "Candidate two: Rayleigh scattering goes as the inverse fourth power of the wavelength.";
+      // It also carries what a terminal would execute (clear screen, OSC 52 clipboard write, BEL,
+      // a bidi override): `show` prints them as visible characters, --json keeps them exact.
+      const second = "Candidate two: Rayleigh scattering goes as the inverse fourth power of the wavelength." +
+        " \u001b[2J\u001b]52;c;SGVsbG8=\u0007\u202e";
+      const onTerminal = (text) => text.replaceAll("\u001b", "\u241b").replaceAll("\u0007", "\u2407")
+        .replaceAll("\u202e", "\\u202e");
       const completed = await fuse(env,
         [{ match: { text: "Answer the request", model: "scripted-b" }, responses: [{ text: second }] }, ...fusionRules()],
         { models: SECOND_CANDIDATE_ON_B });
@@ -254,7 +259,8 @@ describe("pi-fusion runs, verify, prune, show", () => {
       let r = cli(env, "show", completed.id, "--candidates", "--cwd", env.cwd);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, [`=== Merged answer of ${completed.id} ===\n${merged}\n`,
-        ...[1, 2, 3].map((slot) => `=== Candidate ${slot}: ${models[slot - 1]} ===\n${answers[slot - 1]}\n`)].join("\n"));
+        ...[1, 2, 3].map((slot) => `=== Candidate ${slot}: ${models[slot - 1]} ===\n${onTerminal(answers[slot - 1])}\n`)].join("\n"));
+      assert.doesNotMatch(r.stdout, /[\u0007\u001b\u202e]/);
       r = cli(env, "show", short, "--candidates", "--json", "--cwd", env.cwd);
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(JSON.parse(r.stdout), {
