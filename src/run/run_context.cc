@@ -6,8 +6,8 @@
 #include "budget/calibration.h"
 #include "run/resume_inputs.h"
 #include "run/tool_refusals.h"
-#include "store/attempt_files.h"
 #include "store/manifest.h"
+#include "store/resumability.h"
 #include "workflow/child_wrapper.h"
 
 namespace pi_fusion::run {
@@ -65,8 +65,7 @@ void ReportLanded(RunContext& ctx, int slot, const StageResult& result, Clock::T
       std::chrono::duration_cast<std::chrono::milliseconds>(run.seams.clock->Now() - started)
           .count();
   landed.answer = result.answer;
-  landed.artifact =
-      store::AttemptFileName({Stage::kCandidate, slot, 1}, store::AttemptFile::kResponse);
+  landed.artifact = store::CandidateResponseName(slot);
   landed.tool_calls = result.tool_calls;
   if (const store::ReusedAttempt* reused = ReusedCandidateOf(run, slot)) {
     landed.reused_from = reused->record.reused_from.value_or(run.resume->manifest.run_id);
