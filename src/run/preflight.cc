@@ -197,6 +197,27 @@ Result<workflow::CanonicalDocument> CanonicalInput(const RunRequest& request,
   return std::move(projected->input);
 }
 
+// The routes a run runs on: the configured ones; for a resumed run, the old run's, but for the
+// slots the person named instead (SwapRoutes).
+Result<config::ModelsConfig> RoutesOf(const RunRequest& request, const store::ResumeSource* resume,
+                                      const config::ModelsConfig& configured) {
+  if (!resume) return configured;
+  return SwapRoutes(*resume, request.route_swaps,
+                    PinnedRoutes(resume->manifest.models, configured));
+}
+
+// What the manifest's config records of a resume's swapped routes: [{slot, from, to}], the old
+// run's route and the one this run admitted, per slot the person named.
+json RouteChanges(const PreparedRun& run, const store::RunModels& now) {
+  json changes = json::array();
+  for (const RouteSwap& swap : run.request.route_swaps) {
+    changes.push_back({{"slot", SlotId(swap.slot)},
+                       {"from", SlotRoute(run.resume->manifest.models, swap.slot).QualifiedId()},
+                       {"to", SlotRoute(now, swap.slot).QualifiedId()}});
+  }
+  return changes;
+}
+
 // `routes` admitted against the host's registry. A resumed run's are the old run's routes,
 // admitted again now, with its thinking level; a refusal then names the old run.
 Result<config::ResolvedModels> AdmitRoutes(const config::ModelsConfig& routes,
@@ -232,6 +253,9 @@ Result<store::RunSpec> RunSpecOf(const PreparedRun& run, const config::ModelsCon
                  {"revision", config::RevisionToJson(revision)},
                  {"routes", config::ResolvedModelsToJson(run.models)}};
   spec.models = RunModelsOf(run.models);
+  if (run.resume && !run.request.route_swaps.empty()) {
+    spec.config["route_changes"] = RouteChanges(run, spec.models);
+  }
   spec.capabilities = {
       {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
       {"evaluator", process::ChildCapabilityName(workflow::kJudgeCapability)},
@@ -297,9 +321,11 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
 
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(loaded.status());
-  // A resumed run keeps the old run's routes, admitted again now; the policy is today's.
-  const config::ModelsConfig routes =
-      resume ? PinnedRoutes(resume->manifest.models, loaded->config) : loaded->config;
+  // A resumed run keeps the old run's routes (but those the person swapped), admitted again now;
+  // the policy is today's.
+  Result<config::ModelsConfig> chosen = RoutesOf(request, resume.get(), loaded->config);
+  if (!chosen.ok()) return fail(chosen.status());
+  const config::ModelsConfig& routes = *chosen;
   Result<config::ResolvedModels> models = AdmitRoutes(routes, request.host, resume.get());
   if (!models.ok()) return fail(models.status());
 

@@ -1,7 +1,10 @@
 #include "run/resume_inputs.h"
 
+#include <algorithm>
+
 #include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
+#include "run/resume_arguments.h"
 #include "schema/tool_catalog.h"
 #include "store/constants.h"
 #include "store/json_util.h"
@@ -12,6 +15,22 @@ namespace {
 
 Status NotResumable(const store::ResumeSource& source, const std::string& why) {
   return store::RunNotResumable(source.manifest.run_id, why);
+}
+
+// The evaluation is reused only when every candidate is (so the blind input is the same bytes
+// under the same letters).
+bool ReusesEvaluation(const store::ResumeSource& source) {
+  return source.evaluation && source.candidates.size() == workflow::kCandidateCount;
+}
+
+// "1 and 3", "evaluator", "3, evaluator and merger": the --slot names of `slots`.
+std::string SwapNames(const std::vector<Slot>& slots) {
+  std::string out;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (i > 0) out += i + 1 == slots.size() ? " and " : ", ";
+    out += SwapSlotName(slots[i]);
+  }
+  return out;
 }
 
 }  // namespace
@@ -59,6 +78,52 @@ config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsCon
   return current;
 }
 
+const store::ModelSelection& SlotRoute(const store::RunModels& models, Slot slot) {
+  switch (RoleOf(slot)) {
+    case Role::kCandidate:
+      return models.candidates[static_cast<size_t>(slot)];
+    case Role::kEvaluator:
+    case Role::kRepair:
+      return models.evaluator;
+    case Role::kMerger:
+      break;
+  }
+  return models.merger;
+}
+
+std::vector<Slot> ReusedSlots(const store::ResumeSource& source) {
+  std::vector<Slot> slots;
+  for (const store::ReusedAttempt& a : source.candidates) {
+    slots.push_back(SlotOf(Role::kCandidate, a.record.key.slot.value_or(0)));
+  }
+  std::sort(slots.begin(), slots.end());
+  if (ReusesEvaluation(source)) slots.push_back(Slot::kEvaluator);
+  return slots;
+}
+
+Result<config::ModelsConfig> SwapRoutes(const store::ResumeSource& source,
+                                        const std::vector<RouteSwap>& swaps,
+                                        config::ModelsConfig pinned) {
+  const std::vector<Slot> reused = ReusedSlots(source);
+  std::vector<Slot> open;
+  for (Slot slot : kAllSlots) {
+    if (std::find(reused.begin(), reused.end(), slot) == reused.end()) open.push_back(slot);
+  }
+  for (const RouteSwap& swap : swaps) {
+    if (std::find(reused.begin(), reused.end(), swap.slot) != reused.end()) {
+      return Status::Error(
+          kInvalidArguments,
+          "/fusion-resume --slot " + SwapSlotName(swap.slot) + ": run " + source.manifest.run_id +
+              " reuses the verified answer of " + std::string(SlotLabel(swap.slot)) +
+              " with the model that wrote it (" +
+              SlotRoute(source.manifest.models, swap.slot).QualifiedId() +
+              "); only a slot whose answer did not verify takes another model: " + SwapNames(open));
+    }
+    pinned.selection(swap.slot) = swap.route;
+  }
+  return pinned;
+}
+
 const store::ReusedAttempt* ReusedCandidateOf(const PreparedRun& run, int slot) {
   if (!run.resume) return nullptr;
   for (const store::ReusedAttempt& a : run.resume->candidates) {
@@ -72,10 +137,7 @@ size_t ReusedCandidateCount(const PreparedRun& run) {
 }
 
 const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run) {
-  if (!run.resume || !run.resume->evaluation ||
-      ReusedCandidateCount(run) != workflow::kCandidateCount) {
-    return nullptr;
-  }
+  if (!run.resume || !ReusesEvaluation(*run.resume)) return nullptr;
   return &*run.resume->evaluation;
 }
 

@@ -7,6 +7,8 @@
 // Pure; thread-safe.
 #pragma once
 
+#include <vector>
+
 #include "config/models_config.h"
 #include "pi_fusion/status.h"
 #include "run/run_request.h"
@@ -27,6 +29,20 @@ Result<schema::NormalizedRequest> ResumedRequest(const store::ResumeSource& sour
 
 // `current` with its five selections replaced by the old run's resolved routes ("provider/id").
 config::ModelsConfig PinnedRoutes(const store::RunModels& old, config::ModelsConfig current);
+
+// The route `slot` ran on in a run whose manifest records `models`.
+const store::ModelSelection& SlotRoute(const store::RunModels& models, Slot slot);
+
+// The slots whose answers a resume of `source` reuses, in slot order: its verified candidates
+// and, when the evaluation is reused too (ReusedEvaluationOf), the evaluator.
+std::vector<Slot> ReusedSlots(const store::ResumeSource& source);
+
+// `pinned` (PinnedRoutes) with each swap's route in its slot (/fusion-resume --slot).
+// invalid_arguments naming the slot, its model and the slots that may change when a swap names a
+// slot whose verified answer is reused: a reused answer keeps the model that wrote it.
+Result<config::ModelsConfig> SwapRoutes(const store::ResumeSource& source,
+                                        const std::vector<RouteSwap>& swaps,
+                                        config::ModelsConfig pinned);
 
 // What a prepared run reuses (run.resume); for a run started afresh: nothing.
 // The old run's verified attempt of candidate `slot`, or null when this run starts it.

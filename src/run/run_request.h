@@ -14,6 +14,7 @@
 #include "budget/planner.h"
 #include "config/config_constants.h"
 #include "config/route_admission.h"
+#include "core/role.h"
 #include "process/supervisor.h"
 #include "run/child_exits.h"
 #include "run/run_seams.h"
@@ -42,6 +43,13 @@ struct HostSnapshot {
   int64_t pid = 0;
 };
 
+// /fusion-resume --slot N=provider/model: another route for a slot whose answer the resume does
+// not reuse (a model that kept failing). Preflight refuses one that names a reused slot.
+struct RouteSwap {
+  Slot slot = Slot::kCandidate1;
+  std::string route;  // "provider/model" or "$current", admitted like any configured route
+};
+
 struct RunRequest {
   HostSnapshot host;
   schema::NormalizedRequest request;
@@ -53,6 +61,9 @@ struct RunRequest {
   // the request, the canonical input and the routes from there, not from `request`. Empty for a
   // run started afresh.
   std::string resume_run_dir;
+  // With resume_run_dir: the routes the person named instead of the old run's (at most one per
+  // slot). Empty for a run started afresh.
+  std::vector<RouteSwap> route_swaps;
 };
 
 // What a progress line reports, so a per-run view can count candidates without reading prose.

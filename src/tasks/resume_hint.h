@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/role.h"
 #include "store/manifest.h"
 
 namespace pi_fusion::tasks {
@@ -23,6 +24,10 @@ struct ResumeHint {
   std::string run_id;
   std::vector<int> candidate_slots;  // the verified candidates a resume reuses, ascending
   bool evaluation = false;           // its evaluation is reused too (all three verified)
+  // The route whose child failed the run on its model (a provider error after Pi's retries, a
+  // crash, a stall, a timeout, an unusable verdict), which a resume may run on another model
+  // (/fusion-resume --slot); nullopt when the run ended otherwise.
+  std::optional<Slot> failed_route;
 };
 
 // The hint of a run whose manifest is `m`; nullopt when store::CheckResumable refuses it (a
@@ -32,8 +37,12 @@ std::optional<ResumeHint> ResumeHintOf(const store::Manifest& m);
 // "/fusion-resume ac1705e2": the command with the short id the views show.
 std::string ResumeCommand(std::string_view run_id);
 
-// {command, candidate_slots, evaluation}: what a view's data carries (bg_result's details, the
-// run view of a failed run), so a renderer can say it without reading the run directory.
+// The route whose child failed run `m` on its model (ResumeHint::failed_route).
+std::optional<Slot> FailedRouteOf(const store::Manifest& m);
+
+// {command, candidate_slots, evaluation, failed_route?}: what a view's data carries (bg_result's
+// details, the run view of a failed run), so a renderer can say it without reading the run
+// directory.
 nlohmann::json ResumeHintJson(const ResumeHint& hint);
 // Back from that object for run `run_id`; nullopt for anything of another shape or without a
 // verified slot.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <optional>
 
+#include "config/config_constants.h"
 #include "core/terminal_text.h"
 #include "core/utf8.h"
+#include "run/resume_arguments.h"
 #include "run/resume_inputs.h"
 #include "store/run_id.h"
 #include "tasks/resume_hint.h"
@@ -46,17 +48,49 @@ std::string WhatItReuses(const tasks::ResumeHint& hint) {
   return what;
 }
 
+// " Candidate 3 runs on local/b instead of local/a.": the routes the person swapped
+// (/fusion-resume --slot), as admitted now.
+std::string SwappedText(const run::PreparedRun& run) {
+  std::string text;
+  for (const run::RouteSwap& swap : run.request.route_swaps) {
+    const config::ModelInfo& now = run.models.route(swap.slot).model;
+    text += " " + std::string(SlotLabel(swap.slot)) + " runs on " + now.provider + "/" + now.id +
+            " instead of " + run::SlotRoute(run.resume->manifest.models, swap.slot).QualifiedId() +
+            ".";
+  }
+  return NeutralizeControls(text, TextShape::kSingleLine);
+}
+
+// " If Candidate 3's model keeps failing, you can resume on another: /fusion-resume ac1705e2
+// --slot 3=provider/model." — and, when two candidates verified and the third failed, that
+// quorum 2 accepts two. Empty when the run did not fail on a model.
+std::string SwapAdvice(const tasks::ResumeHint& hint, std::string_view you) {
+  if (!hint.failed_route) return "";
+  const Slot slot = *hint.failed_route;
+  std::string text = " If " + std::string(SlotLabel(slot)) + "'s model keeps failing, " +
+                     std::string(you) + " resume on another: " + tasks::ResumeCommand(hint.run_id) +
+                     " --slot " + run::SwapSlotName(slot) + "=provider/model.";
+  if (RoleOf(slot) == Role::kCandidate && hint.candidate_slots.size() == 2) {
+    text +=
+        " With quorum 2 (/fusion-models), a run accepts two verified candidate answers when "
+        "the third fails.";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string PersonResumeText(const tasks::ResumeHint& hint) {
   return "Resumable: " + tasks::ResumeCommand(hint.run_id) +
-         " runs only what is missing, reusing " + WhatItReuses(hint) + ".";
+         " runs only what is missing, reusing " + WhatItReuses(hint) + "." +
+         SwapAdvice(hint, "you can");
 }
 
 std::string AgentResumeText(const tasks::ResumeHint& hint) {
   return "Resumable: the person can resume this run with " + tasks::ResumeCommand(hint.run_id) +
          ", which runs only what is missing, reusing " + WhatItReuses(hint) +
-         ". Suggest that to them rather than starting the run again; resuming is their decision.";
+         ". Suggest that to them rather than starting the run again; resuming is their decision." +
+         SwapAdvice(hint, "they can");
 }
 
 std::vector<tasks::RunListing> ResumableRuns(FileSystem& fs, const std::string& cwd) {
@@ -116,7 +150,33 @@ std::string ResumedText(const run::PreparedRun& run) {
   runs.push_back("the merger");
   return "Resumes " + run.resume->manifest.run_id + ": reuses " +
          (reused.size() == 1 ? "candidate " : "candidates ") + Slots(reused) +
-         (evaluation ? " and the evaluation" : "") + "; runs " + Listed(runs) + ".";
+         (evaluation ? " and the evaluation" : "") + "; runs " + Listed(runs) + "." +
+         SwappedText(run);
+}
+
+std::string ResumeModelsTitle(const std::string& run_id) {
+  return "Resume " + std::string(store::ShortRunId(run_id));
+}
+
+std::vector<std::string> ResumeModelsOptions(Slot failed) {
+  return {"Resume with the same models",
+          "Resume with another model for " + std::string(SlotLabel(failed))};
+}
+
+std::string SwapModelTitle(Slot failed) { return "Model for " + std::string(SlotLabel(failed)); }
+
+std::vector<std::string> SwapChoices(const config::RegistrySnapshot& registry) {
+  std::vector<std::string> routes;
+  for (const config::ModelInfo& m : registry.models) {
+    if (!config::RouteRefusal(m)) routes.push_back(m.QualifiedId());
+  }
+  std::sort(routes.begin(), routes.end());
+  if (registry.current && !config::RouteRefusal(*registry.current)) {
+    routes.insert(routes.begin(), std::string(config::kCurrentSelection));
+  }
+  // A model's id is the registry's text: shown, never obeyed.
+  for (std::string& route : routes) route = NeutralizeControls(route, TextShape::kSingleLine);
+  return routes;
 }
 
 std::string ResumeStartedText(const LaunchReport& launch) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/route_admission.h"
 #include "core/file_system.h"
 #include "run/run_request.h"
 #include "tasks/resume_hint.h"
@@ -49,6 +50,18 @@ std::string NothingToResumeText(const std::string& cwd);
 // "Resumes reason-…: reuses candidates 1 and 2; runs candidate 3, the evaluator and the merger."
 // Empty for a run started afresh.
 std::string ResumedText(const run::PreparedRun& run);
+
+// The picker's second question, for a run that failed on a model: "Resume 1a2b3c4d", with the
+// same models (option 0) or another model for the route that failed (option 1).
+std::string ResumeModelsTitle(const std::string& run_id);
+std::vector<std::string> ResumeModelsOptions(Slot failed);
+// Then the models to choose from: "Model for Candidate 3", the routes admitted now
+// ("provider/model", sorted; "$current" first when the session has an admitted model).
+std::string SwapModelTitle(Slot failed);
+std::vector<std::string> SwapChoices(const config::RegistrySnapshot& registry);
+inline constexpr char kNoOtherModelText[] =
+    "/fusion-resume: no model is available for another route (none in Pi's registry passes "
+    "admission); add one to Pi, or resume with the same models.";
 
 // The notice once a resumed run started (the /fusion notice's counterpart).
 std::string ResumeStartedText(const LaunchReport& launch);

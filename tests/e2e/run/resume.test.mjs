@@ -183,6 +183,48 @@ describe("/fusion-resume", () => {
     });
   });
 
+  test("candidate 3's model fails: the failure text offers --slot and quorum 2; a reused slot is refused; --slot 3 runs it on another model", async () => {
+    const brokenThird = [
+      { name: "broken-third", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ status: 500 }] },
+      ...fusionRules(),
+    ];
+    await withFusionEnv({ script: { rules: brokenThird }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModels(env, THIRD_CANDIDATE_ON_B);
+      const first = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(first.code, 1, first.stderr);
+      const [oldDir] = runDirs(env);
+      const oldId = path.basename(oldDir);
+      const short = oldId.slice(7, 15);
+      assert.equal(manifestOf(oldDir).error.slot, 3);
+      assert.ok(first.stderr.includes(`If Candidate 3's model keeps failing, you can resume on another: /fusion-resume ${short} --slot 3=provider/model.`), first.stderr);
+      assert.ok(first.stderr.includes("With quorum 2 (/fusion-models), a run accepts two verified candidate answers"), first.stderr);
+
+      // Candidate 2's answer verified: it keeps its model, and nothing is asked.
+      let before = env.requests().length;
+      const refused = await env.print(`/fusion-resume ${short} --slot 2=scripted/scripted-b`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.ok(refused.stderr.includes("only a slot whose answer did not verify takes another model: 3, evaluator and merger"), refused.stderr);
+      const bad = await env.print(`/fusion-resume ${short} --slot 3=scripted-a`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(bad.code, 1, bad.stderr);
+      assert.ok(bad.stderr.includes("--slot 3 needs a route as provider/model"), bad.stderr);
+      assert.equal(env.requests().length, before, "a refused resume asks no model");
+      assert.deepEqual(runDirs(env), [oldDir], "and makes no run directory");
+
+      before = env.requests().length;
+      const r = await env.print(`/fusion-resume ${short} --slot 3=scripted/scripted-a`, { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stderr.includes("Candidate 3 runs on scripted/scripted-a instead of scripted/scripted-b."), r.stderr);
+      const asked = env.requests().slice(before).filter((q) => q.rule_name !== "evaluator" && q.rule_name !== "merger");
+      assert.equal(asked.length, 1, "candidate 3 alone is asked again");
+      assert.notEqual(asked[0].rule_name, "broken-third", "on the other model");
+      const newDir = newRunDir(env, oldDir);
+      assertResumed(env, oldDir, newDir, [1, 2]);
+      const manifest = manifestOf(newDir);
+      assert.equal(manifest.models.candidates[2].model, "scripted-a");
+      assert.deepEqual(manifest.config.route_changes, [{ slot: "candidate-3", from: "scripted/scripted-b", to: "scripted/scripted-a" }]);
+    });
+  });
+
   test("an evaluator that exits 3 after its answer: the resume runs a fresh evaluator", async () => {
     await withFusionEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
       const wrapper = exitThreeAfterAnswer(env, `[ "$PI_FUSION_CHILD_ROLE" = evaluator ]`);

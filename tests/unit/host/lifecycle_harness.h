@@ -86,13 +86,23 @@ class ScriptedLauncher : public run::ChildLauncher {
                                : role == "evaluator" ? script_.evaluator
                                                      : script_.merger;
     pi_fusion::testing::StreamBuilder b;
-    b.Add(pi_fusion::testing::StreamBuilder::Record(1, "stop", {answer},
-                                                    pi_fusion::testing::Usage(10, 2)));
+    b.Add(pi_fusion::testing::StreamBuilder::Record(
+        1, "stop", {answer}, pi_fusion::testing::Usage(10, 2), RouteOf(spec)));
     b.Seal();
     outcome.exit_code = 0;
     outcome.stdout_bytes = answer + "\n";
     outcome.stderr_bytes = b.stderr_bytes;
     return outcome;
+  }
+
+  // The route the child was started on (--provider, --model): its records name it, as Pi's do.
+  static protocol::Route RouteOf(const process::ChildSpec& spec) {
+    protocol::Route route = pi_fusion::testing::kRoute;
+    for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+      if (spec.argv[i] == "--provider") route.provider = spec.argv[i + 1];
+      if (spec.argv[i] == "--model") route.model = spec.argv[i + 1];
+    }
+    return route;
   }
 
   // Reports the child's start and one output to its watch, as the supervisor does, then runs it.

@@ -248,7 +248,7 @@ TEST_CASE("TerminalRunView: the person's view of a resumable run ends with how t
   task.artifact_dir = dir;
   task.state = TaskState::kFailed;
   const json view = TerminalRunView(f.fs, task, 0);
-  CHECK(view["notes"].back() == PersonResumeText({kRunId, {1, 3}, false}));
+  CHECK(view["notes"].back() == PersonResumeText({kRunId, {1, 3}, false, Slot::kCandidate2}));
 }
 
 }  // namespace pi_fusion::tasks
