@@ -122,7 +122,10 @@ TEST_CASE("show: a failed run says what it has and how to resume it") {
             "Verified candidate answers: 1 (local/scripted), 3 (local/scripted). --candidates "
             "prints them.\n"
             "Resumable: /fusion-resume 01234567 runs only what is missing, reusing its 2 "
-            "verified candidate answers.\n");
+            "verified candidate answers. If Candidate 2's model keeps failing, you can resume on "
+            "another: /fusion-resume 01234567 --slot 2=provider/model. With quorum 2 "
+            "(/fusion-models), a run accepts two verified candidate answers when the third "
+            "fails.\n");
   CHECK_THAT(ShowText(run, true),
              Catch::EndsWith("\n\n=== Candidate 3: local/scripted ===\ncandidate answer 3\n"));
   const json out = ShowJson(run, false);
