@@ -6,27 +6,17 @@
 namespace pi_fusion::report {
 
 std::string EscapeHtml(std::string_view text) {
+  // The five characters that end a text or a quoted attribute value, and their entities.
+  static constexpr std::string_view kSpecial = "&<>\"'";
+  static constexpr std::string_view kEntities[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
   std::string out;
   out.reserve(text.size() + text.size() / 8);
   for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+    const size_t which = kSpecial.find(c);
+    if (which == std::string_view::npos) {
+      out += c;
+    } else {
+      out += kEntities[which];
     }
   }
   return out;

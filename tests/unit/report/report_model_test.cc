@@ -2,8 +2,6 @@
 // artifacts only (a tampered answer is listed as failed and never rendered), every section there.
 #include <catch2/catch.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include "report/report_html.h"
 #include "report/report_model.h"
 #include "test_support.h"
@@ -11,25 +9,7 @@
 namespace pi_fusion::report {
 namespace {
 
-using nlohmann::json;
-using store::testing::kRunId;
-using store::testing::StoreFixture;
-using store::testing::WriteAll;
-
-struct CompletedRun : StoreFixture {
-  CompletedRun() {
-    WalkTo(store::RunState::kCandidatesRunning);
-    RecordCandidates();
-    WalkTo(store::RunState::kMerging);
-    REQUIRE(store
-                ->CommitResult("# Merged\n\n<script>x</script>",
-                               json{{"run_id", kRunId}, {"workflow", "reason"}})
-                .ok());
-    run_dir = store->run_dir();
-    store.reset();
-  }
-  std::string run_dir;
-};
+using store::testing::CompletedRunFixture;
 
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -38,10 +18,10 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 TEST_CASE("report model: a completed run, every artifact verified") {
-  CompletedRun f;
+  CompletedRunFixture f("# Merged\n\n<script>x</script>");
   const ReportModel model = ReadReportModel(f.fs, f.run_dir);
   CHECK(model.problems.empty());
-  CHECK(model.run_id == kRunId);
+  CHECK(model.run_id == store::testing::kRunId);
   CHECK(model.state == "completed");
   REQUIRE(model.merged);
   REQUIRE(model.candidates.size() == 3);
@@ -63,29 +43,29 @@ TEST_CASE("report model: a completed run, every artifact verified") {
   CHECK(Count(html, "data-verified=\"no\"") == 0);
 }
 
-TEST_CASE("report model: a tampered answer is listed as failed and not rendered") {
-  CompletedRun f;
-  WriteAll(f.run_dir + "/candidate-2.attempt-1.response.md", "candidate answer X");
-  const ReportModel model = ReadReportModel(f.fs, f.run_dir);
+TEST_CASE("report model: what does not verify is listed as failed and never rendered") {
+  CompletedRunFixture tampered("merged");
+  store::testing::WriteAll(tampered.run_dir + "/candidate-2.attempt-1.response.md",
+                           "candidate answer X");
+  const ReportModel model = ReadReportModel(tampered.fs, tampered.run_dir);
   CHECK_FALSE(model.problems.empty());
   REQUIRE(model.candidates.size() == 3);
   CHECK_FALSE(model.candidates[1].answer);
   CHECK(model.candidates[0].answer);
-  const std::string html = RenderReportHtml(model);
+  std::string html = RenderReportHtml(model);
   CHECK(Count(html, "candidate answer X") == 0);
   CHECK(Count(html, "failed verification, so it is not shown") == 1);
   CHECK(Count(html, "data-verified=\"no\"") == 1);
-}
 
-TEST_CASE("report model: a directory without a readable manifest still gets a page") {
-  CompletedRun f;
-  WriteAll(f.run_dir + "/manifest.json", "{not json");
-  const ReportModel model = ReadReportModel(f.fs, f.run_dir);
-  CHECK(model.state == "unreadable");
-  CHECK_FALSE(model.problems.empty());
-  const std::string html = RenderReportHtml(model);
+  // A directory whose manifest cannot be read still gets a page that says so.
+  CompletedRunFixture broken("merged");
+  store::testing::WriteAll(broken.run_dir + "/manifest.json", "{not json");
+  const ReportModel unreadable = ReadReportModel(broken.fs, broken.run_dir);
+  CHECK(unreadable.state == "unreadable");
+  CHECK(unreadable.candidates.empty());
+  html = RenderReportHtml(unreadable);
   CHECK(Count(html, "Failed verification") == 1);
-  CHECK(Count(html, "<script") == 0);
+  CHECK(Count(html, "<article") == 0);
 }
 
 }  // namespace
