@@ -1,10 +1,10 @@
 /**
  * @file The HTML run report of a real run: the pinned Pi runs /fusion against the scripted model
  * with a hostile candidate answer and an evaluation with a conflict; then `pi-fusion report` and
- * `/fusion-report` (print mode) write the page, and headless Chromium loads it: the DOM has the
- * three candidates, the conflict, the timeline's lanes and the cost bars; no script ran (the
- * payloads would mark <html> with data-pwned) and the page requested nothing (Chromium's network
- * log); the screenshot is not blank. A control page with a real script and a remote image shows
+ * `/fusion-report` (print mode, and the TUI, which also says how to open it) write the page, and
+ * headless Chromium loads it: the DOM has the three candidates, the conflict, the timeline's
+ * lanes and the cost bars; no script ran (the payloads would mark <html> with data-pwned) and the
+ * page requested nothing (Chromium's network log); the screenshot is not blank. A control page with a real script and a remote image shows
  * both checks see what they look for.
  */
 import assert from "node:assert/strict";
@@ -13,6 +13,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { EVALUATION, fusionRules } from "../../support/fusion_script.mjs";
 import { piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { withTmuxPi } from "../../support/tmux_pi.mjs";
 import { loadPage, pixelStats, screenshot } from "./chromium_page.mjs";
 
 const MARK = "document.documentElement.setAttribute('data-pwned'";
@@ -79,6 +80,14 @@ test("pi-fusion report and /fusion-report: a self-contained page that Chromium l
     const written = path.join(env.cwd, ".pi", "fusion-reports", `${id}.html`);
     assert.match(command.stderr, new RegExp(`Fusion report written: ${written.replace(/[.]/g, "\\.")}`));
     assert.equal(fs.readFileSync(written, "utf8"), html);
+    assert.equal(env.requests().length, requestsBefore, "the report cost no model request");
+    // The TUI: the same notice, with how to open the file.
+    await withTmuxPi(env, {}, async (ui) => {
+      await ui.ready();
+      await ui.submit(`/fusion-report ${id.slice(id.indexOf("-") + 1, id.indexOf("-") + 9)}`);
+      const screen = await ui.waitFor(/Open it in a browser, e\.g\. xdg-open/, 30000, "the report notice");
+      assert.ok(screen.replace(/\s+/g, "").includes(`xdg-open'${written}'`), screen);
+    });
     assert.equal(env.requests().length, requestsBefore, "the report cost no model request");
     const unknown = await env.print("/fusion-report nosuchrun");
     assert.equal(unknown.code, 1);
