@@ -37,10 +37,13 @@ export function loadPage(file, dir) {
   return { dom, requested: [...requested] };
 }
 
-/** A 1280×800 screenshot of the page as {width, height, rgb: Buffer} (8-bit RGB or RGBA PNG). */
-export function screenshot(file, dir) {
-  const png = path.join(dir, `${path.basename(file)}.png`);
-  chromium([`--screenshot=${png}`, "--window-size=1280,800", `file://${file}`], dir);
+/**
+ * A 1280×800 screenshot of the page as {width, height, rgb: Buffer} (8-bit RGB or RGBA PNG);
+ * `dark`: with the system's dark scheme asked for (prefers-color-scheme: dark).
+ */
+export function screenshot(file, dir, { dark = false } = {}) {
+  const png = path.join(dir, `${path.basename(file)}${dark ? "-dark" : ""}.png`);
+  chromium([`--screenshot=${png}`, "--window-size=1280,800", ...(dark ? ["--force-dark-mode"] : []), `file://${file}`], dir);
   return decodePng(fs.readFileSync(png));
 }
 

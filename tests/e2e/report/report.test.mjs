@@ -4,7 +4,7 @@
  * `/fusion-report` (print mode, and the TUI, which also says how to open it) write the page, and
  * headless Chromium loads it: the DOM has the three candidates, the conflict, the timeline's
  * lanes and the cost bars; no script ran (the payloads would mark <html> with data-pwned) and the
- * page requested nothing (Chromium's network log); the screenshot is not blank. A control page with a real script and a remote image shows
+ * page requested nothing (Chromium's network log); the screenshots, light and dark, are not blank. A control page with a real script and a remote image shows
  * both checks see what they look for.
  */
 import assert from "node:assert/strict";
@@ -103,10 +103,14 @@ test("pi-fusion report and /fusion-report: a self-contained page that Chromium l
     assert.doesNotMatch(page.dom, /data-pwned="/, "a hostile payload ran");
     assert.deepEqual(page.requested, [], "the page requested something");
 
-    const shot = screenshot(out, env.cwd);
-    assert.deepEqual([shot.width, shot.height], [1280, 800]);
-    const stats = pixelStats(shot);
-    assert.ok(stats.variance > 100 && stats.colours > 16, `blank screenshot: ${JSON.stringify(stats)}`);
+    // Screenshots in both schemes: not blank, light on a light page, light on a dark one.
+    for (const dark of [false, true]) {
+      const shot = screenshot(out, env.cwd, { dark });
+      assert.deepEqual([shot.width, shot.height], [1280, 800]);
+      const stats = pixelStats(shot);
+      assert.ok(stats.variance > 100 && stats.colours > 16, `blank screenshot: ${JSON.stringify(stats)}`);
+      assert.ok(dark ? stats.mean < 90 : stats.mean > 170, `scheme not followed: ${JSON.stringify({ dark, ...stats })}`);
+    }
 
     // The control: a page that does run a script and load a remote image is seen doing both.
     const control = path.join(env.cwd, "control.html");
