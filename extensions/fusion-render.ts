@@ -5,7 +5,7 @@
  *
  * A view is one of
  *   {kind:"run", title, question?, state, status, slots?, usage?, answer?, candidates?,
- *    agreements?, conflicts?, roles?, artifacts?, notes?, error?}
+ *    agreements?, conflicts?, roles?, artifacts?, notes?, error?, report?}
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
@@ -79,6 +79,8 @@ export interface RunView {
   roles?: string[];
   artifacts?: { dir: string; gone?: boolean; note?: string };
   notes?: string[];
+  /** A completed run: how to get its HTML report (/fusion-report). */
+  report?: string;
   error?: string;
 }
 
@@ -199,6 +201,7 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
   box.addChild(new Text(`${head}${mark(theme, view.state)} ${view.status}`, 0, 0));
   if (view.slots && view.slots.length > 0) box.addChild(new Text(slotsLine(theme, view.slots), 0, 0));
   if (view.usage) box.addChild(new Text(theme.fg("dim", view.usage), 0, 0));
+  if (view.report) box.addChild(new Text(theme.fg("dim", view.report), 0, 0));
   if (view.error) box.addChild(new Text(theme.fg("error", view.error), 0, 0));
   for (const note of view.notes ?? []) box.addChild(new Text(theme.fg("warning", note), 0, 0));
   const md = markdownTheme(theme);

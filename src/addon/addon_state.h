@@ -51,6 +51,10 @@ struct AddonState {
   std::string package_root;
   // extensions/fusion-models-ui.ts showModelsSelector(ctx, selector), from the loader.
   Napi::FunctionReference show_models_selector;
+  // extensions/fusion.ts runProgram(file, args) (no shell; /fusion-report runs `pi-fusion report`
+  // with it), and where this library was loaded from (pi-fusion lives beside it), from the loader.
+  Napi::FunctionReference run_program;
+  std::string addon_path;
   // The newest context seen (tool, command or session event): where notifications go.
   Napi::ObjectReference ui_ctx;
 

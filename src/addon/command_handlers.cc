@@ -7,11 +7,13 @@
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
 #include "addon/models_selector.h"
+#include "addon/report_command.h"
 #include "addon/resume_command.h"
 #include "core/file_system.h"
 #include "schema/normalize.h"
 #include "schema/tool_catalog.h"
 #include "views/host_texts.h"
+#include "views/report_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -85,6 +87,7 @@ void RegisterCommands(Napi::Env env, Napi::Object pi) {
   Register(env, pi, "fusion", views::kFusionCommandDescription, FusionCommand);
   Register(env, pi, "fusion-models", views::kFusionModelsCommandDescription, FusionModelsCommand);
   Register(env, pi, "fusion-resume", views::kFusionResumeCommandDescription, FusionResumeCommand);
+  Register(env, pi, "fusion-report", views::kFusionReportCommandDescription, FusionReportCommand);
 }
 
 }  // namespace pi_fusion::addon

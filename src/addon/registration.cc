@@ -255,6 +255,11 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
     if (selector_ui.IsFunction()) {
       state.show_models_selector = Napi::Persistent(selector_ui.As<Napi::Function>());
     }
+    Napi::Value run_program = options.Get("runProgram");
+    if (run_program.IsFunction())
+      state.run_program = Napi::Persistent(run_program.As<Napi::Function>());
+    Napi::Value addon_path = options.Get("addonPath");
+    if (addon_path.IsString()) state.addon_path = addon_path.As<Napi::String>().Utf8Value();
   }
   RegisterTools(env, pi);
   RegisterViewRenderers(env, pi);

@@ -14,11 +14,12 @@ void AddExtractCommand(CLI::App& app, int* exit_code);
 void AddFetchCommand(CLI::App& app, int* exit_code);
 // runs, verify and prune.
 void AddRunsCommands(CLI::App& app, int* exit_code);
+void AddReportCommand(CLI::App& app, int* exit_code);
 void AddShowCommand(CLI::App& app, int* exit_code);
 
-// The callback of a command that names one run (verify, show): with no run named, the command's
-// usage on stderr and exit status 2 (what to name, not a parser's message); else *exit_code =
-// body(). REQUIRES: `run` (the option's variable) lives as long as `command`.
+// The callback of a command that names one run (verify, show, report): with no run named, the
+// command's usage on stderr and exit status 2 (what to name, not a parser's message); else
+// *exit_code = body(). REQUIRES: `run` (the option's variable) lives as long as `command`.
 void SetRunCallback(CLI::App* command, const std::string& run, int* exit_code,
                     std::function<int()> body);
 

@@ -6,7 +6,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "pi-fusion: Fusion's helper tool (fetch, extract, runs, show, verify, prune) for the Pi "
+      "pi-fusion: Fusion's helper tool (fetch, extract, runs, show, report, verify, prune) for the "
+      "Pi "
       "coding "
       "agent"};
   app.set_version_flag("--version", "pi-fusion 0.1.0");
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   pi_fusion::cli::AddExtractCommand(app, &exit_code);
   pi_fusion::cli::AddFetchCommand(app, &exit_code);
   pi_fusion::cli::AddRunsCommands(app, &exit_code);
+  pi_fusion::cli::AddReportCommand(app, &exit_code);
   pi_fusion::cli::AddShowCommand(app, &exit_code);
   try {
     app.parse(argc, argv);

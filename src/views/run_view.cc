@@ -10,6 +10,7 @@
 #include "schema/tool_catalog.h"
 #include "store/failure_view.h"
 #include "tasks/resume_hint.h"
+#include "views/report_texts.h"
 #include "views/resume_texts.h"
 
 namespace pi_fusion::views {
@@ -152,6 +153,7 @@ json CompletedRunView(const RunFacts& facts, const store::VerifiedResult& verifi
                            details.value("estimate", json()));
   if (!usage.empty()) view["usage"] = usage;
   if (json notes = CompletedNotes(details); !notes.empty()) view["notes"] = std::move(notes);
+  view["report"] = ReportHintText(facts.run_id);
   view["answer"] =
       AnswerView(verified.merged, Grouped(verified.merged_ref.byte_length) + " bytes, verified");
   return view;

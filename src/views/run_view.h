@@ -4,7 +4,8 @@
 //   run  {kind:"run", title, question?, state, status, slots?[{name, state, model?}], usage?,
 //         answer?{preview, markdown, note?}, candidates?[{id, slot?, name?, model?, markdown?,
 //         note?, tools?{summary, calls[{state, text}], more?}}], agreements?, conflicts?[{topic,
-//         positions, resolution}], roles?[line], artifacts?{dir, gone?, note?}, notes?, error?}
+//         positions, resolution}], roles?[line], artifacts?{dir, gone?, note?}, notes?, error?,
+//         report? (a completed run: how to get its HTML report)}
 //   list {kind:"list", title, items:[run], empty?}
 //   note {kind:"note", level, text}
 //   call {title, question?}

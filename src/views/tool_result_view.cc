@@ -8,6 +8,7 @@
 #include "tasks/resume_hint.h"
 #include "views/host_texts.h"
 #include "views/lifecycle_texts.h"
+#include "views/report_texts.h"
 #include "views/resume_texts.h"
 #include "views/run_view.h"
 #include "views/view_parts.h"
@@ -220,6 +221,7 @@ json CompletedResultView(const json& details, const std::string& text, const Run
   view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()));
   // The notes come before the answer; a degraded answer's sentence is the first of them.
   if (json notes = CompletedNotes(result); !notes.empty()) view["notes"] = std::move(notes);
+  view["report"] = ReportHintText(facts.run_id);
   if (const std::string sources = run::SourceWarningStatus(result); !sources.empty()) {
     view["status"] = view["status"].get<std::string>() + " · " + sources;
   }

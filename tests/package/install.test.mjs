@@ -3,7 +3,8 @@
  * compiler on PATH, then the real pinned Pi loads `<folder>/node_modules/@pi-fusion/pi-fusion/
  * extensions/fusion.ts` and runs /fusion end to end on the package's prebuilt libraries (the
  * children load its prebuilt child library too). The CLI the README documents is the package's
- * `bin`: node_modules/.bin/pi-fusion and `npx pi-fusion` run the prebuilt executable. The tarball
+ * `bin`: node_modules/.bin/pi-fusion and `npx pi-fusion` run the prebuilt executable, and
+ * /fusion-report writes the run's HTML report through it. The tarball
  * comes from scripts/package ($PI_FUSION_TARBALL); scripts/test runs this in its packaging stage,
  * with research.test.mjs.
  */
@@ -41,6 +42,16 @@ test("the npm package installs without a compiler and runs a Fusion run end to e
     assert.equal(env.requests().length, 5, "three candidates, the evaluator and the merger");
     const [dir] = runDirs(env);
     assert.equal(manifestOf(dir).state, "completed");
+
+    // /fusion-report runs the package's own prebuilt pi-fusion (cmark-gfm linked in statically).
+    const report = await env.print("/fusion-report", {
+      extensions: [path.join(pkg, "extensions", "fusion.ts")],
+      env: { PI_FUSION_ADDON: "", PI_FUSION_CHILD_ADDON: "" },
+    });
+    assert.equal(report.code, 0, report.stderr);
+    const page = path.join(env.cwd, ".pi", "fusion-reports", `${path.basename(dir)}.html`);
+    assert.match(report.stderr, /Fusion report written: /);
+    assert.match(fs.readFileSync(page, "utf8"), /<h1>Why the sky is blue<\/h1>/);
   } finally {
     await env.cleanup();
     fs.rmSync(folder, { recursive: true, force: true });

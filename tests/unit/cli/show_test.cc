@@ -23,16 +23,8 @@ using store::testing::StoreFixture;
 using store::testing::WriteAll;
 
 // A run whose three candidates verified, then committed kAnswer.
-struct CompletedRun : StoreFixture {
-  CompletedRun() {
-    WalkTo(store::RunState::kCandidatesRunning);
-    RecordCandidates();
-    WalkTo(store::RunState::kMerging);
-    REQUIRE(store->CommitResult(kAnswer, json{{"run_id", kRunId}, {"workflow", "reason"}}).ok());
-    run_dir = store->run_dir();
-    store.reset();
-  }
-  std::string run_dir;
+struct CompletedRun : store::testing::CompletedRunFixture {
+  CompletedRun() : CompletedRunFixture(kAnswer) {}
 };
 
 TEST_CASE("show: a completed run's verified answer and candidates") {

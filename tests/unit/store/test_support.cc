@@ -135,4 +135,14 @@ void StoreFixture::RecordCandidates() {
   }
 }
 
+CompletedRunFixture::CompletedRunFixture(const std::string& answer) {
+  WalkTo(RunState::kCandidatesRunning);
+  RecordCandidates();
+  WalkTo(RunState::kMerging);
+  REQUIRE(
+      store->CommitResult(answer, nlohmann::json{{"run_id", kRunId}, {"workflow", "reason"}}).ok());
+  run_dir = store->run_dir();
+  store.reset();
+}
+
 }  // namespace pi_fusion::store::testing

@@ -76,4 +76,11 @@ struct StoreFixture {
   std::unique_ptr<RunStore> store;
 };
 
+// A reason run whose three candidates verified, then committed `answer` as its merged answer; the
+// store is closed, so readers see the run as a later process would.
+struct CompletedRunFixture : StoreFixture {
+  explicit CompletedRunFixture(const std::string& answer);
+  std::string run_dir;
+};
+
 }  // namespace pi_fusion::store::testing

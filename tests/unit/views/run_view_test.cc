@@ -17,6 +17,7 @@
 #include "run/source_failures.h"
 #include "store/artifact_ref.h"
 #include "test_support.h"
+#include "views/report_texts.h"
 #include "views/run_expansion.h"
 
 using nlohmann::json;
@@ -69,6 +70,7 @@ TEST_CASE("a completed run: answer preview and whole, models, usage with request
   facts.progress = t.snapshot();
   const json view = CompletedRunView(facts, Verified(merged));
   CHECK(view["kind"] == "run");
+  CHECK(view["report"] == ReportHintText(facts.run_id));
   CHECK(view["title"] == "fusion reason");
   CHECK(view["state"] == "completed");
   CHECK(view["status"] == "completed in 1:04");

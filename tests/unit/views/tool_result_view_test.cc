@@ -10,6 +10,7 @@
 #include "run/source_failures.h"
 #include "views/host_texts.h"
 #include "views/lifecycle_texts.h"
+#include "views/report_texts.h"
 
 using nlohmann::json;
 using namespace pi_fusion;
@@ -136,6 +137,7 @@ TEST_CASE("tool results: launch, status list, kill, completed and failed bg_resu
   CHECK(completed["answer"]["note"] == "9 bytes, verified");
   CHECK(completed["usage"] == "14,210 tokens · $0.0123 (added to this session's usage now)");
   CHECK(completed["slots"][4]["model"] == "m/5");
+  CHECK(completed["report"] == ReportHintText(kRun));
   CHECK_FALSE(MentionsModelText(completed));
 
   const json killed = ToolResultView(
