@@ -158,11 +158,13 @@ describe("pi-fusion runs, verify, prune, show", () => {
       const byId = Object.fromEntries(listed.map((x) => [x.run_id, x]));
       assert.equal(byId[completed.id].state, "completed");
       assert.equal(byId[failed.id].state, "failed");
-      // The failed run can be resumed from candidates 1 and 3; the completed run and the one
-      // interrupted before any answer cannot.
+      // The failed run can be resumed from candidates 1 and 3, and candidate 2 failed on its
+      // model (a provider error), so another route may be named for it; the completed run and
+      // the one interrupted before any answer cannot be resumed.
       const failedShort = failed.id.slice("reason-".length, "reason-".length + 8);
       assert.deepEqual(byId[failed.id].resumable,
-        { command: `/fusion-resume ${failedShort}`, candidate_slots: [1, 3], evaluation: false },
+        { command: `/fusion-resume ${failedShort}`, candidate_slots: [1, 3], evaluation: false,
+          failed_route: "candidate-2" },
         JSON.stringify(manifestOf(failed.dir).attempts));
       assert.equal(byId[completed.id].resumable, null);
       assert.equal(byId[liveId].resumable, null);
