@@ -65,16 +65,17 @@ void ShowLandedCandidate(Napi::Env env, const views::LandedReport& report) {
   AddonState& state = State(env);
   // A registration that ended (a /reload) cancelled its runs: nothing of theirs is shown.
   if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) return;
+  const std::string mode = ModeOf(state.ui_ctx.Value());
+  // json and RPC mode: the answer as an event (entry_appended) that no model turn reads.
+  if (mode == "json" || mode == "rpc") {
+    AppendEntry(env, views::kCandidateEntryType, views::LandedEntryData(report));
+  }
   if (!UiOf(env).IsEmpty()) {
     state.landed[report.run_id].push_back(report);
     RefreshRunProgress(env);
     return;
   }
   WriteStderrLine(env, views::LandedLine(report));
-  // json mode: the answer as an event (entry_appended) that no model turn reads.
-  if (ModeOf(state.ui_ctx.Value()) == "json") {
-    AppendEntry(env, views::kCandidateEntryType, views::LandedEntryData(report));
-  }
 }
 
 namespace {

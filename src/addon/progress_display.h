@@ -17,8 +17,9 @@ namespace pi_fusion::addon {
 
 // A run reported `line` (already recorded in the task registry).
 void ShowRunProgress(Napi::Env env, const std::string& line);
-// A candidate of a run landed (its answer verified): listed in the TUI's live view, a stderr
-// line in print and json mode, and in json mode also a `fusion-candidate` entry with the answer.
+// A candidate of a run landed (its answer verified): listed in the live view (TUI, and RPC's
+// widget requests), a stderr line in print and json mode, and in json and RPC mode also a
+// `fusion-candidate` entry with the answer.
 void ShowLandedCandidate(Napi::Env env, const views::LandedReport& report);
 // Redraws every active run's line from the registry; starts or stops the once-a-second ticker
 // that keeps elapsed times moving (unref'd: it never holds Pi open).

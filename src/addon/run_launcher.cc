@@ -157,7 +157,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
   AddonState& state = State(env);
   if (state.pi.IsEmpty() || state.ui_ctx.IsEmpty()) {
     // The registration this run belonged to has ended (a /reload): say it in the next one.
-    state.carried_notices.push_back(terminal.text);
+    state.carried_notices.push_back(terminal.notice);
     return;
   }
   RefreshRunProgress(env);
@@ -169,7 +169,9 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
       (route.notify == host::Notify::kUnlessEntryShown && !shown)) {
     Napi::Object ui = UiOf(env);
     if (!ui.IsEmpty()) {
-      Notify(env, ui, terminal.text, route.notify_level);
+      // Whoever watches (a person in the TUI, an RPC client) reads the notice; the agent gets
+      // its own words in the wake below.
+      Notify(env, ui, terminal.notice, route.notify_level);
     }
   }
   switch (route.wake) {

@@ -139,8 +139,9 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   Result<tasks::TaskInfo> ended = registry.Resolve(task.id);
   terminal.task = ended.ok() ? *ended : task;
   // Whether it can be resumed, from the terminal manifest the store holds (resume_hint.h).
-  terminal.text = views::TerminalText(terminal.outcome, terminal.task,
-                                      tasks::ResumeHintOf(run->store->Snapshot()));
+  const std::optional<tasks::ResumeHint> resume = tasks::ResumeHintOf(run->store->Snapshot());
+  terminal.text = views::TerminalText(terminal.outcome, terminal.task, resume);
+  terminal.notice = views::NoticeText(terminal.outcome, terminal.task, resume);
   const std::string failure_line =
       terminal.outcome.end == run::RunEnd::kFailed ? run::FailureText(terminal.outcome) : "";
   registry.Finish(task.id, views::TaskStateOf(terminal.outcome.end), terminal.text, failure_line);

@@ -8,6 +8,7 @@
 #include "run/cost_estimate.h"
 #include "run/source_failures.h"
 #include "schema/tool_catalog.h"
+#include "store/run_id.h"
 #include "views/host_texts.h"
 #include "views/resume_texts.h"
 #include "views/view_parts.h"
@@ -153,6 +154,9 @@ std::string UsageSoFarLine(const json& usage, const json& model_requests) {
 
 namespace {
 
+// Who reads an end text: the agent that launched the run, or a person or program watching.
+enum class Reader { kAgent, kPerson };
+
 // The lines after a failed or cancelled run's first line.
 std::string EndFacts(const run::RunOutcome& outcome) {
   std::string out;
@@ -174,16 +178,23 @@ std::string EndFacts(const run::RunOutcome& outcome) {
 }
 
 // How the run can go on, last: the step after reading what went wrong.
-std::string ResumeLine(const tasks::TaskInfo& task,
-                       const std::optional<tasks::ResumeHint>& resume) {
+std::string ResumeLine(Reader reader, const std::optional<tasks::ResumeHint>& resume) {
   if (!resume) return "";
-  return "\n" + (task.source == "tool" ? AgentResumeText(*resume) : PersonResumeText(*resume));
+  return "\n" + (reader == Reader::kAgent ? AgentResumeText(*resume) : PersonResumeText(*resume));
 }
 
-}  // namespace
+// How the reader gets a completed run's verified answer: the agent through bg_result, a person
+// or a program (an RPC client, the TUI's notification) through the CLI that verifies it too.
+std::string AnswerPointer(Reader reader, const std::string& id) {
+  if (reader == Reader::kAgent) {
+    return "Call bg_result({taskId:\"" + id + "\"}) for the verified answer.";
+  }
+  return "Read the verified answer with `pi-fusion show " + std::string(store::ShortRunId(id)) +
+         "`.";
+}
 
-std::string TerminalText(const run::RunOutcome& outcome, const tasks::TaskInfo& task,
-                         const std::optional<tasks::ResumeHint>& resume) {
+std::string EndText(Reader reader, const run::RunOutcome& outcome, const tasks::TaskInfo& task,
+                    const std::optional<tasks::ResumeHint>& resume) {
   switch (outcome.end) {
     case run::RunEnd::kCompleted: {
       // research: a declared source no candidate could fetch is said with the end, not later.
@@ -191,8 +202,8 @@ std::string TerminalText(const run::RunOutcome& outcome, const tasks::TaskInfo& 
       for (const std::string& line : run::SourceWarningLines(outcome.source_report)) {
         warnings += "\n" + line;
       }
-      return task.label + " " + task.id + " completed. Call bg_result({taskId:\"" + task.id +
-             "\"}) for the verified answer." + warnings + "\nArtifacts: " + outcome.artifact_dir;
+      return task.label + " " + task.id + " completed. " + AnswerPointer(reader, task.id) +
+             warnings + "\nArtifacts: " + outcome.artifact_dir;
     }
     case run::RunEnd::kCancelled: {
       const std::string& message = outcome.error.message();
@@ -206,12 +217,24 @@ std::string TerminalText(const run::RunOutcome& outcome, const tasks::TaskInfo& 
              (message_says_who ? message
                                : tasks::CancelledText(task.cancelled_by) + ": " + message) +
              (host_ended ? "\nPi cancels active runs when it quits or reloads." : "") +
-             EndFacts(outcome) + ResumeLine(task, resume);
+             EndFacts(outcome) + ResumeLine(reader, resume);
     }
     case run::RunEnd::kFailed:
       break;
   }
-  return run::FailureText(outcome) + EndFacts(outcome) + ResumeLine(task, resume);
+  return run::FailureText(outcome) + EndFacts(outcome) + ResumeLine(reader, resume);
+}
+
+}  // namespace
+
+std::string TerminalText(const run::RunOutcome& outcome, const tasks::TaskInfo& task,
+                         const std::optional<tasks::ResumeHint>& resume) {
+  return EndText(task.source == "tool" ? Reader::kAgent : Reader::kPerson, outcome, task, resume);
+}
+
+std::string NoticeText(const run::RunOutcome& outcome, const tasks::TaskInfo& task,
+                       const std::optional<tasks::ResumeHint>& resume) {
+  return EndText(Reader::kPerson, outcome, task, resume);
 }
 
 tasks::TaskState TaskStateOf(run::RunEnd end) {

@@ -40,7 +40,8 @@ struct LaunchReport {
 struct TerminalReport {
   run::RunOutcome outcome;
   std::string run_id;
-  std::string text;      // the terminal notification
+  std::string text;      // the terminal notification (TerminalText)
+  std::string notice;    // the same for a person or program watching (NoticeText)
   tasks::TaskInfo task;  // the task as it ended (source, who cancelled it, progress)
   nlohmann::json view;   // the run view for the person (views/run_view.h), answer included
 };
@@ -78,6 +79,11 @@ std::string UsageSoFarLine(const nlohmann::json& usage,
 // (the agent reads this notice), in the person's for /fusion's (the person reads it).
 std::string TerminalText(const run::RunOutcome& outcome, const tasks::TaskInfo& task,
                          const std::optional<tasks::ResumeHint>& resume);
+// The same end in the words of a person or a program watching (the TUI's and RPC's
+// notification, a notice carried over a /reload): a completed run points to `pi-fusion show
+// <short id>` instead of bg_result, a resumable one gives the person's resume sentence.
+std::string NoticeText(const run::RunOutcome& outcome, const tasks::TaskInfo& task,
+                       const std::optional<tasks::ResumeHint>& resume);
 tasks::TaskState TaskStateOf(run::RunEnd end);
 
 // The answer of a bg_kill for `id` once its task `now` has stopped (or `settled` is false: the

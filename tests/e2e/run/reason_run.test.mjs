@@ -101,12 +101,15 @@ describe("fusion reason end to end", () => {
       const first = await rpc.prompt("please fuse");
       assert.equal(first.text, "Launched; waiting.");
       const notice = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && /completed/.test(r.message ?? ""));
-      assert.match(notice.message, /^fusion reason reason-[0-9a-f]{32} completed\./);
+      assert.match(notice.message, /^fusion reason reason-[0-9a-f]{32} completed\. Read the verified answer with `pi-fusion show [0-9a-f]{8}`\./);
+      // The client's notice speaks to a person or program; the agent is woken in its own words.
+      assert.doesNotMatch(notice.message, /bg_result/);
       await rpc.waitFor((r) => r.type === "message_end" && r.message?.role === "assistant" &&
         JSON.stringify(r.message.content).includes("FINAL: got it"));
       const retrieved = env.requests().find((q) => q.tool_results?.some((t) => t.name === "bg_result"));
       assert.match(retrieved.tool_results[0].text, /\(verified\)/);
       assert.ok(retrieved.tool_results[0].text.includes(MERGED_TEXT));
+      assert.ok(env.requests().some((q) => JSON.stringify(q).includes("Call bg_result({taskId:")), "the agent's wake says bg_result");
       // The progress widget: drawn, then cleared, and never the same frame twice in a row.
       const frames = rpc.records.filter((r) => r.type === "extension_ui_request" && r.method === "setWidget" && r.widgetKey === "pi-fusion")
         .map((r) => JSON.stringify(r.widgetLines ?? null));

@@ -2,7 +2,7 @@
  * @file Speed to the person, in the real pinned Pi: a candidate's verified answer can be read as
  * soon as it lands, while its siblings, the evaluator and the merger still work — in the TUI's
  * live view (expandable with Pi's expand key), as a stderr line per landed candidate in print
- * mode and as one event carrying the answer in json mode — and the progress line shows each
+ * mode and as one event carrying the answer in json and RPC mode — and the progress line shows each
  * running child's time since its last output. No extra model request: the agent is not woken.
  */
 import assert from "node:assert/strict";
@@ -96,6 +96,27 @@ describe("landed candidates reach the person before the run ends", () => {
       assert.ok(end > r.events.indexOf(landed[2]), "the candidates land before the run's end");
       assert.equal(r.stderr.split("\n").filter((l) => LANDED_LINE.test(l)).length, 3);
       assert.equal(env.requests().length, 5, "no model turn reads them");
+    });
+  });
+
+  test("RPC mode: the same candidate and run events as json mode, and a notice for whoever watches", async () => {
+    await withFusionEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      const rpc = env.rpc();
+      await rpc.prompt("/fusion Why is the sky blue?");
+      const notice = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" && / completed\./.test(r.message ?? ""));
+      const events = rpc.records;
+      const landed = events.filter((e) => e.type === "entry_appended" && e.entry?.customType === "fusion-candidate");
+      assert.deepEqual(landed.map((e) => e.entry.data.slot).sort(), [1, 2, 3]);
+      for (const e of landed) assert.equal(e.entry.data.answer, CANDIDATE_TEXT);
+      const end = events.findIndex((e) => e.type === "entry_appended" && e.entry?.customType === "fusion-run");
+      assert.ok(end > events.indexOf(landed[2]), "the candidates land before the run's end");
+      assert.equal(events[end].entry.data.answer.markdown, MERGED_TEXT);
+      // The notice names the run, its state and how a person or program reads the answer.
+      const id = events[end].entry.data.run.id;
+      assert.match(notice.message, new RegExp(`^fusion reason ${id} completed\\. Read the verified answer with \`pi-fusion show ${id.slice(7, 15)}\`\\.`));
+      assert.doesNotMatch(notice.message, /bg_result/);
+      assert.equal(env.requests().length, 5, "no model turn reads them");
+      await rpc.close();
     });
   });
 

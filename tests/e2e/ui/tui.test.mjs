@@ -85,7 +85,7 @@ describe("the TUI shows Fusion to the person", () => {
     const olderPi = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "fusion-without-render-api.ts");
     await withTui({ rules: fusionRules() }, async (ui, env) => {
       await ui.submit("/fusion Why is the sky blue?");
-      const notice = /fusion reason (reason-[0-9a-f]{32}) completed\. Call bg_result/;
+      const notice = /fusion reason (reason-[0-9a-f]{32}) completed\. Read the verified answer/;
       const screen = await ui.waitFor(notice, RUN_TIMEOUT_MS, "the plain notification");
       assert.doesNotMatch(screen, /5 model requests/, "no rendered run view");
       assert.equal(env.requests().length, 5);

@@ -30,7 +30,7 @@ TEST_CASE("FindRuns: run-id directories of every session, nothing else", "[store
   testing::TempDir project;
   const std::string root = project.path() + "/.pi/fusion";
   CHECK(FindRuns(PosixFileSystem(), project.path()).empty());  // no run store yet
-  for (const std::string dir :
+  for (const std::string& dir :
        {project.path() + "/.pi", root, root + "/s1-10", root + "/s2-20", root + "/s1-10/" + kA,
         root + "/s2-20/" + kB, root + "/s2-20/not-a-run-id"}) {
     REQUIRE(::mkdir(dir.c_str(), 0700) == 0);

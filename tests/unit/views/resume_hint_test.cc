@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "store/abandoned_run.h"
+#include "store/run_id.h"
 #include "store/verify.h"
 #include "tasks/run_lookup.h"
 #include "test_support.h"
@@ -186,6 +187,34 @@ TEST_CASE("TerminalText: a resumable run ends saying so, to the agent or to the 
   CHECK_FALSE(SaysResume(TerminalText(cancelled, task, std::nullopt)));
   task.source = "tool";
   CHECK_FALSE(SaysResume(TerminalText(failed, task, std::nullopt)));
+}
+
+TEST_CASE("NoticeText: whoever watches a run gets the person's words, whoever launched it",
+          "[tasks][resume]") {
+  run::RunOutcome completed;
+  completed.end = run::RunEnd::kCompleted;
+  completed.artifact_dir = "/p/.pi/fusion/s-1/" + std::string(kRunId);
+  TaskInfo task;
+  task.id = kRunId;
+  task.label = "fusion reason";
+  task.source = "tool";
+  task.state = TaskState::kCompleted;
+  // The agent is pointed to bg_result; the person or program watching to the CLI.
+  CHECK(TerminalText(completed, task, std::nullopt).find("Call bg_result") != std::string::npos);
+  const std::string notice = NoticeText(completed, task, std::nullopt);
+  CHECK(notice == "fusion reason " + std::string(kRunId) +
+                      " completed. Read the verified answer with `pi-fusion show " +
+                      std::string(store::ShortRunId(kRunId)) + "`.\nArtifacts: " +
+                      completed.artifact_dir);
+  // A failed tool run: the notice resumes in the person's words, the agent's text in its own.
+  run::RunOutcome failed = completed;
+  failed.end = run::RunEnd::kFailed;
+  failed.error = Status::Error("child_exit_failed", "the merger failed");
+  failed.run_error = store::RunError{"child_exit_failed", "the merger failed",
+                                     pi_fusion::Stage::kMerge, std::nullopt, 1};
+  const ResumeHint hint{kRunId, {1, 2, 3}, false};
+  CHECK(NoticeText(failed, task, hint).ends_with("\n" + PersonResumeText(hint)));
+  CHECK(TerminalText(failed, task, hint).ends_with("\n" + AgentResumeText(hint)));
 }
 
 TEST_CASE("bg_result: a resumable run says how in its text, details and row; others do not",
