@@ -11,16 +11,25 @@ import path from "node:path";
 import zlib from "node:zlib";
 
 const FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"];
+  "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions",
+  // A container's /dev/shm may be 64 MiB, too small for a renderer: Chromium then crashes.
+  "--disable-dev-shm-usage"];
+// A browser start on a loaded 2-core machine has taken most of a minute.
+const CHROMIUM_TIMEOUT_MS = 180000;
+
+const spawnOptions = { encoding: "utf8", timeout: CHROMIUM_TIMEOUT_MS, maxBuffer: 64 << 20 };
 
 function chromium(args, dir) {
   const profile = fs.mkdtempSync(path.join(dir, "profile-"));
   const argv = [...FLAGS, `--user-data-dir=${profile}`, ...args];
   const canUnshare = spawnSync("unshare", ["-n", "true"]).status === 0;
   const r = canUnshare
-    ? spawnSync("unshare", ["-n", "chromium", ...argv], { encoding: "utf8", timeout: 60000, maxBuffer: 64 << 20 })
-    : spawnSync("chromium", argv, { encoding: "utf8", timeout: 60000, maxBuffer: 64 << 20 });
-  if (r.status !== 0) throw new Error(`chromium exited ${r.status}: ${r.stderr}`);
+    ? spawnSync("unshare", ["-n", "chromium", ...argv], spawnOptions)
+    : spawnSync("chromium", argv, spawnOptions);
+  if (r.status !== 0) {
+    const how = r.error ? `failed (${r.error.message})` : r.signal ? `was killed by ${r.signal}` : `exited ${r.status}`;
+    throw new Error(`chromium ${how}: ${r.stderr}`);
+  }
   return r.stdout;
 }
 
