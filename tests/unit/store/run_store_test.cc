@@ -357,10 +357,10 @@ TEST_CASE("RunStore: an attempt's first output and its child's exit time, both o
   json older = ManifestToJson(m);
   older["attempts"][0].erase("first_output_at");
   older["attempts"][0]["exit"].erase("exited_at");
-  Result<Manifest> read = ManifestFromJson(older);
-  REQUIRE(read.ok());
-  CHECK_FALSE(read->attempts[0].first_output_at);
-  CHECK_FALSE(read->attempts[0].exit->exited_at);
+  pi_fusion::Result<Manifest> reread = ManifestFromJson(older);
+  REQUIRE(reread.ok());
+  CHECK_FALSE(reread->attempts[0].first_output_at);
+  CHECK_FALSE(reread->attempts[0].exit->exited_at);
   // When present, each is exactly the manifest's timestamp form.
   json bad = ManifestToJson(m);
   bad["attempts"][0]["first_output_at"] = "soon";
