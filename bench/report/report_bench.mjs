@@ -13,7 +13,7 @@
  * The large run is that run enlarged the way a long investigate run is: each candidate's answer
  * replaced by 48 KiB of Markdown (headings, tables, code, links and every character HTML escapes)
  * and a sealed-journal-shaped tool-call log of 200 calls (600 in all; every fifth refused, every
- * tenth a fetched page), every new byte bound in the manifest so the whole run still verifies.
+ * tenth a fetched page; their starts spread over the attempt, so the timeline draws every tick), every new byte bound in the manifest so the whole run still verifies.
  * Both are timed as a person runs them: one `pi-fusion report` process each, best and median.
  */
 import { spawnSync } from "node:child_process";
@@ -44,13 +44,17 @@ function answer(slot) {
   return text.padEnd(ANSWER_BYTES, ".");
 }
 
-function journal() {
+/** The journal of an attempt: its calls' starts spread evenly over the attempt's time. */
+function journal(attempt) {
+  const start = Date.parse(attempt.started_at);
+  const span = Math.max(Date.parse(attempt.ended_at ?? attempt.started_at) - start, CALLS_PER_CANDIDATE);
   const lines = [];
   for (let i = 1; i <= CALLS_PER_CANDIDATE; i++) {
     const record = {
       schema_version: "pi-background-tasks.fusion-tool-call.v1", ordinal: i, tool_name: i % 10 === 0 ? "fusion_web_fetch" : "read",
       arguments_sha256: sha(`args ${i}`), arguments_bytes: 40, result_sha256: sha(`result ${i}`), result_bytes: 1000 + i,
       status: i % 5 === 0 ? "error" : "ok", duration_ms: 5 + (i % 17),
+      started_at: new Date(start + Math.floor(((i - 1) * span) / CALLS_PER_CANDIDATE)).toISOString(),
     };
     if (i % 10 === 0) Object.assign(record, { url: `https://example.com/page/${i}`, http_status: 200, response_bytes: 4096 });
     if (i % 5 === 0) record.error_code = "path_outside_project";
@@ -71,7 +75,7 @@ function enlarge(dir) {
   for (const attempt of manifest.attempts.filter((a) => a.stage === "candidate")) {
     const prefix = `candidate-${attempt.slot}.attempt-${attempt.attempt}`;
     bind(dir, manifest, attempt, `${prefix}.response.md`, answer(attempt.slot));
-    bind(dir, manifest, attempt, `${prefix}.tool-calls.jsonl`, journal());
+    bind(dir, manifest, attempt, `${prefix}.tool-calls.jsonl`, journal(attempt));
   }
   fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest, null, 2));
 }
@@ -101,7 +105,8 @@ await withFusionEnv({ script: { rules: fusionRules() } }, async (env) => {
   const l = time(large, path.join(env.cwd, "large.html"));
   // What was timed is what the bench says: every call counted, the answers rendered.
   const page = fs.readFileSync(path.join(env.cwd, "large.html"), "utf8");
-  if (page.split("200 tool calls, 40 refused or failed").length !== 4 || page.split("<h2>Part ").length < 30) {
+  const ticks = page.split('class="call-ticks ok" data-calls="160"').length - 1 + page.split('class="call-ticks refused" data-calls="40"').length - 1;
+  if (page.split("200 tool calls, 40 refused or failed").length !== 4 || page.split("<h2>Part ").length < 30 || ticks !== 6) {
     throw new Error("the large report does not show the enlarged run");
   }
   const ms = (v) => v.toFixed(1);

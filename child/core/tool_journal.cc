@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "core/timestamp.h"
 #include "core/utf8.h"
 #include "pi_fusion/canonical_json.h"
 #include "pi_fusion/sha256.h"
@@ -40,6 +41,7 @@ void ToolJournal::Start(const std::string& call_id, const nlohmann::json& argume
     p.url_sha256 = Sha256Ref(arguments["url"].get<std::string>());
   }
   p.started_ms = MillisNow(*env_);
+  p.started_at = FormatUtcMillis(env_->clock().WallNow());
 }
 
 void ToolJournal::Annotate(const std::string& call_id, protocol::ToolCallProvenance provenance) {
@@ -63,6 +65,7 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
     pending.arguments_sha256 = Sha256Ref("null");
     pending.arguments_bytes = 4;
     pending.started_ms = MillisNow(*env_);
+    pending.started_at = FormatUtcMillis(env_->clock().WallNow());
   }
   const std::string result = CanonicalJson(result_content);
   protocol::ToolCallRecord record;
@@ -75,6 +78,7 @@ Status ToolJournal::Finish(const std::string& call_id, const std::string& tool_n
   record.status = is_error ? "error" : "ok";
   const int64_t elapsed = MillisNow(*env_) - pending.started_ms;
   record.duration_ms = elapsed > 0 ? elapsed : 0;
+  record.started_at = std::move(pending.started_at);
   record.provenance = std::move(pending.provenance);
   // A fetch whose URL was not a declared one that ran — refused by the source policy, or never
   // run because Pi's argument check failed — is known by its URL's hash only: its arguments

@@ -2,10 +2,10 @@
 // docs/protocol.md "Tool-call audit log").
 //
 // Open() creates the empty journal exclusively. Every tool execution Pi starts is remembered at
-// tool_execution_start (only the size and hash of its arguments are kept) and appended as one
-// record, durably (write + fsync), when it ends — refused, invalid and unknown-tool calls too,
-// with status "error". Ordinals count records in the order calls finished (Pi runs a batch's
-// calls concurrently). Seal() writes the seal once, binding the exact journal bytes.
+// tool_execution_start (only the size and hash of its arguments are kept, and when it started) and
+// appended as one record, durably (write + fsync), when it ends — refused, invalid and unknown-tool
+// calls too, with status "error". Ordinals count records in the order calls finished (Pi runs a
+// batch's calls concurrently). Seal() writes the seal once, binding the exact journal bytes.
 //
 // A failed append or seal is returned to the caller, which must fail the child: the parent then
 // cannot verify the log. Thread-safety: none; JS thread only.
@@ -61,7 +61,8 @@ class ToolJournal {
     uint64_t arguments_bytes = 0;
     std::optional<nlohmann::json> shown_arguments;  // a small object, kept for its frame
     std::optional<std::string> url_sha256;          // of a string `url` argument
-    int64_t started_ms = 0;
+    int64_t started_ms = 0;                         // steady clock: the record's duration_ms
+    std::string started_at;                         // wall clock: the record's started_at
     protocol::ToolCallProvenance provenance;
   };
 

@@ -187,6 +187,7 @@ void ChildRun::Drain(Stream* stream, int max_chunks) {
       last_activity_ = now_;
       any_output_ = true;
       Append(stream, buffer_.data(), static_cast<size_t>(r.bytes));
+      CheckFirstOutput();
       continue;
     }
     if (r.bytes < 0 && r.error == EAGAIN) return;
@@ -363,6 +364,14 @@ void ChildRun::CheckAnswer() {
   answered_at_ = now_;
   outcome_.answer_at = Elapsed(started_);
   if (spec_.on_answer) spec_.on_answer(outcome_);
+}
+
+// Asks the caller's first-output check after each read, until it first says true, so the mark is
+// the time of the read that brought it (not the next progress report's).
+void ChildRun::CheckFirstOutput() {
+  if (outcome_.first_output_at || !spec_.first_output || !any_output_) return;
+  if (!spec_.first_output(outcome_.stdout_bytes, outcome_.stderr_bytes)) return;
+  outcome_.first_output_at = Elapsed(started_);
 }
 
 // kSpawned once; kOutput only when something new was captured and the interval has passed.

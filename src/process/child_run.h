@@ -71,6 +71,7 @@ class ChildRun {
   void Finish();
   void ReportProgress(ChildProgress::Event event);
   void CheckAnswer();
+  void CheckFirstOutput();
   bool PipesOpen() const { return out_.fd >= 0 || err_.fd >= 0; }
 
   ProcessEnv* const env_;

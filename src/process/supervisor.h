@@ -64,6 +64,11 @@ using AnswerCheck =
 // Called once, on the supervising thread, when AnswerCheck first says true: the outcome so far
 // (the bytes captured up to then; no exit status yet). Supervision goes on to the child's end.
 using AnswerCallback = std::function<void(const ChildOutcome& at_answer)>;
+// Whether the bytes so far hold the child's first output (its caller's protocol decides what
+// counts). Called on the supervising thread after new bytes were read, until it first says true.
+// REQUIRES: must not throw and should return quickly.
+using OutputCheck =
+    std::function<bool(const std::string& stdout_bytes, const std::string& stderr_bytes)>;
 
 struct ChildSpec {
   std::vector<std::string> argv;  // argv[0]: the executable path (no PATH lookup by default)
@@ -79,6 +84,8 @@ struct ChildSpec {
   // limits.after_answer to exit by itself before it is stopped.
   AnswerCheck answer_complete;
   AnswerCallback on_answer;
+  // Optional: marks when the child's first output arrived (ChildOutcome::first_output_at).
+  OutputCheck first_output;
 };
 
 // Why the supervisor stopped the child, if it did.
@@ -124,6 +131,9 @@ struct ChildOutcome {
   // duration), and whether the stop, if any, began after it (then it was ours to make, not the
   // child's failure).
   std::optional<std::chrono::milliseconds> answer_at;
+  // With ChildSpec::first_output: when it first said true (from the start, like duration), to the
+  // supervisor's read; none when it never did.
+  std::optional<std::chrono::milliseconds> first_output_at;
   bool stopped_after_answer = false;
   // Failures while stopping or reaping (kill() errors other than ESRCH, pipes still open after the
   // kill wait, a pid that could not be reaped). Never silently dropped.

@@ -69,6 +69,25 @@ StderrScan ScanStderr(std::string_view bytes) {
   return scan;
 }
 
+bool HoldsFirstOutput(std::string_view stdout_bytes, std::string_view stderr_bytes) {
+  if (!stdout_bytes.empty()) return true;
+  // A frame line is known by its quoted schema id: frames carry the model's text only as a
+  // digest, so nothing the model wrote can fake one.
+  const std::string progress = "\"" + std::string(kProgressSchema) + "\"";
+  const std::string metadata = "\"" + std::string(kMetadataSchema) + "\"";
+  size_t start = 0;
+  for (size_t end = stderr_bytes.find('\n'); end != std::string_view::npos;
+       start = end + 1, end = stderr_bytes.find('\n', start)) {
+    const std::string_view line = stderr_bytes.substr(start, end - start);
+    if (line.substr(0, kFramePrefix.size()) != kFramePrefix) continue;
+    if (line.find(progress) != std::string_view::npos ||
+        line.find(metadata) != std::string_view::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string FramesJsonl(std::string_view stderr_bytes) {
   std::string out;
   for (const ScannedFrame& frame : ScanStderr(stderr_bytes).frames) out += frame.body.dump() + "\n";

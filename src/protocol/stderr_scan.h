@@ -34,6 +34,13 @@ struct StderrScan {
 
 StderrScan ScanStderr(std::string_view stderr_bytes);
 
+// Whether a child has begun to answer: a byte on stdout, or a whole progress or metadata frame
+// line on stderr. The child writes its first progress frame at its model's first stream event or
+// its first tool start (docs/protocol.md, "Progress"), before any metadata frame or answer text;
+// the run records when this first held as the attempt's first output. Other frames (a runtime
+// guard's refusal) and Pi's diagnostics are not output.
+bool HoldsFirstOutput(std::string_view stdout_bytes, std::string_view stderr_bytes);
+
 // The well-formed frames of `stderr_bytes`, one JSON object per line: a stage attempt's
 // `.events.jsonl`.
 std::string FramesJsonl(std::string_view stderr_bytes);

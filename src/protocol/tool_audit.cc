@@ -1,5 +1,6 @@
 #include "protocol/tool_audit.h"
 
+#include "core/timestamp.h"
 #include "pi_fusion/canonical_json.h"
 #include "protocol/constants.h"
 #include "protocol/json_fields.h"
@@ -11,6 +12,7 @@ using nlohmann::json;
 
 constexpr size_t kMaxUrlBytes = 8192;
 constexpr size_t kMaxErrorCodeBytes = 64;
+constexpr size_t kTimestampBytes = 24;  // "2025-03-04T05:06:07.089Z"
 const std::vector<std::string_view> kStatuses = {"ok", "error"};
 const std::vector<std::string_view> kSealStatuses = {"complete", "failed"};
 const std::vector<std::string_view> kSealFailureCodes = {
@@ -62,6 +64,7 @@ json ToJson(const ToolCallRecord& r) {
               {"result_bytes", r.result_bytes},
               {"status", r.status},
               {"duration_ms", r.duration_ms}};
+  if (r.started_at) out["started_at"] = *r.started_at;
   AddProvenance(r.provenance, &out);
   return out;
 }
@@ -85,6 +88,10 @@ Result<ToolCallRecord> ParseToolCallRecord(const json& value) {
   record.result_bytes = static_cast<uint64_t>(r.Int("result_bytes"));
   record.status = r.Enum("status", kStatuses);
   record.duration_ms = r.Int("duration_ms");
+  if (value.is_object() && value.contains("started_at")) {
+    record.started_at = r.String("started_at", kTimestampBytes);
+    if (!IsUtcMillis(*record.started_at)) r.Fail("\"started_at\" is not an RFC 3339 UTC time");
+  }
   record.provenance = ReadProvenance(value, r);
   if (Status s = r.Finish(); !s.ok()) return s;
   return record;

@@ -51,6 +51,10 @@ struct ToolCallRecord {
   uint64_t result_bytes = 0;
   std::string status;  // ok | error (refused, invalid, unknown tool, or the tool failed)
   int64_t duration_ms = 0;
+  // When the call started (tool_execution_start), RFC 3339 UTC with milliseconds
+  // (core/timestamp.h), so the report can place it on the run's timeline. Optional: journals
+  // written before the field have none.
+  std::optional<std::string> started_at;
   ToolCallProvenance provenance;
 
   bool operator==(const ToolCallRecord&) const = default;

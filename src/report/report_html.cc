@@ -75,8 +75,10 @@ std::string PicturesSection(const ReportModel& model) {
   out +=
       "<p class=\"meta\">Each lane runs from a child's start (circle) to the end of its attempt: "
       "a diamond where its verified answer ended it, a cross where it failed or was stopped. "
-      "Tool-call counts and their summed time are on the right; the run records no time for "
-      "single tool calls, first output or process exit.</p>\n</section>\n";
+      "A flag marks its first output, a tick each tool call from its start (red and taller when "
+      "refused or failed), an I-beam its process exit (a dashed tail when that came after the "
+      "attempt ended). Runs recorded before these times show none of them. Tool-call counts and "
+      "their summed time are on the right.</p>\n</section>\n";
   out += "<section id=\"costs\">\n<h2>Tokens and cost by role</h2>\n";
   if (model.costs.empty())
     out += "<p class=\"none\">No usage recorded.</p>\n";

@@ -17,9 +17,6 @@ namespace {
 
 using nlohmann::json;
 
-// The bytes of every artifact that verified, by name.
-using VerifiedBytes = std::map<std::string, std::string, std::less<>>;
-
 void VerifyArtifacts(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest,
                      ReportModel& model, VerifiedBytes& verified) {
   for (const auto& [name, ref] : manifest.artifacts) {
@@ -203,7 +200,7 @@ ReportModel ReadReportModel(FileSystem& fs, const std::string& run_dir) {
   for (int slot = 1; slot <= 3; ++slot) model.candidates.push_back(CandidateOf(m, verified, slot));
   model.evaluation = ParsedJson(verified, store::kEvaluationFile);
   ReadResult(verified, model);
-  AddTimeline(m, model);
+  AddTimeline(m, model, verified);
   model.total_usage = m.usage;
   return model;
 }

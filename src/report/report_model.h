@@ -60,6 +60,15 @@ struct CandidateReport {
   std::string answer_note;            // why there is none ("" when there is)
 };
 
+// One tool call on a lane, from its journal record's started_at and duration_ms.
+struct TimelineCall {
+  int64_t start_ms = 0;  // since the run's created_at
+  int64_t duration_ms = 0;
+  bool refused = false;  // status "error": refused, invalid, unknown, or the tool failed
+
+  bool operator==(const TimelineCall&) const = default;
+};
+
 // One child on the timeline. Times are milliseconds since the run's created_at.
 struct TimelineLane {
   std::string label;  // "candidate 2", "evaluator", "repair", "merger", "warm merger"
@@ -69,6 +78,13 @@ struct TimelineLane {
   std::string end_state;          // completed | failed | cancelled | running | unused | replaced
   size_t tool_calls = 0;
   int64_t tool_ms = 0;  // the summed duration_ms of its calls
+  // Drawn only when the run recorded them (manifests and journals written before these fields
+  // have none): the attempt's first_output_at, its exit's exited_at and how it exited, and the
+  // journal records that carry a started_at.
+  std::optional<int64_t> first_output_ms;
+  std::optional<int64_t> exit_ms;
+  std::string exit_note;  // "exit code 0", "signal 9 (stopped: after_answer)"
+  std::vector<TimelineCall> calls;
 };
 
 // The quorum's grace window: from the second verified candidate answer to the cut.

@@ -53,6 +53,10 @@ svg .bar.cost{opacity:.7}
 svg .mark.start{fill:var(--bg);stroke:var(--fg);stroke-width:1.5}
 svg .mark.answer{fill:var(--ok);stroke:var(--bg)}
 svg .mark.exit{stroke:var(--cut);stroke-width:2.5;fill:none}
+svg .call-ticks.ok{fill:var(--fg);opacity:.5}svg .call-ticks.refused{fill:var(--cut)}
+svg .mark.first-output{stroke:var(--fg);stroke-width:1.5;fill:var(--fg)}
+svg .mark.process-exit{stroke:var(--fg);stroke-width:2;fill:none}
+svg .after-answer{stroke:var(--muted);stroke-width:2;stroke-dasharray:3 3}
 svg .grace-window{fill:var(--grace)}svg .cut{stroke:var(--cut);stroke-width:2;stroke-dasharray:4 3}
 svg .cut-label{fill:var(--cut);font-size:11px}
 )css";

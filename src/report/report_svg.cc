@@ -48,6 +48,53 @@ std::string EndMark(const TimelineLane& lane, double x, double mid) {
          "l-12 12\"><title>" + EscapeHtml(lane.end_state) + "</title></path>";
 }
 
+// One path for the lane's ok calls or its refused ones: a rectangle per stretch, refused ones
+// taller so they read without colour too.
+std::string Ticks(const TimelineLane& lane, bool refused, double top, int64_t span_ms) {
+  const std::vector<TickSpan> spans = CallTicks(lane.calls, refused, span_ms);
+  if (spans.empty()) return "";
+  size_t calls = 0;
+  const double y = refused ? top + 5 : top + 9;
+  const double height = refused ? kTimelineLaneHeight - 10 : kTimelineLaneHeight - 18;
+  std::string d;
+  for (const TickSpan& span : spans) {
+    calls += span.calls;
+    d += "M" + Num(span.x0) + " " + Num(y) + "H" + Num(span.x1) + "v" + Num(height) + "H" +
+         Num(span.x0) + "z";
+  }
+  const std::string what = refused ? " refused or failed" : " ok";
+  return "<path class=\"call-ticks " + std::string(refused ? "refused" : "ok") +
+         "\" data-calls=\"" + std::to_string(calls) + "\" d=\"" + d + "\"><title>" +
+         EscapeHtml(GroupedNumber(calls) + " tool calls" + what + ", each from its start") +
+         "</title></path>";
+}
+
+// Where the parent first read the child's output: a line across the lane under a small flag.
+std::string FirstOutputMark(const TimelineLane& lane, double top, int64_t span_ms) {
+  const double x = TimelineX(*lane.first_output_ms, span_ms);
+  return "<path class=\"mark first-output\" d=\"M" + Num(x) + " " + Num(top + 4) + "v" +
+         Num(kTimelineLaneHeight - 8) + "M" + Num(x) + " " + Num(top + 2) + "h6l-6 5z\"><title>" +
+         EscapeHtml("first output, " + DurationText(*lane.first_output_ms - lane.start_ms) +
+                    " after the start") +
+         "</title></path>";
+}
+
+// Where the child's process ended: an I-beam; a dashed tail from the attempt's end when the
+// process outlived its answer.
+std::string ExitMark(const TimelineLane& lane, double end_x, double top, int64_t span_ms) {
+  const double x = TimelineX(*lane.exit_ms, span_ms);
+  const double mid = top + kTimelineLaneHeight / 2.0;
+  std::string out;
+  if (x > end_x + 1) {
+    out += "<line class=\"after-answer\"" + Attr("x1", end_x) + Attr("y1", mid) + Attr("x2", x) +
+           Attr("y2", mid) + "><title>running after the attempt ended</title></line>";
+  }
+  return out + "<path class=\"mark process-exit\" d=\"M" + Num(x - 4) + " " + Num(top + 4) + "h8M" +
+         Num(x) + " " + Num(top + 4) + "v" + Num(kTimelineLaneHeight - 8) + "M" + Num(x - 4) + " " +
+         Num(top + kTimelineLaneHeight - 4) + "h8\"><title>" +
+         EscapeHtml("process exited: " + lane.exit_note) + "</title></path>";
+}
+
 std::string Lane(const TimelineLane& lane, int index, int64_t span_ms) {
   const double top = kTimelineAxisHeight + index * kTimelineLaneHeight;
   const double mid = top + kTimelineLaneHeight / 2.0;
@@ -59,9 +106,13 @@ std::string Lane(const TimelineLane& lane, int index, int64_t span_ms) {
   out += "<rect class=\"bar" + std::string(lane.end_ms ? "" : " open") + "\"" + Attr("x", x0) +
          Attr("y", top + 8) + Attr("width", std::max(2.0, x1 - x0)) +
          Attr("height", kTimelineLaneHeight - 16) + " rx=\"3\"/>";
+  out += Ticks(lane, /*refused=*/false, top, span_ms);
+  out += Ticks(lane, /*refused=*/true, top, span_ms);
   out += "<circle class=\"mark start\"" + Attr("cx", x0) + Attr("cy", mid) +
          " r=\"4\"><title>started</title></circle>";
+  if (lane.first_output_ms) out += FirstOutputMark(lane, top, span_ms);
   if (lane.end_ms) out += EndMark(lane, x1, mid);
+  if (lane.exit_ms) out += ExitMark(lane, lane.end_ms ? x1 : x0, top, span_ms);
   if (lane.tool_calls > 0) {
     out += Text(
         kSvgWidth - kTimelineRightMargin + 12, mid + 4, "lane-note",
@@ -91,6 +142,30 @@ double TimelineX(int64_t ms, int64_t span_ms) {
   const double clamped =
       std::clamp<double>(static_cast<double>(ms), 0.0, static_cast<double>(span_ms));
   return kTimelineLabelWidth + plot * clamped / static_cast<double>(span_ms);
+}
+
+std::vector<TickSpan> CallTicks(const std::vector<TimelineCall>& calls, bool refused,
+                                int64_t span_ms) {
+  std::vector<TickSpan> ticks;
+  for (const TimelineCall& call : calls) {
+    if (call.refused != refused) continue;
+    const double x0 = TimelineX(call.start_ms, span_ms);
+    const double x1 = TimelineX(call.start_ms + call.duration_ms, span_ms);
+    ticks.push_back({x0, std::max(x1, x0 + kMinTickWidth), 1});
+  }
+  // Calls of one batch run concurrently and finish in any order: sort by start, then merge.
+  std::sort(ticks.begin(), ticks.end(),
+            [](const TickSpan& a, const TickSpan& b) { return a.x0 < b.x0; });
+  std::vector<TickSpan> merged;
+  for (const TickSpan& tick : ticks) {
+    if (!merged.empty() && tick.x0 <= merged.back().x1) {
+      merged.back().x1 = std::max(merged.back().x1, tick.x1);
+      merged.back().calls += tick.calls;
+    } else {
+      merged.push_back(tick);
+    }
+  }
+  return merged;
 }
 
 std::string TimelineSvg(const std::vector<TimelineLane>& lanes,

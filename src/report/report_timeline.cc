@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "protocol/tool_audit.h"
+#include "store/attempt_files.h"
 #include "tasks/run_catalog.h"
 
 namespace pi_fusion::report {
@@ -33,6 +35,36 @@ std::optional<int64_t> Since(const std::optional<int64_t>& origin, const std::st
   const std::optional<int64_t> ms = tasks::TimestampMillis(at);
   if (!origin || !ms) return std::nullopt;
   return std::max<int64_t>(0, *ms - *origin);
+}
+
+// "exit code 0", "signal 15 (stopped: after_answer)", "not reaped".
+std::string ExitNote(const store::ChildExitRecord& exit) {
+  std::string note = exit.code     ? "exit code " + std::to_string(*exit.code)
+                     : exit.signal ? "signal " + std::to_string(*exit.signal)
+                                   : std::string("not reaped");
+  if (exit.stop_reason != "none") note += " (stopped: " + exit.stop_reason + ")";
+  return note;
+}
+
+// The recorded moments of an attempt's child beyond its start and end.
+void AddChildMoments(const store::AttemptRecord& a, const std::optional<int64_t>& origin,
+                     const VerifiedBytes& verified, TimelineLane& lane) {
+  if (a.first_output_at) lane.first_output_ms = Since(origin, *a.first_output_at);
+  if (a.exit) {
+    lane.exit_note = ExitNote(*a.exit);
+    if (a.exit->exited_at) lane.exit_ms = Since(origin, *a.exit->exited_at);
+  }
+  const auto journal = verified.find(store::AttemptFileName(a.key, store::AttemptFile::kToolCalls));
+  if (origin && journal != verified.end()) lane.calls = TimelineCallsOf(journal->second, *origin);
+}
+
+// The lane's last drawn moment: its end, its exit, or its last call's end.
+int64_t LastMoment(const TimelineLane& lane) {
+  int64_t last = std::max(lane.start_ms, lane.end_ms.value_or(lane.start_ms));
+  last = std::max(last, lane.exit_ms.value_or(last));
+  for (const TimelineCall& call : lane.calls)
+    last = std::max(last, call.start_ms + call.duration_ms);
+  return last;
 }
 
 void AddCost(std::vector<RoleCost>& costs, const LaneName& name, const store::Usage& usage) {
@@ -78,6 +110,26 @@ bool ShownBefore(const Row& a, const Row& b) {
 
 }  // namespace
 
+std::vector<TimelineCall> TimelineCallsOf(std::string_view journal, int64_t origin_ms) {
+  std::vector<TimelineCall> calls;
+  size_t start = 0;
+  while (start < journal.size()) {
+    size_t end = journal.find('\n', start);
+    if (end == std::string_view::npos) end = journal.size();
+    const nlohmann::json line = nlohmann::json::parse(journal.substr(start, end - start), nullptr,
+                                                      /*allow_exceptions=*/false);
+    start = end + 1;
+    if (line.is_discarded()) continue;
+    Result<protocol::ToolCallRecord> record = protocol::ParseToolCallRecord(line);
+    if (!record.ok() || !record->started_at) continue;
+    const std::optional<int64_t> at = tasks::TimestampMillis(*record->started_at);
+    if (!at) continue;
+    calls.push_back(
+        {std::max<int64_t>(0, *at - origin_ms), record->duration_ms, record->status != "ok"});
+  }
+  return calls;
+}
+
 std::optional<int64_t> AttemptDurationMs(const store::AttemptRecord& attempt) {
   if (!attempt.ended_at) return std::nullopt;
   const std::optional<int64_t> start = tasks::TimestampMillis(attempt.started_at);
@@ -86,7 +138,7 @@ std::optional<int64_t> AttemptDurationMs(const store::AttemptRecord& attempt) {
   return std::max<int64_t>(0, *end - *start);
 }
 
-void AddTimeline(const store::Manifest& m, ReportModel& model) {
+void AddTimeline(const store::Manifest& m, ReportModel& model, const VerifiedBytes& verified) {
   const std::optional<int64_t> origin = tasks::TimestampMillis(m.created_at);
   int64_t span = Since(origin, m.updated_at).value_or(0);
   for (const store::AttemptRecord& a : m.attempts) {
@@ -103,7 +155,8 @@ void AddTimeline(const store::Manifest& m, ReportModel& model) {
       lane.tool_calls = c.calls_total;
       lane.tool_ms = c.tool_ms;
     }
-    span = std::max(span, lane.end_ms.value_or(lane.start_ms));
+    AddChildMoments(a, origin, verified, lane);
+    span = std::max(span, LastMoment(lane));
     if (a.usage) AddCost(model.costs, name, *a.usage);
     model.lanes.push_back(std::move(lane));
   }

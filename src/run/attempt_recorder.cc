@@ -47,6 +47,7 @@ Status AttemptRecorder::End(const Status& outcome, const std::optional<store::Us
   update.usage = usage;
   update.requests = requests;
   update.exit = std::move(exit);
+  update.first_output_at = first_output_at_;
   if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
   Status recorded = Flush(update, {});
   if (recorded.ok()) return outcome;

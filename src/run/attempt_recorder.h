@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pi_fusion/status.h"
@@ -33,6 +34,8 @@ class AttemptRecorder {
 
   // Queued until End writes it with the attempt's end state.
   void Write(store::AttemptFile file, std::string bytes);
+  // When the child's first output arrived (RFC 3339), written with the end state.
+  void NoteFirstOutput(std::optional<std::string> at) { first_output_at_ = std::move(at); }
 
   // Records the end state; a store failure outranks the child's own outcome.
   Status End(const Status& outcome, const std::optional<store::Usage>& usage,
@@ -46,6 +49,7 @@ class AttemptRecorder {
   PreparedRun& run_;
   store::AttemptKey key_;
   std::vector<store::StoreBatch::File> pending_;
+  std::optional<std::string> first_output_at_;
 };
 
 }  // namespace pi_fusion::run

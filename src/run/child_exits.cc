@@ -8,6 +8,7 @@
 #include "store/artifact_ref.h"
 #include "store/attempt_files.h"
 #include "store/run_store.h"
+#include "store/wall_clock.h"
 
 namespace pi_fusion::run {
 namespace {
@@ -62,7 +63,14 @@ Status CheckAuditUnchanged(const AnsweredChild& child, const store::Manifest& ma
 
 store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool after_answer) {
   return {outcome.exit_code, outcome.term_signal, process::StopReasonName(outcome.stop_reason),
-          after_answer};
+          after_answer, store::FormatTimestamp(outcome.ended_at)};
+}
+
+std::optional<std::string> FirstOutputAtOf(const process::ChildOutcome& outcome) {
+  if (!outcome.first_output_at) return std::nullopt;
+  // The offset is on the supervisor's steady clock from the spawn; started_at is the spawn's wall
+  // time, so the sum stays right even if the wall clock is stepped meanwhile.
+  return store::FormatTimestamp(outcome.started_at + *outcome.first_output_at);
 }
 
 ChildExits::~ChildExits() {
@@ -96,6 +104,7 @@ std::optional<LateFailure> ChildExits::Settle(store::RunStore& store, FileSystem
       update.key = child.key;
       update.state = store::AttemptState::kCompleted;
       update.exit = ExitRecordOf(*end, /*after_answer=*/true);
+      update.first_output_at = FirstOutputAtOf(*end);  // kept when the answer already set it
       update.artifacts = {batch.files[0].name, batch.files[1].name};
       // The attempt stays completed (the run moved on with its answer), and says why that answer
       // is no evidence to reuse: a resume asks its stage again (store/resumability.h).

@@ -36,8 +36,12 @@ class RunStore;
 
 namespace pi_fusion::run {
 
-// The manifest's record of how a child ended.
+// The manifest's record of how a child ended, with when.
 store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool after_answer);
+
+// When the child's first output arrived (process::ChildOutcome::first_output_at on the outcome's
+// wall clock), RFC 3339; none when it wrote none.
+std::optional<std::string> FirstOutputAtOf(const process::ChildOutcome& outcome);
 
 struct AnsweredChild {
   std::unique_ptr<ChildJob> job;

@@ -288,6 +288,11 @@ Result<std::unique_ptr<ChildJob>> StartJob(PreparedRun& run, const StageChild& c
                                            const process::CancelToken& cancel, WarmStages* warm) {
   Result<process::ChildSpec> spec = BuildChildSpec(run, child, files);
   if (!spec.ok()) return spec.status();
+  // The attempt's first output (the timeline's mark): the child's first progress frame, metadata
+  // frame or answer byte.
+  spec->first_output = [](const std::string& out, const std::string& err) {
+    return protocol::HoldsFirstOutput(out, err);
+  };
   Result<std::unique_ptr<process::WarmChild>> started{std::unique_ptr<process::WarmChild>()};
   if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
   if (!started.ok()) return started.status();
@@ -377,6 +382,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   }
   const std::optional<int64_t> under_forecast =
       QueueEvidence(run, child, judged, *outcome, at_answer, attempt);
+  attempt.NoteFirstOutput(FirstOutputAtOf(*outcome));
   std::optional<store::ChildExitRecord> exit;
   if (!at_answer) exit = ExitRecordOf(*outcome, false);
   Status ended = attempt.End(judged.verdict, judged.usage, judged.requests, exit);

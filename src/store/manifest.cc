@@ -68,10 +68,12 @@ Result<RunModels> ModelsFromJson(const json& value) {
 }
 
 json ChildExitToJson(const ChildExitRecord& e) {
-  return {{"code", OptionalInt(e.code)},
-          {"signal", OptionalInt(e.signal)},
-          {"stop_reason", e.stop_reason},
-          {"after_answer", e.after_answer}};
+  json out = {{"code", OptionalInt(e.code)},
+              {"signal", OptionalInt(e.signal)},
+              {"stop_reason", e.stop_reason},
+              {"after_answer", e.after_answer}};
+  if (e.exited_at) out["exited_at"] = *e.exited_at;
+  return out;
 }
 
 Result<ChildExitRecord> ChildExitFromJson(const json& value, const std::string& where) {
@@ -81,6 +83,7 @@ Result<ChildExitRecord> ChildExitFromJson(const json& value, const std::string& 
   e.signal = ReadOptionalInt(r, "signal");
   e.stop_reason = r.String("stop_reason");
   e.after_answer = r.Bool("after_answer");
+  if (r.Has("exited_at")) e.exited_at = ReadTimestamp(r, "exited_at");
   if (e.stop_reason.empty()) r.Fail("\"stop_reason\" is empty");
   if (e.code && e.signal) r.Fail("has both an exit code and a signal");
   Status s = r.Finish();
@@ -101,6 +104,7 @@ json AttemptToJson(const AttemptRecord& a) {
               {"error", std::move(error)},
               {"artifacts", a.artifacts}};
   if (a.requests) out["requests"] = *a.requests;
+  if (a.first_output_at) out["first_output_at"] = *a.first_output_at;
   if (a.exit) out["exit"] = ChildExitToJson(*a.exit);
   if (a.reused_from) out["reused_from"] = *a.reused_from;
   return out;
@@ -133,6 +137,7 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
   const json& artifacts = r.Array("artifacts");
   const json* exit = r.Has("exit") ? &r.Value("exit") : nullptr;
   if (r.Has("requests")) a.requests = r.Count("requests");
+  if (r.Has("first_output_at")) a.first_output_at = ReadTimestamp(r, "first_output_at");
   if (r.Has("reused_from")) {
     a.reused_from = r.String("reused_from");
     if (!IsValidRunId(*a.reused_from)) r.Fail("\"reused_from\" is not a run id");

@@ -80,6 +80,10 @@ struct ChildExitRecord {
   // "cancelled", "wall_limit", …: process::StopReasonName).
   std::string stop_reason = "none";
   bool after_answer = false;  // the stage moved on at its answer, before this exit
+  // RFC 3339: when the supervisor saw the process end (reaped, or given up on). It differs from
+  // the attempt's ended_at when the stage moved on at the answer. Optional in the JSON form
+  // (`exited_at`): absent in manifests written before the field.
+  std::optional<std::string> exited_at;
 
   bool operator==(const ChildExitRecord&) const = default;
 };
@@ -92,6 +96,11 @@ struct AttemptRecord {
   std::optional<Usage> usage;           // absent until the child reported usage
   std::optional<AttemptError> error;
   std::vector<std::string> artifacts;  // names in Manifest::artifacts
+  // RFC 3339: when the parent first read the child's output — its first progress frame (its
+  // model's first stream event or first tool start), a metadata frame or answer text
+  // (protocol::HoldsFirstOutput). Optional in the JSON form (`first_output_at`): absent when the
+  // child wrote none, when no child ran, and in manifests written before the field.
+  std::optional<std::string> first_output_at;
   // Optional in the JSON form (`exit`): absent when no child process ran, or not yet reaped.
   std::optional<ChildExitRecord> exit;
   // Model requests the child sent: its usage records (one per assistant message) that followed a

@@ -74,6 +74,7 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
   if (u.state != AttemptState::kRunning && !row.ended_at) row.ended_at = now;
   if (u.usage) row.usage = u.usage;
   if (u.requests) row.requests = u.requests;
+  if (u.first_output_at && !row.first_output_at) row.first_output_at = u.first_output_at;
   if (u.error) row.error = AttemptError{u.error->code, RepairUtf8(u.error->message)};
   if (u.exit) row.exit = u.exit;
   if (u.reused_from) row.reused_from = u.reused_from;

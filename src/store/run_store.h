@@ -69,6 +69,8 @@ struct AttemptUpdate {
   std::vector<std::string> artifacts;   // appended once each; REQUIRES: already written
   std::optional<ChildExitRecord> exit;  // replaces the row's exit when set
   std::optional<uint64_t> requests;     // replaces the row's request count when set
+  // Set once: a later update keeps the first.
+  std::optional<std::string> first_output_at;
   // A reused attempt (manifest.h, AttemptRecord::reused_from): set once, with its final state.
   std::optional<std::string> reused_from;
 };

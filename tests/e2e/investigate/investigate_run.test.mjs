@@ -10,6 +10,7 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { MERGED_TEXT } from "../../support/fusion_script.mjs";
 import { artifactJson, manifestOf, runDirs, sha256 } from "../../support/fusion_runs.mjs";
+import { assertConforms } from "../../support/schema_check.mjs";
 import {
   agentFlowRules, assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRules,
   FILE_TOOL_CALLS, FIXTURE_FILES, INSPECT_TOOLS, INVESTIGATE_ARGS, investigateBatches, WRAPPER, withFixtureEnv,
@@ -82,7 +83,24 @@ describe("fusion_investigate end to end", () => {
         assert.equal(refs[`candidate-${slot}.attempt-1.tool-calls.jsonl`].sha256, sha256(journal));
         assert.ok(refs[`candidate-${slot}.attempt-1.seal.json`]);
         assertAuditLogSchemas(dir, slot);
+        // Each call says when it started, within its attempt, on the manifest's own clock form;
+        // the attempt says when its first output came and when its process exited.
+        const attempt = manifest.attempts.find((a) => a.stage === "candidate" && a.slot === slot);
+        const [start, end] = [Date.parse(attempt.started_at), Date.parse(attempt.ended_at)];
+        for (const x of records) {
+          assert.match(x.started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+          assert.ok(start <= Date.parse(x.started_at) && Date.parse(x.started_at) <= end, JSON.stringify({ attempt, x }));
+        }
+        const first = Date.parse(attempt.first_output_at);
+        // The model streamed before it called a tool (the child's clock and the parent's read of
+        // its frame may differ by the read's latency, a millisecond or two).
+        assert.ok(start <= first && first <= Math.min(...records.map((x) => Date.parse(x.started_at))) + 5, JSON.stringify(attempt));
+        assert.ok(Date.parse(attempt.exit.exited_at) >= first, JSON.stringify(attempt));
       }
+      for (const attempt of manifest.attempts) {
+        assert.ok(attempt.first_output_at && attempt.exit.exited_at, JSON.stringify(attempt));
+      }
+      assertConforms("fusion-manifest.v5.json", path.join(dir, "manifest.json"));
       assert.ok(!fs.existsSync(path.join(dir, "evaluation.attempt-1.tool-calls.jsonl")), "the evaluator has no log");
     }));
 

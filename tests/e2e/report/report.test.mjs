@@ -5,7 +5,8 @@
  * headless Chromium loads it: the DOM has the three candidates, the conflict, the timeline's
  * lanes and the cost bars; no script ran (the payloads would mark <html> with data-pwned) and the
  * page requested nothing (Chromium's network log); the screenshots, light and dark, are not blank. A control page with a real script and a remote image shows
- * both checks see what they look for.
+ * both checks see what they look for. An investigate run's timeline, in Chromium's DOM, marks each
+ * child's first output and process exit and each candidate's tool calls at their starts.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -14,6 +15,7 @@ import { test } from "node:test";
 import { EVALUATION, fusionRules } from "../../support/fusion_script.mjs";
 import { piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
+import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, investigateBatches, withFixtureEnv } from "../investigate/investigate_support.mjs";
 import { loadPage, pixelStats, screenshot } from "./chromium_page.mjs";
 
 const MARK = "document.documentElement.setAttribute('data-pwned'";
@@ -41,6 +43,19 @@ const CONFLICTED = {
 
 function count(text, needle) {
   return text.split(needle).length - 1;
+}
+
+/** The markup of the timeline lane `label` in a page's DOM ("" when there is none). */
+function laneOf(dom, label) {
+  const lanes = dom.split('<g class="lane ').slice(1);
+  return lanes.find((lane) => lane.includes(`data-lane="${label}"`))?.split("</g>")[0] ?? "";
+}
+
+/** The first number of a mark's path (its x) in `lane`, for `cls` ("mark first-output"). */
+function markX(lane, cls) {
+  const d = new RegExp(`class="${cls}"[^>]* d="M([0-9.]+)`).exec(lane);
+  assert.ok(d, `no ${cls} in ${lane}`);
+  return Number(d[1]);
 }
 
 test("pi-fusion report and /fusion-report: a self-contained page that Chromium loads with nothing run or fetched", async () => {
@@ -120,3 +135,35 @@ test("pi-fusion report and /fusion-report: a self-contained page that Chromium l
     assert.deepEqual(seen.requested, ["http://127.0.0.1:9/x.png"]);
   });
 });
+
+test("the timeline of an investigate run: each child's first output and exit, each tool call at its start", () =>
+  withFixtureEnv({ script: { rules: agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS }])) } }, async (env) => {
+    await investigateBatches(env);
+    const [dir] = runDirs(env);
+    const out = path.join(env.cwd, "investigate.html");
+    const r = piFusion(env.cwd, "report", path.basename(dir), "--out", out, "--cwd", env.cwd);
+    assert.equal(r.code, 0, r.stderr);
+    const page = loadPage(out, env.cwd);
+    for (const slot of [1, 2, 3]) {
+      const lane = laneOf(page.dom, `candidate ${slot}`);
+      assert.ok(lane, `no lane for candidate ${slot}`);
+      // Its four file-tool calls, all ok, each drawn from its start; none refused.
+      assert.match(lane, /class="call-ticks ok" data-calls="4"/);
+      assert.doesNotMatch(lane, /call-ticks refused/);
+      assert.match(lane, /<title>first output, [0-9.]+ (ms|s) after the start<\/title>/);
+      assert.match(lane, /<title>process exited: (exit code 0|signal [0-9]+ \(stopped: after_answer\))<\/title>/);
+      // In time order: the start, then the first output (the model streamed before it called a
+      // tool), then the calls.
+      const start = Number(/class="mark start" cx="([0-9.]+)"/.exec(lane)[1]);
+      const first = markX(lane, "mark first-output");
+      const ticks = markX(lane, "call-ticks ok");
+      assert.ok(start <= first && first <= ticks + 1, JSON.stringify({ start, first, ticks }));
+      assert.ok(markX(lane, "mark process-exit") + 4 >= start);
+    }
+    for (const label of ["evaluator", "merger"]) {
+      const lane = laneOf(page.dom, label);
+      assert.match(lane, /class="mark first-output"/, label);
+      assert.match(lane, /class="mark process-exit"/, label);
+      assert.doesNotMatch(lane, /call-ticks/, label);
+    }
+  }));

@@ -110,5 +110,25 @@ TEST_CASE("Supervisor: a cancel after the answer stops the child as one made aft
   CHECK_CHILD_CLEAN(*r, fds);
 }
 
+TEST_CASE("Supervisor: the first-output mark is the read that first satisfied its check") {
+  // Says nothing for 300 ms, then "slept"; the check wants exactly that line.
+  ChildSpec spec = Misbehave({"sleep", "300"}, RelaxedLimits());
+  int asked = 0;
+  spec.first_output = [&](const std::string& out, const std::string&) {
+    ++asked;
+    return out == "slept\n";
+  };
+  ChildOutcome out = MustRun(spec);
+  REQUIRE(out.first_output_at.has_value());
+  CHECK(*out.first_output_at >= 300ms);
+  CHECK(*out.first_output_at <= out.duration);
+  CHECK(asked >= 1);
+  // Never satisfied, or no check at all: no mark.
+  spec.first_output = [](const std::string&, const std::string&) { return false; };
+  CHECK_FALSE(MustRun(spec).first_output_at.has_value());
+  spec.first_output = nullptr;
+  CHECK_FALSE(MustRun(spec).first_output_at.has_value());
+}
+
 }  // namespace
 }  // namespace pi_fusion::process

@@ -153,5 +153,25 @@ TEST_CASE("ScanStderr: keeps the well-formed frames after a malformed one") {
   CHECK(scan.frames.size() == 1);
 }
 
+TEST_CASE("HoldsFirstOutput: a progress or metadata frame line, or any stdout byte") {
+  const std::string progress = EncodeFrameLine(ToJson(ProgressFrame{"model_stream"}));
+  const std::string guard = EncodeFrameLine(json{{"schema_version", kRuntimeGuardSchema}});
+  CHECK_FALSE(HoldsFirstOutput("", ""));
+  // Pi's diagnostics and a runtime guard's refusal are not output; nor is a frame cut off.
+  CHECK_FALSE(HoldsFirstOutput("", "Warning: x\n" + guard));
+  CHECK_FALSE(HoldsFirstOutput("", progress.substr(0, progress.size() - 1)));
+  // The schema id outside a frame line (a diagnostic quoting it) is not one either.
+  CHECK_FALSE(HoldsFirstOutput("", "note: \"" + std::string(kProgressSchema) + "\"\n"));
+  CHECK(HoldsFirstOutput("", "Warning: x\n" + guard + progress));
+  MetadataRecord metadata;
+  metadata.ordinal = 1;
+  metadata.route = {"p", "m", "openai-completions"};
+  metadata.stop_reason = "stop";
+  metadata.text = DigestTextBlocks({});
+  metadata.usage = testing::ZeroUsage();
+  CHECK(HoldsFirstOutput("", EncodeFrameLine(ToJson(metadata))));
+  CHECK(HoldsFirstOutput("a", ""));
+}
+
 }  // namespace
 }  // namespace pi_fusion::protocol

@@ -130,6 +130,49 @@ TEST_CASE("ToolJournal: one durable record per execution, sealed at agent_settle
   CHECK(report.records[0].arguments_sha256 == Sha256Ref(R"({"path":"."})"));
 }
 
+TEST_CASE("ToolJournal: each record says when its call started, on the wall clock") {
+  ScriptedChild child(Role::kCandidate);
+  testing::EnableTools(child);
+  child.env.now_ms = 1767225600000;  // 2026-01-01T00:00:00.000Z
+  child.Turn("toolUse", {}, testing::Usage(5, 5), 2);
+  const int64_t start = child.env.now_ms;
+  CHECK_FALSE(child.Tool("read", {{"path", "."}}).block);
+  CHECK(child.Tool("bash", {{"command", "ls"}}).block);  // refused calls are placed too
+  child.Turn("stop", {"done"}, testing::Usage(6, 1));
+  CHECK_FALSE(child.Settle());
+  const ToolAuditReport report =
+      Verify(child.env.files.at(kJournalPath), child.env.files.at(kSealPath));
+  REQUIRE(report.ok());
+  REQUIRE(report.records.size() == 2);
+  CHECK(report.records[0].started_at ==
+        "2026-01-01T00:00:00." + std::to_string(1000 + (start - 1767225600000)).substr(1) + "Z");
+  CHECK(report.records[0].duration_ms == 3);
+  CHECK(report.records[1].started_at ==
+        "2026-01-01T00:00:00." + std::to_string(1000 + (start + 3 - 1767225600000)).substr(1) +
+            "Z");
+  CHECK(protocol::ParseToolCallRecord(protocol::ToJson(report.records[1])).value() ==
+        report.records[1]);
+}
+
+TEST_CASE("ToolAudit: started_at is optional, and when present exactly the manifest's form") {
+  // A journal written before the field verifies as it did.
+  const std::string older = Line(1, "read", "ok");
+  REQUIRE(older.find("started_at") == std::string::npos);
+  CHECK(Verify(older, SealFor(older)).ok());
+  for (const char* bad : {"2026-01-01T00:00:00Z", "2026-01-01 00:00:00.000Z", "yesterday", ""}) {
+    json record = json::parse(older);
+    record["started_at"] = bad;
+    const std::string journal = CanonicalJson(record) + "\n";
+    const ToolAuditReport report = Verify(journal, SealFor(journal));
+    CHECK(report.reason == "record_invalid");
+    CHECK_THAT(report.status.message(), Catch::Contains("started_at"));
+  }
+  json record = json::parse(older);
+  record["started_at"] = 17;
+  const std::string mistyped = CanonicalJson(record) + "\n";
+  CHECK(Verify(mistyped, SealFor(mistyped)).reason == "record_invalid");
+}
+
 TEST_CASE("ToolJournal: the journal stays open across agent_end; no seal before the settlement") {
   ScriptedChild child(Role::kCandidate);
   testing::EnableTools(child);

@@ -116,6 +116,72 @@ TEST_CASE("timeline SVG: one lane per child, its marks, the grace window and hos
   CHECK(Count(svg, "<script") == 0);
 }
 
+TEST_CASE("call ticks: each from its start, as wide as its duration, overlapping ones merged") {
+  const double unit = (kSvgWidth - kTimelineLabelWidth - kTimelineRightMargin) / 10000.0;  // 1 ms
+  const std::vector<TimelineCall> calls = {
+      {5000, 1000, false},  // 5.0-6.0 s
+      {1000, 0, false},     // a 0 ms call: the minimum width
+      {5500, 100, false},   // inside the first: merged into it
+      {2000, 500, true},    // refused: drawn apart
+      {8000, 10, false},
+  };
+  const std::vector<TickSpan> ok = CallTicks(calls, false, 10000);
+  REQUIRE(ok.size() == 3);
+  CHECK(ok[0].x0 == Approx(TimelineX(1000, 10000)));
+  CHECK(ok[0].x1 == Approx(ok[0].x0 + kMinTickWidth));
+  CHECK(ok[0].calls == 1);
+  CHECK(ok[1].x0 == Approx(TimelineX(5000, 10000)));
+  CHECK(ok[1].x1 - ok[1].x0 == Approx(1000 * unit));
+  CHECK(ok[1].calls == 2);
+  CHECK(ok[2].x1 - ok[2].x0 == Approx(kMinTickWidth));  // 10 ms is under one unit here
+  const std::vector<TickSpan> refused = CallTicks(calls, true, 10000);
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].x1 - refused[0].x0 == Approx(500 * unit));
+}
+
+TEST_CASE("call ticks: 600 calls stay a bounded path however the run is spread") {
+  std::vector<TimelineCall> calls;
+  for (int i = 0; i < 600; ++i) calls.push_back({i * 100, 5 + i % 17, i % 5 == 4});
+  TimelineLane lane{"candidate 1", "candidate", 0, 60000, "completed", 600, 6000};
+  lane.calls = calls;
+  const std::string svg = TimelineSvg({lane}, std::nullopt, 60000);
+  // Every call is drawn and counted, in one path for the ok calls and one for the refused ones.
+  CHECK(Count(svg, "class=\"call-ticks ok\" data-calls=\"480\"") == 1);
+  CHECK(Count(svg, "class=\"call-ticks refused\" data-calls=\"120\"") == 1);
+  // Nothing like one element per call: at most one rectangle per unit of the plot's width.
+  const size_t rects = Count(svg, "z\"") + Count(svg, "zM");
+  CHECK(rects <= static_cast<size_t>(kSvgWidth - kTimelineLabelWidth - kTimelineRightMargin) * 2);
+  CHECK(svg.size() < 64 * 1024);
+  // All 600 at the same moment: one stretch each.
+  for (TimelineCall& call : lane.calls) call.start_ms = 30000;
+  CHECK(CallTicks(lane.calls, false, 60000).size() == 1);
+  CHECK(CallTicks(lane.calls, false, 60000)[0].calls == 480);
+  CHECK(CallTicks(lane.calls, true, 60000).size() == 1);
+}
+
+TEST_CASE("timeline SVG: the first output, refused ticks and the exit after the answer") {
+  TimelineLane lane{"candidate 1", "candidate", 1000, 5000, "completed", 2, 300};
+  lane.first_output_ms = 2000;
+  lane.exit_ms = 7000;
+  lane.exit_note = "exit code 0";
+  lane.calls = {{3000, 200, false}, {3500, 100, true}};
+  TimelineLane old{"merger", "merger", 5000, 6000, "completed", 0, 0};  // no recorded moments
+  const std::string svg = TimelineSvg({lane, old}, std::nullopt, 10000);
+  CHECK(Count(svg, "class=\"mark first-output\"") == 1);
+  CHECK(Count(svg, "first output, 1.00 s after the start") == 1);
+  CHECK(Count(svg, "class=\"call-ticks ok\" data-calls=\"1\"") == 1);
+  CHECK(Count(svg, "class=\"call-ticks refused\" data-calls=\"1\"") == 1);
+  CHECK(Count(svg, "class=\"mark process-exit\"") == 1);
+  CHECK(Count(svg, "process exited: exit code 0") == 1);
+  // The process outlived its answer: a tail from the attempt's end to the exit.
+  const std::string tail = "<line class=\"after-answer\" x1=\"" +
+                           std::to_string(static_cast<int>(TimelineX(5000, 10000))) + ".";
+  CHECK(Count(svg, tail) == 1);
+  // The first output's line and the exit's I-beam stand at their times.
+  const std::string fx = "M" + std::to_string(static_cast<int>(TimelineX(2000, 10000))) + ".";
+  CHECK(Count(svg, "class=\"mark first-output\" d=\"" + fx) == 1);
+}
+
 TEST_CASE("cost bars: one row per role, scaled to the largest") {
   const std::string svg =
       CostBarsSvg({{"candidate 1", "candidate", 1000, 0.5}, {"merger", "merger", 4000, 0.25}});

@@ -2,7 +2,9 @@
 // slot and stage order, times since created_at, the quorum's grace window from the second answer.
 #include <catch2/catch.hpp>
 
+#include "protocol/tool_audit.h"
 #include "report/report_timeline.h"
+#include "store/attempt_files.h"
 
 namespace pi_fusion::report {
 namespace {
@@ -83,6 +85,73 @@ TEST_CASE("timeline: no grace window for a candidate that failed, or without a d
   m.degraded = store::DegradedRecord{2, "p/m", "failed", "child_exit_failed", std::nullopt};
   AddTimeline(m, model);
   CHECK_FALSE(model.grace);
+}
+
+// A journal line of a call that started at `started_at` (none: a record written before the field).
+std::string CallLine(int64_t ordinal, std::optional<std::string> started_at, int64_t duration_ms,
+                     const std::string& status = "ok") {
+  protocol::ToolCallRecord r;
+  r.ordinal = ordinal;
+  r.tool_name = "read";
+  r.arguments_sha256 = "sha256:" + std::string(64, 'a');
+  r.result_sha256 = "sha256:" + std::string(64, 'b');
+  r.status = status;
+  r.duration_ms = duration_ms;
+  r.started_at = std::move(started_at);
+  return protocol::EncodeJournalLine(r);
+}
+
+TEST_CASE("timeline: first output, each tool call from its start, and the process exit") {
+  using enum store::AttemptState;
+  store::Manifest m;
+  m.created_at = "2026-01-01T00:00:00.000Z";
+  m.updated_at = "2026-01-01T00:00:10.000Z";
+  store::AttemptRecord c1 = Attempt(Stage::kCandidate, 1, 1, "2026-01-01T00:00:01.000Z",
+                                    "2026-01-01T00:00:06.000Z", kCompleted);
+  c1.first_output_at = "2026-01-01T00:00:02.250Z";
+  // The stage moved on at the answer; the process exited after the run's last update.
+  c1.exit = store::ChildExitRecord{0, std::nullopt, "none", true, "2026-01-01T00:00:12.000Z"};
+  store::AttemptRecord c2 = Attempt(Stage::kCandidate, 2, 1, "2026-01-01T00:00:01.000Z",
+                                    "2026-01-01T00:00:04.000Z", kFailed);
+  c2.exit = store::ChildExitRecord{std::nullopt, 9, "wall_limit", false, std::nullopt};
+  m.attempts = {c1, c2};
+  VerifiedBytes verified;
+  // Finished out of order (a batch runs concurrently); one refused; one from an older journal.
+  verified[store::AttemptFileName(c1.key, store::AttemptFile::kToolCalls)] =
+      CallLine(1, "2026-01-01T00:00:03.500Z", 40) +
+      CallLine(2, "2026-01-01T00:00:03.000Z", 900, "error") + CallLine(3, std::nullopt, 5) +
+      "not a record\n";
+  ReportModel model;
+  model.candidates.resize(3);
+  AddTimeline(m, model, verified);
+
+  REQUIRE(model.lanes.size() == 2);
+  const TimelineLane& lane = model.lanes[0];
+  CHECK(lane.first_output_ms == 2250);
+  CHECK(lane.exit_ms == 12000);
+  CHECK(lane.exit_note == "exit code 0");
+  CHECK(lane.calls == std::vector<TimelineCall>{{3500, 40, false}, {3000, 900, true}});
+  CHECK(model.span_ms == 12000);  // the exit is drawn too
+  // Recorded before the fields: no first output, no exit time, no calls; the note still says how.
+  CHECK_FALSE(model.lanes[1].first_output_ms);
+  CHECK_FALSE(model.lanes[1].exit_ms);
+  CHECK(model.lanes[1].exit_note == "signal 9 (stopped: wall_limit)");
+  CHECK(model.lanes[1].calls.empty());
+}
+
+TEST_CASE("timeline: a journal that did not verify draws no calls") {
+  store::Manifest m;
+  m.created_at = "2026-01-01T00:00:00.000Z";
+  m.updated_at = "2026-01-01T00:00:10.000Z";
+  m.attempts = {Attempt(Stage::kCandidate, 1, 1, "2026-01-01T00:00:01.000Z", std::nullopt,
+                        store::AttemptState::kRunning)};
+  ReportModel model;
+  model.candidates.resize(3);
+  AddTimeline(m, model, {});
+  REQUIRE(model.lanes.size() == 1);
+  CHECK(model.lanes[0].calls.empty());
+  CHECK(TimelineCallsOf(CallLine(1, "2026-01-01T00:00:01.000Z", 7), 0) ==
+        std::vector<TimelineCall>{{1767225601000, 7, false}});
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ void RecordVariedAttempts(StoreFixture& f) {
   with_subsets.cost.total_from_provider = true;
   REQUIRE(f.store->AddAttemptUsage({Stage::kCandidate, 1, 1}, with_subsets).ok());
   AttemptUpdate exited{{Stage::kCandidate, 1, 1}, AttemptState::kCompleted};
-  exited.exit = ChildExitRecord{std::nullopt, 15, "after_answer", true};
+  exited.exit = ChildExitRecord{std::nullopt, 15, "after_answer", true, "2026-01-02T03:04:06.500Z"};
+  exited.first_output_at = "2026-01-02T03:04:05.250Z";
   REQUIRE(f.store->RecordAttempt(exited).ok());
   f.WalkTo(RunState::kEvaluating);
   REQUIRE(f.store

@@ -332,6 +332,44 @@ TEST_CASE("RunStore: a child's exit is recorded on its attempt, also after it co
   CHECK_FALSE(ManifestFromJson(bad).ok());
 }
 
+TEST_CASE("RunStore: an attempt's first output and its child's exit time, both optional",
+          "[store]") {
+  StoreFixture f;
+  const AttemptKey key{Stage::kCandidate, 1, 1};
+  REQUIRE(f.store->RecordAttempt({key}).ok());
+  AttemptUpdate answered{key, AttemptState::kCompleted, SampleUsage(1)};
+  answered.first_output_at = "2026-01-01T00:00:01.500Z";
+  REQUIRE(f.store->RecordAttempt(answered).ok());
+  // The exit, recorded later, may name the first output again: the first one stays.
+  AttemptUpdate exited{key, AttemptState::kCompleted};
+  exited.first_output_at = "2026-01-01T00:00:09.000Z";
+  exited.exit = ChildExitRecord{0, std::nullopt, "none", true, "2026-01-01T00:00:03.250Z"};
+  REQUIRE(f.store->RecordAttempt(exited).ok());
+  const Manifest m = DiskManifest(f);
+  CHECK(m.attempts[0].first_output_at == "2026-01-01T00:00:01.500Z");
+  REQUIRE(m.attempts[0].exit.has_value());
+  CHECK(m.attempts[0].exit->exited_at == "2026-01-01T00:00:03.250Z");
+  CheckDiskMatchesMemory(f);
+  const json attempt = ManifestToJson(m)["attempts"][0];
+  CHECK(attempt["first_output_at"] == "2026-01-01T00:00:01.500Z");
+  CHECK(attempt["exit"]["exited_at"] == "2026-01-01T00:00:03.250Z");
+  // A manifest written before the fields reads back without them.
+  json older = ManifestToJson(m);
+  older["attempts"][0].erase("first_output_at");
+  older["attempts"][0]["exit"].erase("exited_at");
+  pi_fusion::Result<Manifest> reread = ManifestFromJson(older);
+  REQUIRE(reread.ok());
+  CHECK_FALSE(reread->attempts[0].first_output_at);
+  CHECK_FALSE(reread->attempts[0].exit->exited_at);
+  // When present, each is exactly the manifest's timestamp form.
+  json bad = ManifestToJson(m);
+  bad["attempts"][0]["first_output_at"] = "soon";
+  CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+  bad = ManifestToJson(m);
+  bad["attempts"][0]["exit"]["exited_at"] = 3;
+  CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+}
+
 // Regression: a validate reviewer dropped under the minority rule was named only in the report's
 // Limitations prose; the run's own record did not say that one of three reviewers was left out.
 TEST_CASE("RunStore: a dropped reviewer is recorded in the manifest, and only then", "[store]") {
