@@ -2,6 +2,7 @@
 
 #include "core/name_table.h"
 #include "run/degraded_text.h"
+#include "run/judgment_text.h"
 #include "run/source_failures.h"
 #include "store/verify.h"
 #include "views/view_parts.h"
@@ -109,6 +110,10 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const views::TerminalReport& ter
                                   verified->details.value("usage", nlohmann::json()),
                                   verified->details.value("estimate", nlohmann::json()));
   if (!usage.empty()) printed.stderr_lines.push_back("Usage: " + usage);
+  if (std::string line = run::AgreementLine(verified->details.value("agreement", nlohmann::json()));
+      !line.empty()) {
+    printed.stderr_lines.push_back(std::move(line));
+  }
   printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
   for (const std::string& line : run::SourceWarningLines(verified->details)) {
     printed.stderr_lines.push_back(line);

@@ -237,6 +237,11 @@ RunOutcome ExecuteFusion(RunContext& ctx) {
   if (!input.ok()) return FailOutcome(ctx, input.status(), Stage::kMerge);
   Result<std::string> merged = Merge(ctx, *input);
   if (!merged.ok()) return ctx.outcome;
+  ctx.evaluation = *evaluation;
+  for (size_t slot = 1; slot <= 3; ++slot) {
+    if (missing && static_cast<size_t>(missing->slot) == slot) continue;
+    ctx.cited_texts.push_back({"candidate " + std::to_string(slot), answers[slot - 1]});
+  }
   return Commit(ctx, *merged, *map);
 }
 

@@ -1,8 +1,12 @@
 #include "run/run_commit.h"
 
+#include <cstdio>
+#include <ctime>
 #include <optional>
 
 #include "budget/cost_text.h"
+#include "run/citation_check.h"
+#include "run/judgment_text.h"
 #include "run/run_failure.h"
 #include "store/failure_summary.h"
 #include "store/role_usage.h"
@@ -67,6 +71,50 @@ workflow::ResultDetailsInput DetailsOf(const RunContext& ctx, const store::Manif
   return details;
 }
 
+// created_at ("2025-03-04T05:06:07.089Z", store/wall_clock.h) in ms since the epoch.
+std::optional<int64_t> UnixMs(const std::string& timestamp) {
+  std::tm tm = {};
+  int ms = 0;
+  if (std::sscanf(timestamp.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon,
+                  &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return int64_t{timegm(&tm)} * 1000 + ms;
+}
+
+// The citation check (docs/citations.md): every candidate's answer, validate's findings'
+// locations and the answer, against the project as it is now. Reason runs read no project.
+nlohmann::json CitationsOf(const RunContext& ctx, const std::string& answer,
+                           const store::Manifest& manifest) {
+  if (ctx.Spec().workflow == Workflow::kReason) return nullptr;
+  const HostSnapshot& host = ctx.run.request.host;
+  CitationCheckInput input;
+  input.cwd = host.cwd;
+  input.agent_dir = host.agent_dir;
+  input.session_dir = host.session_dir;
+  input.environment = host.environment;
+  for (const std::string& entry : host.environment) {
+    if (entry.rfind("HOME=", 0) == 0) input.home = entry.substr(5);
+  }
+  input.started_unix_ms = UnixMs(manifest.created_at);
+  input.texts = ctx.cited_texts;
+  input.texts.push_back({"answer", answer});
+  return CheckCitations(input);
+}
+
+// The routes of the candidates whose answers the run used.
+std::vector<std::string> AnsweringRoutes(const RunContext& ctx) {
+  std::vector<std::string> routes;
+  const int left_out = ctx.degraded.is_object() ? ctx.degraded.value("slot", 0) : 0;
+  for (int slot = 1; slot <= 3; ++slot) {
+    if (slot == left_out) continue;
+    routes.push_back(ctx.run.models.routes[slot - 1].model.QualifiedId());
+  }
+  return routes;
+}
+
 }  // namespace
 
 RunOutcome Commit(RunContext& ctx, const std::string& answer, const workflow::AnonymousMap& map) {
@@ -78,11 +126,21 @@ RunOutcome Commit(RunContext& ctx, const std::string& answer, const workflow::An
     RecordFailure(ctx, late->status, late->key.stage, late->key.slot, late->key.attempt);
     return ctx.outcome;
   }
-  Result<nlohmann::json> built =
-      workflow::BuildResultDetails(DetailsOf(ctx, run.store->Snapshot(), map));
+  const store::Manifest snapshot = run.store->Snapshot();
+  workflow::ResultDetailsInput details = DetailsOf(ctx, snapshot, map);
+  details.citations = CitationsOf(ctx, answer, snapshot);
+  details.agreement = AgreementRecord(ctx.evaluation, AnsweringRoutes(ctx));
+  if (Status s = run.store->RecordJudgment(details.citations, details.agreement); !s.ok()) {
+    return FailOutcome(ctx, s, Stage::kMerge);
+  }
+  Result<nlohmann::json> built = workflow::BuildResultDetails(details);
   if (!built.ok()) return FailOutcome(ctx, built.status(), Stage::kMerge);
   Result<store::CommittedRefs> committed = run.store->CommitResult(answer, *built);
   if (!committed.ok()) return FailOutcome(ctx, committed.status(), Stage::kMerge);
+  // Print and json mode show progress on stderr: the check's line is said there too.
+  if (std::string line = CitationsLine(details.citations); !line.empty()) {
+    ctx.observer.Progress({ProgressEvent::kNote, 0, std::move(line)});
+  }
   ctx.observer.Progress({ProgressEvent::kCompleted, 0, "completed"});
   RunOutcome& outcome = ctx.outcome;
   outcome.end = RunEnd::kCompleted;

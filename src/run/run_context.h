@@ -20,6 +20,7 @@
 #include "core/clock.h"
 #include "process/cancel_token.h"
 #include "run/child_stage.h"
+#include "run/citation_check.h"
 #include "run/run_request.h"
 #include "run/source_failures.h"
 #include "run/warm_stages.h"
@@ -82,6 +83,11 @@ struct RunContext {
   double cut_share_usd = 0;  // HoldCutShare
   // A quorum-2 run that answers from two candidates: its `degraded` record (null otherwise).
   nlohmann::json degraded;
+  // What the commit judges (run/citation_check.h, run/judgment_text.h): the texts whose
+  // citations it checks besides the answer (each candidate's, validate's findings' locations),
+  // and the evaluation, whose agreements and conflicts it counts.
+  std::vector<CitedText> cited_texts;
+  nlohmann::json evaluation;
 };
 
 // The notes a run starts with: its debugging child wrapper and the budget plan's warnings.

@@ -124,6 +124,11 @@ RunOutcome ExecuteValidate(RunContext& ctx) {
   render.sources = workflow::AssignFindingIds(reports);
   render.reports = std::move(reports);
   render.accounting = workflow::AccountingFromJson(evaluation->at("validation_accounting"));
+  ctx.evaluation = *evaluation;
+  // A finding's location is where it says the problem is: its citation is checked.
+  for (const workflow::SourceFinding& source : render.sources) {
+    ctx.cited_texts.push_back({"finding " + source.source_id, source.finding.location});
+  }
   return CommitReport(ctx, render, *map);
 }
 

@@ -416,7 +416,34 @@ json ManifestToJson(const Manifest& m) {
   if (m.degraded) out["degraded"] = DegradedToJson(*m.degraded);
   if (m.resumed_from) out["resumed_from"] = *m.resumed_from;
   if (m.walk_protection) out["walk_protection"] = *m.walk_protection;
+  if (!m.citations.is_null()) out["citations"] = m.citations;
+  if (!m.agreement.is_null()) out["agreement"] = m.agreement;
   return out;
+}
+
+bool IsCitationsRecord(const json& value) {
+  if (!value.is_object() || !value.value("checked", json()).is_number_unsigned() ||
+      !value.value("broken", json()).is_array()) {
+    return false;
+  }
+  for (const json& row : value["broken"]) {
+    const std::string reason = row.is_object() ? row.value("reason", std::string()) : "";
+    if (!row.value("ref", json()).is_string() || !row.value("detail", json()).is_string() ||
+        (reason != "missing_file" && reason != "past_end" && reason != "quote_not_found" &&
+         reason != "not_checkable")) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool IsAgreementRecord(const json& value) {
+  if (!value.is_object() || !value.value("agreements", json()).is_number_unsigned() ||
+      !value.value("conflicts", json()).is_number_unsigned()) {
+    return false;
+  }
+  const std::string panel = value.value("panel", std::string());
+  return panel == "one_model" || panel == "one_family" || panel == "distinct";
 }
 
 Result<Manifest> ManifestFromJson(const json& value) {
@@ -434,6 +461,14 @@ Result<Manifest> ManifestFromJson(const json& value) {
   if (r.Has("walk_protection")) {
     m.walk_protection = r.String("walk_protection");
     if (!IsWalkProtection(*m.walk_protection)) r.Fail("\"walk_protection\" is not a protection");
+  }
+  if (r.Has("citations")) {
+    m.citations = r.Value("citations");
+    if (!IsCitationsRecord(m.citations)) r.Fail("\"citations\" is not a citation check record");
+  }
+  if (r.Has("agreement")) {
+    m.agreement = r.Value("agreement");
+    if (!IsAgreementRecord(m.agreement)) r.Fail("\"agreement\" is not an agreement record");
   }
   if (r.Has("resumed_from")) {
     m.resumed_from = r.String("resumed_from");

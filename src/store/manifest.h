@@ -205,6 +205,11 @@ struct Manifest {
   // jail the kernel keeps"). Optional in the JSON form (`walk_protection`): absent when no walk
   // ran, and in manifests written before it.
   std::optional<std::string> walk_protection;
+  // Optional in the JSON form, written by the commit of a completed run (docs/citations.md):
+  // the citation check's record (investigate, research and validate; null for reason) and the
+  // panel's agreement {agreements, conflicts, panel}. Null: no key (and in manifests before them).
+  nlohmann::json citations;
+  nlohmann::json agreement;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;
@@ -218,6 +223,12 @@ nlohmann::json ManifestToJson(const Manifest& manifest);
 // RFC 3339 timestamps, known enum names, valid refs keyed by their own path, and a `usage` equal
 // to the attempts' sum. kArtifactError "manifest.json …" otherwise.
 Result<Manifest> ManifestFromJson(const nlohmann::json& value);
+
+// The shapes of `citations` ({checked, broken[{ref, reason, detail}]}, reason one of
+// missing_file|past_end|quote_not_found|not_checkable; other keys allowed) and `agreement`
+// ({agreements, conflicts, panel one_model|one_family|distinct}).
+bool IsCitationsRecord(const nlohmann::json& value);
+bool IsAgreementRecord(const nlohmann::json& value);
 
 // "namespace+landlock", "namespace", "landlock" or "none".
 bool IsWalkProtection(std::string_view name);

@@ -285,6 +285,22 @@ Status RunStore::RecordWalkProtection(const std::string& protection) {
   return PersistLocked(std::move(next));
 }
 
+Status RunStore::RecordJudgment(const nlohmann::json& citations, const nlohmann::json& agreement) {
+  if (!citations.is_null() && !IsCitationsRecord(citations)) {
+    return Invalid("a malformed citation check record");
+  }
+  if (!agreement.is_null() && !IsAgreementRecord(agreement)) {
+    return Invalid("a malformed agreement record");
+  }
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  Manifest next = manifest_;
+  next.citations = citations;
+  next.agreement = agreement;
+  return PersistLocked(std::move(next));
+}
+
 Status RunStore::RecordDegraded(DegradedRecord degraded) {
   degraded.model = RepairUtf8(degraded.model);
   if (Result<DegradedRecord> checked = DegradedFromJson(DegradedToJson(degraded), "degraded");

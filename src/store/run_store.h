@@ -153,6 +153,10 @@ class RunStore {
   // Records (or replaces) the weakest walk protection of the run's candidates (Manifest::
   // walk_protection). REQUIRES: IsWalkProtection(protection).
   Status RecordWalkProtection(const std::string& protection);
+  // Records the citation check and the panel's agreement of a run about to complete
+  // (Manifest::citations, agreement; null leaves a key out). kArtifactError unless each that is
+  // not null is such a record (IsCitationsRecord, IsAgreementRecord).
+  Status RecordJudgment(const nlohmann::json& citations, const nlohmann::json& agreement);
   // Records the A/B/C map once. REQUIRES: an object.
   Status SetAnonymousMap(const nlohmann::json& map);
 

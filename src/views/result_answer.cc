@@ -5,6 +5,7 @@
 #include "core/error_codes.h"
 #include "core/name_table.h"
 #include "run/degraded_text.h"
+#include "run/judgment_text.h"
 #include "run/source_failures.h"
 #include "run/tool_refusals.h"
 #include "store/constants.h"
@@ -96,16 +97,24 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   }
   // A run that answered from two candidates says so first, right after the header.
   const std::string degraded = run::DegradedSentence(verified->details.value("degraded", json()));
+  // The panel's agreement on the header's next line; the citations that do not hold, each on its
+  // own line, so the agent can correct what it repeats of the answer.
+  const std::string agreement = run::AgreementLine(verified->details.value("agreement", json()));
+  std::string citations = run::CitationsLine(verified->details.value("citations", json()));
+  for (const std::string& line :
+       run::BrokenCitationLines(verified->details.value("citations", json()))) {
+    citations += "\n" + line;
+  }
   const std::string head =
       "Fusion " + task.id + " completed (" + task.workflow + ")." +
-      (degraded.empty() ? "" : "\n" + degraded) +
+      (degraded.empty() ? "" : "\n" + degraded) + (agreement.empty() ? "" : "\n" + agreement) +
       "\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
       verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
       UsageLine(verified->usage, verified->details.value("model_requests", json()), attachment,
                 why) +
       EstimateLine(verified->details.value("estimate", json())) +
       (refusals.empty() ? "" : "\n" + refusals) + (shared.empty() ? "" : "\n" + shared) +
-      failed_sources + "\n\n";
+      failed_sources + (citations.empty() ? "" : "\n" + citations) + "\n\n";
   view.text = head + (inline_delivery ? verified->merged : "Answer file: " + verified->merged_path);
   view.details = BaseDetails(task, "completed", kDeliveryNames.Name(delivery));
   view.details["answer"] = {{"present", true},

@@ -10,6 +10,7 @@
 #include "core/json_text.h"
 #include "core/role.h"
 #include "pi_fusion/sha256.h"
+#include "run/judgment_text.h"
 #include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
 #include "store/attempt_files.h"
@@ -175,6 +176,11 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
       RoleUsageLines(store::UsageByRoleJson(store::UsageByRole(*manifest)));
   if (!roles.empty()) out["roles"] = roles;
   if (!AddEvaluation(fs, run_dir, *manifest, lettered, out)) missing = true;
+  // The citation check's broken citations, each with why and where it was made.
+  if (std::vector<std::string> broken = run::BrokenCitationLines(manifest->citations);
+      !broken.empty()) {
+    out["citations"] = broken;
+  }
   if (missing) {
     artifacts["gone"] = true;
     artifacts["note"] = "(some artifacts are gone)";

@@ -13,10 +13,11 @@
 
 namespace pi_fusion::views {
 
-// {candidates?, roles?, agreements?, conflicts?, artifacts}: the candidates A/B/C in slot order
-// with their models, verified answers and (for the tool-using workflows) the tool calls each made
-// (run/tool_call_list.h), the evaluator's agreements and conflicts with resolutions, the usage and
-// cost per role (RoleUsageLines), and the artifact directory, or a note that the artifacts (or
+// {candidates?, roles?, agreements?, conflicts?, citations?, artifacts}: the candidates A/B/C in
+// slot order with their models, verified answers and (for the tool-using workflows) the tool calls
+// each made (run/tool_call_list.h), the evaluator's agreements and conflicts with resolutions, the
+// manifest's broken citations one line each (run/judgment_text.h BrokenCitationLines), the usage
+// and cost per role (RoleUsageLines), and the artifact directory, or a note that the artifacts (or
 // some of them) are gone.
 nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
 

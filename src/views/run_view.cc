@@ -6,6 +6,7 @@
 #include "core/error_codes.h"
 #include "core/role.h"
 #include "run/degraded_text.h"
+#include "run/judgment_text.h"
 #include "run/source_failures.h"
 #include "schema/tool_catalog.h"
 #include "store/failure_view.h"
@@ -119,6 +120,13 @@ json CompletedNotes(const json& details) {
   }
   for (const std::string& line : run::SourceWarningLines(details)) {
     notes.push_back(line);
+  }
+  // The panel's agreement and the citation check (docs/citations.md); ctrl+o lists the broken.
+  if (std::string line = run::AgreementLine(details.value("agreement", json())); !line.empty()) {
+    notes.push_back(std::move(line));
+  }
+  if (std::string line = run::CitationsLine(details.value("citations", json())); !line.empty()) {
+    notes.push_back(std::move(line));
   }
   return notes;
 }

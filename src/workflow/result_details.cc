@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/role.h"
+#include "store/manifest.h"
 #include "store/run_id.h"
 #include "workflow/workflow_constants.h"
 
@@ -255,6 +256,14 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
       return Invalid("estimate is not a cost estimate summary");
     }
     details["estimate"] = in.estimate;
+  }
+  if (!in.citations.is_null()) {
+    if (!store::IsCitationsRecord(in.citations)) return Invalid("citations is not a check record");
+    details["citations"] = in.citations;
+  }
+  if (!in.agreement.is_null()) {
+    if (!store::IsAgreementRecord(in.agreement)) return Invalid("agreement is not a record");
+    details["agreement"] = in.agreement;
   }
   return details;
 }

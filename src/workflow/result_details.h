@@ -28,6 +28,11 @@
 //
 // A resumed run adds "resumed_from":"<run id>", the run whose verified stages it reused.
 //
+// Every run the commit judged adds "agreement":{"agreements":N,"conflicts":M,"panel":
+// "one_model"|"one_family"|"distinct"}; investigate, research and validate add "citations":
+// {"checked":N,"broken":[{"ref","reason","detail","in"}],"files":[…],"unchecked"?}
+// (docs/citations.md).
+//
 // Pure; thread-safe.
 #pragma once
 
@@ -130,6 +135,11 @@ struct ResultDetailsInput {
   nlohmann::json estimate;
   // PI_FUSION_CHILD_WRAPPER the children ran through (absolute); empty: none, and no key.
   std::string child_wrapper;
+  // The citation check (run/citation_check.h; investigate, research, validate): `citations`;
+  // null: no key (reason runs).
+  nlohmann::json citations;
+  // The panel's agreement (run/judgment_text.h): `agreement`; null: no key.
+  nlohmann::json agreement;
 };
 
 // The `tool_refusals` JSON of `rows`: [{slot, count (the sum of by_code), by_code}].

@@ -33,6 +33,11 @@ describe("fusion reason end to end", () => {
       const result = artifactJson(dirs[0], "result.json");
       assert.equal(result.schema_version, "pi-background-tasks.fusion-committed-result.v1");
       assert.equal(result.details.schema_version, "pi-background-tasks.fusion-result.v6");
+      // The panel's agreement is recorded and said on stderr; a reason run checks no citation.
+      assert.deepEqual(result.details.agreement, { agreements: 1, conflicts: 0, panel: "one_model" });
+      assert.deepEqual(manifest.agreement, result.details.agreement);
+      assert.ok(!("citations" in result.details) && !("citations" in manifest));
+      assert.match(r.stderr, /^Panel: 1 agreement, 0 conflicts; candidates from one model\.$/m);
       const evaluation = artifactJson(dirs[0], "evaluation.json");
       assert.deepEqual(evaluation, EVALUATION);
       const blind = artifactJson(dirs[0], "blind-candidates.json");
@@ -69,7 +74,9 @@ describe("fusion reason end to end", () => {
       assert.equal(r.code, 0, r.stderr);
       const receipt = env.requests().find((q) => q.tool_results?.some((t) => t.name === "fusion_reason")).tool_results[0].text;
       assert.match(receipt, /^Started fusion reason in the background \(reason-[0-9a-f]{32}\)\.\nArtifacts: .*\nPreflight: .*\nAll three candidates run on one model \(scripted\/scripted-a\), so .*\nEstimate \(expected – worst case\): .*(\n- .*){6}\nWait for the terminal notification, then call bg_result\(\{taskId:"reason-[0-9a-f]{32}"\}\)\. Do not poll\.$/);
-      assert.match(r.stdout, /^FINAL: Fusion reason-[0-9a-f]{32} completed \(reason\)\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)\./);
+      // The header's second line is the panel's agreement (docs/citations.md): the scripted
+      // evaluation's one agreement and no conflict, three candidates on one route.
+      assert.match(r.stdout, /^FINAL: Fusion reason-[0-9a-f]{32} completed \(reason\)\.\nPanel: 1 agreement, 0 conflicts; candidates from one model\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)\./);
       assert.ok(r.stdout.includes(MERGED_TEXT), r.stdout);
       assert.match(r.stdout, /attached to this session now/);
 

@@ -84,8 +84,15 @@ describe("fusion validate end to end", () => {
       const { details } = artifactJson(dir, "result.json");
       assert.deepEqual(details.dropped_reviewers, []);
       assert.deepEqual(details.tool_refusals, []);
+      // Every finding's location cites src/config.cc:42, a file this project does not have: the
+      // citation check names it broken, with the findings and the report that made it.
+      assert.equal(details.citations.checked, 1);
+      assert.deepEqual(details.citations.broken.map(({ ref, reason }) => ({ ref, reason })),
+        [{ ref: "src/config.cc:42", reason: "missing_file" }]);
+      assert.deepEqual(details.citations.broken[0].in, ["finding A-F001", "finding B-F001", "finding C-F001", "answer"]);
+      assert.deepEqual(manifest.citations, details.citations);
       assert.ok(!manifest.artifacts["validation-report.full.md"], "a report within the cap is whole");
-      assert.match(r.stdout, /^FINAL: Fusion validate-[0-9a-f]{32} completed \(validate\)\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)/);
+      assert.match(r.stdout, /^FINAL: Fusion validate-[0-9a-f]{32} completed \(validate\)\.\nPanel: \d+ agreements?, \d+ conflicts?; candidates from one model\.\nAnswer: \d+ bytes, sha256:[0-9a-f]{64} \(verified\)/);
       const blind = artifactJson(dir, "blind-candidates.json");
       assert.deepEqual(blind.candidates.map((c) => c.candidate_id), ["A", "B", "C"]);
       assert.deepEqual(blind.validation_source_findings.map((f) => f.source_id), ["A-F001", "B-F001", "C-F001"]);

@@ -1,0 +1,93 @@
+#include "run/judgment_text.h"
+
+#include <set>
+
+#include "core/terminal_text.h"
+
+namespace pi_fusion::run {
+namespace {
+
+using nlohmann::json;
+
+std::string Count(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+size_t ArraySize(const json& object, const char* key) {
+  const json value = object.is_object() ? object.value(key, json()) : json();
+  return value.is_array() ? value.size() : 0;
+}
+
+std::string Shown(const json& row, const char* key) {
+  const json value = row.is_object() ? row.value(key, json()) : json();
+  return value.is_string() ? NeutralizeControls(value.get<std::string>(), TextShape::kSingleLine)
+                           : "";
+}
+
+bool IsCitations(const json& c) {
+  return c.is_object() && c.value("checked", json()).is_number_unsigned() &&
+         c.value("broken", json()).is_array();
+}
+
+}  // namespace
+
+std::string PanelKind(const std::vector<std::string>& candidate_routes) {
+  std::set<std::string> routes(candidate_routes.begin(), candidate_routes.end());
+  if (routes.size() <= 1) return "one_model";
+  std::set<std::string> providers;
+  for (const std::string& route : routes) providers.insert(route.substr(0, route.find('/')));
+  return providers.size() == 1 ? "one_family" : "distinct";
+}
+
+json AgreementRecord(const json& evaluation, const std::vector<std::string>& candidate_routes) {
+  return {{"agreements", ArraySize(evaluation, "agreements")},
+          {"conflicts", ArraySize(evaluation, "conflicts")},
+          {"panel", PanelKind(candidate_routes)}};
+}
+
+std::string AgreementLine(const json& agreement) {
+  if (!agreement.is_object() || !agreement.value("agreements", json()).is_number_unsigned() ||
+      !agreement.value("conflicts", json()).is_number_unsigned()) {
+    return "";
+  }
+  const std::string panel = agreement.value("panel", std::string());
+  const std::string who = panel == "one_model"    ? "one model"
+                          : panel == "one_family" ? "one family (one provider)"
+                                                  : "distinct families";
+  return "Panel: " + Count(agreement["agreements"].get<size_t>(), "agreement", "agreements") +
+         ", " + Count(agreement["conflicts"].get<size_t>(), "conflict", "conflicts") +
+         "; candidates from " + who + ".";
+}
+
+std::string CitationsLine(const json& citations) {
+  if (!IsCitations(citations)) return "";
+  const json& broken = citations["broken"];
+  std::string line = "citations: " + std::to_string(citations["checked"].get<size_t>()) +
+                     " checked, " + std::to_string(broken.size()) + " broken";
+  if (!broken.empty()) {
+    line += " — " + Shown(broken[0], "ref") + " " + Shown(broken[0], "detail");
+    if (broken.size() > 1) line += " (+" + std::to_string(broken.size() - 1) + " more)";
+  }
+  if (const json unchecked = citations.value("unchecked", json()); unchecked.is_number()) {
+    line += "; " + std::to_string(unchecked.get<size_t>()) + " more not checked (cap)";
+  }
+  return line;
+}
+
+std::vector<std::string> BrokenCitationLines(const json& citations) {
+  std::vector<std::string> lines;
+  if (!IsCitations(citations)) return lines;
+  for (const json& row : citations["broken"]) {
+    std::string where;
+    for (const json& in : row.value("in", json::array())) {
+      if (!in.is_string()) continue;
+      where += (where.empty() ? "" : ", ") +
+               NeutralizeControls(in.get<std::string>(), TextShape::kSingleLine);
+    }
+    lines.push_back("- " + Shown(row, "ref") + " " + Shown(row, "detail") + " [" +
+                    Shown(row, "reason") + (where.empty() ? "" : "; in " + where) + "]");
+  }
+  return lines;
+}
+
+}  // namespace pi_fusion::run
