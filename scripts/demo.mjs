@@ -3,7 +3,8 @@
  * isolated temp agent directory and runs `/fusion <question>` in print mode; the three candidate
  * children, the blind evaluator and the merger are real child Pi processes talking to the
  * built-in scripted model on 127.0.0.1 (no real model is needed or contacted). Prints the
- * verified merged answer, the progress lines and the run's artifact directory.
+ * verified merged answer, the progress lines and the run's artifact directory, and where the
+ * temporary files it leaves are (with the command that removes them).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -27,7 +28,7 @@ const env = await createPiEnv({
 });
 try {
   const run = await env.print(`/fusion ${question}`, { extensions: [PLUGIN] });
-  const progress = run.stderr.split("\n").filter((l) => l.startsWith("fusion reason:") || l.startsWith("Started") || l.startsWith("Artifacts:"));
+  const progress = run.stderr.split("\n").filter((l) => l.startsWith("fusion reason ") || l.startsWith("Started") || l.startsWith("Artifacts:"));
   for (const line of progress) console.error(line);
   process.stdout.write(run.stdout);
   const artifacts = /Artifacts: (.*)/.exec(run.stderr)?.[1];
@@ -45,4 +46,8 @@ try {
   for (const name of fs.readdirSync(env.root)) {
     if (name !== "project") fs.rmSync(path.join(env.root, name), { recursive: true, force: true });
   }
+  // Said last, so nobody has to hunt for what the demo left behind under the temp directory.
+  const left = `Temporary files left in ${env.root} (the demo's project, with the run's artifacts). Remove them with: rm -rf ${env.root}`;
+  if (process.exitCode) console.error(left);
+  else console.log(left);
 }

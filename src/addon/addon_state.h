@@ -67,6 +67,8 @@ struct AddonState {
   // the per-run status keys shown on a Pi without widgets.
   Napi::Reference<Napi::Value> ticker;
   std::set<std::string> status_keys;
+  // What the runs that ended in this registration cost, in US dollars (the footer's fusion status).
+  double runs_cost_usd = 0;
   // The widget's rows as last set (empty: cleared), valid while widget_synced. An identical
   // redraw is not sent again: in RPC mode every setWidget is a frame to the client.
   std::vector<std::string> widget_rows;

@@ -6,6 +6,7 @@
 #include "addon/js_values.h"
 #include "addon/renderers.h"
 #include "core/clock.h"
+#include "views/lifecycle_texts.h"
 #include "views/live_view.h"
 #include "views/progress_view.h"
 
@@ -13,6 +14,8 @@ namespace pi_fusion::addon {
 namespace {
 
 constexpr char kWidgetKey[] = "pi-fusion";
+// Pi's footer status of what the runs cost (ShowFusionCost); never a run's own key.
+constexpr char kCostStatusKey[] = "pi-fusion-cost";
 
 void StopTicker(Napi::Env env) {
   AddonState& state = State(env);
@@ -137,6 +140,17 @@ void SetStatuses(Napi::Env env, Napi::Object ui, const std::vector<views::Active
 }
 
 }  // namespace
+
+void ShowFusionCost(Napi::Env env, double run_cost_usd) {
+  AddonState& state = State(env);
+  state.runs_cost_usd += run_cost_usd;
+  Napi::Object ui = UiOf(env);
+  if (ui.IsEmpty()) return;
+  Napi::Function set_status = Method(ui, "setStatus");
+  if (set_status.IsEmpty()) return;
+  set_status.Call(ui, {Napi::String::New(env, kCostStatusKey),
+                       Napi::String::New(env, views::FooterCostText(state.runs_cost_usd))});
+}
 
 void RefreshRunProgress(Napi::Env env) {
   AddonState& state = State(env);

@@ -24,6 +24,9 @@ void ShowLandedCandidate(Napi::Env env, const views::LandedReport& report);
 // Redraws every active run's line from the registry; starts or stops the once-a-second ticker
 // that keeps elapsed times moving (unref'd: it never holds Pi open).
 void RefreshRunProgress(Napi::Env env);
+// A run ended: its cost joins what this Pi process's runs have cost, shown in Pi's footer as a
+// status ("fusion: $0.0123"), since Pi's own cost sum counts only the agent's model requests.
+void ShowFusionCost(Napi::Env env, double run_cost_usd);
 // Clears the lines and the ticker (session shutdown).
 void ClearRunProgress(Napi::Env env);
 

@@ -9,6 +9,7 @@
 #include "core/file_system.h"
 #include "core/terminal_text.h"
 #include "views/host_texts.h"
+#include "views/markdown_literals.h"
 #include "views/run_expansion.h"
 #include "views/run_view.h"
 #include "views/tool_result_view.h"
@@ -36,6 +37,7 @@ Napi::Function RenderFunction(Napi::Env env, const char* name) {
 Napi::Value Render(Napi::Env env, const char* name, json view, Napi::Value options,
                    Napi::Value theme) {
   NeutralizeStrings(view);
+  views::KeepIntrawordStarsInView(view);  // unfenced code keeps its `*` (markdown_literals.h)
   if (options.IsEmpty()) return RenderFunction(env, name).Call({FromJson(env, view), theme});
   return RenderFunction(env, name).Call({FromJson(env, view), options, theme});
 }
@@ -207,6 +209,7 @@ bool CanRenderLive(Napi::Env env) {
 
 Napi::Value LiveWidgetFactory(Napi::Env env, json view, Napi::Object ui) {
   NeutralizeStrings(view);  // answers and model names are model text: never terminal control
+  views::KeepIntrawordStarsInView(view);
   return RenderFunction(env, "liveWidget").Call({FromJson(env, view), ui});
 }
 

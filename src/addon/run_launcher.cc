@@ -11,6 +11,7 @@
 #include "core/terminal_text.h"
 #include "host/host_events.h"
 #include "host/run_lifecycle.h"
+#include "views/lifecycle_texts.h"
 
 namespace pi_fusion::addon {
 namespace {
@@ -161,6 +162,7 @@ void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {
     return;
   }
   RefreshRunProgress(env);
+  ShowFusionCost(env, views::UsageCostUsd(terminal.outcome.usage));
   const host::TerminalRoute route = host::RouteTerminal(
       {ModeOf(state.ui_ctx.Value()), CanRenderRunEntries(env), wake_agent, state.quitting},
       terminal);

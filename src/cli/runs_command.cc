@@ -25,7 +25,9 @@
 #include "core/file_system.h"
 #include "core/terminal_text.h"
 #include "pi_fusion/status.h"
+#include "run/degraded_text.h"
 #include "run/source_failures.h"
+#include "store/manifest.h"
 #include "store/owner_lock.h"
 #include "store/run_id.h"
 #include "store/wall_clock.h"
@@ -87,6 +89,13 @@ std::vector<ShownRun> Shown(const std::vector<tasks::RunListing>& runs) {
   return shown;
 }
 
+// A completed run answered from two candidates (quorum 2): its manifest's `degraded` record;
+// null otherwise.
+nlohmann::json Degraded(const tasks::RunListing& run) {
+  if (!run.manifest || !run.manifest->degraded) return nullptr;
+  return store::DegradedToJson(*run.manifest->degraded);
+}
+
 nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   const tasks::RunListing& run = shown.run;
   auto optional_ms = [](std::optional<int64_t> ms) {
@@ -118,6 +127,7 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   out["source_failures"] = reported("source_failures");
   out["no_source_fetched"] = reported("no_source_fetched");
   out["estimate"] = reported("estimate");
+  out["degraded"] = Degraded(run);
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
@@ -166,9 +176,13 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   // A research answer written without some of its declared sources is not a plain "completed".
   const std::string status = run::SourceWarningStatus(shown.report);
   const std::string sources = status.empty() ? "" : ", " + status;
+  // Nor is one answered from two of its three candidates.
+  const std::string degraded_status = run::DegradedStatus(Degraded(run));
+  const std::string degraded = degraded_status.empty() ? "" : ", " + degraded_status;
   return {run.run_id,
           run.manifest ? run.manifest->workflow : "-",
-          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + sources,
+          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + degraded +
+              sources,
           age ? Span(*age) : "-",
           duration ? Span(*duration) : "-",
           Size(run.size_bytes),
@@ -184,13 +198,15 @@ constexpr char kResumableNote[] =
     "A resumable run goes on in Pi with /fusion-resume <id> (the short id will do): it reuses the "
     "run's verified candidate answers and runs only what is missing.";
 
-// The table of `runs`; under it one warning per declared source a run could not fetch, then how
-// to resume a resumable run.
+// The table of `runs`; under it the sentence of each degraded run and one warning per declared
+// source a run could not fetch, then how to resume a resumable run.
 void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
   std::vector<std::vector<std::string>> rows = {kHeader};
   for (const ShownRun& run : shown) rows.push_back(Row(run, now));
   PrintTable(rows);
   for (const ShownRun& run : shown) {
+    const std::string sentence = run::DegradedSentence(Degraded(run.run));
+    if (!sentence.empty()) PrintOneLine(stdout, run.run.run_id + ": " + sentence);
     for (const std::string& line : run::SourceWarningLines(run.report)) {
       PrintOneLine(stdout, run.run.run_id + ": " + line);
     }
@@ -271,7 +287,32 @@ Status DeleteRun(const tasks::RunListing& run) {
   return Status();
 }
 
+// The states --state takes; a run in any other state is never pruned.
+const std::vector<std::string> kPrunableStates = {"completed", "failed", "cancelled",
+                                                  "interrupted"};
+
+// A bad --state is a usage error (exit 2) that names the states it takes, like a bad
+// --older-than; empty when every state is one of them.
+std::string UnknownStateMessage(const std::vector<std::string>& states) {
+  for (const std::string& state : states) {
+    if (std::find(kPrunableStates.begin(), kPrunableStates.end(), state) !=
+        kPrunableStates.end()) {
+      continue;
+    }
+    std::string allowed;
+    for (const std::string& known : kPrunableStates) {
+      allowed += (allowed.empty() ? "" : ", ") + known;
+    }
+    return "--state takes one of " + allowed + " (found \"" + state + "\")";
+  }
+  return "";
+}
+
 int RunPrune(const PruneArgs& args) {
+  if (const std::string bad = UnknownStateMessage(args.states); !bad.empty()) {
+    PrintOneLine(stderr, "error: " + std::string(kInvalidArguments) + ": " + bad);
+    return 2;
+  }
   tasks::PruneFilter filter;
   filter.states = args.states;
   if (!args.older_than.empty()) {
@@ -348,8 +389,9 @@ void AddRunsCommands(CLI::App& app, int* exit_code) {
   clean->add_option("--cwd", prune->cwd, "Project directory (default: the current directory)");
   clean->add_option("--older-than", prune->older_than,
                     "Only runs created at least this long ago, like 30d, 12h (default 30d)");
-  clean->add_option("--state", prune->states, "Only runs in this state (repeatable)")
-      ->check(CLI::IsMember({"completed", "failed", "cancelled", "interrupted"}));
+  clean->add_option("--state", prune->states,
+                    "Only runs in this state: completed, failed, cancelled or interrupted "
+                    "(repeatable)");
   clean->add_flag("--yes", prune->yes, "Delete the listed runs");
   clean->callback([prune, exit_code] { *exit_code = RunPrune(*prune); });
 }

@@ -135,4 +135,14 @@ Status NameConfigFile(Status status, std::string_view path) {
                        message + " Fusion's model config: " + std::string(path) + ".");
 }
 
+Status AddConfigFix(Status status) {
+  if (status.ok() || status.code() != kConfigInvalid) return status;
+  std::string message = status.message();
+  if (!message.ends_with('.')) message += '.';
+  return Status::Error(status.code(),
+                       message +
+                           " Fix the file, or delete it and choose the models again with "
+                           "/fusion-models.");
+}
+
 }  // namespace pi_fusion::config

@@ -83,5 +83,9 @@ class ConfigStore {
 // " Fusion's model config: <path>." appended when its message mentions /fusion-models but not
 // `path`; anything else unchanged.
 Status NameConfigFile(Status status, std::string_view path);
+// A config file that cannot be read or parsed ends with how to get out of it: `status` with
+// " Fix the file, or delete it and choose the models again with /fusion-models." appended when
+// its code is config_invalid; anything else unchanged.
+Status AddConfigFix(Status status);
 
 }  // namespace pi_fusion::config

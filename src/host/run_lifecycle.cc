@@ -6,6 +6,7 @@
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "run/cancel_cause.h"
+#include "run/degraded_text.h"
 #include "run/orchestrator.h"
 #include "store/run_state.h"
 #include "tasks/resume_hint.h"
@@ -31,10 +32,15 @@ class TaskObserver : public run::RunObserver {
         label_(task.label),
         clock_(clock) {}
 
+  // Where no live view shows the run (print, json), the line the sink writes carries the stage
+  // and the elapsed time in the TUI's words (tasks::PlainProgressLine).
   void Progress(const run::ProgressUpdate& update) override {
-    const std::string text = label_ + ": " + update.line;
-    registry_.Progress(id_, update, tasks::ToEpochMs(clock_.WallNow()));
-    sink_.Progress(text);
+    const int64_t now_ms = tasks::ToEpochMs(clock_.WallNow());
+    registry_.Progress(id_, update, now_ms);
+    const Result<tasks::TaskInfo> task = registry_.Resolve(id_);
+    sink_.Progress(task.ok()
+                       ? tasks::PlainProgressLine(task->progress, label_, id_, now_ms, update)
+                       : label_ + ": " + update.line);
   }
 
   void CandidateLanded(const run::LandedCandidate& landed) override {
@@ -144,9 +150,13 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   terminal.notice = views::NoticeText(terminal.outcome, terminal.task, resume);
   const std::string failure_line =
       terminal.outcome.end == run::RunEnd::kFailed ? run::FailureText(terminal.outcome) : "";
-  registry.Finish(task.id, views::TaskStateOf(terminal.outcome.end), terminal.text, failure_line);
+  const std::string answer_note =
+      run::AnswerNote(terminal.outcome.degraded, terminal.outcome.source_report);
+  registry.Finish(task.id, views::TaskStateOf(terminal.outcome.end), terminal.text, failure_line,
+                  answer_note);
   terminal.task.terminal_text = terminal.text;
   terminal.task.failure = failure_line;
+  terminal.task.answer_note = answer_note;
   terminal.view =
       views::TerminalRunView(*seams.fs, terminal.task, tasks::ToEpochMs(seams.clock->WallNow()));
   sink.Ended(terminal);

@@ -38,7 +38,8 @@ class LifecycleSink {
   // handed to the host, or the host can no longer take it (the launch's token is then
   // cancelled); no child starts before.
   virtual void Launched(const views::LaunchReport& launch) = 0;
-  // A progress line for the person ("fusion reason: candidates running"). Must be thread-safe.
+  // A progress line for the person ("fusion reason 1a2b3c4d: candidates 1/3 done · 0:42"). Must be
+  // thread-safe.
   virtual void Progress(const std::string& line) = 0;
   // A candidate's verified answer, for the person only (never the agent). Must be thread-safe.
   virtual void CandidateLanded(const views::LandedReport&) {}

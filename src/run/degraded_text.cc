@@ -2,6 +2,7 @@
 
 #include "config/models_config.h"
 #include "core/terminal_text.h"
+#include "run/source_failures.h"
 
 namespace pi_fusion::run {
 
@@ -27,6 +28,17 @@ std::string DegradedSentence(const nlohmann::json& degraded) {
          std::to_string(slot.get<int64_t>()) + " (" +
          NeutralizeControls(model.get<std::string>(), TextShape::kSingleLine) + ") " +
          NeutralizeControls(why, TextShape::kSingleLine) + ".";
+}
+
+std::string DegradedStatus(const nlohmann::json& degraded) {
+  return DegradedSentence(degraded).empty() ? "" : "degraded (2 of 3 candidates)";
+}
+
+std::string AnswerNote(const nlohmann::json& degraded, const nlohmann::json& source_report) {
+  const std::string lacks = DegradedStatus(degraded);
+  const std::string sources = SourceWarningStatus(source_report);
+  if (lacks.empty() || sources.empty()) return lacks + sources;
+  return lacks + "; " + sources;
 }
 
 }  // namespace pi_fusion::run

@@ -18,4 +18,13 @@ namespace pi_fusion::run {
 // controls neutralized. "" when `degraded` is not such a record (a run that used all three).
 std::string DegradedSentence(const nlohmann::json& degraded);
 
+// What a degraded run's status adds in the run lists (`pi-fusion runs`, bg_status): "degraded (2
+// of 3 candidates)"; "" when `degraded` is not such a record.
+std::string DegradedStatus(const nlohmann::json& degraded);
+
+// What a completed run's answer lacks, as its row in a run list says it (TaskInfo::answer_note):
+// DegradedStatus of `degraded`, then run/source_failures.h's SourceWarningStatus of
+// `source_report`, joined by "; "; "" when neither has anything to say.
+std::string AnswerNote(const nlohmann::json& degraded, const nlohmann::json& source_report);
+
 }  // namespace pi_fusion::run

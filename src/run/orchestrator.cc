@@ -84,7 +84,8 @@ StageResult RunCandidate(RunContext& ctx, int slot, CandidatePhase& phase) {
     const double grace = phase.quorum.grace_seconds().value_or(0);
     ctx.observer.Progress({ProgressEvent::kNote, 0,
                            "2/3 candidates verified; waiting up to " +
-                               config::PolicyNumberText(grace) + " s for the third"});
+                               config::PolicyNumberText(grace) + " s for the third",
+                           static_cast<int64_t>(grace * 1000)});
     std::lock_guard lock(phase.mu);
     phase.grace_deadline = workflow::GraceDeadline(ctx.run.seams.clock->Now(), grace);
   }

@@ -320,7 +320,7 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   const workflow::WorkflowSpec& workflow_row = workflow::SpecOf(request.request.workflow);
 
   Result<config::LoadedConfig> loaded = config_store.Load();
-  if (!loaded.ok()) return fail(loaded.status());
+  if (!loaded.ok()) return fail(config::AddConfigFix(loaded.status()));
   // A resumed run keeps the old run's routes (but those the person swapped), admitted again now;
   // the policy is today's.
   Result<config::ModelsConfig> chosen = RoutesOf(request, resume.get(), loaded->config);

@@ -85,6 +85,9 @@ struct ProgressUpdate {
   ProgressEvent event = ProgressEvent::kNote;
   int slot = 0;      // 1..3 for candidate events
   std::string line;  // the contract's progress text, e.g. "candidates 2/3 complete"
+  // A note that starts quorum 2's grace window: the window's length (0 for any other update),
+  // so the progress line can count it down.
+  int64_t grace_ms = 0;
 };
 
 // A candidate whose answer verified and was written durably (its response artifact): the person

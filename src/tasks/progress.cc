@@ -107,6 +107,7 @@ void ProgressTracker::Apply(const run::ProgressUpdate& update, int64_t now_ms) {
   switch (update.event) {
     case ProgressEvent::kNote:
       s.warnings.push_back(update.line);
+      if (update.grace_ms > 0) s.grace_ends_ms = now_ms + update.grace_ms;
       break;
     case ProgressEvent::kCandidatesRunning:
       s.stage = Stage::kCandidates;
@@ -293,12 +294,49 @@ nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
           {"activity", activity}};
 }
 
+std::string GraceCountdown(const ProgressSnapshot& s, int64_t now_ms) {
+  if (s.stage != Stage::kCandidates || !s.Active() || s.grace_ends_ms <= now_ms) return "";
+  // Rounded up, so the line never says "0s left" while the window still runs.
+  return "grace " + FormatSince(((s.grace_ends_ms - now_ms + 999) / 1000) * 1000) + " left";
+}
+
 std::string StatusLine(const ProgressSnapshot& s, std::string_view label, std::string_view run_id,
                        int64_t now_ms) {
   std::string line = std::string(label) + " " + std::string(store::ShortRunId(run_id)) + ": " +
                      StageSummary(s) + " · " + FormatElapsed(s.ElapsedMs(now_ms));
+  if (const std::string grace = GraceCountdown(s, now_ms); !grace.empty()) line += " · " + grace;
   const std::string activity = ActivitySummary(s, now_ms);
   if (!activity.empty()) line += " · " + activity;
+  return line;
+}
+
+namespace {
+
+// Whether an event's line only repeats what the stage summary says ("candidates 2/3 complete"
+// beside "candidates 2/3 done").
+bool RepeatsStage(const run::ProgressUpdate& update) {
+  switch (update.event) {
+    case run::ProgressEvent::kCandidatesRunning:
+    case run::ProgressEvent::kCandidateDone:
+    case run::ProgressEvent::kCompleted:
+      return true;
+    case run::ProgressEvent::kEvaluating:
+      return update.line == "evaluating candidates";
+    case run::ProgressEvent::kMerging:
+      return update.line == "merging final answer";
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string PlainProgressLine(const ProgressSnapshot& s, std::string_view label,
+                              std::string_view run_id, int64_t now_ms,
+                              const run::ProgressUpdate& update) {
+  std::string line = std::string(label) + " " + std::string(store::ShortRunId(run_id)) + ": " +
+                     StageSummary(s) + " · " + FormatElapsed(s.ElapsedMs(now_ms));
+  if (!RepeatsStage(update) && !update.line.empty()) line += " · " + update.line;
   return line;
 }
 

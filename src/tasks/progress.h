@@ -77,6 +77,8 @@ struct ProgressSnapshot {
   ChildLife merger_life;
   int64_t started_ms = 0;  // wall clock, milliseconds since the epoch
   int64_t ended_ms = 0;    // 0 while the run is active
+  // When quorum 2's grace window for the third candidate ends (wall clock); 0 when none started.
+  int64_t grace_ends_ms = 0;
   std::string line;        // the newest progress text of the contract
   std::vector<std::string> warnings;
 
@@ -135,9 +137,21 @@ std::string StageSummary(const ProgressSnapshot& snapshot);
 nlohmann::json ProgressJson(const ProgressSnapshot& snapshot, std::string_view run_id,
                             std::string_view workflow, int64_t now_ms);
 
+// While the candidates wait in quorum 2's grace window: "grace 12s left" (FormatSince of what is
+// left); "" otherwise.
+std::string GraceCountdown(const ProgressSnapshot& snapshot, int64_t now_ms);
+
 // The run's own status line: "fusion reason 1a2b3c4d: candidates 1/3 done, 1 failed · 0:42",
-// then " · " and the ActivitySummary while a running child has reported.
+// then " · " and the GraceCountdown while the grace window runs, then " · " and the
+// ActivitySummary while a running child has reported.
 std::string StatusLine(const ProgressSnapshot& snapshot, std::string_view label,
                        std::string_view run_id, int64_t now_ms);
+
+// Print and json mode's progress line on stderr, in the TUI's words: the status line without its
+// activity ("fusion reason 1a2b3c4d: candidates 1/3 done · 0:42"), then " · " and the event's own
+// line when it says more than the stage does ("… · candidate 2 failed (child_timeout)").
+std::string PlainProgressLine(const ProgressSnapshot& snapshot, std::string_view label,
+                              std::string_view run_id, int64_t now_ms,
+                              const run::ProgressUpdate& update);
 
 }  // namespace pi_fusion::tasks

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "core/error_codes.h"
+#include "run/degraded_text.h"
 #include "store/abandoned_run.h"
 #include "store/run_id.h"
 #include "store/run_paths.h"
@@ -23,6 +24,11 @@ void SetStateOf(const RunListing& run, TaskInfo& task) {
   const std::string state = run.State();
   if (state == "completed") {
     task.state = TaskState::kCompleted;
+    // The manifest records a degraded answer; the declared sources' failures are in its verified
+    // result, which bg_status does not read for every listed run.
+    if (run.manifest->degraded) {
+      task.answer_note = run::DegradedStatus(store::DegradedToJson(*run.manifest->degraded));
+    }
   } else if (state == "cancelled") {
     task.state = TaskState::kKilled;
     task.cancelled_by = CancelledByOnDisk(*run.manifest);

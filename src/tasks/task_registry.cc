@@ -91,13 +91,14 @@ void TaskRegistry::Activity(const std::string& id, const run::ChildActivity& act
 }
 
 void TaskRegistry::Finish(const std::string& id, TaskState state, const std::string& text,
-                          const std::string& failure) {
+                          const std::string& failure, const std::string& answer_note) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = tasks_.find(id);
   if (it == tasks_.end()) return;
   it->second.info.state = state;
   it->second.info.terminal_text = text;
   it->second.info.failure = failure;
+  it->second.info.answer_note = answer_note;
 }
 
 Result<TaskInfo> TaskRegistry::Kill(std::string_view id_or_prefix, CancelSource source) {

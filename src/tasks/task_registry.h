@@ -57,6 +57,9 @@ struct TaskInfo {
   // A run read from disk that /fusion-resume can take up (resume_hint.h); nullopt otherwise, and
   // for the runs of this process (their views read it from the run directory themselves).
   std::optional<ResumeHint> resume;
+  // What a completed run's answer lacks, in the run lists' words: "degraded (2 of 3 candidates)",
+  // "1 declared source failed", both joined by "; "; "" for a full answer or another state.
+  std::string answer_note;
   // The run this one resumed (its manifest's resumed_from), "" for a run started afresh.
   std::string resumed_from;
   // A run read from disk that a completed run resumed (RunListing::resumed_as): that run's id.
@@ -98,8 +101,9 @@ class TaskRegistry {
   void Progress(const std::string& id, const run::ProgressUpdate& update, int64_t now_ms);
   // Records a running child's sign of life (ProgressTracker::Note).
   void Activity(const std::string& id, const run::ChildActivity& activity);
+  // `answer_note`: TaskInfo::answer_note of a completed run.
   void Finish(const std::string& id, TaskState state, const std::string& terminal_text,
-              const std::string& failure);
+              const std::string& failure, const std::string& answer_note = "");
   // Cancels a running task; "Background task <id> is not running" otherwise.
   Result<TaskInfo> Kill(std::string_view id_or_prefix, CancelSource source = CancelSource::kBgKill);
   void CancelAll(CancelSource source = CancelSource::kUnknown);

@@ -28,6 +28,7 @@ std::string PreflightUpdateText(std::string_view workflow) {
 
 std::string CommandStartedText(const LaunchReport& launch) {
   return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir +
+         (launch.warning_text.empty() ? "" : "\n" + launch.warning_text) +
          (launch.estimate_text.empty() ? "" : "\n" + launch.estimate_text);
 }
 
@@ -62,10 +63,11 @@ LaunchReport Receipt(const run::PreparedRun& run, const tasks::TaskInfo& task) {
   const std::optional<config::SharedModel> shared = config::SharedCandidateModel(
       {run.models.routes[0].model.QualifiedId(), run.models.routes[1].model.QualifiedId(),
        run.models.routes[2].model.QualifiedId()});
+  if (shared) launch.warning_text = config::SharedModelText(*shared);
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
                         WrapperLine(run) +
-                        (shared ? "\n" + config::SharedModelText(*shared) : std::string()) + "\n" +
+                        (shared ? "\n" + launch.warning_text : std::string()) + "\n" +
                         launch.estimate_text +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
@@ -88,12 +90,45 @@ LaunchReport Receipt(const run::PreparedRun& run, const tasks::TaskInfo& task) {
   return launch;
 }
 
+double UsageCostUsd(const json& usage) {
+  if (!usage.is_object()) return 0;
+  const json cost = usage.value("cost", json());
+  const json total = cost.is_object() ? cost.value("total", json()) : json();
+  return total.is_number() && total.get<double>() > 0 ? total.get<double>() : 0;
+}
+
+std::string FooterCostText(double usd) {
+  char dollars[32];
+  std::snprintf(dollars, sizeof(dollars), "$%.4f", usd);
+  return std::string("fusion: ") + dollars;
+}
+
+namespace {
+
+// The slots a preflight refusal names in its message ("Candidate 2 model … Candidate 3 …"):
+// "2,3" (candidates by number, as a run's failure line counts them), "evaluator", "merger";
+// "none" when it names none. The refusals are Fusion's own texts (route admission, the cost
+// cap), which name a slot by its label, so the failure line never says slot=none beside one.
+std::string NamedSlots(const std::string& message) {
+  std::string slots;
+  for (Slot slot : kAllSlots) {
+    if (message.find(SlotLabel(slot)) == std::string::npos) continue;
+    const size_t index = static_cast<size_t>(slot);
+    slots += (slots.empty() ? "" : ",") +
+             (index < 3 ? std::to_string(index + 1) : std::string(SlotId(slot)));
+  }
+  return slots.empty() ? "none" : slots;
+}
+
+}  // namespace
+
 LaunchReport FailedLaunch(const run::PreflightFailure& failure) {
   LaunchReport launch;
   launch.error = failure.status;
   launch.artifact_dir = failure.artifact_dir;
   launch.receipt_text =
-      "Fusion failed (stage=preflight, slot=none, attempt=none): " + failure.status.message() +
+      "Fusion failed (stage=preflight, slot=" + NamedSlots(failure.status.message()) +
+      ", attempt=none): " + failure.status.message() +
       (failure.artifact_dir.empty() ? "" : "\nArtifacts: " + failure.artifact_dir) +
       ErrorCodeLine(failure.status.code());
   launch.details = {

@@ -32,6 +32,9 @@ struct LaunchReport {
   // A resumed run: what it reuses and what it runs (views/resume_texts.h ResumedText); empty
   // otherwise.
   std::string resumed_text;
+  // What the person should know before the run spends anything, as the receipt says it: that
+  // candidates share one model (config::SharedModelText); empty otherwise.
+  std::string warning_text;
   nlohmann::json details;  // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
   Status error;            // ok exactly when `ok`
 };
@@ -59,7 +62,8 @@ LaunchReport FailedLaunch(const run::PreflightFailure& failure);
 // artifacts)".
 std::string PreflightUpdateText(std::string_view workflow);
 // What /fusion tells the person once its run is registered: "Started fusion reason (<id>)…
-// Artifacts: <dir>", then the cost estimate.
+// Artifacts: <dir>", then the launch's warning (one model for several candidates), then the cost
+// estimate.
 std::string CommandStartedText(const LaunchReport& launch);
 
 // What the children of a failed or cancelled run did, from store::FailureProgress (the failure
@@ -71,6 +75,13 @@ std::string ChildrenLine(const nlohmann::json& progress);
 // a usage of another shape.
 std::string UsageSoFarLine(const nlohmann::json& usage,
                            const nlohmann::json& model_requests = nullptr);
+
+// What a run's children cost as Pi priced them: the `cost.total` of a Pi Usage object; 0 for a
+// usage of another shape.
+double UsageCostUsd(const nlohmann::json& usage);
+// Pi's footer status of what this Pi process's Fusion runs cost, which Pi's own cost sum leaves
+// out: "fusion: $0.0123".
+std::string FooterCostText(double usd);
 
 // The terminal notification of `outcome`. A failure or cancellation says, after its first line,
 // what the children did, the usage so far, the failure summary's unavailability when it could

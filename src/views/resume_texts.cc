@@ -183,6 +183,7 @@ std::string ResumeStartedText(const LaunchReport& launch) {
   std::string text = "Started " + tasks::TaskLabel(store::RunIdWorkflow(launch.run_id)) + " (" +
                      launch.run_id + ")… Artifacts: " + launch.artifact_dir;
   if (!launch.resumed_text.empty()) text += "\n" + launch.resumed_text;
+  if (!launch.warning_text.empty()) text += "\n" + launch.warning_text;
   if (!launch.estimate_text.empty()) text += "\n" + launch.estimate_text;
   return text;
 }

@@ -10,6 +10,7 @@
 #include "run/source_failures.h"
 #include "schema/tool_catalog.h"
 #include "store/failure_view.h"
+#include "store/run_id.h"
 #include "tasks/resume_hint.h"
 #include "views/report_texts.h"
 #include "views/resume_texts.h"
@@ -210,7 +211,18 @@ json FailedRunView(const RunFacts& facts, const json& failure_view, bool cancell
   return view;
 }
 
-json TerminalRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms) {
+namespace {
+
+// A resumed run's block says so even collapsed: "completed in 0:21 · resumed from 1a2b3c4d".
+json WithResumedFrom(json view, const tasks::TaskInfo& task) {
+  if (!task.resumed_from.empty() && view.contains("status") && view["status"].is_string()) {
+    view["status"] = view["status"].get<std::string>() + " · resumed from " +
+                     std::string(store::ShortRunId(task.resumed_from));
+  }
+  return view;
+}
+
+json EndedRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms) {
   RunFacts facts{task.id, task.workflow, task.question, task.artifact_dir, task.progress};
   if (task.state == tasks::TaskState::kCompleted) {
     Result<store::VerifiedResult> verified =
@@ -236,6 +248,12 @@ json TerminalRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms
     }
   }
   return FailedRunView(facts, view, cancelled, task.cancelled_by, now_ms);
+}
+
+}  // namespace
+
+json TerminalRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms) {
+  return WithResumedFrom(EndedRunView(fs, task, now_ms), task);
 }
 
 json CallView(std::string_view tool, const json& args) {

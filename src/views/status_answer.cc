@@ -23,6 +23,14 @@ std::string ResumedAs(const tasks::TaskRegistry& live, const tasks::TaskInfo& ta
 
 }  // namespace
 
+std::string PersonNote(std::string note) {
+  const std::string agent_words = kAgentResumeNote;
+  if (const size_t at = note.find(agent_words); at != std::string::npos) {
+    note.replace(at, agent_words.size(), kPersonResumeNote);
+  }
+  return note;
+}
+
 StatusAnswer BuildStatusAnswer(const tasks::TaskRegistry& live,
                                const std::vector<tasks::TaskInfo>& listed, int64_t now_ms) {
   if (listed.empty()) {
@@ -44,11 +52,15 @@ StatusAnswer BuildStatusAnswer(const tasks::TaskRegistry& live,
                (task.terminal_text.empty() ? "" : "; " + task.terminal_text);
       // The agent reads this list: resuming is the person's call, so it is named as theirs.
       if (task.resume && resumed_as.empty()) {
-        detail += "; the person can resume it with " + tasks::ResumeCommand(task.id);
+        detail += "; " + std::string(kAgentResumeNote) + tasks::ResumeCommand(task.id);
       }
     } else if (task.state == tasks::TaskState::kKilled &&
                task.cancelled_by != tasks::CancelSource::kUnknown) {
       detail = tasks::CancelledText(task.cancelled_by);
+    }
+    // A completed answer that lacks a candidate or a declared source is not a plain "completed".
+    if (task.state == tasks::TaskState::kCompleted && !task.answer_note.empty()) {
+      detail += (detail.empty() ? "" : "; ") + task.answer_note;
     }
     // Its answer exists in the run that resumed it: nobody should pay for it twice.
     if (!resumed_as.empty()) {

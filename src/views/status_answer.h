@@ -24,6 +24,13 @@ namespace pi_fusion::views {
 inline constexpr char kUnsavedSessionNote[] = "from a session Pi did not save";
 inline constexpr size_t kUnsavedSessionRunsListed = 5;
 
+// A row's note of a run the person can resume: bg_status tells the agent it is the person's call
+// (kAgentResumeNote); the person reading the same row in the TUI is told it is theirs.
+inline constexpr char kAgentResumeNote[] = "the person can resume it with ";
+inline constexpr char kPersonResumeNote[] = "you can resume it with ";
+// `note` (a row's note for the agent) as the person reads it.
+std::string PersonNote(std::string note);
+
 struct StatusAnswer {
   std::string text;
   nlohmann::json details;  // {tasks: [{task_id, state, workflow, label, description, question,

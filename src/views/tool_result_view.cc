@@ -10,6 +10,7 @@
 #include "views/lifecycle_texts.h"
 #include "views/report_texts.h"
 #include "views/resume_texts.h"
+#include "views/status_answer.h"
 #include "views/run_view.h"
 #include "views/view_parts.h"
 #include "workflow/workflow_constants.h"
@@ -183,7 +184,8 @@ json StatusItem(const json& row) {
     status += " · " + tasks::FormatElapsed(progress.value("elapsed_ms", int64_t{0})) + " (" +
               r.run_id + ")";
   }
-  if (!StringAt(row, "note").empty()) status += " — " + StringAt(row, "note");
+  // The row's note speaks to the agent; the person reading it here is "you".
+  if (!StringAt(row, "note").empty()) status += " — " + PersonNote(StringAt(row, "note"));
   json item = BaseView(r, shown, status);
   item.erase("artifacts");
   return item;

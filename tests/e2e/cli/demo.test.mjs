@@ -1,7 +1,8 @@
 /**
  * @file scripts/demo's run (scripts/demo.mjs, without the setup step): the verified answer on
  * stdout, the artifacts listed, and of its temp dir only the project with the artifacts left —
- * no temporary Pi home, agent dir or TMPDIR.
+ * no temporary Pi home, agent dir or TMPDIR — and its last line says where that is and how to
+ * remove it.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -23,6 +24,8 @@ test("the demo prints a verified answer and leaves only its project behind", () 
     assert.match(r.stdout, /^ {2}merged\.md$/m);
     assert.ok(root && fs.existsSync(artifacts), r.stdout);
     assert.deepEqual(fs.readdirSync(root), ["project"]);
+    const last = r.stdout.trimEnd().split("\n").at(-1);
+    assert.equal(last, `Temporary files left in ${root} (the demo's project, with the run's artifacts). Remove them with: rm -rf ${root}`);
   } finally {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   }

@@ -200,7 +200,7 @@ describe("the hard cost cap", () => {
       writeFusionModelsV2(env, { ...ROUTES, candidates: [ROUTES.candidates[0], ROUTES.candidates[1], "scripted-free/scripted-free"] }, { max_cost_usd: 5 });
       const r = await env.print("/fusion Why is the sky blue?");
       assert.notEqual(r.code, 0);
-      assert.match(r.stderr, /Fusion failed \(stage=preflight, slot=none, attempt=none\): the cost cap of \$5\.0000 \(policy\.max_cost_usd\) cannot bound the Candidate 3 slot's route scripted-free\/scripted-free: Pi gives no prices for it, so no request on it can be admitted against the cap; no child was started\. Choose a priced route for that slot, or clear the cap, with \/fusion-models\./);
+      assert.match(r.stderr, /Fusion failed \(stage=preflight, slot=3, attempt=none\): the cost cap of \$5\.0000 \(policy\.max_cost_usd\) cannot bound the Candidate 3 slot's route scripted-free\/scripted-free: Pi gives no prices for it, so no request on it can be admitted against the cap; no child was started\. Choose a priced route for that slot, or clear the cap, with \/fusion-models\./);
       const [dir] = runDirs(env);
       const manifest = manifestOf(dir);
       assert.deepEqual([manifest.state, manifest.error.code, manifest.attempts.length], ["failed", "cost_cap_exceeded", 0]);

@@ -203,10 +203,12 @@ test("research: /fusion-resume after a failed merger keeps the declared sources 
   });
 });
 
-test("research: when every declared source fails, each is a warning and the run is flagged as having fetched none, in the result, the notice, bg_result and pi-fusion runs, never a plain completed", () => {
+test("research: when every declared source fails, each is a warning and the run is flagged as having fetched none, in the result, the notice, bg_result, bg_status and pi-fusion runs, never a plain completed", () => {
   const REFUSED = "http://docs.test:81/page";  // nothing listens on port 81: the connection is refused
   const args = { ...RESEARCH_ARGS, sources: [{ url: UNREACHABLE, purpose: "a page that is gone" }, { url: REFUSED, purpose: "a server that is down" }] };
   const rules = cleanTaskAgentRules("research", args, candidateRules([{ tool_calls: [fetchCall(UNREACHABLE), fetchCall(REFUSED)] }]));
+  // Woken, the agent reads the list of runs too: bg_status must not call the run a plain completed.
+  rules.find((r) => r.name === "wake").responses = [{ tool_calls: [{ name: "bg_result", arguments: { taskId: "research-" } }, { name: "bg_status", arguments: {} }] }];
   const ROWS = [{ url: REFUSED, code: "network_error" }, { url: UNREACHABLE, code: "dns_failure" }];  // by URL
   const WARNINGS = [...ROWS.map((x) => warning(x.url, x.code)), NO_SOURCE];
   return withFixtureEnv({ script: { rules } }, async (env) => {
@@ -236,6 +238,8 @@ test("research: when every declared source fails, each is a warning and the run 
       for (const line of WARNINGS) assert.ok(text.split("\n").includes(line), `${name}: ${text}`);
     }
     assert.ok(WARNINGS.every((line) => retrieved.text.indexOf(line) < retrieved.text.indexOf(MERGED_TEXT)), retrieved.text);
+    const statusList = lastToolResult(env.requests(), "bg_status");
+    assert.match(statusList.text, new RegExp(`^${id}  completed  fusion research  \\(no declared source fetched\\)$`, "m"));
 
     // pi-fusion runs: the state says it, a line per source under the table, the rows in --json.
     const table = piFusion(env.cwd, "runs");

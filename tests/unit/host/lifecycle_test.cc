@@ -269,6 +269,11 @@ TEST_CASE("RunLifecycle: the receipt, the /fusion notice and the launch block st
   CHECK_THAT(receipt, !Catch::Contains("subscription"));
   CHECK_THAT(views::CommandStartedText(h.sink.launch),
              Catch::EndsWith("\n" + h.sink.launch.estimate_text));
+  // The one-model warning the receipt gives the agent reaches the person before the run, too.
+  CHECK_THAT(views::CommandStartedText(h.sink.launch),
+             Catch::Contains("\nAll three candidates run on one model (scripted/scripted-a), so "
+                             "their agreement is weaker evidence than agreement between different "
+                             "models.\nEstimate (expected – worst case): "));
   const nlohmann::json& estimate = h.sink.launch.details["estimate"];
   CHECK(estimate["stages"].size() == 6);
   CHECK(estimate["expected"]["usd"].get<double>() > 0);

@@ -209,3 +209,37 @@ TEST_CASE("a child that has not reported adds nothing; the evaluator and merger 
   CHECK(ActivitySummary(t.snapshot(), kStart + 90'000).empty());
   CHECK(t.snapshot().merger_life.last_output_ms == kStart + 10'000);
 }
+
+TEST_CASE("print mode's line: the status line's words and time, then the event when it adds") {
+  ProgressTracker t = Started();
+  const ProgressUpdate failed{ProgressEvent::kCandidateFailed, 3,
+                              "candidate 3 failed (child_timeout)"};
+  t.Apply(failed, kStart + 14'000);
+  CHECK(PlainProgressLine(t.snapshot(), "fusion reason", kRun, kStart + 14'000, failed) ==
+        "fusion reason 01234567: candidates 0/3 done, 1 failed · 0:14 · candidate 3 failed "
+        "(child_timeout)");
+  const ProgressUpdate done{ProgressEvent::kCandidateDone, 1, "candidates 1/3 complete"};
+  t.Apply(done, kStart + 15'000);
+  CHECK(PlainProgressLine(t.snapshot(), "fusion reason", kRun, kStart + 15'000, done) ==
+        "fusion reason 01234567: candidates 1/3 done, 1 failed · 0:15");
+  const ProgressUpdate merging{ProgressEvent::kMerging, 0, "merging final answer"};
+  t.Apply(merging, kStart + 21'000);
+  CHECK(PlainProgressLine(t.snapshot(), "fusion reason", kRun, kStart + 21'000, merging) ==
+        "fusion reason 01234567: merging the final answer · 0:21");
+}
+
+TEST_CASE("the grace window counts down in the status line while the candidates wait") {
+  ProgressTracker t = Started();
+  t.Apply({ProgressEvent::kCandidateDone, 1, "candidates 1/3 complete"}, kStart + 5'000);
+  t.Apply({ProgressEvent::kCandidateDone, 2, "candidates 2/3 complete"}, kStart + 6'000);
+  CHECK(GraceCountdown(t.snapshot(), kStart + 6'000).empty());
+  t.Apply({ProgressEvent::kNote, 0, "2/3 candidates verified; waiting up to 15 s for the third",
+           15'000},
+          kStart + 6'000);
+  CHECK(StatusLine(t.snapshot(), "fusion reason", kRun, kStart + 9'500) ==
+        "fusion reason 01234567: candidates 2/3 done · 0:09 · grace 12s left");
+  CHECK(GraceCountdown(t.snapshot(), kStart + 20'999) == "grace 1s left");
+  CHECK(GraceCountdown(t.snapshot(), kStart + 21'000).empty());
+  t.Apply({ProgressEvent::kEvaluating, 0, "evaluating candidates"}, kStart + 22'000);
+  CHECK(GraceCountdown(t.snapshot(), kStart + 10'000).empty());
+}

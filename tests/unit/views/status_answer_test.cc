@@ -171,3 +171,21 @@ TEST_CASE("ResolveLiveOrEarlier: a blank id is the registry's error, never looke
   CHECK(blank.miss() == LookupMiss::kIdRequired);
   CHECK(blank.status().message() == "Task ID is required");
 }
+
+TEST_CASE("StatusAnswer: a completed run whose answer lacks a candidate or a source says what") {
+  TaskRegistry live;
+  live.Add(Task(kLive, TaskState::kRunning), *process::CancelToken::Create());
+  live.Finish(kLive, TaskState::kCompleted, "done", "",
+              "degraded (2 of 3 candidates); 1 declared source failed");
+  TaskInfo earlier = Task(kEarlier, TaskState::kCompleted);
+  earlier.answer_note = "degraded (2 of 3 candidates)";
+  const StatusAnswer view = BuildStatusAnswer(live, {earlier, *live.Resolve(kLive)}, kStart);
+  CHECK(view.text == kEarlier +
+                         "  completed  fusion reason  (earlier Pi process; degraded (2 of 3 "
+                         "candidates))\n" +
+                         kLive +
+                         "  completed  fusion reason  (degraded (2 of 3 candidates); 1 declared "
+                         "source failed)\n");
+  CHECK(view.details.at("tasks")[1].at("note") ==
+        "degraded (2 of 3 candidates); 1 declared source failed");
+}
