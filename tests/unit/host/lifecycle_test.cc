@@ -229,8 +229,10 @@ TEST_CASE("RunLifecycle: a run under PI_FUSION_CHILD_WRAPPER says so in receipt,
   CHECK_THAT(h.sink.launch.receipt_text, Catch::Contains("\nWarning: " + notice + ".\n"));
   {
     std::lock_guard lock(h.sink.mu);
-    CHECK(std::find(h.sink.lines.begin(), h.sink.lines.end(), "fusion reason: " + notice) !=
-          h.sink.lines.end());
+    // The progress line in the TUI's words: "fusion reason <short>: <stage> · <elapsed> · <line>".
+    CHECK(std::any_of(h.sink.lines.begin(), h.sink.lines.end(), [&](const std::string& line) {
+      return line.starts_with("fusion reason ") && line.ends_with(" · " + notice);
+    }));
   }
   REQUIRE(h.sink.terminal.has_value());
   REQUIRE(h.sink.terminal->outcome.end == run::RunEnd::kCompleted);
