@@ -64,6 +64,18 @@ export function manifestOf(dir) {
   return artifactJson(dir, "manifest.json");
 }
 
+/**
+ * An attempt's recorded exit without its time: {code, signal, stop_reason, after_answer}. Throws
+ * unless the exit says when it happened (`exited_at`, an ISO 8601 UTC time).
+ */
+export function exitOf(attempt) {
+  const { exited_at: at, ...exit } = attempt.exit;
+  if (typeof at !== "string" || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(at) || Number.isNaN(Date.parse(at))) {
+    throw new Error(`attempt ${attempt.stage} ${attempt.slot}: exit.exited_at is ${JSON.stringify(at)}`);
+  }
+  return exit;
+}
+
 /** `sha256:<hex>` of `bytes`, as a manifest and a seal record a digest. */
 export function sha256(bytes) {
   return `sha256:${crypto.createHash("sha256").update(bytes).digest("hex")}`;

@@ -16,7 +16,7 @@ import { describe, test } from "node:test";
 import {
   CANDIDATE_TEXT, fusionRules, MERGED_TEXT, SECOND_CANDIDATE_ON_B, STAGE, THIRD_CANDIDATE_ON_B, writeFusionModels, writeFusionModelsV2,
 } from "../../support/fusion_script.mjs";
-import { artifactJson, artifactText, manifestOf, piFusion, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { artifactJson, artifactText, exitOf, manifestOf, piFusion, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { assertConforms, assertValueConforms } from "../../support/schema_check.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
 import { validateAgentRules, validateRules } from "../../support/validate_script.mjs";
@@ -258,7 +258,7 @@ describe("/fusion-resume", () => {
       const old = manifestOf(oldDir);
       assert.equal(old.error.stage, "merge", "the merger's failure is the run's");
       const second = old.attempts.find((a) => a.stage === "candidate" && a.slot === 2);
-      assert.deepEqual(second.exit, { code: 3, signal: null, stop_reason: "none", after_answer: true });
+      assert.deepEqual(exitOf(second), { code: 3, signal: null, stop_reason: "none", after_answer: true });
       assert.match(first.stderr, /Resumable: \/fusion-resume [0-9a-f]{8} runs only what is missing, reusing its 2 verified candidate answers\./);
       env.server.setScript({ rules: fusionRules() });
       const before = env.requests().length;

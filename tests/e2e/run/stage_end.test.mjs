@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fusionRules } from "../../support/fusion_script.mjs";
-import { manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { exitOf, manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { agentFlowRules, candidateRules, FILE_TOOL_CALLS, withFixtureEnv } from "../investigate/investigate_support.mjs";
 
 // How long a lingering child would keep the run waiting if its stage waited for its exit.
@@ -53,7 +53,7 @@ describe("a stage ends at its child's verified answer", () => {
       for (const attempt of manifest.attempts) {
         assert.equal(attempt.state, "completed");
         // The wrapper's shell and its sleep got the group's SIGTERM a while after the answer.
-        assert.deepEqual(attempt.exit, { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
+        assert.deepEqual(exitOf(attempt), { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
           `${attempt.stage} ${attempt.slot}`);
         // Its stderr is bound whole once it was reaped, with what it wrote after its answer.
         const name = attempt.artifacts.find((a) => a.endsWith(".stderr.txt"));
@@ -79,7 +79,7 @@ describe("a stage ends at its child's verified answer", () => {
       assert.equal(candidates.length, 3);
       for (const attempt of candidates) {
         assert.equal(attempt.state, "completed");
-        assert.deepEqual(attempt.exit, { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
+        assert.deepEqual(exitOf(attempt), { code: null, signal: 15, stop_reason: "after_answer", after_answer: true },
           `candidate ${attempt.slot}`);
         assert.ok(attempt.artifacts.some((name) => name.endsWith(".seal.json")), `candidate ${attempt.slot}`);
       }
@@ -99,7 +99,7 @@ describe("a stage ends at its child's verified answer", () => {
         // limit it is stopped instead, which is recorded as such and is not a failure.
         const own = { code: 0, signal: null, stop_reason: "none", after_answer: true };
         const stopped = { code: null, signal: 15, stop_reason: "after_answer", after_answer: true };
-        assert.deepEqual(attempt.exit, attempt.exit.stop_reason === "none" ? own : stopped, where);
+        assert.deepEqual(exitOf(attempt), attempt.exit.stop_reason === "none" ? own : stopped, where);
       }
       assert.deepEqual(survivingChildren(env), []);
     });
@@ -120,7 +120,7 @@ describe("a stage ends at its child's verified answer", () => {
       const evaluation = manifest.attempts.find((a) => a.stage === "evaluation");
       // Its answer verified and the run moved on with it; the exit came after.
       assert.equal(evaluation.state, "completed");
-      assert.deepEqual(evaluation.exit, { code: 0, signal: null, stop_reason: "none", after_answer: true });
+      assert.deepEqual(exitOf(evaluation), { code: 0, signal: null, stop_reason: "none", after_answer: true });
       assert.ok(manifest.attempts.some((a) => a.stage === "merge"), "the merge stage ran meanwhile");
       assert.ok(!fs.existsSync(path.join(runDirs(env)[0], "merged.md")), "no result was committed");
       assert.deepEqual(survivingChildren(env), []);
@@ -137,7 +137,7 @@ describe("a stage ends at its child's verified answer", () => {
       const manifest = manifestOf(runDirs(env)[0]);
       assert.equal(manifest.state, "failed");
       for (const attempt of manifest.attempts.filter((a) => a.stage === "candidate")) {
-        assert.deepEqual(attempt.exit, { code: 3, signal: null, stop_reason: "none", after_answer: true });
+        assert.deepEqual(exitOf(attempt), { code: 3, signal: null, stop_reason: "none", after_answer: true });
       }
       assert.deepEqual(survivingChildren(env), []);
     });
