@@ -179,15 +179,15 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   // Nor is one answered from two of its three candidates.
   const std::string degraded_status = run::DegradedStatus(Degraded(run));
   const std::string degraded = degraded_status.empty() ? "" : ", " + degraded_status;
-  return {run.run_id,
-          run.manifest ? run.manifest->workflow : "-",
-          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + degraded +
-              sources,
-          age ? Span(*age) : "-",
-          duration ? Span(*duration) : "-",
-          Size(run.size_bytes),
-          Cost(run),
-          views::ShortQuestion(run.question)};
+  return {
+      run.run_id,
+      run.manifest ? run.manifest->workflow : "-",
+      (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + degraded + sources,
+      age ? Span(*age) : "-",
+      duration ? Span(*duration) : "-",
+      Size(run.size_bytes),
+      Cost(run),
+      views::ShortQuestion(run.question)};
 }
 
 const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE", "AGE",
@@ -295,8 +295,7 @@ const std::vector<std::string> kPrunableStates = {"completed", "failed", "cancel
 // --older-than; empty when every state is one of them.
 std::string UnknownStateMessage(const std::vector<std::string>& states) {
   for (const std::string& state : states) {
-    if (std::find(kPrunableStates.begin(), kPrunableStates.end(), state) !=
-        kPrunableStates.end()) {
+    if (std::find(kPrunableStates.begin(), kPrunableStates.end(), state) != kPrunableStates.end()) {
       continue;
     }
     std::string allowed;

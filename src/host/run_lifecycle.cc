@@ -38,9 +38,8 @@ class TaskObserver : public run::RunObserver {
     const int64_t now_ms = tasks::ToEpochMs(clock_.WallNow());
     registry_.Progress(id_, update, now_ms);
     const Result<tasks::TaskInfo> task = registry_.Resolve(id_);
-    sink_.Progress(task.ok()
-                       ? tasks::PlainProgressLine(task->progress, label_, id_, now_ms, update)
-                       : label_ + ": " + update.line);
+    sink_.Progress(task.ok() ? tasks::PlainProgressLine(task->progress, label_, id_, now_ms, update)
+                             : label_ + ": " + update.line);
   }
 
   void CandidateLanded(const run::LandedCandidate& landed) override {

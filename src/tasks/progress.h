@@ -79,7 +79,7 @@ struct ProgressSnapshot {
   int64_t ended_ms = 0;    // 0 while the run is active
   // When quorum 2's grace window for the third candidate ends (wall clock); 0 when none started.
   int64_t grace_ends_ms = 0;
-  std::string line;        // the newest progress text of the contract
+  std::string line;  // the newest progress text of the contract
   std::vector<std::string> warnings;
 
   int CandidatesIn(SlotState state) const;

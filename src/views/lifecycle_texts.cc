@@ -66,9 +66,8 @@ LaunchReport Receipt(const run::PreparedRun& run, const tasks::TaskInfo& task) {
   if (shared) launch.warning_text = config::SharedModelText(*shared);
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
                         ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
-                        WrapperLine(run) +
-                        (shared ? "\n" + launch.warning_text : std::string()) + "\n" +
-                        launch.estimate_text +
+                        WrapperLine(run) + (shared ? "\n" + launch.warning_text : std::string()) +
+                        "\n" + launch.estimate_text +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},

@@ -10,8 +10,8 @@
 #include "views/lifecycle_texts.h"
 #include "views/report_texts.h"
 #include "views/resume_texts.h"
-#include "views/status_answer.h"
 #include "views/run_view.h"
+#include "views/status_answer.h"
 #include "views/view_parts.h"
 #include "workflow/workflow_constants.h"
 

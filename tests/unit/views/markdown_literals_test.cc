@@ -22,7 +22,8 @@ TEST_CASE("intraword stars are escaped; emphasis, code and fences are kept", "[v
   CHECK(KeepIntrawordStars("plain\n\ntext\n") == "plain\n\ntext\n");
 }
 
-TEST_CASE("a view's answers and candidate answers are escaped, its other texts are not", "[views]") {
+TEST_CASE("a view's answers and candidate answers are escaped, its other texts are not",
+          "[views]") {
   nlohmann::json view = {{"status", "a*b*c"},
                          {"answer", {{"preview", "a*b"}, {"markdown", "a*b*c"}}},
                          {"candidates", {{{"markdown", "p*q"}, {"note", "p*q"}}}}};

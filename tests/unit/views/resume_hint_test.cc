@@ -204,8 +204,8 @@ TEST_CASE("NoticeText: whoever watches a run gets the person's words, whoever la
   const std::string notice = NoticeText(completed, task, std::nullopt);
   CHECK(notice == "fusion reason " + std::string(kRunId) +
                       " completed. Read the verified answer with `pi-fusion show " +
-                      std::string(store::ShortRunId(kRunId)) + "`.\nArtifacts: " +
-                      completed.artifact_dir);
+                      std::string(store::ShortRunId(kRunId)) +
+                      "`.\nArtifacts: " + completed.artifact_dir);
   // A failed tool run: the notice resumes in the person's words, the agent's text in its own.
   run::RunOutcome failed = completed;
   failed.end = run::RunEnd::kFailed;

@@ -312,12 +312,12 @@ TEST_CASE(
 }
 
 TEST_CASE("bg_status rows speak to the person who reads them: 'you can resume it'") {
-  const json row = {{"task_id", kRun},
-                    {"state", "failed"},
-                    {"workflow", "reason"},
-                    {"question", "q"},
-                    {"note",
-                     "earlier Pi process; the person can resume it with /fusion-resume 01234567"}};
+  const json row = {
+      {"task_id", kRun},
+      {"state", "failed"},
+      {"workflow", "reason"},
+      {"question", "q"},
+      {"note", "earlier Pi process; the person can resume it with /fusion-resume 01234567"}};
   const json list = ToolResultView("bg_status", {{"tasks", {row}}}, "…", false, kStart);
   CHECK(list["items"][0]["status"] ==
         "failed (" + std::string(kRun) +
