@@ -66,7 +66,8 @@ json WithExpansion(json view) {
   const std::string dir = view["artifacts"].value("dir", "");
   if (dir.empty()) return view;
   json more = views::ExpandRun(PosixFileSystem(), dir);
-  if (state != "completed") more.erase("candidates");  // only a completed run has all three
+  // A failed or cancelled run keeps what was paid for in view: each verified candidate answer.
+  if (state != "completed") views::KeepVerifiedCandidates(more);
   for (auto& [key, value] : more.items()) view[key] = value;
   return view;
 }

@@ -73,6 +73,17 @@ const store::AttemptRecord* LatestCompleted(const store::Manifest& manifest, int
   return latest;
 }
 
+// The candidates of a run that drew no anonymous map (it failed or was cancelled before its
+// evaluation): each slot with a completed attempt, by its slot label alone.
+std::vector<Lettered> CandidatesWithAnswers(const store::Manifest& manifest) {
+  std::vector<Lettered> out;
+  for (int slot = 1; slot <= 3; ++slot) {
+    if (LatestCompleted(manifest, slot) == nullptr) continue;
+    out.push_back({slot, "", std::string(SlotLabel(kAllSlots[slot - 1]))});
+  }
+  return out;
+}
+
 // The name of the complete answer an attempt recorded ("" when there is none).
 std::string AnswerArtifact(const store::AttemptRecord* attempt) {
   std::string name;
@@ -89,10 +100,8 @@ std::string AnswerArtifact(const store::AttemptRecord* attempt) {
 json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest,
                    const Lettered& candidate, bool* missing) {
   const store::ModelSelection& model = manifest.models.candidates[candidate.slot - 1];
-  json view = {{"id", candidate.id},
-               {"slot", candidate.slot},
-               {"name", candidate.name},
-               {"model", model.QualifiedId()}};
+  json view = {{"slot", candidate.slot}, {"name", candidate.name}, {"model", model.QualifiedId()}};
+  if (!candidate.id.empty()) view["id"] = candidate.id;
   const store::AttemptRecord* latest = LatestCompleted(manifest, candidate.slot);
   auto ref = manifest.artifacts.find(AnswerArtifact(latest));
   Result<std::string> text =
@@ -167,7 +176,7 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   bool missing = false;
   const std::vector<Lettered> lettered = CandidatesBySlot(manifest->anonymous_map);
   json candidates = json::array();
-  for (const Lettered& candidate : lettered) {
+  for (const Lettered& candidate : lettered.empty() ? CandidatesWithAnswers(*manifest) : lettered) {
     candidates.push_back(CandidateView(fs, run_dir, *manifest, candidate, &missing));
   }
   if (!candidates.empty()) out["candidates"] = candidates;
@@ -187,6 +196,19 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   }
   out["artifacts"] = artifacts;
   return out;
+}
+
+void KeepVerifiedCandidates(json& expansion) {
+  if (!expansion.contains("candidates") || !expansion["candidates"].is_array()) return;
+  json kept = json::array();
+  for (json& candidate : expansion["candidates"]) {
+    if (candidate.contains("markdown")) kept.push_back(std::move(candidate));
+  }
+  if (kept.empty()) {
+    expansion.erase("candidates");
+  } else {
+    expansion["candidates"] = std::move(kept);
+  }
 }
 
 }  // namespace pi_fusion::views

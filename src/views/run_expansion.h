@@ -14,11 +14,16 @@
 namespace pi_fusion::views {
 
 // {candidates?, roles?, agreements?, conflicts?, citations?, artifacts}: the candidates A/B/C in
-// slot order with their models, verified answers and (for the tool-using workflows) the tool calls
-// each made (run/tool_call_list.h), the evaluator's agreements and conflicts with resolutions, the
-// manifest's broken citations one line each (run/judgment_text.h BrokenCitationLines), the usage
-// and cost per role (RoleUsageLines), and the artifact directory, or a note that the artifacts (or
-// some of them) are gone.
+// slot order (a run that ended before its evaluation drew no letters: each candidate that
+// answered, by its slot) with their models, verified answers and (for the tool-using workflows)
+// the tool calls each made (run/tool_call_list.h), the evaluator's agreements and conflicts with
+// resolutions, the manifest's broken citations one line each (run/judgment_text.h
+// BrokenCitationLines), the usage and cost per role (RoleUsageLines), and the artifact directory,
+// or a note that the artifacts (or some of them) are gone.
 nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
+
+// Drops from an expansion the candidates without a verified answer (a run that did not complete
+// shows only what it verified), and the candidates key when none is left.
+void KeepVerifiedCandidates(nlohmann::json& expansion);
 
 }  // namespace pi_fusion::views

@@ -10,8 +10,10 @@
 #include "run/source_failures.h"
 #include "schema/tool_catalog.h"
 #include "store/failure_view.h"
+#include "store/manifest.h"
 #include "store/run_id.h"
 #include "tasks/resume_hint.h"
+#include "views/provider_error.h"
 #include "views/report_texts.h"
 #include "views/resume_texts.h"
 
@@ -73,6 +75,33 @@ tasks::ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled)
   if (p.evaluator == tasks::SlotState::kPending) p.evaluator = tasks::SlotState::kSkipped;
   if (p.merger == tasks::SlotState::kPending) p.merger = tasks::SlotState::kSkipped;
   return p;
+}
+
+// The route ("provider/model") of the child where a run failed, from `models` as SlotsOf reads
+// them; "" when the failure names no child or the models are unknown.
+std::string FailedRoute(const json& failure, const json& models) {
+  const std::optional<pi_fusion::Stage> stage = ParseStage(StringAt(failure, "stage"));
+  if (!stage || !models.is_object()) return "";
+  if (*stage == pi_fusion::Stage::kEvaluation) return StringAt(models, "evaluator");
+  if (*stage == pi_fusion::Stage::kMerge) return StringAt(models, "merger");
+  const json slot = failure.value("slot", json());
+  const json candidates = models.value("candidates", json());
+  if (!slot.is_number_integer() || !candidates.is_array()) return "";
+  const int n = slot.get<int>();
+  if (n < 1 || n > static_cast<int>(candidates.size()) || !candidates[n - 1].is_string()) return "";
+  return candidates[n - 1].get<std::string>();
+}
+
+// The failure as the block's error line: "<code>: <message>", with a provider's reply said as a
+// sentence (provider_error.h) rather than its JSON, which stays in error.json.
+std::string ErrorLine(const json& failure, const json& models) {
+  const std::string code = StringAt(failure, "code");
+  const std::string message = StringAt(failure, "message");
+  if (const std::optional<std::string> sentence =
+          ProviderErrorSentence(message, FailedRoute(failure, models))) {
+    return code + ": " + *sentence + " The provider's reply is kept in error.json.";
+  }
+  return code + ": " + message;
 }
 
 std::string WhereItStopped(const json& failure) {
@@ -177,12 +206,14 @@ json FailedRunView(const RunFacts& facts, const json& failure_view, bool cancell
   if (facts.progress) status += " after " + tasks::FormatElapsed(facts.progress->ElapsedMs(now_ms));
   json view = BaseView(facts, cancelled ? "cancelled" : "failed", status);
   const bool have_rows = failure_view.is_object() && failure_view.contains("attempts");
+  // The routes, where the caller read them from the manifest: the failing slot's row names its
+  // model.
+  const json models = failure_view.is_object() ? failure_view.value("models", json()) : json();
   view["slots"] = SlotsOf(
       have_rows || !facts.progress ? ProgressFromFailure(failure_view, cancelled) : *facts.progress,
-      json());
-  const std::string code = StringAt(failure, "code");
+      models);
   const std::string message = StringAt(failure, "message");
-  if (!cancelled && !code.empty()) view["error"] = code + ": " + message;
+  if (!cancelled && !StringAt(failure, "code").empty()) view["error"] = ErrorLine(failure, models);
   json notes = json::array();
   const std::string who = tasks::CancelSourceText(cancelled_by);
   if (cancelled) {
@@ -212,6 +243,15 @@ json FailedRunView(const RunFacts& facts, const json& failure_view, bool cancell
 }
 
 namespace {
+
+// The run's routes as SlotsOf reads them: {candidates: ["provider/model" ×3], evaluator, merger}.
+json SlotModels(const store::RunModels& models) {
+  json candidates = json::array();
+  for (const store::ModelSelection& m : models.candidates) candidates.push_back(m.QualifiedId());
+  return {{"candidates", candidates},
+          {"evaluator", models.evaluator.QualifiedId()},
+          {"merger", models.merger.QualifiedId()}};
+}
 
 // A resumed run's block says so even collapsed: "completed in 0:21 · resumed from 1a2b3c4d".
 json WithResumedFrom(json view, const tasks::TaskInfo& task) {
@@ -246,6 +286,7 @@ json EndedRunView(FileSystem& fs, const tasks::TaskInfo& task, int64_t now_ms) {
     if (const std::optional<tasks::ResumeHint> resume = tasks::ResumeHintOf(*manifest)) {
       view["resumable"] = tasks::ResumeHintJson(*resume);
     }
+    view["models"] = SlotModels(manifest->models);
   }
   return FailedRunView(facts, view, cancelled, task.cancelled_by, now_ms);
 }

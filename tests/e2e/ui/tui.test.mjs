@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT, pricedRules } from "../../support/fusion_script.mjs";
+import { CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT, pricedRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
 import { withFusionEnv } from "../../support/fusion_runs.mjs";
 import { PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
@@ -77,6 +77,33 @@ describe("the TUI shows Fusion to the person", () => {
       assert.match(screen, /· Evaluator|Evaluator/);
       assert.match(screen, /child_[a-z_]+: /, "the error code and message");
       assert.doesNotMatch(screen, /5 model requests/);
+    });
+  });
+
+  test("a failed run keeps what was paid for: ctrl+o shows each verified candidate, the failing model and the provider's words", async () => {
+    // Candidate 2 (on scripted-b) fails on its provider after candidates 1 and 3 have verified.
+    const rules = [
+      { match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500, delay_ms: 2500 }, { status: 500 }] },
+      ...fusionRules(),
+    ];
+    await withFusionEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModels(env, SECOND_CANDIDATE_ON_B);
+      await withTmuxPi(env, {}, async (ui) => {
+        await ui.ready();
+        await ui.submit("/fusion Why is the sky blue?");
+        const collapsed = await ui.waitFor(/✗ failed at candidate 2/, RUN_TIMEOUT_MS, "the failed run");
+        // The failing slot's row names its model; the error is a sentence, not the reply's JSON.
+        assert.match(collapsed, /✗ Candidate 2 scripted\/scripted-b/);
+        assert.match(collapsed, /child_exit_failed: scripted\/scripted-b answered HTTP 500: Scripted internal server\s+error \(api_error\)/);
+        assert.doesNotMatch(collapsed, /\{"message"/, "no raw JSON");
+        assert.doesNotMatch(collapsed, new RegExp(CANDIDATE_TEXT.slice(0, 40)), "answers only when expanded");
+        ui.keys("C-o");
+        const expanded = await ui.waitFor((s) => s.split(CANDIDATE_TEXT.slice(0, 40)).length - 1 >= 2, 10000, "the verified answers");
+        assert.equal(expanded.split(CANDIDATE_TEXT.slice(0, 40)).length - 1, 2, "candidates 1 and 3, not the failed one");
+        assert.match(expanded, /^\s*Candidate 1 scripted\/scripted-a\s*$/m);
+        assert.match(expanded, /^\s*Candidate 3 scripted\/scripted-a\s*$/m);
+        assert.doesNotMatch(expanded, /^\s*Candidate 2 scripted\/scripted-b\s*$/m);
+      });
     });
   });
 

@@ -262,6 +262,66 @@ TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conf
   CHECK(gone["artifacts"]["note"] == "(the artifacts are gone; the candidates cannot be shown)");
 }
 
+TEST_CASE("a failed run's block names the failing slot's model and says the provider's error") {
+  const json failure = {
+      {"failure",
+       {{"code", "child_exit_failed"},
+        {"message",
+         "child ended with exit code 1: 500: {\"message\":\"Scripted internal server "
+         "error\",\"type\":\"api_error\"}"},
+        {"stage", "candidate"},
+        {"slot", 2},
+        {"attempt", 1}}},
+      {"attempts",
+       {{{"stage", "candidate"}, {"slot", 1}, {"attempt", 1}, {"state", "completed"}},
+        {{"stage", "candidate"}, {"slot", 2}, {"attempt", 1}, {"state", "failed"}},
+        {{"stage", "candidate"}, {"slot", 3}, {"attempt", 1}, {"state", "completed"}}}},
+      {"models",
+       {{"candidates", {"local/m1", "other/m2", "local/m3"}},
+        {"evaluator", "local/e"},
+        {"merger", "local/g"}}}};
+  const json failed = FailedRunView(Facts(), failure, false, CancelSource::kUnknown, kStart);
+  CHECK(failed["slots"][1] ==
+        json{{"name", "Candidate 2"}, {"state", "failed"}, {"model", "other/m2"}});
+  CHECK(failed["slots"][4]["model"] == "local/g");
+  CHECK(failed["error"] ==
+        "child_exit_failed: other/m2 answered HTTP 500: Scripted internal server error "
+        "(api_error). The provider's reply is kept in error.json.");
+  // The merger's failure names the merger's route; without models, the provider is unnamed.
+  json at_merge = failure;
+  at_merge["failure"]["stage"] = "merge";
+  at_merge["failure"]["slot"] = nullptr;
+  CHECK_THAT(FailedRunView(Facts(), at_merge, false, CancelSource::kUnknown, kStart)["error"]
+                 .get<std::string>(),
+             Catch::StartsWith("child_exit_failed: local/g answered HTTP 500"));
+  at_merge.erase("models");
+  CHECK_THAT(FailedRunView(Facts(), at_merge, false, CancelSource::kUnknown, kStart)["error"]
+                 .get<std::string>(),
+             Catch::StartsWith("child_exit_failed: The provider answered HTTP 500"));
+}
+
+TEST_CASE("expanding a run that failed before its evaluation shows each verified candidate") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  run.RecordCandidates();  // no anonymous map: the run ended before its evaluation
+  const std::string dir = run.store->run_dir();
+  json view = ExpandRun(run.fs, dir);
+  REQUIRE(view["candidates"].size() == 3);
+  CHECK(view["candidates"][1]["name"] == "Candidate 2");
+  CHECK_FALSE(view["candidates"][1].contains("id"));
+  CHECK(view["candidates"][1]["markdown"] == "candidate answer 2");
+  // A changed answer is not shown, and a failed run's view keeps only what verified.
+  store::testing::WriteAll(run.Path("candidate-3.attempt-1.response.md"), "edited");
+  view = ExpandRun(run.fs, dir);
+  KeepVerifiedCandidates(view);
+  REQUIRE(view["candidates"].size() == 2);
+  CHECK(view["candidates"][0]["slot"] == 1);
+  CHECK(view["candidates"][1]["slot"] == 2);
+  json none = {{"candidates", {{{"slot", 1}, {"note", "(its answer file is gone)"}}}}};
+  KeepVerifiedCandidates(none);
+  CHECK_FALSE(none.contains("candidates"));
+}
+
 TEST_CASE("expanding a tool-using run lists each candidate's calls from its verified files") {
   store::testing::StoreFixture run;
   run.WalkTo(store::RunState::kCandidatesRunning);
