@@ -10,7 +10,7 @@
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
  * editor while they work (src/views/live_view.h), is
- *   {kind:"live", runs: [{line, candidates: [{slot, name, model?, note?, markdown?}]}], hint?, expand?} Only erasable TypeScript syntax, so Node runs the
+ *   {kind:"live", runs: [{line, about?, candidates: [{slot, name, model?, note?, markdown?}]}], hint?, expand?} Only erasable TypeScript syntax, so Node runs the
  * unit tests (tests/unit/render/) without a build step.
  */
 import { Box, type Component, Container, getKeybindings, Markdown, type MarkdownTheme, Spacer, Text } from "@earendil-works/pi-tui";
@@ -112,7 +112,8 @@ export interface LandedView {
 
 export interface LiveView {
   kind: "live";
-  runs: { line: string; candidates: LandedView[] }[];
+  /** `about`: the run's id and folder and the estimate, drawn when expanded (the answers push the launch notice away). */
+  runs: { line: string; about?: string[]; candidates: LandedView[] }[];
   hint?: string;
   /** The words after the expand key in the hint ("to expand"). */
   expand?: string;
@@ -291,6 +292,7 @@ export function renderLive(view: LiveView, options: RenderOptions, theme: Render
   let answers = false;
   for (const run of view.runs) {
     box.addChild(new Text(run.line, 1, 0));
+    if (options.expanded) for (const line of run.about ?? []) box.addChild(new Text(theme.fg("dim", `  ${line}`), 1, 0));
     for (const landed of run.candidates) {
       let row = `  ${mark(theme, "done")} ${landed.name}`;
       if (landed.model) row += " " + theme.fg("dim", landed.model);

@@ -6,6 +6,7 @@
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "run/cancel_cause.h"
+#include "run/cost_estimate.h"
 #include "run/degraded_text.h"
 #include "run/orchestrator.h"
 #include "store/run_state.h"
@@ -128,6 +129,8 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   task.question = description;  // the description is the request's prompt or objective
   task.session_id = session_id;
   if (run->resume) task.resumed_from = run->resume->manifest.run_id;
+  const std::string estimate = run::CostEstimateText(*run);
+  task.estimate = estimate.substr(0, estimate.find('\n'));
   task.progress.started_ms = tasks::ToEpochMs(seams.clock->WallNow());
   registry.Add(task, cancel);
   views::LaunchReport launched = views::Receipt(*run, task);

@@ -62,6 +62,9 @@ struct TaskInfo {
   std::string answer_note;
   // The run this one resumed (its manifest's resumed_from), "" for a run started afresh.
   std::string resumed_from;
+  // The launch's cost estimate in one line ("Estimate (expected – worst case): …"), for the live
+  // view to repeat; "" for a run read from disk.
+  std::string estimate;
   // A run read from disk that a completed run resumed (RunListing::resumed_as): that run's id.
   std::string resumed_as;
 };

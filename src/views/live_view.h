@@ -6,7 +6,7 @@
 // exactly as before.
 //
 // The live view's shape (extensions/fusion-render.ts draws it):
-//   {kind:"live", runs:[{line, candidates:[{slot, name, model, note, markdown}]}], hint}
+//   {kind:"live", runs:[{line, about, candidates:[{slot, name, model, note, markdown}]}], hint}
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -44,8 +44,9 @@ std::string LandedLine(const LandedReport& report);
 // answer (the verified bytes)}.
 nlohmann::json LandedEntryData(const LandedReport& report);
 
-// One active run in the live view: its status line (tasks/progress.h StatusLine) and its landed
-// candidates in slot order, each {slot, name: "Candidate 1", model, note: LandedFacts, markdown}.
+// One active run in the live view: its status line (tasks/progress.h StatusLine), what the
+// launch notice said of it (`about`: "Run <id>", "Artifacts: <dir>" and the estimate's line,
+// drawn when expanded) and its landed candidates in slot order, each {slot, name: "Candidate 1", model, note: LandedFacts, markdown}.
 nlohmann::json LiveRunView(const tasks::TaskInfo& task, const std::vector<LandedReport>& landed,
                            int64_t now_ms);
 

@@ -184,8 +184,9 @@ describe("/fusion-resume", () => {
   });
 
   test("candidate 3's model fails: the failure text offers --slot and quorum 2; a reused slot is refused; --slot 3 runs it on another model", async () => {
+    // The error comes late enough that candidates 1 and 2 have verified first, on a loaded machine too.
     const brokenThird = [
-      { name: "broken-third", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ status: 500 }] },
+      { name: "broken-third", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [{ status: 500, delay_ms: 4000 }, { status: 500 }] },
       ...fusionRules(),
     ];
     await withFusionEnv({ script: { rules: brokenThird }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {

@@ -33,6 +33,11 @@ describe("landed candidates reach the person before the run ends", () => {
         ui.keys("C-o");
         const expanded = await ui.waitFor((s) => s.includes(CANDIDATE_TEXT.slice(0, 60)), 10000, "candidate 1's answer, expanded");
         assert.match(expanded, /candidates [12]\/3 done/, "still running while the answer is read");
+        // The answers push the launch notice away: the live view repeats the id, folder and estimate.
+        const live = expanded.slice(expanded.lastIndexOf("fusion reason "));
+        assert.match(live, /^\s*Run reason-[0-9a-f]{32}\s*$/m);
+        assert.match(live, /^\s*Artifacts:\s+\/\S+/m);
+        assert.match(live, /Estimate \(expected – worst case\): /);
         assert.doesNotMatch(expanded, /5 model requests/);
         assert.ok(env.requests().length <= 3, `only candidate requests so far: ${env.requests().length}`);
 

@@ -83,7 +83,7 @@ describe("the TUI shows Fusion to the person", () => {
   test("a failed run keeps what was paid for: ctrl+o shows each verified candidate, the failing model and the provider's words", async () => {
     // Candidate 2 (on scripted-b) fails on its provider after candidates 1 and 3 have verified.
     const rules = [
-      { match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500, delay_ms: 2500 }, { status: 500 }] },
+      { match: { text: "Answer the request", model: "scripted-b" }, responses: [{ status: 500, delay_ms: 4000 }, { status: 500 }] },
       ...fusionRules(),
     ];
     await withFusionEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {

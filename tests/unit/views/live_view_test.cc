@@ -73,6 +73,12 @@ TEST_CASE("the live view lists a run's landed candidates in slot order under its
                                                  {"markdown", "first answer"}}));
   CHECK(view["candidates"][1]["markdown"] == "third answer");
   CHECK(LiveRunView(task, {}, kStart + 7000)["candidates"].empty());
+  // What the launch notice said, for the expanded view: the full id, the folder, the estimate.
+  task.artifact_dir = "/w/.pi/fusion/s-1/" + task.id;
+  CHECK(LiveRunView(task, {}, kStart + 7000)["about"] ==
+        nlohmann::json::array({"Run " + task.id, "Artifacts: " + task.artifact_dir}));
+  task.estimate = "Estimate (expected – worst case): 1 – 2 input tokens, $0.0001 – $0.0002.";
+  CHECK(LiveRunView(task, {}, kStart + 7000)["about"][2] == task.estimate);
   CHECK(LandedRow(Landed(1, "first answer").candidate) ==
         "  ✓ Candidate 1 scripted/scripted-a · 0:12 · 12 bytes");
 }
