@@ -57,19 +57,44 @@ Napi::Object RenderOptions(Napi::Env env, bool expanded, Napi::Value hint_source
   return options;
 }
 
+// The run directory of a finished run's view; "" for a running run or a view without one.
+std::string FinishedRunDir(const json& view) {
+  const std::string state = view.value("state", "");
+  const bool finished = state == "completed" || state == "failed" || state == "cancelled";
+  if (!finished || !view.contains("artifacts") || !view["artifacts"].is_object()) return "";
+  return view["artifacts"].value("dir", "");
+}
+
+// `view` with `more`'s keys; notes are added after the view's own.
+json Merged(json view, const json& more) {
+  for (const auto& [key, value] : more.items()) {
+    if (key == "notes" && view.contains("notes") && view["notes"].is_array()) {
+      for (const json& note : value) view["notes"].push_back(note);
+    } else {
+      view[key] = value;
+    }
+  }
+  return view;
+}
+
 // A finished run's view gains its candidates and evaluation when expanded (read from disk now,
 // so a pruned run says its artifacts are gone).
 json WithExpansion(json view) {
-  const std::string state = view.value("state", "");
-  const bool finished = state == "completed" || state == "failed" || state == "cancelled";
-  if (!finished || !view.contains("artifacts") || !view["artifacts"].is_object()) return view;
-  const std::string dir = view["artifacts"].value("dir", "");
+  const std::string dir = FinishedRunDir(view);
   if (dir.empty()) return view;
   json more = views::ExpandRun(PosixFileSystem(), dir);
   // A failed or cancelled run keeps what was paid for in view: each verified candidate answer.
-  if (state != "completed") views::KeepVerifiedCandidates(more);
-  for (auto& [key, value] : more.items()) view[key] = value;
-  return view;
+  if (view.value("state", "") != "completed") views::KeepVerifiedCandidates(more);
+  return Merged(std::move(view), more);
+}
+
+// bg_result's expanded view: the candidates stay in the run's own block (ReadBackExpansion); a
+// run directory is named by its run id.
+json WithReadBackExpansion(json view) {
+  const std::string dir = FinishedRunDir(view);
+  if (dir.empty()) return view;
+  return Merged(std::move(view), views::ReadBackExpansion(views::ExpandRun(PosixFileSystem(), dir),
+                                                          dir.substr(dir.rfind('/') + 1)));
 }
 
 std::string FirstText(Napi::Value result) {
@@ -142,7 +167,7 @@ void AttachToolRenderers(Napi::Env env, Napi::Object tool, const std::string& na
              json view =
                  views::ToolResultView(name, details, FirstText(result), Flag(context, "isError"),
                                        now, ended ? &*ended : nullptr);
-             if (expanded && name == "bg_result") view = WithExpansion(std::move(view));
+             if (expanded && name == "bg_result") view = WithReadBackExpansion(std::move(view));
              return Render(env, "renderView", std::move(view),
                            RenderOptions(env, expanded, context), info[2]);
            }));

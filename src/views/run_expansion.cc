@@ -15,6 +15,7 @@
 #include "store/artifact_ref.h"
 #include "store/attempt_files.h"
 #include "store/role_usage.h"
+#include "store/run_id.h"
 #include "store/verify.h"
 #include "views/view_parts.h"
 #include "workflow/validation_render.h"
@@ -209,6 +210,19 @@ void KeepVerifiedCandidates(json& expansion) {
   } else {
     expansion["candidates"] = std::move(kept);
   }
+}
+
+json ReadBackExpansion(json expansion, const std::string& run_id) {
+  json kept = {{"artifacts", expansion.value("artifacts", json::object())}};
+  const bool shown = expansion.contains("candidates") || expansion.contains("agreements") ||
+                     expansion.contains("roles");
+  if (shown) {
+    kept["notes"] = json::array(
+        {"The candidates, the evaluation and the cost by role are in the run's own block; "
+         "outside this session: pi-fusion show " +
+         std::string(store::ShortRunId(run_id)) + " --candidates"});
+  }
+  return kept;
 }
 
 }  // namespace pi_fusion::views

@@ -22,6 +22,12 @@ namespace pi_fusion::views {
 // or a note that the artifacts (or some of them) are gone.
 nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
 
+// bg_result's expanded view of run `run_id`: the expansion's artifacts, and in place of the
+// candidates, evaluation and cost by role (the run's own block shows them: its end entry, or the
+// wake message of a tool launch) a note saying where they are, `pi-fusion show` included for a run
+// whose block is in another session. Each candidate is then shown once in a transcript.
+nlohmann::json ReadBackExpansion(nlohmann::json expansion, const std::string& run_id);
+
 // Drops from an expansion the candidates without a verified answer (a run that did not complete
 // shows only what it verified), and the candidates key when none is left.
 void KeepVerifiedCandidates(nlohmann::json& expansion);

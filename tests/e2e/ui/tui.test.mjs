@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT, pricedRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
+import { agentRules, CANDIDATE_TEXT, callStep, fusionRules, launchRules, MERGED_TEXT, pricedRules, SECOND_CANDIDATE_ON_B, writeFusionModels } from "../../support/fusion_script.mjs";
 import { withFusionEnv } from "../../support/fusion_runs.mjs";
 import { PLUGIN, REPO_ROOT, withPiEnv } from "../../support/pi_harness.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
@@ -103,6 +103,26 @@ describe("the TUI shows Fusion to the person", () => {
         assert.match(expanded, /^\s*Candidate 1 scripted\/scripted-a\s*$/m);
         assert.match(expanded, /^\s*Candidate 3 scripted\/scripted-a\s*$/m);
         assert.doesNotMatch(expanded, /^\s*Candidate 2 scripted\/scripted-b\s*$/m);
+      });
+    });
+  });
+
+  test("an agent-launched run, expanded: each candidate once, in the run's block, though bg_result read the run too", async () => {
+    await withFusionEnv({ script: { rules: [...agentRules({ final: "FINAL: read it" }), ...fusionRules()] }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      await withTmuxPi(env, { height: 200 }, async (ui) => {
+        await ui.ready();
+        await ui.submit("please fuse");
+        await ui.waitFor(/FINAL: read it/, RUN_TIMEOUT_MS, "the agent's last word");
+        ui.keys("C-o");
+        const expanded = await ui.waitFor((s) => /Candidate 3 \(/.test(s) && /• Merger \(/.test(s), 15000, "the expanded run");
+        await sleep(1000);  // every block expanded
+        const screen = ui.screen();
+        for (const slot of [1, 2, 3]) {
+          assert.equal(screen.match(new RegExp(`Candidate ${slot} \\([ABC]\\) scripted/scripted-a`, "g"))?.length, 1, `candidate ${slot}: ${expanded}`);
+        }
+        assert.equal(screen.split(CANDIDATE_TEXT.slice(0, 40)).length - 1, 3, "three candidate answers");
+        // bg_result's block points to where they are.
+        assert.match(screen, /pi-fusion show [0-9a-f]{8} --candidates/);
       });
     });
   });

@@ -16,6 +16,7 @@
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "store/artifact_ref.h"
+#include "store/run_id.h"
 #include "test_support.h"
 #include "views/report_texts.h"
 #include "views/run_expansion.h"
@@ -320,6 +321,24 @@ TEST_CASE("expanding a run that failed before its evaluation shows each verified
   json none = {{"candidates", {{{"slot", 1}, {"note", "(its answer file is gone)"}}}}};
   KeepVerifiedCandidates(none);
   CHECK_FALSE(none.contains("candidates"));
+}
+
+TEST_CASE("bg_result's expansion leaves the candidates to the run's own block and says where") {
+  const json expansion = {{"candidates", {{{"slot", 1}, {"markdown", "one"}}}},
+                          {"agreements", {"a"}},
+                          {"roles", {"r"}},
+                          {"artifacts", {{"dir", "/w/" + std::string(kRun)}}}};
+  const json read_back = ReadBackExpansion(expansion, kRun);
+  CHECK(read_back["artifacts"] == expansion["artifacts"]);
+  CHECK_FALSE(read_back.contains("candidates"));
+  CHECK_FALSE(read_back.contains("agreements"));
+  CHECK_FALSE(read_back.contains("roles"));
+  REQUIRE(read_back["notes"].size() == 1);
+  CHECK_THAT(
+      read_back["notes"][0].get<std::string>(),
+      Catch::EndsWith("pi-fusion show " + std::string(store::ShortRunId(kRun)) + " --candidates"));
+  // Nothing to point to (the artifacts are gone): no note.
+  CHECK_FALSE(ReadBackExpansion({{"artifacts", {{"gone", true}}}}, kRun).contains("notes"));
 }
 
 TEST_CASE("expanding a tool-using run lists each candidate's calls from its verified files") {
