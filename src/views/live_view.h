@@ -46,7 +46,8 @@ nlohmann::json LandedEntryData(const LandedReport& report);
 
 // One active run in the live view: its status line (tasks/progress.h StatusLine), what the
 // launch notice said of it (`about`: "Run <id>", "Artifacts: <dir>" and the estimate's line,
-// drawn when expanded) and its landed candidates in slot order, each {slot, name: "Candidate 1", model, note: LandedFacts, markdown}.
+// drawn when expanded) and its landed candidates in slot order, each {slot, name: "Candidate 1",
+// model, note: LandedFacts, markdown}.
 nlohmann::json LiveRunView(const tasks::TaskInfo& task, const std::vector<LandedReport>& landed,
                            int64_t now_ms);
 
