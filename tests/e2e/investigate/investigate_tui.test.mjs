@@ -12,6 +12,9 @@ import {
   agentFlowRules, candidateRules, FILE_TOOL_CALLS, RUN_TIMEOUT_MS, withFixtureEnv,
 } from "./investigate_support.mjs";
 
+/** A candidate's answer after its tool calls: one citation, of a line past the end of src/app.txt. */
+const CITING_ANSWER = "Candidate found it in src/app.txt:9.";
+
 test("TUI: launch, wake on the notification, and the verified answer on screen", () => {
   const rules = agentFlowRules(candidateRules([{ tool_calls: FILE_TOOL_CALLS.slice(0, 2) }]), "FINAL: retrieved in the TUI");
   return withFixtureEnv({ script: { rules } }, (env) => withTmuxPi(env, {}, async (pi) => {
@@ -26,12 +29,12 @@ test("TUI: launch, wake on the notification, and the verified answer on screen",
   }));
 });
 
-test("TUI: the expanded run lists each candidate's tool calls, the refused one marked with its reason", () => {
+test("TUI: the expanded run lists each candidate's tool calls, the refused one marked with its reason, and a broken citation", () => {
   // Candidate 2 (scripted-b) tries a path outside the project besides a good read; 1 and 3 read and list.
   const refused = { name: "read", arguments: { path: "../outside-the-project.txt" } };
   const rules = agentFlowRules([
-    ...candidateRules([{ tool_calls: [FILE_TOOL_CALLS[0], refused] }]).map((r) => ({ ...r, name: `b-${r.name}`, match: { ...r.match, model: "scripted-b" } })),
-    ...candidateRules([{ tool_calls: [FILE_TOOL_CALLS[0], FILE_TOOL_CALLS[3]] }]),
+    ...candidateRules([{ tool_calls: [FILE_TOOL_CALLS[0], refused] }], CITING_ANSWER).map((r) => ({ ...r, name: `b-${r.name}`, match: { ...r.match, model: "scripted-b" } })),
+    ...candidateRules([{ tool_calls: [FILE_TOOL_CALLS[0], FILE_TOOL_CALLS[3]] }], CITING_ANSWER),
   ], "FINAL: the calls are listed");
   return withFixtureEnv({ script: { rules } }, (env) => {
     writeFusionModels(env, SECOND_CANDIDATE_ON_B);
@@ -40,10 +43,13 @@ test("TUI: the expanded run lists each candidate's tool calls, the refused one m
       await pi.submit("please investigate");
       const collapsed = await pi.waitFor((s) => s.includes("FINAL: the calls are listed"), RUN_TIMEOUT_MS, "the final answer");
       assert.doesNotMatch(collapsed, /Tool calls:/, "collapsed: no list");
+      // The citation check's line is in the run's block (docs/citations.md); ctrl+o lists it.
+      assert.match(collapsed, /citations: 1 checked, 1 broken — src\/app\.txt:9 is past the end \(1 line\)/);
       const [dir] = runDirs(env);
       assert.equal(manifestOf(dir).state, "completed");
       pi.keys("C-o");
       const expanded = await pi.waitFor(/Tool calls: 2 tool calls, 1 refused/, 15000, "the expanded tool calls");
+      assert.match(expanded, /src\/app\.txt:9 is past the end \(1 line\) \[past_end; in candidate 1, candidate 2, candidate 3\]/);
       // Candidate 2's list: the good read with its size, the refused read with its reason (journal
       // order is the order the calls finished, so each line is looked for on its own; the
       // message box pads lines with spaces).
