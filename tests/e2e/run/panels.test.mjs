@@ -2,8 +2,9 @@
  * @file Named panels (fusion-models.json v3) end to end in the real pinned Pi: `/fusion @<panel>`
  * runs on that panel's routes and thinking levels (the scripted model sees which model each stage
  * asked and the reasoning effort Pi sent), no @ takes default_panel, the manifest and the run
- * list name the panel, an unknown @name is refused listing the panels, and `/fusion-resume
- * <run> @<panel>` takes the panel's routes for the slots that did not verify.
+ * list name the panel, an unknown @name is refused listing the panels, `/fusion-resume <run>
+ * @<panel>` takes the panel's routes for the slots that did not verify, and the TUI's block names
+ * the panel and, expanded, its thinking levels.
  */
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -11,6 +12,7 @@ import { describe, test } from "node:test";
 import { fusionRules, MERGED_TEXT, STAGE } from "../../support/fusion_script.mjs";
 import { manifestOf, piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { assertConforms } from "../../support/schema_check.mjs";
+import { withTmuxPi } from "../../support/tmux_pi.mjs";
 
 const RUN_TIMEOUT_MS = 120000;
 const FUSION_MODELS_V3 = "pi-background-tasks.fusion-models.v3";
@@ -95,6 +97,11 @@ describe("named panels: /fusion @<panel>", () => {
       assert.match(refused.stderr, /no panel named "slow" in fusion-models\.json; its panels: deep, fast \(default\)\./);
       assert.equal(env.requests().length, 0, "nothing was asked");
       assert.deepEqual(runDirs(env), []);
+      // A panel without a question, and no editor to ask for one: the usage.
+      const bare = await env.print("/fusion @fast", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(bare.code, 1, bare.stderr);
+      assert.match(bare.stderr, /Usage: \/fusion \[@<panel>\] <prompt>/);
+      assert.deepEqual(runDirs(env), []);
 
       const r = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
       assert.equal(r.code, 0, r.stderr);
@@ -145,6 +152,22 @@ describe("named panels: /fusion @<panel>", () => {
       assert.equal(manifest.models.merger.provider, "scripted-resp");
       assert.deepEqual(manifest.models.candidates.map((c) => c.model), ["scripted-a", "scripted-a", "scripted-a"]);
       assertConforms("fusion-manifest.v5.json", `${newDir}/manifest.json`);
+    });
+  });
+
+  test("TUI: the run's block names the panel; expanded, it shows the panel's thinking levels", async () => {
+    await withFusionEnv({ script: { rules: fusionRules() }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writePanels(env);
+      await withTmuxPi(env, {}, async (ui) => {
+        await ui.ready();
+        await ui.submit("/fusion @deep Why is the sky blue?");
+        const collapsed = await ui.waitFor(/5 model requests/, RUN_TIMEOUT_MS, "the completed run");
+        assert.match(collapsed, /✓ completed in \d+:\d\d · panel deep/);
+        ui.keys("C-o");
+        // Above the cost by role: the panel and the level each role ran at.
+        const expanded = await ui.waitFor(/Panel deep · thinking candidates low, evaluator \w+, merger high/, 10000, "the panel line");
+        assert.match(expanded, /Cost by role/);
+      });
     });
   });
 
