@@ -5,7 +5,7 @@
  *
  * A view is one of
  *   {kind:"run", title, question?, state, status, slots?, usage?, answer?, candidates?,
- *    agreements?, conflicts?, citations?, roles?, artifacts?, notes?, error?, report?}
+ *    agreements?, conflicts?, citations?, panel?, roles?, artifacts?, notes?, error?, report?}
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
@@ -77,6 +77,8 @@ export interface RunView {
   conflicts?: ConflictView[];
   /** Usage and cost per role, one line each ("Candidate 1 (p/m): 2 model requests · …"). */
   roles?: string[];
+  /** The named panel and its thinking per role ("Panel fast · thinking candidates low, …"). */
+  panel?: string;
   /** Expanded only: the citation check's broken citations, one line each (docs/citations.md). */
   citations?: string[];
   artifacts?: { dir: string; gone?: boolean; note?: string };
@@ -242,6 +244,10 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
       box.addChild(new Spacer(1));
       box.addChild(new Text(theme.fg("accent", theme.bold("Broken citations")), 0, 0));
       for (const line of view.citations) box.addChild(new Text(theme.fg("warning", line), 0, 0));
+    }
+    if (view.panel) {
+      box.addChild(new Spacer(1));
+      box.addChild(new Text(theme.fg("dim", view.panel), 0, 0));
     }
     if (view.roles && view.roles.length > 0) {
       box.addChild(new Spacer(1));

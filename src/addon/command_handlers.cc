@@ -10,6 +10,7 @@
 #include "addon/report_command.h"
 #include "addon/resume_command.h"
 #include "core/file_system.h"
+#include "run/panel_argument.h"
 #include "schema/normalize.h"
 #include "schema/tool_catalog.h"
 #include "views/host_texts.h"
@@ -18,7 +19,8 @@
 namespace pi_fusion::addon {
 namespace {
 
-Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
+Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt,
+                     const std::string& panel) {
   AddonState& state = State(env);
   if (state.pi.IsEmpty()) return Resolved(env);
   Result<schema::NormalizedRequest> request =
@@ -32,19 +34,25 @@ Napi::Value StartRun(Napi::Env env, Napi::Object ctx, const std::string& prompt)
       SnapshotHost(env, PosixFileSystem(), state.pi.Value(), ctx, state.package_root, "", true);
   run.request = std::move(request).value();
   run.source = store::RunSource::kCommand;
+  run.panel = panel;
   return LaunchFromCommand(env, ctx, std::move(run), views::CommandStartedText);
 }
 
-Napi::Value StartWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& prompt) {
-  return WhenIdle(env, ctx,
-                  [prompt](Napi::Env env, Napi::Object ctx) { return StartRun(env, ctx, prompt); });
+Napi::Value StartWhenIdle(Napi::Env env, Napi::Object ctx, const std::string& prompt,
+                          const std::string& panel) {
+  return WhenIdle(env, ctx, [prompt, panel](Napi::Env env, Napi::Object ctx) {
+    return StartRun(env, ctx, prompt, panel);
+  });
 }
 
 Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object ctx = info[1].As<Napi::Object>();
-  const std::string prompt = TypedText(info[0]);
-  if (!prompt.empty()) return StartWhenIdle(env, ctx, prompt);
+  // "@<panel> <question>": the named panel (run/panel_argument.h); "@<panel>" alone opens the
+  // editor for the question.
+  const run::PanelArgument typed = run::SplitPanelArgument(TypedText(info[0]));
+  const std::string& panel = typed.panel;
+  if (!typed.prompt.empty()) return StartWhenIdle(env, ctx, typed.prompt, panel);
   if (!HasUI(ctx)) {
     Tell(env, ctx, views::kFusionUsageText, "error");
     FailProcess(env);
@@ -54,10 +62,10 @@ Napi::Value FusionCommand(const Napi::CallbackInfo& info) {
   Napi::Value edited =
       Method(ui, "editor").Call(ui, {Napi::String::New(env, views::kFusionEditorTitle)});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
-  return Then(env, edited, [ctx_ref](Napi::Env env, Napi::Value text) -> Napi::Value {
+  return Then(env, edited, [ctx_ref, panel](Napi::Env env, Napi::Value text) -> Napi::Value {
     const std::string typed = TypedText(text);
     if (typed.empty()) return env.Undefined();  // cancelled or blank: nothing starts
-    return StartWhenIdle(env, ctx_ref->Value(), typed);
+    return StartWhenIdle(env, ctx_ref->Value(), typed, panel);
   });
 }
 

@@ -40,6 +40,7 @@ Napi::Value ResumeRun(Napi::Env env, Napi::Object ctx, const run::ResumeArgument
   run.source = store::RunSource::kCommand;
   run.resume_run_dir = task->artifact_dir;
   run.route_swaps = args.swaps;
+  run.panel = args.panel;
   return LaunchFromCommand(env, ctx, std::move(run), views::ResumeStartedText);
 }
 

@@ -128,6 +128,7 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   out["no_source_fetched"] = reported("no_source_fetched");
   out["estimate"] = reported("estimate");
   out["degraded"] = Degraded(run);
+  if (run.manifest && run.manifest->panel) out["panel"] = *run.manifest->panel;
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
   return out;
@@ -179,15 +180,18 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   // Nor is one answered from two of its three candidates.
   const std::string degraded_status = run::DegradedStatus(Degraded(run));
   const std::string degraded = degraded_status.empty() ? "" : ", " + degraded_status;
-  return {
-      run.run_id,
-      run.manifest ? run.manifest->workflow : "-",
-      (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + degraded + sources,
-      age ? Span(*age) : "-",
-      duration ? Span(*duration) : "-",
-      Size(run.size_bytes),
-      Cost(run),
-      views::ShortQuestion(run.question)};
+  // A run on a named panel says which (fusion-models.json v3).
+  const std::string panel =
+      run.manifest && run.manifest->panel ? ", panel " + *run.manifest->panel : "";
+  return {run.run_id,
+          run.manifest ? run.manifest->workflow : "-",
+          (cause.empty() ? run.State() : run.State() + " by " + cause) + resumable + degraded +
+              sources + panel,
+          age ? Span(*age) : "-",
+          duration ? Span(*duration) : "-",
+          Size(run.size_bytes),
+          Cost(run),
+          views::ShortQuestion(run.question)};
 }
 
 const std::vector<std::string> kHeader = {"RUN ID",   "WORKFLOW", "STATE", "AGE",

@@ -6,7 +6,9 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -21,6 +23,13 @@ inline constexpr std::string_view kModelsSchemaV2 = "pi-background-tasks.fusion-
 // policy's `stall_seconds`; a file using another v3-only key is refused (config_invalid) rather
 // than run without it. A file whose content fits v2 (or v1) is written as v2 (or v1).
 inline constexpr std::string_view kModelsSchemaV3 = "pi-background-tasks.fusion-models.v3";
+// v3 panels: a panel's name (also what /fusion @<name> types), and the thinking levels a panel may
+// give a role, as Pi names them, or "inherit" (the parent session's level, the default).
+inline constexpr std::string_view kPanelNamePattern = "^[a-z0-9][a-z0-9-]{0,31}$";
+inline constexpr size_t kPanelNameMaxLength = 32;
+inline constexpr std::array<std::string_view, 6> kPanelThinkingLevels = {
+    "off", "minimal", "low", "medium", "high", "xhigh"};
+inline constexpr std::string_view kInheritThinking = "inherit";
 // The selection that means "the session's current model".
 inline constexpr std::string_view kCurrentSelection = "$current";
 // The policy's default quorum: every candidate must verify (the seed's fail-fast run); 2 is the

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/panels.h"
 #include "core/utf8.h"
 
 namespace pi_fusion::config {
@@ -31,6 +32,37 @@ std::string& ModelsConfig::selection(Slot slot) {
   return const_cast<std::string&>(std::as_const(*this).selection(slot));
 }
 
+const std::string& Panel::selection(Slot slot) const {
+  switch (slot) {
+    case Slot::kCandidate1:
+    case Slot::kCandidate2:
+    case Slot::kCandidate3:
+      return candidates[static_cast<size_t>(slot)];
+    case Slot::kEvaluator:
+      return evaluator;
+    case Slot::kMerger:
+      break;
+  }
+  return merger;
+}
+
+std::string& Panel::selection(Slot slot) {
+  return const_cast<std::string&>(std::as_const(*this).selection(slot));
+}
+
+const std::optional<std::string>& RoleThinking::of(Role role) const {
+  switch (role) {
+    case Role::kCandidate:
+      return candidates;
+    case Role::kEvaluator:
+    case Role::kRepair:
+      return evaluator;
+    case Role::kMerger:
+      break;
+  }
+  return merger;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -40,8 +72,9 @@ constexpr std::array<std::string_view, 4> kV1Keys = {"schema_version", "candidat
 constexpr std::string_view kPolicyKey = "policy";
 constexpr std::array<std::string_view, 3> kPolicyKeys = {"quorum", "grace_seconds", "max_cost_usd"};
 constexpr std::string_view kStallKey = "stall_seconds";
-// The contract's v3 keys this version does not implement (models_config.h).
-constexpr std::array<std::string_view, 2> kLaterFileKeys = {"default_panel", "panels"};
+// v3's panel keys (config/panels.h), and the contract's v3 keys this version does not implement
+// (models_config.h).
+constexpr std::array<std::string_view, 2> kPanelFileKeys = {"default_panel", "panels"};
 constexpr std::array<std::string_view, 4> kLaterPolicyKeys = {
     "evaluator_tools", "keep_warm_seconds", "order_check", "panel"};
 
@@ -127,7 +160,8 @@ Status RefuseLaterKeys(const json& object, const std::array<std::string_view, N>
     if (object.contains(key)) {
       return Invalid(prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
                      "\" key that this version of pi-fusion does not support yet; remove it (of "
-                     "v3's keys only policy.stall_seconds is supported)");
+                     "v3's keys only panels, default_panel and policy.stall_seconds are "
+                     "supported)");
     }
   }
   return Status();
@@ -176,21 +210,44 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
   return policy;
 }
 
+// The file's keys but the panels' (read by PanelsFromJson), for the closed-key check.
+json WithoutPanels(json root) {
+  for (std::string_view key : kPanelFileKeys) root.erase(std::string(key));
+  return root;
+}
+
+// A panel's policy by the v3 policy rules, its messages prefixed with where it is
+// ("panels.fast.policy.quorum must …").
+PolicyParser PanelPolicyParser() {
+  return [](const json& object, const std::string& where) -> Result<Policy> {
+    Result<Policy> policy = PolicyFromJson(object, /*v3=*/true);
+    if (!policy.ok()) return Invalid(where + policy.status().message());
+    return policy;
+  };
+}
+
 Result<ModelsConfig> FromJson(const json& root) {
   if (!root.is_object()) return Invalid("the file must hold a JSON object");
   const json* version = root.contains("schema_version") ? &root["schema_version"] : nullptr;
   const bool v1 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV1;
   const bool v2 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV2;
   const bool v3 = version && version->is_string() && version->get<std::string>() == kModelsSchemaV3;
-  if (v3) {
-    if (Status later = RefuseLaterKeys(root, kLaterFileKeys, ""); !later.ok()) return later;
+  if (!v3) {
+    for (std::string_view key : kPanelFileKeys) {
+      if (root.contains(key)) {
+        return Invalid("contains unsupported key(s): " + std::string(key) +
+                       " (panels need schema_version \"" + std::string(kModelsSchemaV3) + "\")");
+      }
+    }
   }
   // v1 is closed without `policy`; say what would make the key legal rather than only refusing it.
   if (v1 && root.contains(kPolicyKey)) {
     return Invalid("contains unsupported key(s): policy (a policy needs schema_version \"" +
                    std::string(kModelsSchemaV2) + "\")");
   }
-  if (Status keys = CheckKeys(root, kV1Keys, kPolicyKey, ""); !keys.ok()) return keys;
+  if (Status keys = CheckKeys(WithoutPanels(root), kV1Keys, kPolicyKey, ""); !keys.ok()) {
+    return keys;
+  }
   if (!v1 && !v2 && !v3) {
     return Invalid("schema_version must be \"" + std::string(kModelsSchemaV1) + "\", \"" +
                    std::string(kModelsSchemaV2) + "\" or \"" + std::string(kModelsSchemaV3) +
@@ -216,6 +273,10 @@ Result<ModelsConfig> FromJson(const json& root) {
     if (!policy.ok()) return policy.status();
     config.policy = *policy;
   }
+  if (Status panels = PanelsFromJson(root, PanelPolicyParser(), config); !panels.ok()) {
+    return panels;
+  }
+  if (Status panels = ValidatePanels(config, ValidatePolicy); !panels.ok()) return panels;
   return config;
 }
 
@@ -227,6 +288,19 @@ nlohmann::ordered_json PolicyNumber(double value) {
     return static_cast<int64_t>(value);
   }
   return value;
+}
+
+// A policy object: keys in the order quorum, grace_seconds, max_cost_usd (unset as null), then
+// stall_seconds when set (v3 only).
+nlohmann::ordered_json PolicyJson(const Policy& value) {
+  nlohmann::ordered_json policy;
+  policy["quorum"] = value.quorum;
+  policy["grace_seconds"] =
+      value.grace_seconds ? PolicyNumber(*value.grace_seconds) : nlohmann::ordered_json(nullptr);
+  policy["max_cost_usd"] =
+      value.max_cost_usd ? PolicyNumber(*value.max_cost_usd) : nlohmann::ordered_json(nullptr);
+  if (value.stall_seconds) policy["stall_seconds"] = PolicyNumber(*value.stall_seconds);
+  return policy;
 }
 
 }  // namespace
@@ -277,7 +351,8 @@ Status ValidateModelsConfig(const ModelsConfig& config) {
     Result<Selection> parsed = ParseSelection(slot, config.selection(slot));
     if (!parsed.ok()) return parsed.status();
   }
-  return ValidatePolicy(config.policy);
+  if (Status policy = ValidatePolicy(config.policy); !policy.ok()) return policy;
+  return ValidatePanels(config, ValidatePolicy);
 }
 
 std::string PolicyNumberText(double value) { return PolicyNumber(value).dump(); }
@@ -298,23 +373,14 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   nlohmann::ordered_json root;
-  const bool v1 = config.policy.IsDefault();
-  const bool v3 = config.policy.stall_seconds.has_value();
+  const bool v3 = config.policy.stall_seconds.has_value() || HasPanels(config);
+  const bool v1 = config.policy.IsDefault() && !v3;
   root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;
   root[SlotId(Slot::kEvaluator)] = config.evaluator;
   root[SlotId(Slot::kMerger)] = config.merger;
-  if (!v1) {
-    nlohmann::ordered_json policy;
-    policy["quorum"] = config.policy.quorum;
-    policy["grace_seconds"] = config.policy.grace_seconds
-                                  ? PolicyNumber(*config.policy.grace_seconds)
-                                  : nlohmann::ordered_json(nullptr);
-    policy["max_cost_usd"] = config.policy.max_cost_usd ? PolicyNumber(*config.policy.max_cost_usd)
-                                                        : nlohmann::ordered_json(nullptr);
-    if (v3) policy["stall_seconds"] = PolicyNumber(*config.policy.stall_seconds);
-    root["policy"] = std::move(policy);
-  }
+  if (!config.policy.IsDefault()) root["policy"] = PolicyJson(config.policy);
+  PanelsToJson(config, PolicyJson, root);
   return root.dump(2) + "\n";  // UTF-8 already checked by ValidateModelsConfig
 }
 

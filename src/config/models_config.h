@@ -6,10 +6,11 @@
 //       "policy": {"quorum": 2|3, "grace_seconds": number >= 0 | null,
 //                  "max_cost_usd": number > 0 | null}}      (policy optional)
 //   v3 {"schema_version":"pi-background-tasks.fusion-models.v3", <v2's keys>,
-//       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null}}
-//       The contract's other v3 keys (panels, default_panel; policy panel, order_check,
-//       evaluator_tools, keep_warm_seconds) are not supported by this version: a file that
-//       uses one is config_invalid, saying so, rather than run as if they were absent.
+//       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null},
+//       "panels"?: {<name>: <panel>}, "default_panel"?: <name>}     (config/panels.h)
+//       The contract's other v3 policy keys (panel, order_check, evaluator_tools,
+//       keep_warm_seconds) are not supported by this version: a file that uses one is
+//       config_invalid, saying so, rather than run as if they were absent.
 // Both objects are closed (unknown and missing keys are rejected), the version must be one of the
 // two, there are exactly three candidates, and every selection is "$current" or "provider/model"
 // (a '/' with a non-empty provider before the first '/' and a non-empty model after it; model ids
@@ -23,6 +24,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +56,34 @@ struct Policy {
   bool operator==(const Policy&) const = default;
 };
 
+// The thinking level a panel gives each role's children: one of Pi's level names (kThinkingLevels);
+// nullopt is "inherit", the parent session's level, as every child of a run without panels has.
+struct RoleThinking {
+  std::optional<std::string> candidates;
+  std::optional<std::string> evaluator;  // also the evaluator's repair
+  std::optional<std::string> merger;
+
+  // The level of `role`'s children; nullopt: the parent's.
+  const std::optional<std::string>& of(Role role) const;
+  bool IsInherit() const { return !candidates && !evaluator && !merger; }
+  bool operator==(const RoleThinking&) const = default;
+};
+
+// A named panel (v3): a full cast, its thinking per role and, optionally, its own policy.
+struct Panel {
+  std::array<std::string, 3> candidates;
+  std::string evaluator;
+  std::string merger;
+  RoleThinking thinking;
+  // nullopt: the file's top-level policy applies to runs of this panel. A panel's own policy
+  // replaces the top-level one whole (it is a complete policy object, like the top-level one).
+  std::optional<Policy> policy;
+
+  const std::string& selection(Slot slot) const;
+  std::string& selection(Slot slot);
+  bool operator==(const Panel&) const = default;
+};
+
 // The five selections and the policy. Defaults: every slot "$current" and the default policy
 // (also the meaning of a missing file).
 struct ModelsConfig {
@@ -63,6 +93,10 @@ struct ModelsConfig {
   std::string evaluator = std::string(kCurrentSelection);
   std::string merger = std::string(kCurrentSelection);
   Policy policy;
+  // v3: the named panels, by name (sorted), and the one a run uses when none is named (nullopt:
+  // the top-level cast above). Empty and nullopt in v1 and v2 files.
+  std::map<std::string, Panel> panels;
+  std::optional<std::string> default_panel;
 
   const std::string& selection(Slot slot) const;
   std::string& selection(Slot slot);
@@ -83,7 +117,8 @@ Result<Selection> ParseSelection(Slot slot, std::string_view text);
 // the first broken key in the order quorum, grace_seconds, max_cost_usd, stall_seconds.
 Status ValidatePolicy(const Policy& policy);
 
-// Checks every slot of `config`, then its policy; the first failing slot in slot order wins.
+// Checks every slot of `config`, then its policy, then its panels (config/panels.h); the first
+// failing slot in slot order wins.
 Status ValidateModelsConfig(const ModelsConfig& config);
 
 // A policy number as the file writes it and the selector shows it: an integral value without a
@@ -97,7 +132,9 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
 // order schema_version, candidates, evaluator, merger), so files of people who never chose a
 // policy stay readable by older releases; any other policy writes v2 with `policy` last, its keys
 // in the order quorum, grace_seconds, max_cost_usd and unset values as null; a policy with
-// stall_seconds set writes v3, the same with stall_seconds after them. Two-space
+// stall_seconds set, or any panel or default_panel, writes v3: the same with stall_seconds after
+// them (policy left out when it is the default), then `panels` and `default_panel`
+// (config/panels.h). So a file whose content fits v2 or v1 is written as that. Two-space
 // indentation, one trailing newline, non-ASCII kept as UTF-8.
 // config_invalid when a selection or a policy value breaks a rule or a selection is not UTF-8.
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config);

@@ -88,7 +88,15 @@ struct ResolvedRoute {
 
 struct ResolvedModels {
   std::array<ResolvedRoute, 5> routes;  // in kAllSlots order
-  std::string thinking_level;           // every child runs at this level
+  std::string thinking_level;           // the parent's: a role's children run at it by default
+  // A named panel's levels per role (config/panels.h); nullopt for a role: thinking_level.
+  RoleThinking role_thinking;
+
+  // The level `role`'s children run at.
+  const std::string& ThinkingOf(Role role) const {
+    const std::optional<std::string>& own = role_thinking.of(role);
+    return own ? *own : thinking_level;
+  }
 
   const ResolvedRoute& route(Slot slot) const { return routes[static_cast<size_t>(slot)]; }
 };

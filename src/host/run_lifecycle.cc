@@ -129,6 +129,7 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   task.question = description;  // the description is the request's prompt or objective
   task.session_id = session_id;
   if (run->resume) task.resumed_from = run->resume->manifest.run_id;
+  task.panel = run->panel;
   const std::string estimate = run::CostEstimateText(*run);
   task.estimate = estimate.substr(0, estimate.find('\n'));
   task.progress.started_ms = tasks::ToEpochMs(seams.clock->WallNow());

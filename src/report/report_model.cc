@@ -100,7 +100,7 @@ CandidateReport CandidateOf(const store::Manifest& m, const VerifiedBytes& verif
   c.slot = slot;
   c.letter = LetterOf(m.anonymous_map, slot);
   c.model = m.models.candidates[slot - 1].QualifiedId();
-  c.thinking = m.models.thinking_level;
+  c.thinking = m.models.ThinkingOf(Role::kCandidate);
   c.state = "not started";
   for (const store::AttemptRecord& a : m.attempts) {
     if (a.key.stage != Stage::kCandidate || a.key.slot != slot) continue;

@@ -98,7 +98,7 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   command.extensions = {request.host.package_root + "/extensions/fusion-child.ts"};
   command.provider = model.provider;
   command.model = model.id;
-  command.thinking_level = run.models.thinking_level;
+  command.thinking_level = run.models.ThinkingOf(child.role);
   command.system_prompt = child.system_prompt;
   Result<std::vector<std::string>> argv = process::BuildChildArgv(command);
   if (!argv.ok()) return argv.status();

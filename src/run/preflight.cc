@@ -5,6 +5,7 @@
 #include "budget/cost_cap.h"
 #include "budget/plan_json.h"
 #include "config/config_store.h"
+#include "config/panels.h"
 #include "core/error_codes.h"
 #include "pi_fusion/canonical_json.h"
 #include "process/child_command.h"
@@ -112,6 +113,13 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
                    models.route(Slot::kEvaluator).model.id};
   out.merger = {models.route(Slot::kMerger).model.provider, models.route(Slot::kMerger).model.id};
   out.thinking_level = models.thinking_level;
+  const store::RoleThinkingLevels levels{models.ThinkingOf(Role::kCandidate),
+                                         models.ThinkingOf(Role::kEvaluator),
+                                         models.ThinkingOf(Role::kMerger)};
+  if (levels.candidates != out.thinking_level || levels.evaluator != out.thinking_level ||
+      levels.merger != out.thinking_level) {
+    out.role_thinking = levels;
+  }
   return out;
 }
 
@@ -197,13 +205,42 @@ Result<workflow::CanonicalDocument> CanonicalInput(const RunRequest& request,
   return std::move(projected->input);
 }
 
-// The routes a run runs on: the configured ones; for a resumed run, the old run's, but for the
-// slots the person named instead (SwapRoutes).
+// The routes a run runs on: the chosen panel's (or the top-level cast); for a resumed run, the
+// old run's, but for the slots the person named instead (SwapRoutes).
 Result<config::ModelsConfig> RoutesOf(const RunRequest& request, const store::ResumeSource* resume,
                                       const config::ModelsConfig& configured) {
   if (!resume) return configured;
   return SwapRoutes(*resume, request.route_swaps,
                     PinnedRoutes(resume->manifest.models, configured));
+}
+
+// /fusion-resume @<panel>: the panel's route for every slot the resume does not reuse becomes a
+// swap like --slot's (an explicit --slot still wins), so the receipt and config.route_changes
+// say what changed; a slot whose route stays the same is no change.
+std::vector<RouteSwap> WithPanelSwaps(const store::ResumeSource& resume,
+                                      const config::ModelsConfig& panel,
+                                      std::vector<RouteSwap> explicit_swaps) {
+  std::vector<RouteSwap> swaps;
+  for (RouteSwap& swap : PanelSwaps(resume, panel, explicit_swaps)) {
+    if (swap.route != SlotRoute(resume.manifest.models, swap.slot).QualifiedId()) {
+      swaps.push_back(std::move(swap));
+    }
+  }
+  swaps.insert(swaps.end(), explicit_swaps.begin(), explicit_swaps.end());
+  return swaps;
+}
+
+// The panel a run uses (config::ChoosePanel). A resume without @<panel> keeps the old run's
+// routes and levels: its panel, when the file still has it, gives only the policy (else the
+// top-level one applies).
+Result<config::PanelChoice> PanelOf(const RunRequest& request, const store::ResumeSource* resume,
+                                    const config::ModelsConfig& config) {
+  if (!resume || !request.panel.empty()) return config::ChoosePanel(config, request.panel);
+  const std::optional<std::string>& old = resume->manifest.panel;
+  if (old && config.panels.contains(*old)) return config::ChoosePanel(config, *old);
+  config::ModelsConfig top_level = config;
+  top_level.default_panel.reset();
+  return config::ChoosePanel(top_level, "");
 }
 
 // What the manifest's config records of a resume's swapped routes: [{slot, from, to}], the old
@@ -231,6 +268,9 @@ Result<config::ResolvedModels> AdmitRoutes(const config::ModelsConfig& routes,
                              ", admitted again for its resume: " + models.status().message());
   }
   models->thinking_level = resume->manifest.models.thinking_level;
+  if (const auto& old = resume->manifest.models.role_thinking) {
+    models->role_thinking = {old->candidates, old->evaluator, old->merger};
+  }
   return models;
 }
 
@@ -247,6 +287,7 @@ Result<store::RunSpec> RunSpecOf(const PreparedRun& run, const config::ModelsCon
   spec.session_id = run.request.host.session_id;
   spec.pid = static_cast<long>(run.request.host.pid);
   if (run.resume) spec.resumed_from = run.resume->manifest.run_id;
+  if (!run.panel.empty()) spec.panel = run.panel;
   Result<std::string> models_json = config::SerializeModelsConfig(routes);
   if (!models_json.ok()) return models_json.status();
   spec.config = {{"models", json::parse(*models_json)},
@@ -321,13 +362,21 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
 
   Result<config::LoadedConfig> loaded = config_store.Load();
   if (!loaded.ok()) return fail(config::AddConfigFix(loaded.status()));
+  Result<config::PanelChoice> panel = PanelOf(request, resume.get(), loaded->config);
+  if (!panel.ok()) return fail(panel.status());
+  if (resume && !request.panel.empty()) {
+    request.route_swaps = WithPanelSwaps(*resume, panel->cast, std::move(request.route_swaps));
+  }
   // A resumed run keeps the old run's routes (but those the person swapped), admitted again now;
-  // the policy is today's.
-  Result<config::ModelsConfig> chosen = RoutesOf(request, resume.get(), loaded->config);
+  // the policy is today's (its panel's).
+  Result<config::ModelsConfig> chosen = RoutesOf(request, resume.get(), panel->cast);
   if (!chosen.ok()) return fail(chosen.status());
   const config::ModelsConfig& routes = *chosen;
   Result<config::ResolvedModels> models = AdmitRoutes(routes, request.host, resume.get());
   if (!models.ok()) return fail(models.status());
+  // A fresh run, or a resume onto a named panel: that panel's levels (a resume's inherit the old
+  // run's level, as its children did).
+  if (!resume || !request.panel.empty()) models->role_thinking = panel->thinking;
 
   workflow::CanonicalDocument ledger;
   Result<workflow::CanonicalDocument> input =
@@ -341,7 +390,10 @@ Result<PreparedRun> Preflight(RunRequest request, const RunSeams& seams,
   run.request = std::move(request);
   run.seams = seams;
   run.models = std::move(models).value();
-  run.policy = loaded->config.policy;
+  run.policy = routes.policy;
+  // A resume without @<panel> runs on the old run's routes: it names the old run's panel.
+  run.panel =
+      resume && run.request.panel.empty() ? resume->manifest.panel.value_or("") : panel->name;
   run.canonical_input = std::move(input).value();
   run.child_wrapper = std::move(wrapper).value();
   Result<budget::BudgetPlan> plan = PlanRun(run, workflow_row);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "config/config_constants.h"
+#include "config/panels.h"
 #include "core/error_codes.h"
 
 namespace pi_fusion::run {
@@ -56,6 +57,17 @@ Status AddSwap(std::string_view value, ResumeArguments& out) {
   return Status::Ok();
 }
 
+// "@<panel>": the panel whose routes the slots that did not verify take.
+Status AddPanel(std::string_view name, ResumeArguments& out) {
+  if (!config::IsPanelName(name)) {
+    return Invalid("\"@" + std::string(name) + "\" does not name a panel (a name is lower-case " +
+                   "letters, digits and '-')");
+  }
+  if (!out.panel.empty()) return Invalid("one panel at a time");
+  out.panel = std::string(name);
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::optional<Slot> ParseSwapSlot(std::string_view name) {
@@ -82,6 +94,8 @@ Result<ResumeArguments> ParseResumeArguments(std::string_view text) {
         value = words[++i];
       }
       if (Status added = AddSwap(value, out); !added.ok()) return added;
+    } else if (word.rfind("@", 0) == 0) {
+      if (Status named = AddPanel(word.substr(1), out); !named.ok()) return named;
     } else if (word.rfind("-", 0) == 0) {
       return Invalid("unknown option \"" + std::string(word) + "\"");
     } else if (!out.query.empty()) {
@@ -91,6 +105,7 @@ Result<ResumeArguments> ParseResumeArguments(std::string_view text) {
     }
   }
   if (out.query.empty() && !out.swaps.empty()) return Invalid("--slot needs the run to resume");
+  if (out.query.empty() && !out.panel.empty()) return Invalid("@<panel> needs the run to resume");
   return out;
 }
 

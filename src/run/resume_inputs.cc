@@ -101,6 +101,20 @@ std::vector<Slot> ReusedSlots(const store::ResumeSource& source) {
   return slots;
 }
 
+std::vector<RouteSwap> PanelSwaps(const store::ResumeSource& source,
+                                  const config::ModelsConfig& panel,
+                                  const std::vector<RouteSwap>& explicit_swaps) {
+  const std::vector<Slot> reused = ReusedSlots(source);
+  std::vector<RouteSwap> swaps;
+  for (Slot slot : kAllSlots) {
+    const bool named = std::any_of(explicit_swaps.begin(), explicit_swaps.end(),
+                                   [&](const RouteSwap& s) { return s.slot == slot; });
+    if (named || std::find(reused.begin(), reused.end(), slot) != reused.end()) continue;
+    swaps.push_back({slot, panel.selection(slot)});
+  }
+  return swaps;
+}
+
 Result<config::ModelsConfig> SwapRoutes(const store::ResumeSource& source,
                                         const std::vector<RouteSwap>& swaps,
                                         config::ModelsConfig pinned) {

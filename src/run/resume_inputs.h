@@ -37,6 +37,12 @@ const store::ModelSelection& SlotRoute(const store::RunModels& models, Slot slot
 // and, when the evaluation is reused too (ReusedEvaluationOf), the evaluator.
 std::vector<Slot> ReusedSlots(const store::ResumeSource& source);
 
+// /fusion-resume @<panel>: `panel`'s route for every slot whose answer the resume does not reuse
+// and that `explicit_swaps` does not name (--slot wins), in slot order.
+std::vector<RouteSwap> PanelSwaps(const store::ResumeSource& source,
+                                  const config::ModelsConfig& panel,
+                                  const std::vector<RouteSwap>& explicit_swaps);
+
 // `pinned` (PinnedRoutes) with each swap's route in its slot (/fusion-resume --slot).
 // invalid_arguments naming the slot, its model and the slots that may change when a swap names a
 // slot whose verified answer is reused: a reused answer keeps the model that wrote it.

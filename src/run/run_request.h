@@ -64,6 +64,10 @@ struct RunRequest {
   // With resume_run_dir: the routes the person named instead of the old run's (at most one per
   // slot). Empty for a run started afresh.
   std::vector<RouteSwap> route_swaps;
+  // /fusion @<panel>: the named panel of fusion-models.json (v3) the run uses; empty: the file's
+  // default_panel, else its top-level cast. With resume_run_dir: the panel whose routes replace
+  // those of every slot the resume does not reuse (empty: the old run's routes).
+  std::string panel;
 };
 
 // What a progress line reports, so a per-run view can count candidates without reading prose.
@@ -137,6 +141,8 @@ struct PreparedRun {
   // for the stages that apply it; the manifest's config.models records the same file, so a
   // non-default policy is on disk as the v2 object that was loaded.
   config::Policy policy;
+  // The named panel the run uses (config/panels.h); empty: the file's top-level cast.
+  std::string panel;
   workflow::CanonicalDocument canonical_input;
   budget::BudgetPlan plan;
   // What the run is expected to spend, from `plan` and the routes' prices (cost_forecast.h).

@@ -40,10 +40,23 @@ ModelSelection ReadModel(const json& value, const std::string& where, Status& st
 json ModelsToJson(const RunModels& m) {
   json candidates = json::array();
   for (const auto& c : m.candidates) candidates.push_back(ModelToJson(c));
-  return {{"candidates", std::move(candidates)},
-          {"evaluator", ModelToJson(m.evaluator)},
-          {"merger", ModelToJson(m.merger)},
-          {"thinking_level", m.thinking_level}};
+  json out = {{"candidates", std::move(candidates)},
+              {"evaluator", ModelToJson(m.evaluator)},
+              {"merger", ModelToJson(m.merger)},
+              {"thinking_level", m.thinking_level}};
+  if (m.role_thinking) {
+    out["thinking"] = {{"candidates", m.role_thinking->candidates},
+                       {"evaluator", m.role_thinking->evaluator},
+                       {"merger", m.role_thinking->merger}};
+  }
+  return out;
+}
+
+RoleThinkingLevels ReadRoleThinking(const json& value, const std::string& where, Status& status) {
+  FieldReader r(value, where);
+  RoleThinkingLevels levels{r.String("candidates"), r.String("evaluator"), r.String("merger")};
+  if (status.ok()) status = r.Finish();
+  return levels;
 }
 
 Result<RunModels> ModelsFromJson(const json& value) {
@@ -61,6 +74,9 @@ Result<RunModels> ModelsFromJson(const json& value) {
   m.evaluator = ReadModel(r.Object("evaluator"), r.where() + " evaluator", s);
   m.merger = ReadModel(r.Object("merger"), r.where() + " merger", s);
   m.thinking_level = r.String("thinking_level");
+  if (r.Has("thinking")) {
+    m.role_thinking = ReadRoleThinking(r.Object("thinking"), r.where() + " thinking", s);
+  }
   Status finish = r.Finish();
   if (!finish.ok()) return finish;
   if (!s.ok()) return s;
@@ -337,6 +353,20 @@ Status ValidateAttemptKey(const AttemptKey& key) {
                        "invalid attempt key for stage " + std::string(StageName(key.stage)));
 }
 
+const std::string& RunModels::ThinkingOf(Role role) const {
+  if (!role_thinking) return thinking_level;
+  switch (role) {
+    case Role::kCandidate:
+      return role_thinking->candidates;
+    case Role::kEvaluator:
+    case Role::kRepair:
+      return role_thinking->evaluator;
+    case Role::kMerger:
+      break;
+  }
+  return role_thinking->merger;
+}
+
 const char* WarmChildOutcomeName(WarmChildOutcome outcome) {
   return outcome == WarmChildOutcome::kReplaced ? "replaced" : "unused";
 }
@@ -415,6 +445,7 @@ json ManifestToJson(const Manifest& m) {
   }
   if (m.degraded) out["degraded"] = DegradedToJson(*m.degraded);
   if (m.resumed_from) out["resumed_from"] = *m.resumed_from;
+  if (m.panel) out["panel"] = *m.panel;
   if (m.walk_protection) out["walk_protection"] = *m.walk_protection;
   if (!m.citations.is_null()) out["citations"] = m.citations;
   if (!m.agreement.is_null()) out["agreement"] = m.agreement;
@@ -470,6 +501,7 @@ Result<Manifest> ManifestFromJson(const json& value) {
     m.agreement = r.Value("agreement");
     if (!IsAgreementRecord(m.agreement)) r.Fail("\"agreement\" is not an agreement record");
   }
+  if (r.Has("panel")) m.panel = r.String("panel");
   if (r.Has("resumed_from")) {
     m.resumed_from = r.String("resumed_from");
     if (!IsValidRunId(*m.resumed_from)) r.Fail("\"resumed_from\" is not a run id");

@@ -37,11 +37,26 @@ struct ModelSelection {
   bool operator==(const ModelSelection&) const = default;
 };
 
+// The thinking level each role's children ran at, when a panel set one (config/panels.h).
+struct RoleThinkingLevels {
+  std::string candidates;
+  std::string evaluator;  // also the evaluator's repair
+  std::string merger;
+
+  bool operator==(const RoleThinkingLevels&) const = default;
+};
+
 struct RunModels {
   std::array<ModelSelection, 3> candidates;
   ModelSelection evaluator;
   ModelSelection merger;
-  std::string thinking_level;  // the parent's level, used by every child
+  std::string thinking_level;  // the parent's level, used by every child of a role without its own
+  // Optional in the JSON form (`thinking`): the levels per role, written only when one differs
+  // from thinking_level (a panel set it). nullopt: every child ran at thinking_level.
+  std::optional<RoleThinkingLevels> role_thinking;
+
+  // The level `role`'s children ran at (the repair's is the evaluator's).
+  const std::string& ThinkingOf(Role role) const;
 
   bool operator==(const RunModels&) const = default;
 };
@@ -198,6 +213,9 @@ struct Manifest {
   std::vector<DroppedReviewerRecord> dropped_reviewers;
   // Optional in the JSON form: the key is written only for a run that left a candidate out.
   std::optional<DegradedRecord> degraded;
+  // Optional in the JSON form: the named panel (fusion-models.json v3) whose cast the run used;
+  // absent for a run on the file's top-level cast, and in manifests written before it.
+  std::optional<std::string> panel;
   // Optional in the JSON form: the run this one resumed (/fusion-resume), by id.
   std::optional<std::string> resumed_from;
   // The weakest protection the candidates' grep and find walked under in this run

@@ -121,6 +121,7 @@ Result<std::unique_ptr<RunStore>> RunStore::Create(FileSystem& fs, const Clock& 
   m.context = spec.context;
   m.tool_policy = spec.tool_policy;
   m.resumed_from = spec.resumed_from;
+  m.panel = spec.panel;
   std::unique_ptr<RunStore> store(
       new RunStore(fs, clock, run_dir, std::move(owner_lock).value(), m));
   std::lock_guard lock(store->mu_);

@@ -57,6 +57,7 @@ struct RunSpec {
   nlohmann::json context = nlohmann::json::object();       // REQUIRES: an object
   nlohmann::json tool_policy = nlohmann::json::object();   // REQUIRES: an object
   std::optional<std::string> resumed_from;                 // REQUIRES: a valid run id when set
+  std::optional<std::string> panel;                        // the named panel the run uses
 };
 
 // A change to one attempt row. The row is created on first sight of its key (started_at = now);

@@ -101,6 +101,7 @@ std::optional<TaskInfo> TaskOfRun(const RunListing& run) {
   task.question = run.question;
   task.resume = run.Resume();
   task.resumed_from = run.manifest->resumed_from.value_or("");
+  task.panel = run.manifest->panel.value_or("");
   task.resumed_as = run.resumed_as;
   SetStateOf(run, task);
   return task;

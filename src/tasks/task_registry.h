@@ -62,6 +62,8 @@ struct TaskInfo {
   std::string answer_note;
   // The run this one resumed (its manifest's resumed_from), "" for a run started afresh.
   std::string resumed_from;
+  // The named panel the run used (its manifest's panel), "" for the top-level cast.
+  std::string panel;
   // The launch's cost estimate in one line ("Estimate (expected – worst case): …"), for the live
   // view to repeat; "" for a run read from disk.
   std::string estimate;

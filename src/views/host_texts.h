@@ -20,7 +20,8 @@ inline constexpr char kRegisterNeedsPiText[] =
 // registerCommand descriptions (Pi lists them in its command menu).
 inline constexpr char kFusionCommandDescription[] =
     "Answer a hard question with Fusion (three candidates, blind evaluator, merger) as a "
-    "background task: /fusion <prompt>, or no argument to open an editor";
+    "background task: /fusion <prompt>, /fusion @<panel> <prompt> for a named panel, or no "
+    "argument to open an editor";
 inline constexpr char kFusionModelsCommandDescription[] =
     "Choose the models for Fusion's five slots (Candidate 1-3, Evaluator, Merger); TUI only";
 
@@ -31,7 +32,7 @@ inline constexpr char kFusionResumeCommandDescription[] =
 inline constexpr char kResumePickerTitle[] = "Resume which Fusion run? (newest first)";
 
 // /fusion without a prompt where no editor can be opened (print, json and RPC modes).
-inline constexpr char kFusionUsageText[] = "Usage: /fusion <prompt>";
+inline constexpr char kFusionUsageText[] = "Usage: /fusion [@<panel>] <prompt>";
 // The title of the editor /fusion opens for its prompt in the TUI.
 inline constexpr char kFusionEditorTitle[] = "Fusion prompt";
 

@@ -10,6 +10,7 @@
 #include "schema/tool_catalog.h"
 #include "store/run_id.h"
 #include "views/host_texts.h"
+#include "views/panel_texts.h"
 #include "views/resume_texts.h"
 #include "views/view_parts.h"
 #include "workflow/child_wrapper.h"
@@ -28,6 +29,7 @@ std::string PreflightUpdateText(std::string_view workflow) {
 
 std::string CommandStartedText(const LaunchReport& launch) {
   return "Started fusion reason (" + launch.run_id + ")… Artifacts: " + launch.artifact_dir +
+         (launch.panel_text.empty() ? "" : "\n" + launch.panel_text) +
          (launch.warning_text.empty() ? "" : "\n" + launch.warning_text) +
          (launch.estimate_text.empty() ? "" : "\n" + launch.estimate_text);
 }
@@ -64,10 +66,14 @@ LaunchReport Receipt(const run::PreparedRun& run, const tasks::TaskInfo& task) {
       {run.models.routes[0].model.QualifiedId(), run.models.routes[1].model.QualifiedId(),
        run.models.routes[2].model.QualifiedId()});
   if (shared) launch.warning_text = config::SharedModelText(*shared);
+  const store::Manifest manifest = run.store->Snapshot();
+  launch.panel_text = PanelLine(manifest.panel, manifest.models);
   launch.receipt_text = "Started " + task.label + " in the background (" + task.id +
-                        ").\nArtifacts: " + task.artifact_dir + "\n" + PreflightLine(run) +
-                        WrapperLine(run) + (shared ? "\n" + launch.warning_text : std::string()) +
-                        "\n" + launch.estimate_text +
+                        ").\nArtifacts: " + task.artifact_dir + "\n" +
+                        (launch.panel_text.empty() ? "" : launch.panel_text + "\n") +
+                        PreflightLine(run) + WrapperLine(run) +
+                        (shared ? "\n" + launch.warning_text : std::string()) + "\n" +
+                        launch.estimate_text +
                         "\nWait for the terminal notification, then call bg_result({taskId:\"" +
                         task.id + "\"}). Do not poll.";
   launch.details = {{"schema_version", "pi-background-tasks.fusion-launch.v1"},

@@ -35,6 +35,9 @@ struct LaunchReport {
   // What the person should know before the run spends anything, as the receipt says it: that
   // candidates share one model (config::SharedModelText); empty otherwise.
   std::string warning_text;
+  // A run on a named panel, or with its own thinking levels: "Panel fast · thinking candidates
+  // low, …" (views/panel_texts.h), in the receipt and the /fusion notice; empty otherwise.
+  std::string panel_text;
   nlohmann::json details;  // fusion-launch.v1 details, or {error:{code,message}[,artifact_dir]}
   Status error;            // ok exactly when `ok`
 };

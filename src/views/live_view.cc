@@ -56,6 +56,7 @@ json LiveRunView(const tasks::TaskInfo& task, const std::vector<LandedReport>& l
   }
   // Shown when expanded, where the answers push the launch notice off the screen.
   json about = json::array({"Run " + task.id, "Artifacts: " + task.artifact_dir});
+  if (!task.panel.empty()) about.push_back("Panel " + task.panel);
   if (!task.estimate.empty()) about.push_back(task.estimate);
   return {{"line", tasks::StatusLine(task.progress, task.label, task.id, now_ms)},
           {"about", about},

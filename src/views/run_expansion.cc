@@ -17,6 +17,7 @@
 #include "store/role_usage.h"
 #include "store/run_id.h"
 #include "store/verify.h"
+#include "views/panel_texts.h"
 #include "views/view_parts.h"
 #include "workflow/validation_render.h"
 #include "workflow/validation_report.h"
@@ -185,6 +186,10 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   const std::vector<std::string> roles =
       RoleUsageLines(store::UsageByRoleJson(store::UsageByRole(*manifest)));
   if (!roles.empty()) out["roles"] = roles;
+  // The panel and its thinking per role (fusion-models.json v3), above the cost of each role.
+  if (const std::string panel = PanelLine(manifest->panel, manifest->models); !panel.empty()) {
+    out["panel"] = panel;
+  }
   if (!AddEvaluation(fs, run_dir, *manifest, lettered, out)) missing = true;
   // The citation check's broken citations, each with why and where it was made.
   if (std::vector<std::string> broken = run::BrokenCitationLines(manifest->citations);

@@ -254,11 +254,15 @@ json SlotModels(const store::RunModels& models) {
 }
 
 // A resumed run's block says so even collapsed: "completed in 0:21 · resumed from 1a2b3c4d".
+// A run on a named panel names it the same way: "completed in 0:21 · panel fast".
 json WithResumedFrom(json view, const tasks::TaskInfo& task) {
-  if (!task.resumed_from.empty() && view.contains("status") && view["status"].is_string()) {
+  if (!view.contains("status") || !view["status"].is_string()) return view;
+  if (!task.resumed_from.empty()) {
     view["status"] = view["status"].get<std::string>() + " · resumed from " +
                      std::string(store::ShortRunId(task.resumed_from));
   }
+  if (!task.panel.empty())
+    view["status"] = view["status"].get<std::string>() + " · panel " + task.panel;
   return view;
 }
 

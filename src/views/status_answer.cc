@@ -62,6 +62,8 @@ StatusAnswer BuildStatusAnswer(const tasks::TaskRegistry& live,
     if (task.state == tasks::TaskState::kCompleted && !task.answer_note.empty()) {
       detail += (detail.empty() ? "" : "; ") + task.answer_note;
     }
+    if (!task.panel.empty())
+      detail += (detail.empty() ? "" : "; ") + std::string("panel ") + task.panel;
     // Its answer exists in the run that resumed it: nobody should pay for it twice.
     if (!resumed_as.empty()) {
       detail += (detail.empty() ? "" : "; ") + std::string("resumed as ") + resumed_as;
@@ -82,6 +84,7 @@ StatusAnswer BuildStatusAnswer(const tasks::TaskRegistry& live,
                              : nlohmann::json(nullptr)}};
     if (!detail.empty() && !(is_live && task.state == tasks::TaskState::kRunning))
       row["note"] = detail;
+    if (!task.panel.empty()) row["panel"] = task.panel;
     rows.push_back(std::move(row));
   }
   view.details = {{"tasks", rows}};

@@ -140,17 +140,18 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
        "\"pi-background-tasks.fusion-models.v3\")"},
       {V3(PolicyWith(",\"panel\":\"adaptive\"")),
        "policy.panel is a \"pi-background-tasks.fusion-models.v3\" key that this version of "
-       "pi-fusion does not support yet; remove it (of v3's keys only policy.stall_seconds is "
-       "supported)"},
+       "pi-fusion does not support yet; remove it (of v3's keys only panels, default_panel and "
+       "policy.stall_seconds are supported)"},
       {V3(PolicyWith(",\"order_check\":\"off\"")), "policy.order_check is a"},
       {V3(PolicyWith(",\"evaluator_tools\":false")), "policy.evaluator_tools is a"},
       {V3(PolicyWith(",\"keep_warm_seconds\":0,\"stall_seconds\":60")),
        "policy.keep_warm_seconds is a"},
-      {V3("", ",\"panels\":{}"),
-       "panels is a \"pi-background-tasks.fusion-models.v3\" key that this version of pi-fusion "
-       "does not support yet"},
+      {V2(Policy3("3", "null", "null")).substr(0, V2(Policy3("3", "null", "null")).size() - 1) +
+           ",\"panels\":{}}",
+       "contains unsupported key(s): panels (panels need schema_version "
+       "\"pi-background-tasks.fusion-models.v3\")"},
       {V3(PolicyWith(",\"stall_seconds\":60"), ",\"default_panel\":\"fast\""),
-       "default_panel is a \"pi-background-tasks.fusion-models.v3\" key"},
+       "default_panel \"fast\" names no panel of the file; it defines no panels"},
       // Slots are checked before the policy.
       {File("[\"x\",\"$current\",\"$current\"]", "\"$current\"", "\"$current\"", kV2),
        "Candidate 1 must be \"$current\" or \"provider/model\""},
@@ -439,7 +440,6 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V3(PolicyWith(",\"stall_seconds\":3001")),
       V3(PolicyWith(",\"stall_seconds\":\"60\"")),
       V3(PolicyWith(",\"panel\":\"full\"")),
-      V3("", ",\"panels\":{}"),
       V3("{\"stall_seconds\":60}"),
       File(kThree).substr(0, File(kThree).size() - 1) +
           ",\"policy\":" + Policy3("2", "null", "null") + "}",

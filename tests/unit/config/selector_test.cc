@@ -153,6 +153,30 @@ TEST_CASE("Selector: picking a model and s writes a valid v1 file") {
   CHECK(selector.HandleKey(SelectorKey::kText, "q") == SelectorOutcome::kSaved);
 }
 
+TEST_CASE("Selector: saving the top-level cast keeps the file's named panels") {
+  Fixture f;
+  ModelsConfig config;
+  Panel fast{{"scripted/scripted-b", "scripted/scripted-b", "scripted/scripted-b"},
+             "scripted/scripted-a",
+             "scripted/scripted-a",
+             {"low", std::nullopt, "high"},
+             std::nullopt};
+  config.panels["fast"] = fast;
+  config.default_panel = "fast";
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  Selector selector(f.store, Registry());
+  selector.HandleKey(SelectorKey::kDown);   // Candidate 2
+  selector.HandleKey(SelectorKey::kEnter);  // list, cursor on $current
+  Type(selector, "scripted-b");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.HandleKey(SelectorKey::kText, "s") == SelectorOutcome::kSaved);
+  ModelsConfig expected = config;
+  expected.candidates[1] = "scripted/scripted-b";
+  REQUIRE(f.store.Load().ok());
+  CHECK(f.store.Load()->config == expected);
+  CHECK(Slurp(f.store.path()).find("fusion-models.v3") != std::string::npos);
+}
+
 TEST_CASE("Selector: a refused or unavailable model cannot be picked") {
   Fixture f;
   ModelsConfig config;

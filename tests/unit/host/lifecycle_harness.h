@@ -60,6 +60,7 @@ class ScriptedLauncher : public run::ChildLauncher {
       std::lock_guard lock(mu_);
       started_.push_back(role);
       envs_.push_back(spec.env);
+      argvs_.push_back(spec.argv);
       if (role == "candidate") number = ++candidates_;
     }
     process::ChildOutcome outcome;
@@ -131,6 +132,11 @@ class ScriptedLauncher : public run::ChildLauncher {
     std::lock_guard lock(mu_);
     return envs_;
   }
+  // Each started child's argv, in start order.
+  std::vector<std::vector<std::string>> argvs() const {
+    std::lock_guard lock(mu_);
+    return argvs_;
+  }
 
  private:
   static std::string RoleOf(const process::ChildSpec& spec) {
@@ -144,6 +150,7 @@ class ScriptedLauncher : public run::ChildLauncher {
   mutable std::mutex mu_;
   std::vector<std::string> started_;
   std::vector<std::vector<std::string>> envs_;
+  std::vector<std::vector<std::string>> argvs_;
   int candidates_ = 0;
   int watched_ = 0;
 };

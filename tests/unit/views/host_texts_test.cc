@@ -12,10 +12,11 @@ using namespace pi_fusion::views;
 TEST_CASE("command texts: descriptions, usage and mode errors", "[texts]") {
   CHECK(std::string(kFusionCommandDescription) ==
         "Answer a hard question with Fusion (three candidates, blind evaluator, merger) as a "
-        "background task: /fusion <prompt>, or no argument to open an editor");
+        "background task: /fusion <prompt>, /fusion @<panel> <prompt> for a named panel, or no "
+        "argument to open an editor");
   CHECK(std::string(kFusionModelsCommandDescription) ==
         "Choose the models for Fusion's five slots (Candidate 1-3, Evaluator, Merger); TUI only");
-  CHECK(std::string(kFusionUsageText) == "Usage: /fusion <prompt>");
+  CHECK(std::string(kFusionUsageText) == "Usage: /fusion [@<panel>] <prompt>");
   CHECK(std::string(kFusionEditorTitle) == "Fusion prompt");
   CHECK(std::string(kModelsNeedTuiText) == "/fusion-models requires Pi TUI mode");
   CHECK(std::string(kModelsSelectorMissingText) ==
