@@ -32,7 +32,8 @@ Result<tasks::ContinuedAnswer> ChosenAnswer(Napi::Env env, Napi::Object ctx,
   if (!task.ok()) {
     return Status::Error(task.status().code(), "/fusion-continue: " + task.status().message());
   }
-  const tasks::VerifiedAnswers run = tasks::ReadVerifiedAnswers(PosixFileSystem(), task->artifact_dir);
+  const tasks::VerifiedAnswers run =
+      tasks::ReadVerifiedAnswers(PosixFileSystem(), task->artifact_dir);
   return tasks::ChooseAnswer(run, task->id, args.selector);
 }
 
@@ -54,8 +55,8 @@ Napi::Value FindModel(Napi::Env env, Napi::Object ctx, const store::ModelSelecti
   if (!registry.IsObject()) return env.Undefined();
   Napi::Function find = Method(registry.As<Napi::Object>(), "find");
   if (find.IsEmpty()) return env.Undefined();
-  return find.Call(registry, {Napi::String::New(env, route.provider),
-                              Napi::String::New(env, route.model)});
+  return find.Call(registry,
+                   {Napi::String::New(env, route.provider), Napi::String::New(env, route.model)});
 }
 
 // Switches Pi's model to the candidate's route and says whether Pi did.
@@ -80,10 +81,9 @@ Napi::Value SwitchModel(Napi::Env env, Napi::Object ctx, const tasks::ContinuedA
 // The TUI's confirm dialog; the model is switched only when the person says yes.
 Napi::Value OfferSwitch(Napi::Env env, Napi::Object ctx, const tasks::ContinuedAnswer& answer) {
   Napi::Object ui = ctx.Get("ui").As<Napi::Object>();
-  const Napi::Value asked =
-      Method(ui, "confirm")
-          .Call(ui, {Napi::String::New(env, views::SwitchOfferTitle(answer)),
-                     Napi::String::New(env, views::SwitchOfferText(answer))});
+  const Napi::Value asked = Method(ui, "confirm")
+                                .Call(ui, {Napi::String::New(env, views::SwitchOfferTitle(answer)),
+                                           Napi::String::New(env, views::SwitchOfferText(answer))});
   auto ctx_ref = std::make_shared<Napi::ObjectReference>(Napi::Persistent(ctx));
   return Then(env, asked, [ctx_ref, answer](Napi::Env env, Napi::Value yes) -> Napi::Value {
     if (!yes.ToBoolean().Value()) return env.Undefined();

@@ -215,7 +215,8 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
     // their content is written for the model; the person reads the view kept in their details
     // (older messages without one keep Pi's plain rendering).
     for (const char* type : {kTaskMessageType, views::kContinueMessageType}) {
-      message_renderer.Call(pi, {Napi::String::New(env, type), Napi::Function::New(env, RenderMessageView)});
+      message_renderer.Call(
+          pi, {Napi::String::New(env, type), Napi::Function::New(env, RenderMessageView)});
     }
   }
 }

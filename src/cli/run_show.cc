@@ -1,7 +1,5 @@
 #include "cli/run_show.h"
 
-#include <algorithm>
-
 #include "core/terminal_text.h"
 #include "store/resumability.h"
 #include "store/run_id.h"

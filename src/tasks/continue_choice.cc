@@ -40,7 +40,8 @@ std::string VerifiedList(const VerifiedAnswers& run) {
   return list.empty() ? "none" : list;
 }
 
-// What the run does have, for a refusal: its verified candidates and whether it has a merged answer.
+// What the run does have, for a refusal: its verified candidates and whether it has a merged
+// answer.
 std::string WhatItHas(const VerifiedAnswers& run, const std::string& short_id) {
   if (run.candidates.empty() && !run.merged) {
     return "it has no verified answer to continue with";
@@ -52,13 +53,16 @@ std::string WhatItHas(const VerifiedAnswers& run, const std::string& short_id) {
 
 Status Unverified(const VerifiedAnswers& run, const std::string& run_id) {
   std::string problems;
-  for (const std::string& problem : run.problems) problems += (problems.empty() ? "" : "; ") + problem;
+  for (const std::string& problem : run.problems)
+    problems += (problems.empty() ? "" : "; ") + problem;
   const std::string short_id(store::ShortRunId(run_id));
   return Status::Error(kArtifactError,
-                       "run " + run_id + " does not verify, so none of its answers is put into the "
-                       "conversation: " + problems + ". `pi-fusion verify " + short_id +
-                       "` checks it again; ask the question again with /fusion for an answer "
-                       "that verifies");
+                       "run " + run_id +
+                           " does not verify, so none of its answers is put into the "
+                           "conversation: " +
+                           problems + ". `pi-fusion verify " + short_id +
+                           "` checks it again; ask the question again with /fusion for an answer "
+                           "that verifies");
 }
 
 }  // namespace
@@ -114,7 +118,8 @@ Result<ContinuedAnswer> ChooseAnswer(const VerifiedAnswers& run, const std::stri
       return Status::Error(kInvalidArguments,
                            "run " + run_id + " has no candidate " + selector.letter +
                                ": it ended before its candidates were lettered for the "
-                               "evaluator; name a slot instead (" + WhatItHas(run, short_id) + ")");
+                               "evaluator; name a slot instead (" +
+                               WhatItHas(run, short_id) + ")");
     }
     slot = *mapped;
   }

@@ -44,11 +44,11 @@ struct ContinuedAnswer {
   std::string run_id;
   std::string workflow;
   bool merged = false;
-  int slot = 0;                  // 1..3; 0 for the merged answer
-  std::string letter;            // the candidate's letter when the run drew its map; "" otherwise
-  store::ModelSelection route;   // the candidate's route; the merger's for the merged answer
-  std::string answer;            // the verified bytes
-  store::ArtifactRef ref;        // what they verified against
+  int slot = 0;                 // 1..3; 0 for the merged answer
+  std::string letter;           // the candidate's letter when the run drew its map; "" otherwise
+  store::ModelSelection route;  // the candidate's route; the merger's for the merged answer
+  std::string answer;           // the verified bytes
+  store::ArtifactRef ref;       // what they verified against
 };
 
 // The answer `selector` names in `run` (ReadVerifiedAnswers of run `run_id`):

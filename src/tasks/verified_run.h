@@ -29,7 +29,7 @@ struct VerifiedAnswers {
   // What failed verification, each naming its artifact; empty when every one verified. When not
   // empty, `merged` and `candidates` are empty.
   std::vector<std::string> problems;
-  std::optional<std::string> merged;         // a completed run's verified merged answer
+  std::optional<std::string> merged;          // a completed run's verified merged answer
   std::vector<VerifiedCandidate> candidates;  // store::VerifiedCandidateSlots, ascending
 };
 

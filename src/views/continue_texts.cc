@@ -28,8 +28,8 @@ std::string AnswerName(const tasks::ContinuedAnswer& answer) {
 }
 
 std::string ContinueMessageText(const tasks::ContinuedAnswer& answer) {
-  const std::string author = answer.merged ? "the merger " + answer.route.QualifiedId()
-                                           : answer.route.QualifiedId();
+  const std::string author =
+      answer.merged ? "the merger " + answer.route.QualifiedId() : answer.route.QualifiedId();
   return "From Fusion run " + answer.run_id + " (" + answer.workflow + "): " + AnswerName(answer) +
          ", written by " + author + "; " + answer.ref.sha256 + " (" +
          std::to_string(answer.ref.byte_length) + " bytes, verified).\n\n" + answer.answer;
@@ -38,12 +38,11 @@ std::string ContinueMessageText(const tasks::ContinuedAnswer& answer) {
 json ContinueDetails(const tasks::ContinuedAnswer& answer) {
   std::string name = AnswerName(answer);
   name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-  const json view = {
-      {"kind", "run"},
-      {"title", "Fusion " + ShortId(answer) + " · continued"},
-      {"state", "completed"},
-      {"status", name + " · " + answer.route.QualifiedId() + " · verified"},
-      {"answer", AnswerView(answer.answer, "")}};
+  const json view = {{"kind", "run"},
+                     {"title", "Fusion " + ShortId(answer) + " · continued"},
+                     {"state", "completed"},
+                     {"status", name + " · " + answer.route.QualifiedId() + " · verified"},
+                     {"answer", AnswerView(answer.answer, "")}};
   return {{"schema_version", kContinueDetailsSchema},
           {"run_id", answer.run_id},
           {"workflow", answer.workflow},

@@ -147,8 +147,7 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   view.details["usage"] = store::UsageToJson(verified->usage);
   view.details["usage_attached"] = kAttachmentNames.Name(attachment);
   view.details["result"] = verified->details;
-  view.details["candidates"] =
-      VerifiedCandidateRows(fs, task.artifact_dir, verified->manifest);
+  view.details["candidates"] = VerifiedCandidateRows(fs, task.artifact_dir, verified->manifest);
   if (attachment == Attachment::kNow) view.attach_usage = store::UsageToJson(verified->usage);
   return view;
 }

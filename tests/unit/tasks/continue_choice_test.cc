@@ -22,8 +22,8 @@ TEST_CASE("ParseContinueArguments: a run and a slot, a letter or merged") {
   CHECK(ParseContinueArguments("1a2b3c4d b")->selector == ContinueSelector{0, "B"});
   CHECK(ParseContinueArguments("  1a2b3c4d   C ")->selector == ContinueSelector{0, "C"});
   CHECK(ParseContinueArguments("1a2b3c4d Merged")->selector == ContinueSelector{0, "", true});
-  for (const char* bad : {"", "1a2b3c4d", "1a2b3c4d 4", "1a2b3c4d 0", "1a2b3c4d D", "1a2b3c4d 2 3",
-                          "1a2b3c4d all"}) {
+  for (const char* bad :
+       {"", "1a2b3c4d", "1a2b3c4d 4", "1a2b3c4d 0", "1a2b3c4d D", "1a2b3c4d 2 3", "1a2b3c4d all"}) {
     INFO(bad);
     const Status status = ParseContinueArguments(bad).status();
     CHECK(status.code() == "invalid_arguments");
