@@ -97,6 +97,9 @@ describe("/fusion-continue", () => {
       const bad = await env.print(`/fusion-continue ${short} 4`, { args: ["-c"] });
       assert.equal(bad.code, 1);
       assert.ok(bad.stderr.includes("`4` is not a slot 1-3, a letter A-C or `merged`. Usage: /fusion-continue <run id or prefix> <1-3 | A-C | merged>"), bad.stderr);
+      const jsonRefused = await env.json(`/fusion-continue ${short} merged extra`, { args: ["-c"] });
+      assert.equal(jsonRefused.code, 1, "json mode exits 1 too");
+      assert.ok(jsonRefused.stderr.includes("too many arguments (3)"), jsonRefused.stderr);
       assert.equal(env.requests().length, before, "no model request for a refusal");
 
       // The TUI: the message row, then the offer to switch to the admitted route; taken, Pi's
