@@ -4,6 +4,7 @@
 
 #include "addon/addon_state.h"
 #include "addon/command_launch.h"
+#include "addon/continue_command.h"
 #include "addon/host_snapshot.h"
 #include "addon/js_values.h"
 #include "addon/models_selector.h"
@@ -13,6 +14,7 @@
 #include "run/panel_argument.h"
 #include "schema/normalize.h"
 #include "schema/tool_catalog.h"
+#include "views/continue_texts.h"
 #include "views/host_texts.h"
 #include "views/report_texts.h"
 
@@ -96,6 +98,8 @@ void RegisterCommands(Napi::Env env, Napi::Object pi) {
   Register(env, pi, "fusion-models", views::kFusionModelsCommandDescription, FusionModelsCommand);
   Register(env, pi, "fusion-resume", views::kFusionResumeCommandDescription, FusionResumeCommand);
   Register(env, pi, "fusion-report", views::kFusionReportCommandDescription, FusionReportCommand);
+  Register(env, pi, "fusion-continue", views::kFusionContinueCommandDescription,
+           FusionContinueCommand);
 }
 
 }  // namespace pi_fusion::addon

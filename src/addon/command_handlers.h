@@ -1,4 +1,5 @@
-// The /fusion, /fusion-models and /fusion-resume slash commands. JS thread only.
+// The /fusion, /fusion-models, /fusion-resume, /fusion-report and /fusion-continue slash commands.
+// JS thread only.
 #pragma once
 
 #include <napi.h>

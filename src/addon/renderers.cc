@@ -8,6 +8,7 @@
 #include "core/error_codes.h"
 #include "core/file_system.h"
 #include "core/terminal_text.h"
+#include "views/continue_texts.h"
 #include "views/host_texts.h"
 #include "views/markdown_literals.h"
 #include "views/run_expansion.h"
@@ -121,6 +122,21 @@ bool Flag(Napi::Value object, const char* key) {
   return object.IsObject() && object.As<Napi::Object>().Get(key).ToBoolean().Value();
 }
 
+// A custom message's view (details.view), drawn as the /fusion run entry is.
+Napi::Value RenderMessageView(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Value message = info[0];
+  Napi::Value details =
+      message.IsObject() ? message.As<Napi::Object>().Get("details") : env.Undefined();
+  if (!details.IsObject() || !details.As<Napi::Object>().Get("view").IsObject())
+    return env.Undefined();
+  const bool expanded = Flag(info[1], "expanded");
+  json view = JsonOf(env, details.As<Napi::Object>().Get("view"));
+  if (expanded) view = WithExpansion(std::move(view));
+  return Render(env, "renderMessage", std::move(view), RenderOptions(env, expanded, info[1]),
+                info[2]);
+}
+
 }  // namespace
 
 void AdoptRenderModule(Napi::Env env, Napi::Value render) {
@@ -195,23 +211,13 @@ void RegisterViewRenderers(Napi::Env env, Napi::Object pi) {
   }
   Napi::Function message_renderer = Method(pi, "registerMessageRenderer");
   if (!message_renderer.IsEmpty()) {
-    // The wake message of a tool launch: its content is written for the model; the person reads
-    // the run view kept in its details (older messages without one keep Pi's plain rendering).
-    message_renderer.Call(
-        pi, {Napi::String::New(env, kTaskMessageType),
-             Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
-               Napi::Env env = info.Env();
-               Napi::Value message = info[0];
-               Napi::Value details =
-                   message.IsObject() ? message.As<Napi::Object>().Get("details") : env.Undefined();
-               if (!details.IsObject() || !details.As<Napi::Object>().Get("view").IsObject())
-                 return env.Undefined();
-               const bool expanded = Flag(info[1], "expanded");
-               json view = JsonOf(env, details.As<Napi::Object>().Get("view"));
-               if (expanded) view = WithExpansion(std::move(view));
-               return Render(env, "renderMessage", std::move(view),
-                             RenderOptions(env, expanded, info[1]), info[2]);
-             })});
+    // The wake message of a tool launch and the answer /fusion-continue put into the conversation:
+    // their content is written for the model; the person reads the view kept in their details
+    // (older messages without one keep Pi's plain rendering).
+    for (const char* type : {kTaskMessageType, views::kContinueMessageType}) {
+      message_renderer.Call(
+          pi, {Napi::String::New(env, type), Napi::Function::New(env, RenderMessageView)});
+    }
   }
 }
 

@@ -1,41 +1,17 @@
 #include "cli/run_show.h"
 
-#include <algorithm>
-
 #include "core/terminal_text.h"
 #include "store/resumability.h"
 #include "store/run_id.h"
 #include "store/run_state.h"
-#include "store/verify.h"
 #include "tasks/run_catalog.h"
+#include "tasks/verified_run.h"
 #include "views/resume_texts.h"
 
 namespace pi_fusion::cli {
 namespace {
 
 using nlohmann::json;
-
-void AddProblem(RunShow& show, const std::string& problem) {
-  if (std::find(show.problems.begin(), show.problems.end(), problem) == show.problems.end()) {
-    show.problems.push_back(problem);
-  }
-}
-
-// The verified candidate answers of `m` (store::VerifiedCandidateSlots), each re-read and checked
-// against its ref: the bytes kept are the bytes that verified.
-void ReadCandidates(FileSystem& fs, const std::string& run_dir, const store::Manifest& m,
-                    RunShow& show) {
-  for (const int slot : store::VerifiedCandidateSlots(m)) {
-    const store::ArtifactRef& ref = m.artifacts.at(store::CandidateResponseName(slot));
-    Result<std::string> bytes = store::VerifyArtifact(fs, run_dir, ref);
-    if (!bytes.ok()) {
-      AddProblem(show, bytes.status().message());
-      continue;
-    }
-    show.candidates.push_back(
-        {slot, m.models.candidates[slot - 1].QualifiedId(), std::move(bytes).value()});
-  }
-}
 
 std::string WithLineEnd(std::string text) {
   if (!text.empty() && text.back() != '\n') text += '\n';
@@ -106,30 +82,19 @@ RunShow ReadRunShow(FileSystem& fs, const std::string& run_dir) {
   show.run_id = run.run_id;
   show.state = run.State();
   if (run.manifest) show.workflow = run.manifest->workflow;
-  show.problems = tasks::CheckRun(fs, run_dir).problems;
+  tasks::VerifiedAnswers answers = tasks::ReadVerifiedAnswers(fs, run_dir);
+  show.problems = std::move(answers.problems);
   if (!run.manifest || !show.problems.empty()) return show;
   const store::Manifest& manifest = *run.manifest;
-  if (manifest.state == store::RunState::kCompleted) {
-    // bg_result's own verification, so the answer shown is the one it would return.
-    Result<store::VerifiedResult> verified =
-        store::VerifyCompletedRun(fs, run_dir, manifest.run_id);
-    if (!verified.ok()) {
-      AddProblem(show, verified.status().message());
-      return show;
-    }
-    show.answer = std::move(verified->merged);
-  } else {
+  if (manifest.state != store::RunState::kCompleted) {
     run.resumed_as = store::CompletedResumeOf(fs, run_dir, run.run_id).value_or("");
   }
+  show.answer = std::move(answers.merged);
   show.failure = manifest.error;
   show.cancelled_by = run.CancelCause();
   show.resume = run.Resume();
   show.resumed_as = run.resumed_as;
-  ReadCandidates(fs, run_dir, manifest, show);
-  if (!show.problems.empty()) {  // an answer file changed since CheckRun: none of it is shown
-    show.answer.reset();
-    show.candidates.clear();
-  }
+  show.candidates = std::move(answers.candidates);
   return show;
 }
 

@@ -1,6 +1,7 @@
 // What `pi-fusion show` reads of one run and how it says so (docs/cli/show.md). Nothing of a run is
 // shown until every artifact its manifest binds has been verified, as `verify` and bg_result verify
-// it (tasks::CheckRun, store::VerifyCompletedRun); the answers shown are the verified bytes.
+// it (tasks::ReadVerifiedAnswers, which /fusion-continue shares); the answers shown are the
+// verified bytes.
 //
 // ReadRunShow reads through the FileSystem seam and writes nothing (no usage claim, no lock, no
 // finalization of an interrupted run); everything else is pure. Thread-safe.
@@ -15,6 +16,7 @@
 #include "core/file_system.h"
 #include "store/manifest.h"
 #include "tasks/resume_hint.h"
+#include "tasks/verified_run.h"
 
 namespace pi_fusion::cli {
 
@@ -23,11 +25,8 @@ inline constexpr int kShowAnswered = 0;    // a completed run's verified answer 
 inline constexpr int kShowNoAnswer = 1;    // the run has no answer (yet): what exists was shown
 inline constexpr int kShowUnverified = 3;  // an artifact failed verification: nothing was shown
 
-struct ShownCandidate {
-  int slot = 0;        // 1..3
-  std::string model;   // "provider/model"
-  std::string answer;  // its verified response, as written
-};
+// A verified candidate answer: slot, "provider/model", the bytes that verified and their ref.
+using ShownCandidate = tasks::VerifiedCandidate;
 
 struct RunShow {
   std::string run_id;        // the directory's name

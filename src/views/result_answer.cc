@@ -10,9 +10,11 @@
 #include "run/tool_refusals.h"
 #include "store/constants.h"
 #include "store/failure_view.h"
+#include "store/resumability.h"
 #include "store/run_id.h"
 #include "store/usage_claim.h"
 #include "store/verify.h"
+#include "tasks/continue_choice.h"
 #include "tasks/resume_hint.h"
 #include "views/lifecycle_texts.h"
 #include "views/resume_texts.h"
@@ -61,6 +63,25 @@ std::string UsageLine(const store::Usage& usage, const json& model_requests, Att
               ? "already attached"
               : "not attached: it could not be recorded (" + why_unrecorded + ")") +
          ")";
+}
+
+// details.candidates: each verified candidate answer of `m` (store::VerifiedCandidateSlots), its
+// bytes checked against its ref now: {slot, letter (null before the map was drawn), model, path,
+// byte_length, sha256}. What /fusion-continue puts into a conversation, for a program to read.
+json VerifiedCandidateRows(FileSystem& fs, const std::string& run_dir, const store::Manifest& m) {
+  json rows = json::array();
+  for (const int slot : store::VerifiedCandidateSlots(m)) {
+    const store::ArtifactRef& ref = m.artifacts.at(store::CandidateResponseName(slot));
+    if (!store::VerifyArtifact(fs, run_dir, ref).ok()) continue;
+    const std::string letter = tasks::LetterOfSlot(m.anonymous_map, slot);
+    rows.push_back({{"slot", slot},
+                    {"letter", letter.empty() ? json(nullptr) : json(letter)},
+                    {"model", m.models.candidates[slot - 1].QualifiedId()},
+                    {"path", run_dir + "/" + ref.path},
+                    {"byte_length", ref.byte_length},
+                    {"sha256", ref.sha256}});
+  }
+  return rows;
 }
 
 Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
@@ -126,6 +147,7 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   view.details["usage"] = store::UsageToJson(verified->usage);
   view.details["usage_attached"] = kAttachmentNames.Name(attachment);
   view.details["result"] = verified->details;
+  view.details["candidates"] = VerifiedCandidateRows(fs, task.artifact_dir, verified->manifest);
   if (attachment == Attachment::kNow) view.attach_usage = store::UsageToJson(verified->usage);
   return view;
 }
@@ -176,6 +198,9 @@ ResultAnswer FailedAnswer(FileSystem& fs, const tasks::TaskInfo& task) {
   view.text =
       "Fusion " + task.id + " " + ended + "; no answer was committed.\n" + summary +
       (summary.find("Artifacts:") == std::string::npos ? "\nArtifacts: " + task.artifact_dir : "");
+  if (manifest.ok()) {
+    view.details["candidates"] = VerifiedCandidateRows(fs, task.artifact_dir, *manifest);
+  }
   if (resume) {
     view.details["resumable"] = tasks::ResumeHintJson(*resume);
     view.text += "\n" + AgentResumeText(*resume);

@@ -14,7 +14,7 @@ const PROBE = path.join(REPO_ROOT, "tests", "e2e", "fixtures", "probe-extension.
 const TOOLS = ["fusion_reason", "fusion_investigate", "fusion_research", "fusion_validate", "bg_result", "bg_status", "bg_kill"];
 // Defined, but not offered to the model until its workflow runs (workflow::WorkflowRuns): none today.
 const NOT_OFFERED = [];
-const COMMANDS = ["fusion", "fusion-models", "fusion-report", "fusion-resume"];
+const COMMANDS = ["fusion", "fusion-continue", "fusion-models", "fusion-report", "fusion-resume"];
 
 function schemaFile(tool) {
   return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "schemas", "tools", `${tool}.json`), "utf8"));
