@@ -21,6 +21,7 @@
 #include "tasks/task_registry.h"
 #include "views/lifecycle_texts.h"
 #include "views/live_view.h"
+#include "views/resume_texts.h"
 
 namespace pi_fusion::addon {
 
@@ -110,6 +111,10 @@ struct AddonState {
   // Pi is quitting (a quit signal arrived, or session_shutdown for a quit): the runs' ends wake
   // no agent for another turn.
   bool quitting = false;
+  // The runs a quit cancelled, for the trace the shell shows once Pi has exited (quit_trace.h),
+  // and whether the exit listener that writes it is installed.
+  std::vector<views::QuitCancelledRun> quit_cancelled;
+  bool quit_trace_installed = false;
 
   // Cancels every launch — in preflight or running — with the quit grace (saying who asked),
   // without waiting. Safe to call more than once.

@@ -4,6 +4,7 @@
 #include "addon/command_handlers.h"
 #include "addon/js_values.h"
 #include "addon/progress_display.h"
+#include "addon/quit_trace.h"
 #include "addon/renderers.h"
 #include "addon/run_launcher.h"
 #include "addon/tool_handlers.h"
@@ -228,7 +229,11 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                      reason.IsString() ? reason.As<Napi::String>().Utf8Value() : "";
                  if (why == "quit") state.quitting = true;
                  state.StopAllRuns(host::ShutdownCancelSource(why, !state.shutdown_signal.empty()));
-                 if (why == "quit" && UiOf(env).IsEmpty()) DeliverEndsBeforeExit(env);
+                 if (why == "quit" && UiOf(env).IsEmpty()) {
+                   DeliverEndsBeforeExit(env);
+                 } else if (why == "quit" && ModeOf(state.ui_ctx.Value()) == "tui") {
+                   LeaveQuitTrace(env);
+                 }
                  ClearRunProgress(env);
                  state.pi.Reset();
                  state.ui_ctx.Reset();

@@ -7,6 +7,7 @@
 #include "addon/addon_state.h"
 #include "addon/js_values.h"
 #include "addon/progress_display.h"
+#include "addon/quit_trace.h"
 #include "addon/renderers.h"
 #include "core/terminal_text.h"
 #include "host/host_events.h"
@@ -64,6 +65,7 @@ class DispatchingSink : public host::LifecycleSink {
 
   static void DeliverEnd(Napi::Env env, uint64_t id, const Terminal& terminal) {
     AddonState& state = State(env);
+    RecordQuitEnd(env, terminal);
     if (auto it = state.launches.find(id); it != state.launches.end()) {
       TerminalCallback on_terminal = it->second.on_terminal;
       FinishLaunch(env, id);

@@ -151,6 +151,7 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   const std::optional<tasks::ResumeHint> resume = tasks::ResumeHintOf(run->store->Snapshot());
   terminal.text = views::TerminalText(terminal.outcome, terminal.task, resume);
   terminal.notice = views::NoticeText(terminal.outcome, terminal.task, resume);
+  terminal.resume = resume;
   const std::string failure_line =
       terminal.outcome.end == run::RunEnd::kFailed ? run::FailureText(terminal.outcome) : "";
   const std::string answer_note =

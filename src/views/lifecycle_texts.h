@@ -50,6 +50,8 @@ struct TerminalReport {
   std::string notice;    // the same for a person or program watching (NoticeText)
   tasks::TaskInfo task;  // the task as it ended (source, who cancelled it, progress)
   nlohmann::json view;   // the run view for the person (views/run_view.h), answer included
+  // How a failed or cancelled run can be resumed (from its terminal manifest); nullopt otherwise.
+  std::optional<tasks::ResumeHint> resume;
 };
 
 // The text a request asks about: its tool's headline argument (schema/tool_catalog.h).

@@ -93,6 +93,20 @@ std::string AgentResumeText(const tasks::ResumeHint& hint) {
          SwapAdvice(hint, "they can");
 }
 
+std::vector<std::string> QuitTraceLines(const std::vector<QuitCancelledRun>& runs) {
+  if (runs.empty()) return {};
+  std::vector<std::string> lines{"Fusion: quitting Pi cancelled " + std::to_string(runs.size()) +
+                                 (runs.size() == 1 ? " run." : " runs.")};
+  for (const QuitCancelledRun& run : runs) {
+    std::string line =
+        "  " + run.label + " " + std::string(store::ShortRunId(run.run_id)) + " cancelled · ";
+    line += run.resume ? tasks::ResumeCommand(run.run_id) + " reuses " + WhatItReuses(*run.resume)
+                       : "nothing to resume: no candidate answer verified";
+    lines.push_back(NeutralizeControls(line, TextShape::kSingleLine));
+  }
+  return lines;
+}
+
 std::vector<tasks::RunListing> ResumableRuns(FileSystem& fs, const std::string& cwd) {
   std::vector<tasks::RunListing> out;
   for (tasks::RunListing& run : tasks::ListRuns(fs, cwd)) {

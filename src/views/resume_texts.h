@@ -7,6 +7,7 @@
 // that quotes a run's question passes through NeutralizeControls. Thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,18 @@ std::string PersonResumeText(const tasks::ResumeHint& hint);
 // For the agent: the same facts, addressed to it: the person can resume the run; suggest that
 // rather than starting the run again.
 std::string AgentResumeText(const tasks::ResumeHint& hint);
+
+// A run that quitting Pi cancelled, for the trace the shell keeps once Pi has exited.
+struct QuitCancelledRun {
+  std::string label;   // "fusion reason"
+  std::string run_id;  // ours: a run id the store made, never model text
+  std::optional<tasks::ResumeHint> resume;
+};
+
+// The trace a quit leaves: "Fusion: quitting Pi cancelled 2 runs.", then one line per run,
+// "  fusion reason 1a2b3c4d cancelled · /fusion-resume 1a2b3c4d reuses its 2 verified candidate
+// answers", or "… cancelled · nothing to resume: no candidate answer verified". Empty for no run.
+std::vector<std::string> QuitTraceLines(const std::vector<QuitCancelledRun>& runs);
 
 // The picker shows at most this many runs, newest first.
 inline constexpr size_t kResumePickerMax = 12;

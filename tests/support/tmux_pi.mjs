@@ -19,7 +19,8 @@ function shellQuote(s) {
 export class TmuxPi {
   /**
    * Starts interactive Pi for `env` (a PiEnv). `opts`: {args, extensions, session, width, height,
-   * env} as for PiEnv.argv / PiEnv.env; `scrollback: false` makes screen() the visible screen only.
+   * env} as for PiEnv.argv / PiEnv.env; `scrollback: false` makes screen() the visible screen only;
+   * `keepAfterExit: true` keeps the pane (and what Pi wrote on its way out) once Pi has exited.
    */
   constructor(env, opts = {}) {
     this.env = env;
@@ -36,7 +37,17 @@ export class TmuxPi {
       `cd ${shellQuote(env.cwd)}`,
       `exec ${[env.options.node ?? PINNED_NODE, env.options.piCli ?? PI_CLI, ...argv].map(shellQuote).join(" ")}`,
     ].join("\n") + "\n", { mode: 0o700 });
-    this.tmux("new-session", "-d", "-s", "ui", "-x", String(opts.width ?? 160), "-y", String(opts.height ?? 48), script);
+    const keep = opts.keepAfterExit ? [";", "set-option", "-t", "ui", "remain-on-exit", "on"] : [];
+    this.tmux("new-session", "-d", "-s", "ui", "-x", String(opts.width ?? 160), "-y", String(opts.height ?? 48), script, ...keep);
+  }
+
+  /** Whether Pi has exited (only a pane kept with `keepAfterExit` outlives it). */
+  exited() {
+    try {
+      return this.tmux("display-message", "-p", "-t", "ui", "#{pane_dead}").trim() === "1";
+    } catch {
+      return true;
+    }
   }
 
   tmux(...args) {

@@ -162,6 +162,21 @@ describe("quorum 2: a run answers from two candidates and says so", () => {
     });
   });
 
+  test("TUI: the progress line counts the grace window down while it runs", async () => {
+    await withFusionEnv({ script: { rules: thirdCandidateRules([{ text: LATE_TEXT, delay_ms: 60000 }]) }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeFusionModelsV2(env, THIRD_CANDIDATE_ON_B, { quorum: 2, grace_seconds: 40 });
+      await withTmuxPi(env, {}, async (ui) => {
+        await ui.ready();
+        await ui.submit("/fusion Why is the sky blue?");
+        const left = (s) => Number(s.match(/fusion reason [0-9a-f]{8}: candidates 2\/3 done · \d+:\d\d · grace (\d+)s left/)?.[1] ?? -1);
+        const first = await ui.waitFor((s) => left(s) > 0, 60000, "the grace countdown in the progress line");
+        assert.ok(left(first) <= 40, first);
+        // It counts down on screen while nothing else happens.
+        await ui.waitFor((s) => left(s) > 0 && left(s) <= left(first) - 2, 15000, "the countdown to move");
+      });
+    });
+  });
+
   test("the TUI block says the answer is degraded before the answer", async () => {
     await withFusionEnv({ script: { rules: thirdCandidateRules([{ status: 500 }]) }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
       writeFusionModelsV2(env, THIRD_CANDIDATE_ON_B, { quorum: 2 });

@@ -280,4 +280,21 @@ TEST_CASE("TerminalRunView: the person's view of a resumable run ends with how t
   CHECK(view["notes"].back() == PersonResumeText({kRunId, {1, 3}, false, Slot::kCandidate2}));
 }
 
+TEST_CASE("QuitTraceLines: the count, then one line per cancelled run with its resume command",
+          "[tasks][resume]") {
+  CHECK(QuitTraceLines({}).empty());
+  const std::string short_id(store::ShortRunId(kRunId));
+  const std::vector<std::string> lines =
+      QuitTraceLines({{"fusion reason", kRunId, ResumeHint{kRunId, {1, 2}, false, std::nullopt}},
+                      {"fusion research", kRunId, std::nullopt}});
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "Fusion: quitting Pi cancelled 2 runs.");
+  CHECK(lines[1] == "  fusion reason " + short_id + " cancelled · /fusion-resume " + short_id +
+                        " reuses its 2 verified candidate answers");
+  CHECK(lines[2] == "  fusion research " + short_id +
+                        " cancelled · nothing to resume: no candidate answer verified");
+  CHECK(QuitTraceLines({{"fusion reason", kRunId, std::nullopt}})[0] ==
+        "Fusion: quitting Pi cancelled 1 run.");
+}
+
 }  // namespace pi_fusion::tasks
