@@ -593,7 +593,7 @@ TEST_CASE("Selector: a panel's cast and thinking are edited in the slots view") 
   CHECK(selector.config().merger == "$current");  // the top-level cast is untouched
   Type(selector, "s");
   REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
-  const Panel& saved = f.store.Load()->config.panels.at("deep");
+  const Panel saved = f.store.Load()->config.panels.at("deep");
   CHECK(saved.merger == "scripted/scripted-b");
   CHECK(saved.thinking.merger == "off");
   CHECK(saved.thinking.candidates == "high");
