@@ -153,8 +153,8 @@ class Selector {
   View view_ = View::kSlots;
   size_t focus_ = 0;  // a row: index into kAllSlots, then the policy rows
   std::string filter_;
-  size_t cursor_ = 0;  // index into FilteredEntries()
-  std::string input_;  // the input and name views' text
+  size_t cursor_ = 0;                 // index into FilteredEntries()
+  std::string input_;                 // the input and name views' text
   std::optional<std::string> panel_;  // the panel being edited; nullopt: the top-level cast
   size_t panel_cursor_ = 0;           // 0 the top-level cast, i the (i-1)th panel by name
   bool renaming_ = false;             // the name view renames the cursor's panel (else creates)

@@ -96,14 +96,12 @@ std::string Selector::Effective(const std::string& selection) const {
 std::vector<std::string> Selector::TopologyNotes() const {
   std::vector<std::string> notes;
   const std::string first = Effective(Edited(Slot::kCandidate1));
-  const bool one_model = std::all_of(kAllSlots.begin(), kAllSlots.end(), [&](Slot slot) {
-    return Effective(Edited(slot)) == first;
-  });
+  const bool one_model = std::all_of(kAllSlots.begin(), kAllSlots.end(),
+                                     [&](Slot slot) { return Effective(Edited(slot)) == first; });
   if (one_model) notes.push_back("Five slots, one model: no diversity (" + first + ").");
-  if (std::optional<SharedModel> shared =
-          SharedCandidateModel({Effective(Edited(Slot::kCandidate1)),
-                                Effective(Edited(Slot::kCandidate2)),
-                                Effective(Edited(Slot::kCandidate3))})) {
+  if (std::optional<SharedModel> shared = SharedCandidateModel(
+          {Effective(Edited(Slot::kCandidate1)), Effective(Edited(Slot::kCandidate2)),
+           Effective(Edited(Slot::kCandidate3))})) {
     notes.push_back(SharedModelText(*shared));
   }
   for (Slot judge : {Slot::kEvaluator, Slot::kMerger}) {

@@ -34,9 +34,7 @@ const Panel* Selector::EditedPanel() const {
   return found == config_.panels.end() ? nullptr : &found->second;
 }
 
-Panel* Selector::EditedPanel() {
-  return const_cast<Panel*>(std::as_const(*this).EditedPanel());
-}
+Panel* Selector::EditedPanel() { return const_cast<Panel*>(std::as_const(*this).EditedPanel()); }
 
 const std::string& Selector::Edited(Slot slot) const {
   const Panel* panel = EditedPanel();
@@ -197,8 +195,9 @@ void Selector::CycleThinking() {
   std::optional<std::string>& level = role == Role::kCandidate   ? panel->thinking.candidates
                                       : role == Role::kEvaluator ? panel->thinking.evaluator
                                                                  : panel->thinking.merger;
-  const auto at = level ? std::find(kPanelThinkingLevels.begin(), kPanelThinkingLevels.end(), *level)
-                        : kPanelThinkingLevels.end();
+  const auto at = level
+                      ? std::find(kPanelThinkingLevels.begin(), kPanelThinkingLevels.end(), *level)
+                      : kPanelThinkingLevels.end();
   if (!level) {
     level = std::string(kPanelThinkingLevels.front());
   } else if (at == kPanelThinkingLevels.end() || at + 1 == kPanelThinkingLevels.end()) {
@@ -223,9 +222,10 @@ void Selector::RenderPanels(std::vector<SelectorLine>& out) const {
   }
   if (config_.panels.empty()) out.push_back({"  (no named panels yet: n creates one)", "muted"});
   out.push_back({"", "text"});
-  out.push_back({"↑/↓ move · Enter edit · n new panel from the cast being edited · r rename · "
-                 "x delete · d set/clear default · s save and close · Esc back",
-                 "dim"});
+  out.push_back(
+      {"↑/↓ move · Enter edit · n new panel from the cast being edited · r rename · "
+       "x delete · d set/clear default · s save and close · Esc back",
+       "dim"});
 }
 
 void Selector::RenderName(std::vector<SelectorLine>& out) const {
@@ -233,9 +233,10 @@ void Selector::RenderName(std::vector<SelectorLine>& out) const {
                            : "Fusion models: name the new panel",
                  "accent"});
   out.push_back({"Panel name: " + input_ + "_", "text"});
-  out.push_back({"1 to 32 lower-case letters, digits or '-', starting with a letter or digit; "
-                 "it is what /fusion @<panel> types.",
-                 "muted"});
+  out.push_back(
+      {"1 to 32 lower-case letters, digits or '-', starting with a letter or digit; "
+       "it is what /fusion @<panel> types.",
+       "muted"});
   out.push_back({"", "text"});
   out.push_back({"type the name · Backspace edit · Enter apply · Esc back unchanged", "dim"});
 }

@@ -492,7 +492,6 @@ TEST_CASE("Selector: the list window follows the cursor") {
   CHECK(selector.config().candidates[0] == "many/m13");
 }
 
-
 // Types `text` one character at a time, as the terminal sends it.
 void TypeEach(Selector& selector, std::string_view text) {
   for (char c : text) Type(selector, std::string(1, c));
@@ -516,9 +515,10 @@ TEST_CASE("Selector: panels are created from the cast, renamed, set default and 
   CHECK(Shows(selector, "Panel name: _"));
   TypeEach(selector, "Fast");
   selector.HandleKey(SelectorKey::kEnter);
-  CHECK(Shows(selector, "Not applied: \"Fast\" is not a panel name: a name is 1 to 32 lower-case "
-                        "letters, digits or '-', starting with a letter or digit "
-                        "(^[a-z0-9][a-z0-9-]{0,31}$)."));
+  CHECK(Shows(selector,
+              "Not applied: \"Fast\" is not a panel name: a name is 1 to 32 lower-case "
+              "letters, digits or '-', starting with a letter or digit "
+              "(^[a-z0-9][a-z0-9-]{0,31}$)."));
   CHECK(selector.config().panels.empty());
   for (int i = 0; i < 4; ++i) selector.HandleKey(SelectorKey::kBackspace);
   TypeEach(selector, "fast");
@@ -532,7 +532,8 @@ TEST_CASE("Selector: panels are created from the cast, renamed, set default and 
   Type(selector, "n");
   TypeEach(selector, "fast");
   selector.HandleKey(SelectorKey::kEnter);
-  CHECK(Shows(selector, "Not applied: a panel named \"fast\" exists already; choose another name."));
+  CHECK(
+      Shows(selector, "Not applied: a panel named \"fast\" exists already; choose another name."));
   selector.HandleKey(SelectorKey::kEscape);
   CHECK(selector.config().panels.size() == 1);
 
@@ -561,11 +562,8 @@ TEST_CASE("Selector: panels are created from the cast, renamed, set default and 
 TEST_CASE("Selector: a panel's cast and thinking are edited in the slots view") {
   Fixture f;
   ModelsConfig config;
-  config.panels["deep"] = Panel{{"$current", "$current", "$current"},
-                                "$current",
-                                "$current",
-                                {},
-                                std::nullopt};
+  config.panels["deep"] =
+      Panel{{"$current", "$current", "$current"}, "$current", "$current", {}, std::nullopt};
   REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
   Selector selector(f.store, Registry());
   Type(selector, "p");
@@ -624,7 +622,8 @@ TEST_CASE("Selector: deleting the default panel clears default_panel; a copy kee
   selector.HandleKey(SelectorKey::kUp);  // fast (sorted before fast-copy)
   CHECK(Shows(selector, "> fast  (default)"));
   Type(selector, "x");
-  CHECK(Shows(selector, "Panel fast deleted; runs use the top-level cast again (no default panel)."));
+  CHECK(
+      Shows(selector, "Panel fast deleted; runs use the top-level cast again (no default panel)."));
   CHECK_FALSE(selector.config().default_panel);
   CHECK(Shows(selector, "  (top-level cast)  (default)"));
   CHECK(Shows(selector, "> fast-copy"));
