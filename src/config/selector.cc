@@ -69,6 +69,10 @@ SelectorOutcome Selector::HandleKey(SelectorKey key, std::string_view text) {
       return ListKey(key, text);
     case View::kInput:
       return InputKey(key, text);
+    case View::kPanels:
+      return PanelsKey(key, text);
+    case View::kName:
+      return NameKey(key, text);
     case View::kConfirmReplace:
       break;
   }
@@ -83,7 +87,7 @@ Selector::Row Selector::FocusedRow() const {
 }
 
 SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
-  const size_t count = kSelectorRows;
+  const size_t count = RowCount();
   switch (key) {
     case SelectorKey::kUp:
       focus_ = (focus_ + count - 1) % count;
@@ -118,11 +122,11 @@ SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
       } else if (text == "r") {
         ResetFocused();
       } else if (text == "s") {
-        if (load_error_.empty()) {
-          Save();
-        } else {
-          view_ = View::kConfirmReplace;
-        }
+        RequestSave();
+      } else if (text == "p") {
+        OpenPanels();
+      } else if (text == "t" && panel_ && FocusedRow() == Row::kSlot) {
+        CycleThinking();
       }
       break;
   }
@@ -156,7 +160,7 @@ SelectorOutcome Selector::ListKey(SelectorKey key, std::string_view text) {
         SetMessage("Cannot pick " + entry.selection + ": it " + *entry.refusal, "error");
         break;
       }
-      config_.selection(kAllSlots[focus_]) = entry.selection;
+      Edited(kAllSlots[focus_]) = entry.selection;
       view_ = View::kSlots;
       break;
     }
@@ -198,7 +202,7 @@ SelectorOutcome Selector::ConfirmKey(SelectorKey key, std::string_view text) {
 void Selector::ResetFocused() {
   switch (FocusedRow()) {
     case Row::kSlot:
-      config_.selection(kAllSlots[focus_]) = std::string(kCurrentSelection);
+      Edited(kAllSlots[focus_]) = std::string(kCurrentSelection);
       SetMessage(std::string(SlotLabel(kAllSlots[focus_])) + " reset to $current.", "muted");
       return;
     case Row::kQuorum:
@@ -270,12 +274,20 @@ void Selector::OpenList() {
   filter_.clear();
   cursor_ = 0;
   const std::vector<Entry> entries = FilteredEntries();
-  const std::string& chosen = config_.selection(kAllSlots[focus_]);
+  const std::string& chosen = Edited(kAllSlots[focus_]);
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].selection == chosen) {
       cursor_ = i;
       break;
     }
+  }
+}
+
+void Selector::RequestSave() {
+  if (load_error_.empty()) {
+    Save();
+  } else {
+    view_ = View::kConfirmReplace;
   }
 }
 

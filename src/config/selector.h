@@ -10,6 +10,7 @@
 //            default ($current, quorum 3, the default grace rule, no cap, the default stall
 //            rule), `s` saves and closes, Esc or
 //            `q` closes without writing.
+//            While a panel is edited, the five rows are that panel's slots.
 //   list     the models for the focused slot: $current, the available models sorted by
 //            provider/model, then configured-but-unavailable ones. Typing filters (case-insensitive
 //            substring of provider/model and name), Backspace edits the filter, Up/Down move,
@@ -21,6 +22,13 @@
 //            the policy rules
 //            refuse stays in the input with the reason and changes nothing.
 //   confirm  shown by `s` when the file on disk is invalid: `y` replaces it, `n` or Esc goes back.
+//   panels   opened by `p`: the top-level cast, then the named panels (v3). Up/Down move, Enter
+//            edits the highlighted cast in the slots view (a panel shows its five slots only, and
+//            `t` on a slot cycles its role's thinking level), `n` creates a panel from the cast
+//            being edited, `r` renames, `x` deletes, `d` sets or clears the default panel, `s`
+//            saves, Esc goes back. Deleting the default panel clears default_panel.
+//   name     the typed name of a new or renamed panel; refused with the naming rule, or when the
+//            name is taken, and nothing changes.
 // Saving goes through ConfigStore: lock, revision check against the revision seen at load, atomic
 // write. A conflict writes nothing and keeps the selector open with the store's message.
 //
@@ -36,6 +44,7 @@
 #include <vector>
 
 #include "config/config_store.h"
+#include "config/panels.h"
 #include "config/route_admission.h"
 
 namespace pi_fusion::config {
@@ -79,7 +88,7 @@ class Selector {
   const std::string& path() const { return store_.path(); }
 
  private:
-  enum class View { kSlots, kList, kInput, kConfirmReplace };
+  enum class View { kSlots, kList, kInput, kConfirmReplace, kPanels, kName };
   enum class Row { kSlot, kQuorum, kGrace, kCostCap, kStall };
   struct Entry {
     std::string selection;               // "$current" or "provider/model"
@@ -92,6 +101,23 @@ class Selector {
   SelectorOutcome ListKey(SelectorKey key, std::string_view text);
   SelectorOutcome InputKey(SelectorKey key, std::string_view text);
   SelectorOutcome ConfirmKey(SelectorKey key, std::string_view text);
+  SelectorOutcome PanelsKey(SelectorKey key, std::string_view text);
+  SelectorOutcome NameKey(SelectorKey key, std::string_view text);
+  void RequestSave();
+  // The cast being edited: the panel's slot while one is edited, else the top-level one.
+  const std::string& Edited(Slot slot) const;
+  std::string& Edited(Slot slot);
+  Panel* EditedPanel();
+  const Panel* EditedPanel() const;
+  size_t RowCount() const;
+  // The panel under the panels view's cursor (nullptr on the top-level row).
+  const std::string* CursorPanel() const;
+  void OpenPanels();
+  void OpenName(bool rename);
+  void ApplyName();
+  void DeletePanel();
+  void ToggleDefault();
+  void CycleThinking();
   Row FocusedRow() const;
   void ResetFocused();
   void OpenList();
@@ -112,6 +138,9 @@ class Selector {
   void RenderList(std::vector<SelectorLine>& out) const;
   void RenderInput(std::vector<SelectorLine>& out) const;
   void RenderConfirm(std::vector<SelectorLine>& out) const;
+  void RenderPanels(std::vector<SelectorLine>& out) const;
+  void RenderName(std::vector<SelectorLine>& out) const;
+  std::string PanelHeader() const;
 
   const ConfigStore& store_;
   RegistrySnapshot registry_;
@@ -124,8 +153,11 @@ class Selector {
   View view_ = View::kSlots;
   size_t focus_ = 0;  // a row: index into kAllSlots, then the policy rows
   std::string filter_;
-  size_t cursor_ = 0;  // index into FilteredEntries()
-  std::string input_;  // the input view's text
+  size_t cursor_ = 0;                 // index into FilteredEntries()
+  std::string input_;                 // the input and name views' text
+  std::optional<std::string> panel_;  // the panel being edited; nullopt: the top-level cast
+  size_t panel_cursor_ = 0;           // 0 the top-level cast, i the (i-1)th panel by name
+  bool renaming_ = false;             // the name view renames the cursor's panel (else creates)
   std::string message_;
   std::string message_style_;
   SelectorOutcome outcome_ = SelectorOutcome::kOpen;

@@ -95,22 +95,20 @@ std::string Selector::Effective(const std::string& selection) const {
 
 std::vector<std::string> Selector::TopologyNotes() const {
   std::vector<std::string> notes;
-  const std::string first = Effective(config_.selection(Slot::kCandidate1));
-  const bool one_model = std::all_of(kAllSlots.begin(), kAllSlots.end(), [&](Slot slot) {
-    return Effective(config_.selection(slot)) == first;
-  });
+  const std::string first = Effective(Edited(Slot::kCandidate1));
+  const bool one_model = std::all_of(kAllSlots.begin(), kAllSlots.end(),
+                                     [&](Slot slot) { return Effective(Edited(slot)) == first; });
   if (one_model) notes.push_back("Five slots, one model: no diversity (" + first + ").");
-  if (std::optional<SharedModel> shared =
-          SharedCandidateModel({Effective(config_.selection(Slot::kCandidate1)),
-                                Effective(config_.selection(Slot::kCandidate2)),
-                                Effective(config_.selection(Slot::kCandidate3))})) {
+  if (std::optional<SharedModel> shared = SharedCandidateModel(
+          {Effective(Edited(Slot::kCandidate1)), Effective(Edited(Slot::kCandidate2)),
+           Effective(Edited(Slot::kCandidate3))})) {
     notes.push_back(SharedModelText(*shared));
   }
   for (Slot judge : {Slot::kEvaluator, Slot::kMerger}) {
-    const std::string model = Effective(config_.selection(judge));
+    const std::string model = Effective(Edited(judge));
     std::vector<std::string> same;
     for (Slot candidate : {Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3}) {
-      if (Effective(config_.selection(candidate)) == model) {
+      if (Effective(Edited(candidate)) == model) {
         same.push_back(std::string(SlotLabel(candidate)).substr(std::string("Candidate ").size()));
       }
     }

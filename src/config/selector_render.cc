@@ -56,6 +56,12 @@ std::vector<SelectorLine> Selector::Render() const {
     case View::kConfirmReplace:
       RenderConfirm(out);
       break;
+    case View::kPanels:
+      RenderPanels(out);
+      break;
+    case View::kName:
+      RenderName(out);
+      break;
   }
   if (!message_.empty()) out.push_back({message_, message_style_});
   return out;
@@ -67,12 +73,17 @@ void Selector::RenderSlots(std::vector<SelectorLine>& out) const {
     out.push_back({load_error_, "error"});
     out.push_back({"Saving replaces this file (you will be asked to confirm).", "warning"});
   }
+  out.push_back({PanelHeader(), "muted"});
   out.push_back({"", "text"});
   for (size_t i = 0; i < kAllSlots.size(); ++i) {
-    const std::string& selection = config_.selection(kAllSlots[i]);
+    const std::string& selection = Edited(kAllSlots[i]);
     std::string shown = selection;
     if (selection == kCurrentSelection) {
       shown += registry_.current ? " (" + registry_.current->QualifiedId() + ")" : " (none now)";
+    }
+    if (const Panel* panel = EditedPanel()) {
+      const std::optional<std::string>& level = panel->thinking.of(RoleOf(kAllSlots[i]));
+      shown += "  · thinking " + level.value_or(std::string(kInheritThinking));
     }
     out.push_back({(i == focus_ ? "> " : "  ") + PadLabel(SlotLabel(kAllSlots[i])) + shown,
                    i == focus_ ? "accent" : "text"});
@@ -80,7 +91,14 @@ void Selector::RenderSlots(std::vector<SelectorLine>& out) const {
       out.push_back({"    " + problem, "warning"});
     }
   }
-  RenderPolicy(out);
+  if (const Panel* panel = EditedPanel()) {
+    out.push_back({"", "text"});
+    out.push_back({panel->policy ? "Policy: the panel's own (edit it in the file)"
+                                 : "Policy: the file's top-level policy",
+                   "muted"});
+  } else {
+    RenderPolicy(out);
+  }
   const std::vector<std::string> notes = TopologyNotes();
   if (!notes.empty()) {
     out.push_back({"", "text"});
@@ -89,8 +107,10 @@ void Selector::RenderSlots(std::vector<SelectorLine>& out) const {
   }
   out.push_back({"", "text"});
   out.push_back(
-      {"↑/↓ move · Enter choose a model or change the policy row · r reset the row to its "
-       "default · s save and close · Esc/q close without saving",
+      {panel_ ? "↑/↓ move · Enter choose a model · t cycle the role's thinking level · r reset "
+                "the slot to $current · p panels · s save and close · Esc/q close without saving"
+              : "↑/↓ move · Enter choose a model or change the policy row · r reset the row to its "
+                "default · p panels · s save and close · Esc/q close without saving",
        "dim"});
 }
 

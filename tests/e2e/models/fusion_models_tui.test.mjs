@@ -297,6 +297,83 @@ describe("/fusion-models", () => {
     });
   }));
 
+  test("panels: create one from the cast, rename it, set it default, edit its cast and thinking; the saved v3 file shows it", () => withPiEnv({ extensions: [PLUGIN] }, async (env) => {
+    const configPath = writeFusionModels(env, {
+      schema_version: V1,
+      candidates: ["$current", "scripted/scripted-b", "$current"],
+      evaluator: "$current",
+      merger: "$current",
+    });
+    await withTui(env, async (pi) => {
+      await pi.ready();
+      await openSelector(pi, configPath);
+      await waitForText(pi, "Editing the top-level cast (what runs use: no default panel)");
+
+      // p lists the casts; n creates a panel from the top-level cast after a refused name.
+      pi.type("p");
+      await waitForText(pi, `Fusion models: panels in ${configPath}`);
+      await waitForText(pi, "> (top-level cast)  (default)");
+      pi.type("n");
+      await waitForText(pi, "Panel name: _");
+      pi.type("Fast");
+      await waitForText(pi, "Panel name: Fast_");
+      pi.keys("Enter");
+      await waitForText(pi, 'Not applied: "Fast" is not a panel name');
+      for (let i = 0; i < 4; i++) pi.keys("BSpace");
+      await waitForText(pi, "Panel name: _");
+      pi.type("fast");
+      await waitForText(pi, "Panel name: fast_");
+      pi.keys("Enter");
+      await waitForText(pi, "Panel fast created from the top-level cast.");
+      await waitForText(pi, "> fast  $current, scripted/scripted-b, $current");
+
+      // r renames it; d makes it the default.
+      pi.type("r");
+      await waitForText(pi, "Panel name: fast_");
+      for (let i = 0; i < 4; i++) pi.keys("BSpace");
+      await waitForText(pi, "Panel name: _");
+      pi.type("quick");
+      await waitForText(pi, "Panel name: quick_");
+      pi.keys("Enter");
+      await waitForText(pi, "Panel fast renamed to quick.");
+      pi.type("d");
+      await waitForText(pi, "Default panel: quick.");
+      await waitForText(pi, "> quick  (default)");
+
+      // Enter edits its cast: the Merger on scripted-c, thinking off for the merger.
+      pi.keys("Enter");
+      await waitForText(pi, "Editing panel quick (default)");
+      pi.keys("Up");
+      await waitForText(pi, "> Merger");
+      pi.keys("Enter");
+      await waitForText(pi, "Filter: _");
+      pi.type("scripted/scripted-c");
+      await waitForText(pi, "Filter: scripted/scripted-c_");
+      pi.keys("Enter");
+      await waitForText(pi, "> Merger       scripted/scripted-c  · thinking inherit");
+      pi.type("t");
+      await waitForText(pi, "> Merger       scripted/scripted-c  · thinking off");
+
+      await saveAndClose(pi, configPath);
+      assert.deepEqual(JSON.parse(fs.readFileSync(configPath, "utf8")), {
+        schema_version: "pi-background-tasks.fusion-models.v3",
+        candidates: ["$current", "scripted/scripted-b", "$current"],
+        evaluator: "$current",
+        merger: "$current",
+        panels: {
+          quick: {
+            candidates: ["$current", "scripted/scripted-b", "$current"],
+            evaluator: "$current",
+            merger: "scripted/scripted-c",
+            thinking: { merger: "off" },
+          },
+        },
+        default_panel: "quick",
+      });
+      assert.equal(env.requests().length, 0);
+    });
+  }));
+
   test("outside the TUI it refuses with the exact text and a non-zero exit in print mode", async () => {
     await withPiEnv({ extensions: [PLUGIN] }, async (env) => {
       const r = await env.print("/fusion-models");

@@ -492,5 +492,153 @@ TEST_CASE("Selector: the list window follows the cursor") {
   CHECK(selector.config().candidates[0] == "many/m13");
 }
 
+// Types `text` one character at a time, as the terminal sends it.
+void TypeEach(Selector& selector, std::string_view text) {
+  for (char c : text) Type(selector, std::string(1, c));
+}
+
+TEST_CASE("Selector: panels are created from the cast, renamed, set default and saved as v3") {
+  Fixture f;
+  ModelsConfig config;
+  config.candidates[0] = "scripted/scripted-b";
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  Selector selector(f.store, Registry());
+  CHECK(Shows(selector, "Editing the top-level cast (what runs use: no default panel)"));
+  Type(selector, "p");
+  CHECK(Texts(selector)[0] == "Fusion models: panels in " + f.store.path());
+  CHECK(Shows(selector, "> (top-level cast)  (default)"));
+  CHECK(Shows(selector, "(no named panels yet: n creates one)"));
+  Type(selector, "r");  // the top-level row has no name
+  CHECK(Shows(selector, "The top-level cast has no name; choose a panel first."));
+
+  Type(selector, "n");
+  CHECK(Shows(selector, "Panel name: _"));
+  TypeEach(selector, "Fast");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector,
+              "Not applied: \"Fast\" is not a panel name: a name is 1 to 32 lower-case "
+              "letters, digits or '-', starting with a letter or digit "
+              "(^[a-z0-9][a-z0-9-]{0,31}$)."));
+  CHECK(selector.config().panels.empty());
+  for (int i = 0; i < 4; ++i) selector.HandleKey(SelectorKey::kBackspace);
+  TypeEach(selector, "fast");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Panel fast created from the top-level cast."));
+  CHECK(Shows(selector, "> fast  scripted/scripted-b, $current, $current · evaluator $current"));
+  REQUIRE(selector.config().panels.contains("fast"));
+  CHECK(selector.config().panels.at("fast").candidates[0] == "scripted/scripted-b");
+
+  // A second panel; a taken name is refused.
+  Type(selector, "n");
+  TypeEach(selector, "fast");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(
+      Shows(selector, "Not applied: a panel named \"fast\" exists already; choose another name."));
+  selector.HandleKey(SelectorKey::kEscape);
+  CHECK(selector.config().panels.size() == 1);
+
+  // Rename follows the default.
+  Type(selector, "d");
+  CHECK(Shows(selector, "Default panel: fast."));
+  CHECK(Shows(selector, "> fast  (default)"));
+  Type(selector, "r");
+  CHECK(Shows(selector, "Panel name: fast_"));
+  for (int i = 0; i < 4; ++i) selector.HandleKey(SelectorKey::kBackspace);
+  TypeEach(selector, "quick-1");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Panel fast renamed to quick-1."));
+  CHECK(selector.config().default_panel == "quick-1");
+  CHECK_FALSE(selector.config().panels.contains("fast"));
+
+  Type(selector, "s");
+  REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
+  const Result<LoadedConfig> loaded = f.store.Load();
+  REQUIRE(loaded.ok());
+  CHECK(loaded->config.default_panel == "quick-1");
+  CHECK(loaded->config.panels.at("quick-1").candidates[0] == "scripted/scripted-b");
+  CHECK(Slurp(f.store.path()).find("pi-background-tasks.fusion-models.v3") != std::string::npos);
+}
+
+TEST_CASE("Selector: a panel's cast and thinking are edited in the slots view") {
+  Fixture f;
+  ModelsConfig config;
+  config.panels["deep"] =
+      Panel{{"$current", "$current", "$current"}, "$current", "$current", {}, std::nullopt};
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  Selector selector(f.store, Registry());
+  Type(selector, "p");
+  selector.HandleKey(SelectorKey::kDown);
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Editing panel deep"));
+  CHECK(Shows(selector, "> Candidate 1  $current (scripted/scripted-a)  · thinking inherit"));
+  CHECK(Shows(selector, "Policy: the file's top-level policy"));
+  CHECK_FALSE(Shows(selector, "Quorum"));
+  selector.HandleKey(SelectorKey::kUp);  // wraps over the five slots only: Merger
+  CHECK(Shows(selector, "> Merger"));
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "scripted-b");
+  selector.HandleKey(SelectorKey::kEnter);
+  Type(selector, "t");
+  CHECK(Shows(selector, "> Merger       scripted/scripted-b  · thinking off"));
+  Type(selector, "t");
+  CHECK(selector.config().panels.at("deep").thinking.merger == "minimal");
+  for (int i = 0; i < 5; ++i) Type(selector, "t");  // past xhigh: inherit again
+  CHECK_FALSE(selector.config().panels.at("deep").thinking.merger);
+  Type(selector, "t");
+  selector.HandleKey(SelectorKey::kDown);  // Candidate 1: the candidates' level
+  for (int i = 0; i < 5; ++i) Type(selector, "t");
+  CHECK(selector.config().panels.at("deep").thinking.candidates == "high");
+  CHECK(selector.config().merger == "$current");  // the top-level cast is untouched
+  Type(selector, "s");
+  REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
+  const Panel saved = f.store.Load()->config.panels.at("deep");
+  CHECK(saved.merger == "scripted/scripted-b");
+  CHECK(saved.thinking.merger == "off");
+  CHECK(saved.thinking.candidates == "high");
+  CHECK_FALSE(saved.thinking.evaluator);
+}
+
+TEST_CASE("Selector: deleting the default panel clears default_panel; a copy keeps its levels") {
+  Fixture f;
+  ModelsConfig config;
+  config.panels["fast"] = Panel{{"scripted/scripted-b", "$current", "$current"},
+                                "$current",
+                                "$current",
+                                {"low", std::nullopt, std::nullopt},
+                                std::nullopt};
+  config.default_panel = "fast";
+  REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
+  Selector selector(f.store, Registry());
+  CHECK(Shows(selector, "Editing the top-level cast (runs use the default panel fast)"));
+  Type(selector, "p");
+  selector.HandleKey(SelectorKey::kDown);
+  selector.HandleKey(SelectorKey::kEnter);  // edit fast, then copy it
+  Type(selector, "p");
+  Type(selector, "n");
+  TypeEach(selector, "fast-copy");
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Shows(selector, "Panel fast-copy created from panel fast."));
+  CHECK(selector.config().panels.at("fast-copy") == config.panels.at("fast"));
+  selector.HandleKey(SelectorKey::kUp);  // fast (sorted before fast-copy)
+  CHECK(Shows(selector, "> fast  (default)"));
+  Type(selector, "x");
+  CHECK(
+      Shows(selector, "Panel fast deleted; runs use the top-level cast again (no default panel)."));
+  CHECK_FALSE(selector.config().default_panel);
+  CHECK(Shows(selector, "  (top-level cast)  (default)"));
+  CHECK(Shows(selector, "> fast-copy"));
+  Type(selector, "d");
+  Type(selector, "d");
+  CHECK(Shows(selector, "No default panel: runs without @<panel> use the top-level cast."));
+  selector.HandleKey(SelectorKey::kEscape);  // the panel edited before is gone: the top level
+  CHECK(Shows(selector, "Editing the top-level cast"));
+  Type(selector, "s");
+  REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
+  const ModelsConfig saved = f.store.Load()->config;
+  CHECK(saved.panels.size() == 1);
+  CHECK(saved.panels.contains("fast-copy"));
+  CHECK_FALSE(saved.default_panel);
+}
+
 }  // namespace
 }  // namespace pi_fusion::config
