@@ -234,7 +234,7 @@ describe("one-shot modes", () => {
     await withPiEnv({ script: { rules: fusionRules() } }, async (env) => {
       const r = await env.print("/fusion", { extensions: [PLUGIN] });
       assert.notEqual(r.code, 0);
-      assert.match(r.stderr, /Usage: \/fusion <prompt>/);
+      assert.match(r.stderr, /Usage: \/fusion \[@<panel>\] <prompt>/);
       assert.equal(r.stdout, "");
       assert.equal(env.requests().length, 0);
     });
