@@ -191,12 +191,14 @@ Napi::Value OnCacheWarmingDecision(const Napi::CallbackInfo& info, ChildGovernor
 
 // Signs of life for the parent's stall watchdog (progress_beat.h): the event is not read.
 Napi::Value OnModelProgress(const Napi::CallbackInfo& info, ChildGovernor& governor) {
-  State(info.Env()).progress->Beat(ProgressBeat::kModelStream, governor.settled());
+  State(info.Env())
+      .progress->Beat(ProgressBeat::kModelStream, governor.settled(), governor.tools_running());
   return info.Env().Undefined();
 }
 
 Napi::Value OnToolProgress(const Napi::CallbackInfo& info, ChildGovernor& governor) {
-  State(info.Env()).progress->Beat(ProgressBeat::kTool, governor.settled());
+  State(info.Env())
+      .progress->Beat(ProgressBeat::kTool, governor.settled(), governor.tools_running());
   return info.Env().Undefined();
 }
 
@@ -237,6 +239,8 @@ void RegisterHandlers(Napi::Env env, Napi::Object pi, uint64_t generation) {
       {"after_provider_response", OnModelProgress},
       {"tool_execution_start", OnToolProgress},
       {"tool_execution_update", OnToolProgress},
+      // After OnToolExecutionEnd (handlers run in registration order): the count has dropped.
+      {"tool_execution_end", OnToolProgress},
   };
   Napi::Function on = Method(pi, "on");
   for (const auto& [event, handler] : handlers) {

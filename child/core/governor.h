@@ -131,6 +131,8 @@ class ChildGovernor {
   bool settled() const { return settled_; }
   int64_t provider_requests() const { return requests_; }
   int64_t tool_calls() const { return tool_calls_; }
+  // Tool calls started and not yet finished (0 for a child without tools).
+  int64_t tools_running() const { return journal_ ? journal_->running() : 0; }
   // What this child has spent, as the admission counts it (below).
   double spent_usd() const { return spent_usd_; }
 

@@ -52,6 +52,8 @@ class ToolJournal {
   Status Seal(const std::optional<std::string>& failure_code);
 
   int64_t record_count() const { return records_; }
+  // Calls started and not yet finished: a fetch in flight is one.
+  int64_t running() const { return static_cast<int64_t>(pending_.size()); }
   uint64_t result_bytes() const { return result_bytes_; }
   bool sealed() const { return sealed_; }
 

@@ -391,6 +391,7 @@ void ChildRun::ReportProgress(ChildProgress::Event event) {
   p.pid = outcome_.pid;
   p.stdout_size = out_size;
   p.stderr_size = err_size;
+  p.stderr_bytes = outcome_.stderr_bytes;
   p.elapsed = Elapsed(started_);
   progress_(p);
 }

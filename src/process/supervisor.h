@@ -23,6 +23,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pi_fusion/status.h"
@@ -153,6 +154,9 @@ struct ChildProgress {
   size_t stdout_size = 0;  // bytes kept so far
   size_t stderr_size = 0;
   std::chrono::milliseconds elapsed{0};
+  // The stderr kept so far (stderr_size bytes), for a reader of the child's frames; valid only
+  // during the call.
+  std::string_view stderr_bytes;
 };
 // REQUIRES: must not throw and should return quickly (the child's pipes are not drained while it
 // runs). It may call CancelToken::Cancel().

@@ -248,7 +248,9 @@ Result<ToolArgumentsFrame> ParseToolArguments(const json& value) {
 }
 
 json ToJson(const ProgressFrame& f) {
-  return {{"schema_version", kProgressSchema}, {"source", f.source}};
+  return {{"schema_version", kProgressSchema},
+          {"source", f.source},
+          {"tools_running", f.tools_running}};
 }
 
 Result<ProgressFrame> ParseProgress(const json& value) {
@@ -256,6 +258,7 @@ Result<ProgressFrame> ParseProgress(const json& value) {
   ProgressFrame f;
   r.Enum("schema_version", {kProgressSchema});
   f.source = r.Enum("source", {"model_stream", "tool"});
+  f.tools_running = r.Int("tools_running");
   if (Status s = r.Finish(); !s.ok()) return s;
   return f;
 }

@@ -116,11 +116,13 @@ struct ToolArgumentsFrame {
 };
 
 // A sign of life (pi-background-tasks.fusion-child-progress.v1): the child streamed from its model
-// or started or updated a tool call since its last frame. Written at most once per
-// kProgressFrameIntervalMs, never after the settlement; the parent's stall watchdog counts it
-// like any other byte. It carries nothing of the stream.
+// or started, updated or finished a tool call since its last frame. Written at most once per
+// kProgressFrameIntervalMs, or at once when the count of running tool calls changed, never after
+// the settlement; the parent's stall watchdog counts it like any other byte, and the live views
+// read the count. It carries nothing of the stream.
 struct ProgressFrame {
-  std::string source;  // model_stream | tool
+  std::string source;         // model_stream | tool
+  int64_t tools_running = 0;  // tool calls started and not yet finished
 
   bool operator==(const ProgressFrame&) const = default;
 };

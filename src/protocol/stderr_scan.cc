@@ -2,6 +2,7 @@
 
 #include "pi_fusion/canonical_json.h"
 #include "protocol/constants.h"
+#include "protocol/frames.h"
 
 namespace pi_fusion::protocol {
 namespace {
@@ -86,6 +87,29 @@ bool HoldsFirstOutput(std::string_view stdout_bytes, std::string_view stderr_byt
     }
   }
   return false;
+}
+
+std::optional<int64_t> LastToolsRunning(std::string_view stderr_bytes) {
+  const std::string progress = "\"" + std::string(kProgressSchema) + "\"";
+  // From the last whole line back: the newest frame is the one that counts.
+  size_t stop = stderr_bytes.rfind('\n');
+  stop = stop == std::string_view::npos ? 0 : stop + 1;
+  while (stop > 0) {
+    const size_t previous = stop >= 2 ? stderr_bytes.rfind('\n', stop - 2) : std::string_view::npos;
+    const size_t start = previous == std::string_view::npos ? 0 : previous + 1;
+    const std::string_view line = stderr_bytes.substr(start, stop - start);
+    stop = start;
+    if (line.substr(0, kFramePrefix.size()) != kFramePrefix ||
+        line.find(progress) == std::string_view::npos) {
+      continue;
+    }
+    Result<ScannedFrame> frame = ParseFrame(line, 0);
+    if (!frame.ok()) continue;
+    if (Result<ProgressFrame> parsed = ParseProgress(frame->body); parsed.ok()) {
+      return parsed->tools_running;
+    }
+  }
+  return std::nullopt;
 }
 
 std::string FramesJsonl(std::string_view stderr_bytes) {

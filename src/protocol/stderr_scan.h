@@ -5,6 +5,8 @@
 // line is a diagnostic from Pi. Pure code; thread-safe.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +42,11 @@ StderrScan ScanStderr(std::string_view stderr_bytes);
 // the run records when this first held as the attempt's first output. Other frames (a runtime
 // guard's refusal) and Pi's diagnostics are not output.
 bool HoldsFirstOutput(std::string_view stdout_bytes, std::string_view stderr_bytes);
+
+// The running tool calls the last whole, well-formed progress frame in `stderr_bytes` reports;
+// nullopt when it holds none. For the live views only: the frames are verified once the child
+// has ended.
+std::optional<int64_t> LastToolsRunning(std::string_view stderr_bytes);
 
 // The well-formed frames of `stderr_bytes`, one JSON object per line: a stage attempt's
 // `.events.jsonl`.

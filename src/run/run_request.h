@@ -114,9 +114,10 @@ struct LandedCandidate {
 // tool calls it has made so far.
 struct ChildActivity {
   Stage stage = Stage::kCandidate;
-  std::optional<int> slot;     // candidates
-  int64_t last_output_ms = 0;  // wall clock, milliseconds since the epoch
-  std::optional<int64_t> tool_calls;
+  std::optional<int> slot;            // candidates
+  int64_t last_output_ms = 0;         // wall clock, milliseconds since the epoch
+  std::optional<int64_t> tool_calls;  // finished calls (tool-using children)
+  int64_t tools_running = 0;          // started and not finished (tool-using children)
 };
 
 // Progress for the user ("<label>: candidates running" is formed by the caller from the line).

@@ -5,6 +5,7 @@
 #include <memory>
 #include <utility>
 
+#include "protocol/stderr_scan.h"
 #include "store/artifact_ref.h"
 
 namespace pi_fusion::run {
@@ -23,10 +24,11 @@ process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& cl
   struct Counted {
     uint64_t size = 0;
     int64_t lines = 0;
+    int64_t running = 0;  // from the child's last progress frame
   };
   auto counted = std::make_shared<Counted>();
   return [&observer, &clock, &fs, key, journal = std::move(journal),
-          counted](const process::ChildProgress&) {
+          counted](const process::ChildProgress& progress) {
     // Must not throw (the supervisor's contract, thread_entry.h): a failure here only costs a sign
     // of life.
     try {
@@ -41,7 +43,13 @@ process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& cl
           counted->size = info->size;
           counted->lines = CountJournalLines(fs, journal);
         }
+        // A call in flight (a fetch waiting on a slow page) is in no journal line yet: the
+        // child's progress frames say how many have started and not finished.
+        if (std::optional<int64_t> running = protocol::LastToolsRunning(progress.stderr_bytes)) {
+          counted->running = *running;
+        }
         activity.tool_calls = counted->lines;
+        activity.tools_running = counted->running;
       }
       observer.Activity(activity);
     } catch (...) {

@@ -2,7 +2,8 @@
 // reports the child's start and each new output to the run's observer as a ChildActivity (the
 // time of its last byte on stdout or stderr, what the idle watchdog measures), and, for a
 // tool-using child, the tool calls its journal holds so far (one line per finished call,
-// re-counted when the child writes, so the count is current after each of its model turns).
+// re-counted when the child writes, so the count is current after each of its model turns) and
+// the calls still running, from its last progress frame (protocol::LastToolsRunning).
 //
 // The count is for display only: the journal is verified, as always, once the child has ended.
 // Thread-safe: the callback runs on the child's supervising thread; the observer is thread-safe.

@@ -168,6 +168,7 @@ void ProgressTracker::Note(const run::ChildActivity& activity) {
   if (life == nullptr) return;
   life->last_output_ms = activity.last_output_ms;
   life->tool_calls = activity.tool_calls;
+  life->tools_running = activity.tools_running;
 }
 
 // Whatever was still running takes the run's end; what never started is skipped.
@@ -230,10 +231,15 @@ std::string FormatSince(int64_t since_ms) {
 
 namespace {
 
+// Calls made so far: the finished ones and those in flight.
+int64_t CallsSoFar(const ChildLife& life) { return *life.tool_calls + life.tools_running; }
+
 std::string ToolCallsText(const ChildLife& life) {
   if (!life.tool_calls) return "";
-  return " (" + std::to_string(*life.tool_calls) +
-         (*life.tool_calls == 1 ? " tool call)" : " tool calls)");
+  const int64_t calls = CallsSoFar(life);
+  std::string text = " (" + std::to_string(calls) + (calls == 1 ? " tool call" : " tool calls");
+  if (life.tools_running > 0) text += ", " + std::to_string(life.tools_running) + " running";
+  return text + ")";
 }
 
 }  // namespace
@@ -273,8 +279,10 @@ nlohmann::json ProgressJson(const ProgressSnapshot& s, std::string_view run_id,
         {{"role", RoleName(child.role)},
          {"slot", child.slot > 0 ? nlohmann::json(child.slot) : nlohmann::json(nullptr)},
          {"since_output_ms", since < 0 ? 0 : since},
-         {"tool_calls", child.life.tool_calls ? nlohmann::json(*child.life.tool_calls)
-                                              : nlohmann::json(nullptr)}});
+         {"tool_calls",
+          child.life.tool_calls ? nlohmann::json(CallsSoFar(child.life)) : nlohmann::json(nullptr)},
+         {"tools_running", child.life.tool_calls ? nlohmann::json(child.life.tools_running)
+                                                 : nlohmann::json(nullptr)}});
   }
   return {{"schema_version", kProgressSchema},
           {"run_id", run_id},

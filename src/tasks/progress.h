@@ -63,7 +63,8 @@ std::string_view StageName(Stage stage);
 // Signs of life of one stage child while it runs (run::ChildActivity): 0 until it started.
 struct ChildLife {
   int64_t last_output_ms = 0;         // wall clock: its last byte on stdout or stderr, or its start
-  std::optional<int64_t> tool_calls;  // tool-using children: calls made so far
+  std::optional<int64_t> tool_calls;  // tool-using children: calls finished so far
+  int64_t tools_running = 0;          // tool-using children: calls started, not yet finished
 };
 
 struct ProgressSnapshot {
@@ -120,7 +121,8 @@ std::vector<RunningChild> RunningChildren(const ProgressSnapshot& snapshot);
 // Time since a child's last output: "0s", "41s", "2m 05s", "1h 02m" (never negative).
 std::string FormatSince(int64_t since_ms);
 
-// "last output 3s ago (4 tool calls)" for one running child (the count only for tool users).
+// "last output 3s ago (4 tool calls)" for one running child (the count only for tool users; a call
+// in flight counts, and is named: "(2 tool calls, 1 running)").
 std::string ChildLifeText(const ChildLife& life, int64_t now_ms);
 
 // "last output: candidate 2 3s ago, candidate 3 41s ago (2 tool calls)"; "" when no running
@@ -131,9 +133,10 @@ std::string ActivitySummary(const ProgressSnapshot& snapshot, int64_t now_ms);
 std::string StageSummary(const ProgressSnapshot& snapshot);
 
 // {schema_version, run_id, workflow, stage, line, candidates{total, done, failed, running, slots},
-//  evaluator, merger, elapsed_ms, warnings, activity[{role, slot, since_output_ms, tool_calls}]}
-// (`activity`: the running children that reported; slot and tool_calls null where they do not
-// apply.)
+//  evaluator, merger, elapsed_ms, warnings,
+//  activity[{role, slot, since_output_ms, tool_calls, tools_running}]}
+// (`activity`: the running children that reported; slot, tool_calls and tools_running null where
+// they do not apply; tool_calls counts the running ones too.)
 nlohmann::json ProgressJson(const ProgressSnapshot& snapshot, std::string_view run_id,
                             std::string_view workflow, int64_t now_ms);
 

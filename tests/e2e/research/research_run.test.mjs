@@ -314,3 +314,23 @@ test("research in the TUI: the failed declared source in the status and under it
     assert.ok(!expanded.includes(UNDECLARED), "the undeclared URL is on screen");
   }));
 });
+
+test("research in the TUI: a fetch in flight counts as a tool call in progress on the status line", () => {
+  const GATE = "http://docs.test/gate";  // answered only once the test releases it
+  const args = { ...RESEARCH_ARGS, sources: [{ url: GATE, purpose: "a slow page" }] };
+  const rules = cleanTaskAgentRules("research", args, candidateRules([{ tool_calls: [fetchCall(GATE)] }]),
+    "FINAL: the slow page was read");
+  return withFixtureEnv({ script: { rules } }, (env) => withTmuxPi(env, { width: 240, height: 60 }, async (pi) => {
+    try {
+      await pi.waitFor((s) => s.includes(env.cwd), 30000, "the TUI's footer");
+      await pi.submit("please research");
+      // The fetches wait on the gate: no journal line exists yet, and still each is a call.
+      const inFlight = /candidate [123] \d+s ago \(1 tool call, 1 running\)/;
+      await pi.waitFor(inFlight, RUN_TIMEOUT_MS, "a fetch in flight on the status line");
+    } finally {
+      http.releaseGate();
+    }
+    await pi.waitFor((s) => s.includes("FINAL: the slow page was read"), RUN_TIMEOUT_MS, "the final answer");
+    assert.equal(manifestOf(runDirs(env)[0]).state, "completed");
+  }));
+});

@@ -191,5 +191,17 @@ test("a page that never finishes ends at the 90 s deadline", () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.out.answer, /^Tool said: request_timeout: /);
     assert.ok(seconds >= 90, `ended after ${seconds} s`);
+    // For the 90 s it waited, the fetch was a call in progress: the child's progress frames said
+    // so when it started (written at once, not held back by their one-a-second limit) and when it
+    // ended, and not after.
+    const childStderr = fs.readFileSync(r.out.artifacts.stderr, "utf8");
+    const running = childStderr.split("\n").filter((l) => l.startsWith("@pi-fusion-frame "))
+      .map((l) => JSON.parse(l.slice("@pi-fusion-frame ".length)))
+      .filter((f) => f.schema_version === "pi-background-tasks.fusion-child-progress.v1")
+      .map((f) => f.tools_running);
+    const fetching = running.indexOf(1);
+    assert.ok(fetching >= 0, `no frame with the fetch running: ${running}`);
+    assert.ok(running.slice(fetching).every((n) => n === 1 || n === 0), String(running));
+    assert.equal(running.at(-1), 0, String(running));
   });
 });

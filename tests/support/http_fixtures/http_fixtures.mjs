@@ -8,13 +8,15 @@
 //   /encoded/E/over, /encoded/E/at       plain text encoded with E (gzip, deflate, br, zstd) that
 //                                        decodes to 4 MiB + 1 bytes, or exactly 4 MiB
 //   /drip                                a byte every 100 ms, never ends
+//   /gate                                plain text, answered only once releaseGate() was called
 //   /404                                 404 text/html
 //   /pdf                                 application/pdf
 //   /cp1252, /cp1252-meta                Windows-1252 HTML (charset in the header / in <meta>)
 //   /utf8                                UTF-8 HTML with non-ASCII text
 // WINDOWS_1252_TEXT and UTF8_TEXT are what the last three pages say, as UTF-8.
 // `requests` records every request as {path, host}; connections() counts accepted TCP
-// connections. close() ends open connections too.
+// connections. releaseGate() answers the held /gate requests and every later one at once.
+// close() ends open connections too.
 import http from 'node:http';
 import zlib from 'node:zlib';
 
@@ -90,9 +92,17 @@ function route(req, res) {
 export async function startHttpFixtures({ host, port = 0 }) {
   const requests = [];
   let connections = 0;
+  const gate = { open: false, held: [] };
+  const answerGate = (res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('the gate opened\n');
+  };
   const server = http.createServer((req, res) => {
     requests.push({ path: req.url, host: req.headers.host });
-    route(req, res);
+    if (new URL(req.url, 'http://fixture').pathname !== '/gate') return route(req, res);
+    if (gate.open) return answerGate(res);
+    gate.held.push(res);
+    return undefined;
   });
   server.on('connection', () => { connections += 1; });
   await new Promise((resolve, reject) => {
@@ -104,6 +114,10 @@ export async function startHttpFixtures({ host, port = 0 }) {
     origin: `http://${host}:${server.address().port}`,
     requests,
     connections: () => connections,
+    releaseGate: () => {
+      gate.open = true;
+      gate.held.splice(0).forEach(answerGate);
+    },
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(resolve));

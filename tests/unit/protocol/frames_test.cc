@@ -72,15 +72,15 @@ TEST_CASE("Frames: every frame round-trips through its closed JSON shape") {
   CHECK(*ParseSettlement(ToJson(s)) == s);
 
   for (const char* source : {"model_stream", "tool"}) {
-    const ProgressFrame p{source};
+    const ProgressFrame p{source, 2};
     CHECK(*ParseProgress(ToJson(p)) == p);
   }
 }
 
-TEST_CASE("Frames: a progress frame is exactly its schema and one known source") {
-  const json good = ToJson(ProgressFrame{"model_stream"});
+TEST_CASE("Frames: a progress frame is exactly its schema, one known source and a running count") {
+  const json good = ToJson(ProgressFrame{"model_stream", 1});
   CHECK(good == json::parse(R"({"schema_version":"pi-background-tasks.fusion-child-progress.v1",)"
-                            R"("source":"model_stream"})"));
+                            R"("source":"model_stream","tools_running":1})"));
   json bad = good;
   bad["source"] = "thinking";
   CHECK(ParseProgress(bad).status().code() == kChildEventInvalid);
@@ -92,6 +92,12 @@ TEST_CASE("Frames: a progress frame is exactly its schema and one known source")
   CHECK_FALSE(ParseProgress(bad).ok());
   bad = good;
   bad["schema_version"] = "pi-background-tasks.fusion-child-progress.v2";
+  CHECK_FALSE(ParseProgress(bad).ok());
+  bad = good;
+  bad.erase("tools_running");
+  CHECK_FALSE(ParseProgress(bad).ok());
+  bad = good;
+  bad["tools_running"] = -1;
   CHECK_FALSE(ParseProgress(bad).ok());
 }
 

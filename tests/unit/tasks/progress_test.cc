@@ -138,12 +138,14 @@ namespace {
 
 pi_fusion::run::ChildActivity Life(pi_fusion::Stage stage, std::optional<int> slot,
                                    int64_t last_output_ms,
-                                   std::optional<int64_t> tool_calls = std::nullopt) {
+                                   std::optional<int64_t> tool_calls = std::nullopt,
+                                   int64_t tools_running = 0) {
   pi_fusion::run::ChildActivity a;
   a.stage = stage;
   a.slot = slot;
   a.last_output_ms = last_output_ms;
   a.tool_calls = tool_calls;
+  a.tools_running = tools_running;
   return a;
 }
 
@@ -177,10 +179,29 @@ TEST_CASE("the status line shows each running candidate's time since its last ou
         "(4 tool calls), candidate 3 41s ago (1 tool call)");
   const nlohmann::json j = ProgressJson(t.snapshot(), kRun, "reason", now);
   REQUIRE(j["activity"].size() == 2);
-  CHECK(j["activity"][0] ==
-        nlohmann::json(
-            {{"role", "candidate"}, {"slot", 2}, {"since_output_ms", 3000}, {"tool_calls", 4}}));
+  CHECK(j["activity"][0] == nlohmann::json({{"role", "candidate"},
+                                            {"slot", 2},
+                                            {"since_output_ms", 3000},
+                                            {"tool_calls", 4},
+                                            {"tools_running", 0}}));
   CHECK(j["activity"][1]["since_output_ms"] == 41'000);
+}
+
+TEST_CASE("a tool call in flight counts as a call, named as running") {
+  using pi_fusion::Stage;
+  ProgressTracker t = Started();
+  t.Note(Life(Stage::kCandidate, 1, kStart + 1000, 0, 1));  // its first call: a slow fetch
+  t.Note(Life(Stage::kCandidate, 2, kStart + 1000, 3, 2));
+  CHECK(ActivitySummary(t.snapshot(), kStart + 5000) ==
+        "last output: candidate 1 4s ago (1 tool call, 1 running), candidate 2 4s ago (5 tool "
+        "calls, 2 running)");
+  const nlohmann::json j = ProgressJson(t.snapshot(), kRun, "reason", kStart + 5000);
+  CHECK(j["activity"][0]["tool_calls"] == 1);
+  CHECK(j["activity"][0]["tools_running"] == 1);
+  CHECK(j["activity"][1]["tool_calls"] == 5);
+  t.Note(Life(Stage::kCandidate, 1, kStart + 6000, 1, 0));  // it ended
+  CHECK(ChildLifeText(t.snapshot().candidate_life[0], kStart + 6000) ==
+        "last output 0s ago (1 tool call)");
 }
 
 TEST_CASE("a child that has not reported adds nothing; the evaluator and merger report too") {
@@ -200,7 +221,8 @@ TEST_CASE("a child that has not reported adds nothing; the evaluator and merger 
   CHECK(j["activity"][0] == nlohmann::json({{"role", "evaluator"},
                                             {"slot", nullptr},
                                             {"since_output_ms", 7000},
-                                            {"tool_calls", nullptr}}));
+                                            {"tool_calls", nullptr},
+                                            {"tools_running", nullptr}}));
   t.Apply({ProgressEvent::kMerging, 0, "merging final answer"}, kStart + 10'000);
   t.Note(Life(Stage::kMerge, std::nullopt, kStart + 10'000));
   CHECK(ActivitySummary(t.snapshot(), kStart + 75'000) == "last output: merger 1m 05s ago");

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "protocol/frames.h"
+#include "protocol/stderr_scan.h"
 #include "test_support.h"
 
 using namespace pi_fusion;
@@ -62,4 +64,33 @@ TEST_CASE("a tool-using child reports the calls its journal holds so far") {
   CHECK(observer.seen[0].tool_calls == 0);
   CHECK(observer.seen[1].tool_calls == 2);  // the record still being written is not counted
   CHECK(run::CountJournalLines(PosixFileSystem(), dir.path() + "/absent.jsonl") == 0);
+}
+
+TEST_CASE("a call in flight is reported from the child's last whole progress frame") {
+  store::testing::TempDir dir;
+  const std::string journal = dir.path() + "/candidate-1.attempt-1.tool-calls.jsonl";
+  RecordingObserver observer;
+  store::testing::FixedClock clock;
+  process::ProgressCallback watch = run::WatchStageChild(
+      observer, clock, PosixFileSystem(), {pi_fusion::Stage::kCandidate, 1, 1}, journal);
+  auto frame = [](int64_t running) {
+    return protocol::EncodeFrameLine(protocol::ToJson(protocol::ProgressFrame{"tool", running}));
+  };
+  const std::string started = "Pi says hello\n" + frame(0) + frame(1);
+  watch({process::ChildProgress::Event::kOutput, 7, 0, started.size(), 1000ms, started});
+  // A frame cut off at the end of what was read so far does not count yet.
+  const std::string cut = started + frame(0).substr(0, 20);
+  watch({process::ChildProgress::Event::kOutput, 7, 0, cut.size(), 1500ms, cut});
+  store::testing::WriteAll(journal, "{\"ordinal\":1}\n");
+  const std::string ended = started + frame(0);
+  watch({process::ChildProgress::Event::kOutput, 7, 0, ended.size(), 2000ms, ended});
+  REQUIRE(observer.seen.size() == 3);
+  CHECK(observer.seen[0].tool_calls == 0);
+  CHECK(observer.seen[0].tools_running == 1);
+  CHECK(observer.seen[1].tools_running == 1);
+  CHECK(observer.seen[2].tool_calls == 1);
+  CHECK(observer.seen[2].tools_running == 0);
+  CHECK(protocol::LastToolsRunning("no frames\n") == std::nullopt);
+  CHECK(protocol::LastToolsRunning("\n") == std::nullopt);
+  CHECK(protocol::LastToolsRunning("") == std::nullopt);
 }
