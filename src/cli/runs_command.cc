@@ -25,6 +25,7 @@
 #include "core/file_system.h"
 #include "core/terminal_text.h"
 #include "pi_fusion/status.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "store/manifest.h"
@@ -96,6 +97,12 @@ nlohmann::json Degraded(const tasks::RunListing& run) {
   return store::DegradedToJson(*run.manifest->degraded);
 }
 
+// An adaptive run's decision: its manifest's `adaptive` record; null otherwise.
+nlohmann::json Adaptive(const tasks::RunListing& run) {
+  if (!run.manifest || !run.manifest->adaptive) return nullptr;
+  return store::AdaptiveToJson(*run.manifest->adaptive);
+}
+
 nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   const tasks::RunListing& run = shown.run;
   auto optional_ms = [](std::optional<int64_t> ms) {
@@ -128,6 +135,7 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   out["no_source_fetched"] = reported("no_source_fetched");
   out["estimate"] = reported("estimate");
   out["degraded"] = Degraded(run);
+  if (run.manifest && run.manifest->adaptive) out["adaptive"] = Adaptive(run);
   if (run.manifest && run.manifest->panel) out["panel"] = *run.manifest->panel;
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
@@ -179,7 +187,9 @@ std::vector<std::string> Row(const ShownRun& shown, int64_t now) {
   const std::string sources = status.empty() ? "" : ", " + status;
   // Nor is one answered from two of its three candidates.
   const std::string degraded_status = run::DegradedStatus(Degraded(run));
-  const std::string degraded = degraded_status.empty() ? "" : ", " + degraded_status;
+  const std::string adaptive_status = run::AdaptiveStatus(Adaptive(run));
+  const std::string degraded = (degraded_status.empty() ? "" : ", " + degraded_status) +
+                               (adaptive_status.empty() ? "" : ", " + adaptive_status);
   // A run on a named panel says which (fusion-models.json v3).
   const std::string panel =
       run.manifest && run.manifest->panel ? ", panel " + *run.manifest->panel : "";
@@ -211,6 +221,8 @@ void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
   for (const ShownRun& run : shown) {
     const std::string sentence = run::DegradedSentence(Degraded(run.run));
     if (!sentence.empty()) PrintOneLine(stdout, run.run.run_id + ": " + sentence);
+    const std::string adaptive = run::AdaptiveSentence(Adaptive(run.run));
+    if (!adaptive.empty()) PrintOneLine(stdout, run.run.run_id + ": " + adaptive);
     for (const std::string& line : run::SourceWarningLines(run.report)) {
       PrintOneLine(stdout, run.run.run_id + ": " + line);
     }

@@ -6,11 +6,12 @@
 //       "policy": {"quorum": 2|3, "grace_seconds": number >= 0 | null,
 //                  "max_cost_usd": number > 0 | null}}      (policy optional)
 //   v3 {"schema_version":"pi-background-tasks.fusion-models.v3", <v2's keys>,
-//       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null},
+//       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null,
+//                  "panel"?: "full" | "adaptive"},
 //       "panels"?: {<name>: <panel>}, "default_panel"?: <name>}     (config/panels.h)
-//       The contract's other v3 policy keys (panel, order_check, evaluator_tools,
-//       keep_warm_seconds) are not supported by this version: a file that uses one is
-//       config_invalid, saying so, rather than run as if they were absent.
+//       The contract's other v3 policy keys (order_check, evaluator_tools, keep_warm_seconds)
+//       are not supported by this version: a file that uses one is config_invalid, saying so,
+//       rather than run as if they were absent.
 // Both objects are closed (unknown and missing keys are rejected), the version must be one of the
 // two, there are exactly three candidates, and every selection is "$current" or "provider/model"
 // (a '/' with a non-empty provider before the first '/' and a non-empty model after it; model ids
@@ -51,6 +52,9 @@ struct Policy {
   // v3: how long a stage child may show no progress before it is stopped as stalled
   // (child_stalled). nullopt is the default rule, kDefaultStallSeconds.
   std::optional<double> stall_seconds;
+  // v3: "adaptive" asks candidates 1 and 2 first and the third only when their answers do not
+  // agree (docs/config.md); false is "full", every candidate asked.
+  bool adaptive = false;
 
   bool IsDefault() const { return *this == Policy{}; }
   bool operator==(const Policy&) const = default;

@@ -1,6 +1,7 @@
 #include "host/host_events.h"
 
 #include "core/name_table.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "run/judgment_text.h"
 #include "run/source_failures.h"
@@ -76,6 +77,7 @@ nlohmann::json RunEntryData(const views::TerminalReport& terminal) {
                  {"model_requests", outcome.model_requests},
                  {"degraded", outcome.degraded},
                  {"artifact_dir", outcome.artifact_dir}};
+  if (!outcome.adaptive.is_null()) data["run"]["adaptive"] = outcome.adaptive;
   return data;
 }
 
@@ -103,6 +105,12 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const views::TerminalReport& ter
           run::DegradedSentence(verified->details.value("degraded", nlohmann::json()));
       !degraded.empty()) {
     printed.stderr_lines.push_back(degraded);
+  }
+  // An adaptive run says how many candidates it asked.
+  if (const std::string adaptive =
+          run::AdaptiveSentence(verified->details.value("adaptive", nlohmann::json()));
+      !adaptive.empty()) {
+    printed.stderr_lines.push_back(adaptive);
   }
   // What the run cost, from the verified details: "Usage: 8 model requests · 1,234 tokens · $…".
   const std::string usage =

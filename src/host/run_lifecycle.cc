@@ -5,6 +5,7 @@
 
 #include "core/error_codes.h"
 #include "core/json_text.h"
+#include "run/adaptive_text.h"
 #include "run/cancel_cause.h"
 #include "run/cost_estimate.h"
 #include "run/degraded_text.h"
@@ -154,8 +155,12 @@ void RunLifecycle(run::RunRequest request, const run::RunSeams& seams,
   terminal.resume = resume;
   const std::string failure_line =
       terminal.outcome.end == run::RunEnd::kFailed ? run::FailureText(terminal.outcome) : "";
-  const std::string answer_note =
+  std::string answer_note =
       run::AnswerNote(terminal.outcome.degraded, terminal.outcome.source_report);
+  if (const std::string adaptive = run::AdaptiveStatus(terminal.outcome.adaptive);
+      !adaptive.empty()) {
+    answer_note += (answer_note.empty() ? "" : "; ") + adaptive;
+  }
   registry.Finish(task.id, views::TaskStateOf(terminal.outcome.end), terminal.text, failure_line,
                   answer_note);
   terminal.task.terminal_text = terminal.text;

@@ -6,6 +6,7 @@
 
 #include "protocol/tool_audit.h"
 #include "report/report_timeline.h"
+#include "run/adaptive_text.h"
 #include "store/attempt_files.h"
 #include "store/constants.h"
 #include "store/resumability.h"
@@ -154,6 +155,8 @@ void AddNotices(const tasks::RunListing& run, const store::Manifest& m, ReportMo
         d.model + ") " +
         (d.reason == "cut_after_grace" ? "was cut after the grace window" : "failed") + ".");
   }
+  if (m.adaptive)
+    model.notices.push_back(run::AdaptiveSentence(store::AdaptiveToJson(*m.adaptive)));
   if (m.resumed_from) model.notices.push_back("Resumed from run " + *m.resumed_from + ".");
   if (OneModel(m.models)) {
     model.notices.push_back("One model: all five slots ran " +

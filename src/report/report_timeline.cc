@@ -27,6 +27,9 @@ LaneName NameOf(const store::AttemptKey& key) {
       return key.attempt == 1 ? LaneName{"evaluator", "evaluator"} : LaneName{"repair", "repair"};
     case Stage::kMerge:
       return {"merger", "merger"};
+    case Stage::kAgreement:
+      return key.attempt == 1 ? LaneName{"agreement check", "evaluator"}
+                              : LaneName{"agreement repair", "repair"};
   }
   return {"child", "candidate"};
 }

@@ -9,6 +9,7 @@
 
 #include "config/config_constants.h"
 #include "config/models_config.h"
+#include "run/agreement_stage.h"
 #include "run/degraded_text.h"
 #include "run/later_stages.h"
 #include "run/resume_inputs.h"
@@ -80,7 +81,9 @@ StageResult RunCandidate(RunContext& ctx, int slot, CandidatePhase& phase) {
   if (next == workflow::CandidateQuorum::Next::kStopOthers) {
     phase.siblings.CancelWithGrace(workflow::kSiblingStopGrace);
   }
-  if (next == workflow::CandidateQuorum::Next::kStartGrace) {
+  // An adaptive run gives no grace window: candidate 3 runs only when it is needed, and then to
+  // its end.
+  if (next == workflow::CandidateQuorum::Next::kStartGrace && !ctx.run.policy.adaptive) {
     const double grace = phase.quorum.grace_seconds().value_or(0);
     ctx.observer.Progress({ProgressEvent::kNote, 0,
                            "2/3 candidates verified; waiting up to " +
@@ -92,15 +95,15 @@ StageResult RunCandidate(RunContext& ctx, int slot, CandidatePhase& phase) {
   return result;
 }
 
-// Blocks until every candidate ended; cuts the one still running when the grace window ends,
+// Blocks until `count` candidates ended; cuts the one still running when the grace window ends,
 // and returns its slot (0 when none was cut). The window is timed by the run's clock seam,
 // looked at every kGracePoll or when a candidate ends.
-int WaitForCandidates(const RunContext& ctx, CandidatePhase& phase) {
+int WaitForCandidates(const RunContext& ctx, CandidatePhase& phase, int count = 3) {
   constexpr std::chrono::milliseconds kGracePoll{50};
   std::unique_lock lock(phase.mu);
   bool looked = false;
   int cut = 0;
-  while (phase.ended < 3) {
+  while (phase.ended < count) {
     if (!looked && phase.grace_deadline && ctx.run.seams.clock->Now() >= *phase.grace_deadline) {
       looked = true;
       if ((cut = phase.quorum.CutAfterGrace()) != 0) {
@@ -174,8 +177,15 @@ bool FinishCandidates(RunContext& ctx, const workflow::CandidateQuorum::Outcome&
 // grace window for the third before cutting it the same way. The decisions are
 // workflow::CandidateQuorum's; this drives the threads and the clock. `missing` is set when the
 // run answers from two.
+//
+// An adaptive run (policy.panel "adaptive") starts candidates 1 and 2 only. When both verified,
+// DecideAgreement says whether they agree: then the third is never asked and `skipped` is set to
+// 3 (the run answers from two, by design, not degraded). When they do not agree, or quorum 2
+// left one of them out, candidate 3 runs to its end (no grace window) and the phase ends as a
+// full run's would.
 bool RunCandidates(RunContext& ctx, std::array<std::string, 3>* answers,
-                   std::optional<workflow::MissingCandidate>* missing) {
+                   std::optional<workflow::MissingCandidate>* missing,
+                   std::optional<int>* skipped) {
   if (!StartCandidateStage(ctx)) return false;
   Result<process::CancelToken> siblings = ctx.cancel.NewChild();
   if (!siblings.ok()) {
@@ -186,7 +196,7 @@ bool RunCandidates(RunContext& ctx, std::array<std::string, 3>* answers,
   CandidatePhase phase(ctx.run.policy, *std::move(siblings));
   std::array<StageResult, 3> results;
   std::vector<std::thread> threads;
-  for (int slot = 1; slot <= 3; ++slot) {
+  auto start = [&](int slot) {
     threads.emplace_back([&, slot] {
       results[slot - 1] = RunCandidate(ctx, slot, phase);
       {
@@ -195,8 +205,30 @@ bool RunCandidates(RunContext& ctx, std::array<std::string, 3>* answers,
       }
       phase.ended_cv.notify_all();
     });
+  };
+  const bool adaptive = ctx.run.policy.adaptive;
+  for (int slot = 1; slot <= (adaptive ? 2 : 3); ++slot) start(slot);
+  if (adaptive) {
+    WaitForCandidates(ctx, phase, 2);
+    const bool both = results[0].status.ok() && results[1].status.ok();
+    const bool ended = phase.quorum.Failed() || IsCancellation(results[0].status) ||
+                       IsCancellation(results[1].status);
+    if (both) {
+      Result<bool> agree = DecideAgreement(ctx, results[0].answer, results[1].answer);
+      if (!agree.ok() || *agree) {
+        for (std::thread& t : threads) t.join();
+        ctx.warm.CandidatesEnded();
+        if (!agree.ok()) return false;  // recorded as the run's failure
+        (*answers)[0] = std::move(results[0].answer);
+        (*answers)[1] = std::move(results[1].answer);
+        ctx.carry.transitions.push_back(RunState::kCandidatesComplete);
+        *skipped = 3;
+        return true;
+      }
+    }
+    if (!ended) start(3);  // they disagree, or quorum 2 goes on without one of them
   }
-  const int cut = WaitForCandidates(ctx, phase);
+  const int cut = WaitForCandidates(ctx, phase, static_cast<int>(threads.size()));
   for (std::thread& t : threads) t.join();
   ctx.warm.CandidatesEnded();
   const workflow::CandidateQuorum::Outcome outcome = phase.quorum.Finish();
@@ -210,16 +242,18 @@ bool RunCandidates(RunContext& ctx, std::array<std::string, 3>* answers,
 RunOutcome ExecuteFusion(RunContext& ctx) {
   std::array<std::string, 3> answers;
   std::optional<workflow::MissingCandidate> missing;
-  if (!RunCandidates(ctx, &answers, &missing)) return ctx.outcome;
-  ctx.verified_candidates = missing ? 2 : 3;
+  std::optional<int> skipped;  // an adaptive run whose candidates 1 and 2 agreed: 3
+  if (!RunCandidates(ctx, &answers, &missing, &skipped)) return ctx.outcome;
+  const std::optional<int> left_out = missing ? std::optional<int>(missing->slot) : skipped;
+  ctx.verified_candidates = left_out ? 2 : 3;
   // A resumed run that reuses all three candidates and the evaluation keeps the old letters.
-  const store::ReusedEvaluation* reused = missing ? nullptr : ReusedEvaluationOf(ctx.run);
-  // A degraded run's missing candidate takes C, so the evaluator and the merger see exactly A
-  // and B: no stage input says that a third one existed.
-  Result<workflow::AnonymousMap> map =
-      AnonymizeOrReuse(ctx, reused, missing ? std::optional<int>(missing->slot) : std::nullopt);
+  const store::ReusedEvaluation* reused = left_out ? nullptr : ReusedEvaluationOf(ctx.run);
+  // A degraded run's missing candidate (or the third an adaptive run did not ask) takes C, so
+  // the evaluator and the merger see exactly A and B: no stage input says that a third one
+  // existed, or was skipped.
+  Result<workflow::AnonymousMap> map = AnonymizeOrReuse(ctx, reused, left_out);
   if (!map.ok()) return FailOutcome(ctx, map.status(), Stage::kEvaluation);
-  const size_t count = missing ? 2 : workflow::kCandidateCount;
+  const size_t count = left_out ? 2 : workflow::kCandidateCount;
   std::vector<workflow::AnonymousCandidate> candidates;
   workflow::EvaluationScope scope;
   scope.candidate_ids.clear();
@@ -240,7 +274,7 @@ RunOutcome ExecuteFusion(RunContext& ctx) {
   if (!merged.ok()) return ctx.outcome;
   ctx.evaluation = *evaluation;
   for (size_t slot = 1; slot <= 3; ++slot) {
-    if (missing && static_cast<size_t>(missing->slot) == slot) continue;
+    if (left_out && static_cast<size_t>(*left_out) == slot) continue;
     ctx.cited_texts.push_back({"candidate " + std::to_string(slot), answers[slot - 1]});
   }
   return Commit(ctx, *merged, *map);

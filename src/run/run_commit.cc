@@ -63,6 +63,7 @@ workflow::ResultDetailsInput DetailsOf(const RunContext& ctx, const store::Manif
   details.estimate = budget::EstimateSummaryJson(run.cost_forecast);
   details.dropped_reviewers = ctx.dropped_reviewers;
   details.degraded = ctx.degraded;
+  details.adaptive = ctx.adaptive;
   if (!run.child_wrapper.empty()) {
     details.child_wrapper = run.child_wrapper;
     details.warnings.push_back(
@@ -107,7 +108,10 @@ nlohmann::json CitationsOf(const RunContext& ctx, const std::string& answer,
 // The routes of the candidates whose answers the run used.
 std::vector<std::string> AnsweringRoutes(const RunContext& ctx) {
   std::vector<std::string> routes;
-  const int left_out = ctx.degraded.is_object() ? ctx.degraded.value("slot", 0) : 0;
+  // A degraded run's missing candidate, or the third an adaptive run did not ask.
+  const int left_out = ctx.degraded.is_object() ? ctx.degraded.value("slot", 0)
+                       : ctx.adaptive.is_object() && ctx.adaptive.value("agree", false) ? 3
+                                                                                        : 0;
   for (int slot = 1; slot <= 3; ++slot) {
     if (slot == left_out) continue;
     routes.push_back(ctx.run.models.routes[slot - 1].model.QualifiedId());
@@ -154,6 +158,7 @@ RunOutcome Commit(RunContext& ctx, const std::string& answer, const workflow::An
                              {"no_source_fetched", built->value("no_source_fetched", false)}};
   }
   outcome.degraded = ctx.degraded;
+  outcome.adaptive = ctx.adaptive;
   return outcome;
 }
 

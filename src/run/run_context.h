@@ -83,6 +83,8 @@ struct RunContext {
   double cut_share_usd = 0;  // HoldCutShare
   // A quorum-2 run that answers from two candidates: its `degraded` record (null otherwise).
   nlohmann::json degraded;
+  // An adaptive run once it decided: its `adaptive` record (store::AdaptiveToJson; null otherwise).
+  nlohmann::json adaptive;
   // What the commit judges (run/citation_check.h, run/judgment_text.h): the texts whose
   // citations it checks besides the answer (each candidate's, validate's findings' locations),
   // and the evaluation, whose agreements and conflicts it counts.

@@ -74,9 +74,10 @@ struct RunRequest {
 enum class ProgressEvent {
   kNote,  // a warning or other line that changes no stage
   kCandidatesRunning,
-  kCandidateStarted,  // slot set
-  kCandidateDone,     // slot set
-  kCandidateFailed,   // slot set; never counted as complete
+  kCandidateStarted,   // slot set
+  kCandidateDone,      // slot set
+  kCandidateFailed,    // slot set; never counted as complete
+  kCheckingAgreement,  // an adaptive run's agreement check (or its repair) is running
   kEvaluating,
   kRepairing,
   kMerging,
@@ -162,8 +163,10 @@ struct PreparedRun {
 // The candidates the run's evaluator and merger prompts speak of: a quorum-2 run may answer from
 // two, so its prompts (fixed before any candidate ends, and measured by the budget plan) say so.
 inline workflow::CandidateSet CandidateSetOf(const PreparedRun& run) {
-  return run.policy.quorum == config::kReducedQuorum ? workflow::CandidateSet::kTwoOrThree
-                                                     : workflow::CandidateSet::kThree;
+  // An adaptive run may answer from two by design, exactly as a quorum-2 run may.
+  return run.policy.quorum == config::kReducedQuorum || run.policy.adaptive
+             ? workflow::CandidateSet::kTwoOrThree
+             : workflow::CandidateSet::kThree;
 }
 
 enum class RunEnd { kCompleted, kFailed, kCancelled };
@@ -187,6 +190,9 @@ struct RunOutcome {
   // Completed from two candidates (quorum 2): the committed details' `degraded` record
   // (run/degraded_text.h); null otherwise.
   nlohmann::json degraded;
+  // Completed adaptive run: the committed details' `adaptive` record (run/adaptive_text.h); null
+  // otherwise.
+  nlohmann::json adaptive;
 };
 
 // The failure line of the contract: "Fusion failed (stage=…, slot=…, attempt=…): <code>: <msg>".

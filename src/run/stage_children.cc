@@ -68,6 +68,19 @@ StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system
   return child;
 }
 
+StageChild AgreementChild(const RunContext& ctx, int attempt, std::string system_prompt,
+                          std::string input) {
+  StageChild child;
+  child.key = {Stage::kAgreement, std::nullopt, attempt};
+  child.route = Slot::kEvaluator;
+  child.role = attempt == 1 ? Role::kEvaluator : Role::kRepair;
+  child.output = workflow::OutputKind::kEvaluator;
+  child.system_prompt = std::move(system_prompt);
+  child.stdin_text = std::move(input);
+  child.watch = Watch(ctx, child);
+  return child;
+}
+
 StageChild MergerChild(const RunContext& ctx, std::string system_prompt, std::string input) {
   StageChild child;
   child.key = {Stage::kMerge, std::nullopt, 1};
@@ -88,7 +101,12 @@ bool StartCandidateStage(RunContext& ctx) {
   ctx.observer.Progress({ProgressEvent::kCandidatesRunning, 0, "candidates running"});
   // The evaluator and the merger start warm once the candidates are past their start-up; their
   // command is final now (the system prompts do not depend on the candidates' answers).
-  const int running = workflow::kCandidateCount - static_cast<int>(ReusedCandidateCount(ctx.run));
+  // An adaptive run starts candidates 1 and 2 only.
+  const int first_asked = ctx.run.policy.adaptive ? 2 : static_cast<int>(workflow::kCandidateCount);
+  int running = 0;
+  for (int slot = 1; slot <= first_asked; ++slot) {
+    if (ReusedCandidateOf(ctx.run, slot) == nullptr) ++running;
+  }
   ctx.warm.Arm(EvaluatorChild(ctx, 1, EvaluatorPrompt(ctx), ""),
                MergerChild(ctx, MergerPrompt(ctx), ""), ctx.cancel, running);
   SplitCostCap(ctx);

@@ -25,6 +25,10 @@ StageChild CandidateChild(const RunContext& ctx, int slot);
 StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system_prompt,
                           std::string input);
 StageChild MergerChild(const RunContext& ctx, std::string system_prompt, std::string input);
+// An adaptive run's agreement check (attempt 1) or its repair (attempt 2), on the evaluator's
+// route (agreement_stage.h).
+StageChild AgreementChild(const RunContext& ctx, int attempt, std::string system_prompt,
+                          std::string input);
 
 // The run enters candidates_running and says so; the evaluator and the merger are armed to start
 // warm once the candidates are past their start-up, and a capped run's candidates get their

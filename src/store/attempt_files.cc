@@ -16,7 +16,7 @@ inline constexpr NameTable<AttemptFile, 9> kSuffixes = {
 
 // The evaluation's answer is JSON read as text before it parses; every other answer is Markdown.
 std::string_view AnswerExtension(Stage stage) {
-  return stage == Stage::kEvaluation ? ".txt" : ".md";
+  return stage == Stage::kEvaluation || stage == Stage::kAgreement ? ".txt" : ".md";
 }
 
 // The key of a name that starts "<stage>[-<slot>].attempt-<n>", and the rest after it.

@@ -242,6 +242,47 @@ json DegradedToJson(const DegradedRecord& d) {
           {"grace_seconds", d.grace_seconds ? json(*d.grace_seconds) : json(nullptr)}};
 }
 
+json AdaptiveToJson(const AdaptiveRecord& a) {
+  return {{"agree", a.agree},
+          {"decided_by", a.decided_by},
+          {"differences", a.differences},
+          {"check_cost_usd", a.check_cost_usd ? json(*a.check_cost_usd) : json(nullptr)},
+          {"reused", a.reused}};
+}
+
+Result<AdaptiveRecord> AdaptiveFromJson(const json& value, const std::string& where) {
+  FieldReader r(value, where);
+  AdaptiveRecord a;
+  const json& agree = r.Value("agree");
+  if (!agree.is_boolean()) r.Fail("has an agree that is not a boolean");
+  a.agree = agree.is_boolean() && agree.get<bool>();
+  a.decided_by = r.String("decided_by");
+  if (a.decided_by != "identical" && a.decided_by != "check") {
+    r.Fail("has a decided_by that is not identical or check");
+  }
+  const json& differences = r.Value("differences");
+  if (!differences.is_array()) r.Fail("has differences that are not an array");
+  for (const json& d : differences.is_array() ? differences : json::array()) {
+    if (!d.is_string()) {
+      r.Fail("has a difference that is not a string");
+      continue;
+    }
+    a.differences.push_back(d.get<std::string>());
+  }
+  if (a.agree != a.differences.empty()) r.Fail("has differences that do not match agree");
+  const json& cost = r.Value("check_cost_usd");
+  if (cost.is_number() && cost.get<double>() >= 0) {
+    a.check_cost_usd = cost.get<double>();
+  } else if (!cost.is_null()) {
+    r.Fail("has a check_cost_usd that is neither a number >= 0 nor null");
+  }
+  const json& reused = r.Value("reused");
+  if (!reused.is_boolean()) r.Fail("has a reused that is not a boolean");
+  a.reused = reused.is_boolean() && reused.get<bool>();
+  if (Status s = r.Finish(); !s.ok()) return s;
+  return a;
+}
+
 Result<DegradedRecord> DegradedFromJson(const json& value, const std::string& where) {
   FieldReader r(value, where);
   DegradedRecord d;
@@ -444,6 +485,7 @@ json ManifestToJson(const Manifest& m) {
     out["dropped_reviewers"] = std::move(dropped);
   }
   if (m.degraded) out["degraded"] = DegradedToJson(*m.degraded);
+  if (m.adaptive) out["adaptive"] = AdaptiveToJson(*m.adaptive);
   if (m.resumed_from) out["resumed_from"] = *m.resumed_from;
   if (m.panel) out["panel"] = *m.panel;
   if (m.walk_protection) out["walk_protection"] = *m.walk_protection;
@@ -489,6 +531,7 @@ Result<Manifest> ManifestFromJson(const json& value) {
   const json* warm = r.Has("warm_children") ? &r.Value("warm_children") : nullptr;
   const json* dropped = r.Has("dropped_reviewers") ? &r.Value("dropped_reviewers") : nullptr;
   const json* degraded = r.Has("degraded") ? &r.Value("degraded") : nullptr;
+  const json* adaptive = r.Has("adaptive") ? &r.Value("adaptive") : nullptr;
   if (r.Has("walk_protection")) {
     m.walk_protection = r.String("walk_protection");
     if (!IsWalkProtection(*m.walk_protection)) r.Fail("\"walk_protection\" is not a protection");
@@ -526,6 +569,11 @@ Result<Manifest> ManifestFromJson(const json& value) {
     Result<DegradedRecord> d = DegradedFromJson(*degraded, "manifest.json degraded");
     if (!d.ok()) return d.status();
     m.degraded = std::move(d).value();
+  }
+  if (adaptive != nullptr) {
+    Result<AdaptiveRecord> a = AdaptiveFromJson(*adaptive, "manifest.json adaptive");
+    if (!a.ok()) return a.status();
+    m.adaptive = std::move(a).value();
   }
   if (!error.is_null()) {
     auto e = RunErrorFromJson(error, "manifest.json error");

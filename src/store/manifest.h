@@ -177,6 +177,24 @@ nlohmann::json DegradedToJson(const DegradedRecord& degraded);
 // Strict parse of that object; kArtifactError "<where> …" otherwise.
 Result<DegradedRecord> DegradedFromJson(const nlohmann::json& value, const std::string& where);
 
+// An adaptive run's decision (fusion-models.json `policy.panel: "adaptive"`,
+// workflow/agreement_check.h): whether candidates 1 and 2 agreed, so the third was not asked.
+// Recorded before the evaluation starts (and before the third candidate runs when they did not).
+struct AdaptiveRecord {
+  bool agree = false;
+  std::string decided_by;                // "identical" (no check ran) | "check"
+  std::vector<std::string> differences;  // the check's; empty when they agreed
+  std::optional<double> check_cost_usd;  // the check's cost (its repair's included); null: none
+  bool reused = false;                   // a resumed run took the check from the run it resumes
+
+  bool operator==(const AdaptiveRecord&) const = default;
+};
+
+// {"agree","decided_by","differences","check_cost_usd","reused"}.
+nlohmann::json AdaptiveToJson(const AdaptiveRecord& adaptive);
+// Strict parse of that object; kArtifactError "<where> …" otherwise.
+Result<AdaptiveRecord> AdaptiveFromJson(const nlohmann::json& value, const std::string& where);
+
 // The terminal error of a failed or cancelled run (also error.json's `error`).
 struct RunError {
   std::string code;
@@ -213,6 +231,8 @@ struct Manifest {
   std::vector<DroppedReviewerRecord> dropped_reviewers;
   // Optional in the JSON form: the key is written only for a run that left a candidate out.
   std::optional<DegradedRecord> degraded;
+  // Optional in the JSON form (`adaptive`): written only by an adaptive run once it decided.
+  std::optional<AdaptiveRecord> adaptive;
   // Optional in the JSON form: the named panel (fusion-models.json v3) whose cast the run used;
   // absent for a run on the file's top-level cast, and in manifests written before it.
   std::optional<std::string> panel;

@@ -13,6 +13,7 @@ size_t RowOf(const AttemptKey& key) {
     case Stage::kCandidate:
       return static_cast<size_t>(key.slot.value_or(1) - 1);
     case Stage::kEvaluation:
+    case Stage::kAgreement:  // on the evaluator's route, as an evaluator (its repair: attempt 2)
       return key.attempt >= 2 ? 4 : 3;  // the repair is the evaluation's attempt 2
     case Stage::kMerge:
       break;

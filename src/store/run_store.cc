@@ -317,6 +317,21 @@ Status RunStore::RecordDegraded(DegradedRecord degraded) {
   return PersistLocked(std::move(next));
 }
 
+Status RunStore::RecordAdaptive(AdaptiveRecord adaptive) {
+  for (std::string& d : adaptive.differences) d = RepairUtf8(d);
+  if (Result<AdaptiveRecord> checked = AdaptiveFromJson(AdaptiveToJson(adaptive), "adaptive");
+      !checked.ok()) {
+    return Invalid("an adaptive record " + checked.status().message());
+  }
+  std::lock_guard lock(mu_);
+  Status s = RefuseIfTerminalLocked();
+  if (!s.ok()) return s;
+  if (manifest_.adaptive) return Invalid("the adaptive record is already recorded");
+  Manifest next = manifest_;
+  next.adaptive = std::move(adaptive);
+  return PersistLocked(std::move(next));
+}
+
 Status RunStore::SetAnonymousMap(const json& map) {
   if (!map.is_object()) return Status::Error(kArtifactError, "anonymous map is not an object");
   std::lock_guard lock(mu_);

@@ -151,6 +151,8 @@ class RunStore {
   // Records the candidate a quorum-2 run goes on without (manifest.h, DegradedRecord), once.
   // REQUIRES: a record DegradedFromJson accepts.
   Status RecordDegraded(DegradedRecord degraded);
+  // Records an adaptive run's decision (manifest.h, AdaptiveRecord), once.
+  Status RecordAdaptive(AdaptiveRecord adaptive);
   // Records (or replaces) the weakest walk protection of the run's candidates (Manifest::
   // walk_protection). REQUIRES: IsWalkProtection(protection).
   Status RecordWalkProtection(const std::string& protection);

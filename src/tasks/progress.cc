@@ -122,6 +122,8 @@ void ProgressTracker::Apply(const run::ProgressUpdate& update, int64_t now_ms) {
     case ProgressEvent::kCandidateFailed:
       if (slot_ok) s.candidates[update.slot - 1] = SlotState::kFailed;
       break;
+    case ProgressEvent::kCheckingAgreement:
+      break;  // the line says it; the candidates' stage goes on until the decision
     case ProgressEvent::kEvaluating:
       s.stage = Stage::kEvaluation;
       s.evaluator = SlotState::kRunning;
@@ -159,6 +161,7 @@ void ProgressTracker::Note(const run::ChildActivity& activity) {
       }
       break;
     case pi_fusion::Stage::kEvaluation:
+    case pi_fusion::Stage::kAgreement:
       life = &s.evaluator_life;
       break;
     case pi_fusion::Stage::kMerge:

@@ -4,6 +4,7 @@
 
 #include "core/clock.h"
 #include "core/error_codes.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "store/abandoned_run.h"
 #include "store/run_id.h"
@@ -28,6 +29,12 @@ void SetStateOf(const RunListing& run, TaskInfo& task) {
     // result, which bg_status does not read for every listed run.
     if (run.manifest->degraded) {
       task.answer_note = run::DegradedStatus(store::DegradedToJson(*run.manifest->degraded));
+    }
+    // An adaptive run says how many candidates it asked (run/adaptive_text.h).
+    if (run.manifest->adaptive) {
+      const std::string adaptive =
+          run::AdaptiveStatus(store::AdaptiveToJson(*run.manifest->adaptive));
+      task.answer_note += (task.answer_note.empty() ? "" : "; ") + adaptive;
     }
   } else if (state == "cancelled") {
     task.state = TaskState::kKilled;

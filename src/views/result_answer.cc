@@ -4,6 +4,7 @@
 
 #include "core/error_codes.h"
 #include "core/name_table.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "run/judgment_text.h"
 #include "run/source_failures.h"
@@ -118,6 +119,8 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   }
   // A run that answered from two candidates says so first, right after the header.
   const std::string degraded = run::DegradedSentence(verified->details.value("degraded", json()));
+  // An adaptive run says how many candidates it asked, on the next line.
+  const std::string adaptive = run::AdaptiveSentence(verified->details.value("adaptive", json()));
   // The panel's agreement on the header's next line; the citations that do not hold, each on its
   // own line, so the agent can correct what it repeats of the answer.
   const std::string agreement = run::AgreementLine(verified->details.value("agreement", json()));
@@ -128,7 +131,8 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   }
   const std::string head =
       "Fusion " + task.id + " completed (" + task.workflow + ")." +
-      (degraded.empty() ? "" : "\n" + degraded) + (agreement.empty() ? "" : "\n" + agreement) +
+      (degraded.empty() ? "" : "\n" + degraded) + (adaptive.empty() ? "" : "\n" + adaptive) +
+      (agreement.empty() ? "" : "\n" + agreement) +
       "\nAnswer: " + std::to_string(verified->merged_ref.byte_length) + " bytes, " +
       verified->merged_ref.sha256 + " (verified).\nArtifacts: " + task.artifact_dir + "\n" +
       UsageLine(verified->usage, verified->details.value("model_requests", json()), attachment,

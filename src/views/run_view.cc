@@ -5,6 +5,7 @@
 
 #include "core/error_codes.h"
 #include "core/role.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "run/judgment_text.h"
 #include "run/source_failures.h"
@@ -82,7 +83,10 @@ tasks::ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled)
 std::string FailedRoute(const json& failure, const json& models) {
   const std::optional<pi_fusion::Stage> stage = ParseStage(StringAt(failure, "stage"));
   if (!stage || !models.is_object()) return "";
-  if (*stage == pi_fusion::Stage::kEvaluation) return StringAt(models, "evaluator");
+  // The agreement check runs on the evaluator's route.
+  if (*stage == pi_fusion::Stage::kEvaluation || *stage == pi_fusion::Stage::kAgreement) {
+    return StringAt(models, "evaluator");
+  }
   if (*stage == pi_fusion::Stage::kMerge) return StringAt(models, "merger");
   const json slot = failure.value("slot", json());
   const json candidates = models.value("candidates", json());
@@ -125,7 +129,7 @@ json BaseView(const RunFacts& facts, std::string_view state, const std::string& 
   return view;
 }
 
-json CompletedSlots(const json& models, const json& degraded) {
+json CompletedSlots(const json& models, const json& degraded, const json& adaptive) {
   tasks::ProgressSnapshot done;
   done.candidates = {tasks::SlotState::kDone, tasks::SlotState::kDone, tasks::SlotState::kDone};
   // The candidate a degraded run left out is shown as not done: failed, or cut (cancelled).
@@ -133,6 +137,9 @@ json CompletedSlots(const json& models, const json& degraded) {
     done.candidates[degraded.value("slot", 0) - 1] =
         degraded.value("reason", std::string()) == "failed" ? tasks::SlotState::kFailed
                                                             : tasks::SlotState::kCancelled;
+  }
+  if (adaptive.is_object() && adaptive.value("agree", false)) {
+    done.candidates[2] = tasks::SlotState::kSkipped;
   }
   done.evaluator = done.merger = tasks::SlotState::kDone;
   return SlotsOf(done, models);
@@ -143,6 +150,10 @@ json CompletedNotes(const json& details) {
   if (const std::string degraded = run::DegradedSentence(details.value("degraded", json()));
       !degraded.empty()) {
     notes.push_back(degraded);
+  }
+  if (const std::string adaptive = run::AdaptiveSentence(details.value("adaptive", json()));
+      !adaptive.empty()) {
+    notes.push_back(adaptive);
   }
   if (const std::string shared = SharedModelNote(details.value("models", json()));
       !shared.empty()) {
@@ -182,9 +193,13 @@ json CompletedRunView(const RunFacts& facts, const store::VerifiedResult& verifi
     status += " · " + sources;
   const std::string degraded = run::DegradedSentence(details.value("degraded", json()));
   if (!degraded.empty()) status += " · degraded";
+  if (const std::string adaptive = run::AdaptiveStatus(details.value("adaptive", json()));
+      !adaptive.empty()) {
+    status += " · " + adaptive;
+  }
   json view = BaseView(facts, "completed", status);
-  view["slots"] =
-      CompletedSlots(details.value("models", json()), details.value("degraded", json()));
+  view["slots"] = CompletedSlots(details.value("models", json()), details.value("degraded", json()),
+                                 details.value("adaptive", json()));
   // Requests as the children counted them; a result from before they were counted shows none.
   const std::string usage =
       RequestsAndUsageText(details.value("model_requests", json()), details.value("usage", json()),

@@ -74,9 +74,12 @@ nlohmann::json CallView(std::string_view tool, const nlohmann::json& args);
 // artifact directory.
 nlohmann::json BaseView(const RunFacts& facts, std::string_view state, const std::string& status);
 // The five slots of a completed run with the models of result details' `models`: all done, but
-// the candidate of result details' `degraded` record (failed or cut) when there is one.
+// the candidate of result details' `degraded` record (failed or cut) when there is one, and
+// candidate 3 of an adaptive run whose candidates 1 and 2 agreed (`adaptive`: skipped, never
+// asked).
 nlohmann::json CompletedSlots(const nlohmann::json& models,
-                              const nlohmann::json& degraded = nlohmann::json());
+                              const nlohmann::json& degraded = nlohmann::json(),
+                              const nlohmann::json& adaptive = nlohmann::json());
 // The notes a completed run's views show before its answer, from its result details: a degraded
 // answer's sentence first, then the shared-model note, then one line per failed declared source.
 // An empty array when there is none.

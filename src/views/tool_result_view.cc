@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "config/shared_model.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "tasks/resume_hint.h"
@@ -217,10 +218,12 @@ std::string InlineAnswer(const json& answer, const std::string& text) {
 json CompletedResultView(const json& details, const std::string& text, const RunFacts& facts) {
   const json result = details.value("result", json());
   const std::string degraded = run::DegradedSentence(result.value("degraded", json()));
-  json view = BaseView(
-      facts, "completed",
-      "completed" + std::string(degraded.empty() ? "" : " · degraded") + " (" + facts.run_id + ")");
-  view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()));
+  const std::string adaptive = run::AdaptiveStatus(result.value("adaptive", json()));
+  json view = BaseView(facts, "completed",
+                       "completed" + std::string(degraded.empty() ? "" : " · degraded") +
+                           (adaptive.empty() ? "" : " · " + adaptive) + " (" + facts.run_id + ")");
+  view["slots"] = CompletedSlots(result.value("models", json()), result.value("degraded", json()),
+                                 result.value("adaptive", json()));
   // The notes come before the answer; a degraded answer's sentence is the first of them.
   if (json notes = CompletedNotes(result); !notes.empty()) view["notes"] = std::move(notes);
   view["report"] = ReportHintText(facts.run_id);

@@ -88,6 +88,11 @@ int CandidateQuorum::CutAfterGrace() {
   return 0;
 }
 
+bool CandidateQuorum::Failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_.has_value();
+}
+
 CandidateQuorum::Outcome CandidateQuorum::Finish() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (failure_) return {failure_, std::nullopt};

@@ -86,6 +86,9 @@ class CandidateQuorum {
   };
   Outcome Finish() const;
 
+  // True once the run's fate is decided by a failure (Finish's `failure` will be set).
+  bool Failed() const;
+
  private:
   const int quorum_;
   const std::optional<double> configured_grace_;

@@ -239,6 +239,13 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     }
     details["degraded"] = d;
   }
+  if (!in.adaptive.is_null()) {
+    const json& a = in.adaptive;
+    if (!a.is_object() || !a.contains("agree") || !a["agree"].is_boolean()) {
+      return Invalid("adaptive is not a record of an adaptive run's decision");
+    }
+    details["adaptive"] = a;
+  }
   if (!in.child_wrapper.empty()) details["child_wrapper"] = in.child_wrapper;
   if (!in.source_failures.empty()) {
     json failures = json::array();

@@ -123,6 +123,8 @@ struct ResultDetailsInput {
   std::optional<std::vector<DroppedReviewerRow>> dropped_reviewers;
   // A degraded run's `degraded` object (store::DegradedToJson); null: no key.
   nlohmann::json degraded;
+  // An adaptive run's `adaptive` object (store::AdaptiveToJson); null: no key.
+  nlohmann::json adaptive;
   // A resumed run: the id of the run it resumed (/fusion-resume); none: no key.
   std::optional<std::string> resumed_from;
   // research: written as `source_failures` when not empty (absent otherwise), ordered by URL.

@@ -138,11 +138,16 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(PolicyWith(",\"stall_seconds\":60")),
        "policy contains unsupported key(s): stall_seconds (it needs schema_version "
        "\"pi-background-tasks.fusion-models.v3\")"},
-      {V3(PolicyWith(",\"panel\":\"adaptive\"")),
-       "policy.panel is a \"pi-background-tasks.fusion-models.v3\" key that this version of "
-       "pi-fusion does not support yet; remove it (of v3's keys only panels, default_panel and "
-       "policy.stall_seconds are supported)"},
-      {V3(PolicyWith(",\"order_check\":\"off\"")), "policy.order_check is a"},
+      {V3(PolicyWith(",\"panel\":\"half\"")),
+       "policy.panel must be \"full\" or \"adaptive\" (found \"half\")"},
+      {V3(PolicyWith(",\"panel\":true")), "policy.panel must be \"full\" or \"adaptive\""},
+      {V2(PolicyWith(",\"panel\":\"adaptive\"")),
+       "policy contains unsupported key(s): panel (it needs schema_version "
+       "\"pi-background-tasks.fusion-models.v3\")"},
+      {V3(PolicyWith(",\"order_check\":\"off\"")),
+       "policy.order_check is a \"pi-background-tasks.fusion-models.v3\" key that this version of "
+       "pi-fusion does not support yet; remove it (of v3's keys only panels, default_panel, "
+       "policy.stall_seconds and policy.panel are supported)"},
       {V3(PolicyWith(",\"evaluator_tools\":false")), "policy.evaluator_tools is a"},
       {V3(PolicyWith(",\"keep_warm_seconds\":0,\"stall_seconds\":60")),
        "policy.keep_warm_seconds is a"},
@@ -384,6 +389,30 @@ TEST_CASE("ModelsConfig: only a stall_seconds writes v3; what fits v2 or v1 is w
   CHECK_THAT(*as_v1, !Catch::Contains("policy"));
 }
 
+TEST_CASE("ModelsConfig: policy.panel reads full or adaptive; only adaptive is written, as v3") {
+  const Result<ModelsConfig> adaptive =
+      ParseModelsConfig(V3(PolicyWith(",\"panel\":\"adaptive\"")), kPath);
+  REQUIRE(adaptive.ok());
+  CHECK(adaptive->policy.adaptive);
+  CHECK_FALSE(adaptive->policy.IsDefault());
+  const Result<ModelsConfig> full = ParseModelsConfig(V3(PolicyWith(",\"panel\":\"full\"")), kPath);
+  REQUIRE(full.ok());
+  CHECK_FALSE(full->policy.adaptive);
+  CHECK(full->policy.IsDefault());
+  // "full" is the default: the file is saved as the smallest version that fits (v1 here).
+  const Result<std::string> as_v1 = SerializeModelsConfig(*full);
+  REQUIRE(as_v1.ok());
+  CHECK_THAT(*as_v1, Catch::Contains("\"pi-background-tasks.fusion-models.v1\""));
+  CHECK_THAT(*as_v1, !Catch::Contains("panel"));
+  const Result<std::string> bytes = SerializeModelsConfig(*adaptive);
+  REQUIRE(bytes.ok());
+  CHECK_THAT(*bytes, Catch::Contains("\"pi-background-tasks.fusion-models.v3\""));
+  CHECK_THAT(*bytes, Catch::Contains("    \"max_cost_usd\": null,\n    \"panel\": \"adaptive\"\n"));
+  const Result<ModelsConfig> round_trip = ParseModelsConfig(*bytes, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == *adaptive);
+}
+
 TEST_CASE("ModelsConfig: serializing refuses a stall_seconds out of range") {
   ModelsConfig config;
   for (double bad : {0.0, -1.0, 3000.001, std::numeric_limits<double>::infinity(),
@@ -423,6 +452,8 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V3(PolicyWith(",\"stall_seconds\":null")),
       V3(PolicyWith(",\"stall_seconds\":0.25")),
       V3(PolicyWith(",\"stall_seconds\":3000")),
+      V3(PolicyWith(",\"panel\":\"full\"")),
+      V3(PolicyWith(",\"panel\":\"adaptive\",\"stall_seconds\":60")),
   };
   for (const std::string& bytes : good) {
     INFO(bytes);
@@ -439,7 +470,9 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V3(PolicyWith(",\"stall_seconds\":0")),
       V3(PolicyWith(",\"stall_seconds\":3001")),
       V3(PolicyWith(",\"stall_seconds\":\"60\"")),
-      V3(PolicyWith(",\"panel\":\"full\"")),
+      V3(PolicyWith(",\"panel\":\"half\"")),
+      V2(PolicyWith(",\"panel\":\"adaptive\"")),
+      V3(PolicyWith(",\"order_check\":\"off\"")),
       V3("{\"stall_seconds\":60}"),
       File(kThree).substr(0, File(kThree).size() - 1) +
           ",\"policy\":" + Policy3("2", "null", "null") + "}",

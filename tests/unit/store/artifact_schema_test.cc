@@ -62,6 +62,8 @@ void RecordVariedAttempts(StoreFixture& f) {
               .ok());
   REQUIRE(f.store->RecordDroppedReviewer(3, "validation_reports_invalid", "not a report").ok());
   REQUIRE(f.store->RecordDegraded({2, "p/m", "cut_after_grace", std::nullopt, 15}).ok());
+  REQUIRE(f.store->RecordAdaptive({false, "check", {"they differ"}, 0.002, false}).ok());
+  REQUIRE(f.store->RecordAttempt({{Stage::kAgreement, std::nullopt, 1}}).ok());
 }
 
 }  // namespace

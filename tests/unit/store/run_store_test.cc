@@ -395,6 +395,41 @@ TEST_CASE("RunStore: a dropped reviewer is recorded in the manifest, and only th
   }
 }
 
+// An adaptive run's decision is its own optional record: absent in every other manifest.
+TEST_CASE("RunStore: the adaptive record is written once, checked, and read back strictly",
+          "[store]") {
+  StoreFixture f;
+  CHECK_FALSE(ManifestToJson(DiskManifest(f)).contains("adaptive"));
+  const AdaptiveRecord agreed{true, "check", {}, 0.0125, false};
+  REQUIRE(f.store->RecordAdaptive(agreed).ok());
+  const Manifest m = DiskManifest(f);
+  REQUIRE(m.adaptive);
+  CHECK(*m.adaptive == agreed);
+  CheckDiskMatchesMemory(f);
+  CHECK(ManifestToJson(m)["adaptive"] ==
+        json::parse(R"({"agree":true,"check_cost_usd":0.0125,"decided_by":"check",)"
+                    R"("differences":[],"reused":false})"));
+  CHECK_FALSE(f.store->RecordAdaptive(agreed).ok());  // once
+  StoreFixture g;
+  CHECK_FALSE(g.store->RecordAdaptive({true, "check", {"a difference"}, 0.0, false}).ok());
+  CHECK_FALSE(g.store->RecordAdaptive({false, "check", {}, 0.0, false}).ok());
+  CHECK_FALSE(g.store->RecordAdaptive({true, "guess", {}, std::nullopt, false}).ok());
+  CHECK_FALSE(g.store->RecordAdaptive({true, "identical", {}, -1.0, false}).ok());
+  REQUIRE(
+      g.store->RecordAdaptive({false, "check", {"A says 1, B says 2"}, std::nullopt, true}).ok());
+  CHECK(DiskManifest(g).adaptive->differences == std::vector<std::string>{"A says 1, B says 2"});
+  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{{"agree", "yes"},
+                                                                            {"decided_by", nullptr},
+                                                                            {"differences", 1},
+                                                                            {"reused", 0},
+                                                                            {"extra", 1}}) {
+    INFO(key);
+    json bad = ManifestToJson(m);
+    bad["adaptive"][key] = value;
+    CHECK(ManifestFromJson(bad).status().code() == pi_fusion::kArtifactError);
+  }
+}
+
 // A quorum-2 run that left a candidate out says so in its own record, before the evaluation.
 TEST_CASE("RunStore: the degraded record is written once, checked, and read back strictly",
           "[store]") {

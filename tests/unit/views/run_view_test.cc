@@ -13,6 +13,7 @@
 #include "pi_fusion/sha256.h"
 #include "protocol/frames.h"
 #include "protocol/tool_audit.h"
+#include "run/adaptive_text.h"
 #include "run/degraded_text.h"
 #include "run/source_failures.h"
 #include "store/artifact_ref.h"
@@ -471,4 +472,49 @@ TEST_CASE("a degraded run says so first: the sentence, the status and the left-o
   CHECK(view["slots"][0]["state"] == "done");
   verified.details["degraded"] = cut;
   CHECK(CompletedRunView(facts, verified)["slots"][0]["state"] == "cancelled");
+}
+
+TEST_CASE("an adaptive run says how many it asked: adaptive, never degraded; candidate 3 skipped") {
+  using run::AdaptiveSentence;
+  using run::AdaptiveStatus;
+  const json checked = {{"agree", true},
+                        {"decided_by", "check"},
+                        {"differences", json::array()},
+                        {"check_cost_usd", 0.0021},
+                        {"reused", false}};
+  const json identical = {{"agree", true},
+                          {"decided_by", "identical"},
+                          {"differences", json::array()},
+                          {"check_cost_usd", nullptr},
+                          {"reused", false}};
+  const json differ = {{"agree", false},
+                       {"decided_by", "check"},
+                       {"differences", json::array({"one", "two"})},
+                       {"check_cost_usd", 0.002},
+                       {"reused", false}};
+  CHECK(AdaptiveSentence(checked) ==
+        "Adaptive: 2 of 3 asked: candidates 1 and 2 agreed (agreement check, $0.0021).");
+  CHECK(AdaptiveSentence(identical) ==
+        "Adaptive: 2 of 3 asked: candidates 1 and 2 agreed (identical answers, no check).");
+  CHECK(AdaptiveSentence(differ) ==
+        "Adaptive: 3 of 3 asked: candidates 1 and 2 did not agree (2 differences), so candidate 3 "
+        "was asked.");
+  CHECK(AdaptiveStatus(checked) == "adaptive (2 of 3 asked)");
+  CHECK(AdaptiveStatus(differ) == "adaptive (3 of 3 asked)");
+  CHECK(AdaptiveSentence(json()).empty());
+  CHECK(AdaptiveStatus(json{{"agree", "yes"}}).empty());
+
+  RunFacts facts = Facts();
+  store::VerifiedResult verified = Verified("answer");
+  verified.details["models"]["candidates"] = json::array({"a/1", "b/2", "c/3"});
+  verified.details["adaptive"] = checked;
+  const json view = CompletedRunView(facts, verified);
+  CHECK(view["status"].get<std::string>().ends_with(" · adaptive (2 of 3 asked)"));
+  CHECK(view["status"].get<std::string>().find("degraded") == std::string::npos);
+  REQUIRE(view["notes"].is_array());
+  CHECK(view["notes"][0] == AdaptiveSentence(checked));
+  CHECK(view["slots"][2]["state"] == "skipped");
+  CHECK(view["slots"][1]["state"] == "done");
+  verified.details["adaptive"] = differ;
+  CHECK(CompletedRunView(facts, verified)["slots"][2]["state"] == "done");
 }
