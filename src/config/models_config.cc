@@ -72,11 +72,12 @@ constexpr std::array<std::string_view, 4> kV1Keys = {"schema_version", "candidat
 constexpr std::string_view kPolicyKey = "policy";
 constexpr std::array<std::string_view, 3> kPolicyKeys = {"quorum", "grace_seconds", "max_cost_usd"};
 constexpr std::string_view kStallKey = "stall_seconds";
+constexpr std::string_view kOrderCheckKey = "order_check";
 // v3's panel keys (config/panels.h), and the contract's v3 keys this version does not implement
 // (models_config.h).
 constexpr std::array<std::string_view, 2> kPanelFileKeys = {"default_panel", "panels"};
-constexpr std::array<std::string_view, 4> kLaterPolicyKeys = {
-    "evaluator_tools", "keep_warm_seconds", "order_check", "panel"};
+constexpr std::array<std::string_view, 3> kLaterPolicyKeys = {"evaluator_tools",
+                                                              "keep_warm_seconds", "panel"};
 
 Status Invalid(std::string message) {
   return Status::Error(std::string(kConfigInvalid), std::move(message));
@@ -100,11 +101,11 @@ std::string JoinSorted(std::vector<std::string> names) {
 // Unknown keys first, then missing ones; `prefix` is "" for the file, "policy " inside it.
 template <size_t N>
 Status CheckKeys(const json& object, const std::array<std::string_view, N>& required,
-                 std::optional<std::string_view> optional, const std::string& prefix) {
+                 const std::vector<std::string_view>& optional, const std::string& prefix) {
   std::vector<std::string> unknown;
   for (const auto& item : object.items()) {
     if (std::find(required.begin(), required.end(), item.key()) == required.end() &&
-        item.key() != optional) {
+        std::find(optional.begin(), optional.end(), item.key()) == optional.end()) {
       unknown.push_back(item.key());
     }
   }
@@ -160,8 +161,8 @@ Status RefuseLaterKeys(const json& object, const std::array<std::string_view, N>
     if (object.contains(key)) {
       return Invalid(prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
                      "\" key that this version of pi-fusion does not support yet; remove it (of "
-                     "v3's keys only panels, default_panel and policy.stall_seconds are "
-                     "supported)");
+                     "v3's keys only panels, default_panel, policy.stall_seconds and "
+                     "policy.order_check are supported)");
     }
   }
   return Status();
@@ -175,12 +176,17 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
     if (Status later = RefuseLaterKeys(object, kLaterPolicyKeys, "policy."); !later.ok()) {
       return later;
     }
-  } else if (object.contains(kStallKey)) {
-    return Invalid("policy contains unsupported key(s): stall_seconds (it needs schema_version \"" +
-                   std::string(kModelsSchemaV3) + "\")");
+  } else {
+    for (std::string_view key : {kStallKey, kOrderCheckKey}) {
+      if (object.contains(key)) {
+        return Invalid("policy contains unsupported key(s): " + std::string(key) +
+                       " (it needs schema_version \"" + std::string(kModelsSchemaV3) + "\")");
+      }
+    }
   }
-  const std::optional<std::string_view> optional =
-      v3 ? std::optional<std::string_view>(kStallKey) : std::nullopt;
+  const std::vector<std::string_view> optional =
+      v3 ? std::vector<std::string_view>{kStallKey, kOrderCheckKey}
+         : std::vector<std::string_view>{};
   if (Status keys = CheckKeys(object, kPolicyKeys, optional, "policy "); !keys.ok()) {
     return keys;
   }
@@ -206,6 +212,17 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
     const json& stall = object[kStallKey];
     if (!stall.is_number() || !StallOk(stall.get<double>())) return StallRule(stall.dump());
     policy.stall_seconds = stall.get<double>();
+  }
+  if (object.contains(kOrderCheckKey)) {
+    const json& order = object[kOrderCheckKey];
+    if (order.is_string() && order.get<std::string>() == kOrderCheckOff) {
+      policy.order_check = OrderCheck::kOff;
+    } else if (order.is_string() && order.get<std::string>() == kOrderCheckOnConflict) {
+      policy.order_check = OrderCheck::kOnConflict;
+    } else {
+      return Invalid("policy.order_check must be \"off\" or \"on_conflict\" (found " +
+                     order.dump() + ")");
+    }
   }
   return policy;
 }
@@ -245,7 +262,7 @@ Result<ModelsConfig> FromJson(const json& root) {
     return Invalid("contains unsupported key(s): policy (a policy needs schema_version \"" +
                    std::string(kModelsSchemaV2) + "\")");
   }
-  if (Status keys = CheckKeys(WithoutPanels(root), kV1Keys, kPolicyKey, ""); !keys.ok()) {
+  if (Status keys = CheckKeys(WithoutPanels(root), kV1Keys, {kPolicyKey}, ""); !keys.ok()) {
     return keys;
   }
   if (!v1 && !v2 && !v3) {
@@ -291,7 +308,7 @@ nlohmann::ordered_json PolicyNumber(double value) {
 }
 
 // A policy object: keys in the order quorum, grace_seconds, max_cost_usd (unset as null), then
-// stall_seconds when set (v3 only).
+// stall_seconds when set and order_check when not "off" (v3 only).
 nlohmann::ordered_json PolicyJson(const Policy& value) {
   nlohmann::ordered_json policy;
   policy["quorum"] = value.quorum;
@@ -300,6 +317,7 @@ nlohmann::ordered_json PolicyJson(const Policy& value) {
   policy["max_cost_usd"] =
       value.max_cost_usd ? PolicyNumber(*value.max_cost_usd) : nlohmann::ordered_json(nullptr);
   if (value.stall_seconds) policy["stall_seconds"] = PolicyNumber(*value.stall_seconds);
+  if (value.order_check == OrderCheck::kOnConflict) policy["order_check"] = kOrderCheckOnConflict;
   return policy;
 }
 
@@ -373,7 +391,8 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   nlohmann::ordered_json root;
-  const bool v3 = config.policy.stall_seconds.has_value() || HasPanels(config);
+  const bool v3 = config.policy.stall_seconds.has_value() ||
+                  config.policy.order_check != OrderCheck::kOff || HasPanels(config);
   const bool v1 = config.policy.IsDefault() && !v3;
   root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;

@@ -38,6 +38,11 @@ namespace pi_fusion::config {
 // How a run treats a failing or lagging candidate and what it may spend. The default is today's
 // run: all three candidates must verify, no cap. This layer only parses, checks and writes the
 // policy; the run applies it.
+// policy.order_check's values.
+enum class OrderCheck { kOff, kOnConflict };
+inline constexpr std::string_view kOrderCheckOff = "off";
+inline constexpr std::string_view kOrderCheckOnConflict = "on_conflict";
+
 struct Policy {
   // 3: every candidate must verify, a failure fails the run. 2: two verified answers suffice; the
   // third gets a grace window and is cancelled when it fails or outlasts it.
@@ -51,6 +56,11 @@ struct Policy {
   // v3: how long a stage child may show no progress before it is stopped as stalled
   // (child_stalled). nullopt is the default rule, kDefaultStallSeconds.
   std::optional<double> stall_seconds;
+  // v3: whether a run whose evaluation names conflicts asks, under two other relabellings of the
+  // candidates, which position each conflict favours, and tells the merger the conflicts whose
+  // favoured position did not survive the reorder as unresolved ("on_conflict"); "off" (the
+  // default) never asks.
+  OrderCheck order_check = OrderCheck::kOff;
 
   bool IsDefault() const { return *this == Policy{}; }
   bool operator==(const Policy&) const = default;

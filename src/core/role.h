@@ -27,8 +27,10 @@ enum class Slot { kCandidate1, kCandidate2, kCandidate3, kEvaluator, kMerger };
 inline constexpr std::array<Slot, 5> kAllSlots = {
     Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3, Slot::kEvaluator, Slot::kMerger};
 
-// The stage an attempt (and a terminal error) is recorded under in the manifest.
-enum class Stage { kCandidate, kEvaluation, kMerge };
+// The stage an attempt (and a terminal error) is recorded under in the manifest. The order check
+// (policy.order_check) runs on the evaluator's route after the evaluation; its children are
+// evaluators to themselves and its calls and their repairs are its attempts 1, 2, ...
+enum class Stage { kCandidate, kEvaluation, kMerge, kOrderCheck };
 
 inline constexpr NameTable<Role, 4> kRoleNames = {
     {Role::kCandidate, Role::kEvaluator, Role::kRepair, Role::kMerger},
@@ -43,8 +45,9 @@ inline constexpr NameTable<Slot, 5> kSlotIds = {
 inline constexpr NameTable<Slot, 5> kSlotLabels = {
     {Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3, Slot::kEvaluator, Slot::kMerger},
     {"Candidate 1", "Candidate 2", "Candidate 3", "Evaluator", "Merger"}};
-inline constexpr NameTable<Stage, 3> kStageNames = {
-    {Stage::kCandidate, Stage::kEvaluation, Stage::kMerge}, {"candidate", "evaluation", "merge"}};
+inline constexpr NameTable<Stage, 4> kStageNames = {
+    {Stage::kCandidate, Stage::kEvaluation, Stage::kMerge, Stage::kOrderCheck},
+    {"candidate", "evaluation", "merge", "order_check"}};
 
 inline constexpr NameTable<Role, 4> kRoleLabels = {
     {Role::kCandidate, Role::kEvaluator, Role::kRepair, Role::kMerger},
@@ -63,7 +66,7 @@ constexpr std::string_view SlotId(Slot slot) { return kSlotIds.Name(slot); }
 // "Candidate 1" ... "Evaluator", "Merger".
 constexpr std::string_view SlotLabel(Slot slot) { return kSlotLabels.Name(slot); }
 
-// "candidate" | "evaluation" | "merge".
+// "candidate" | "evaluation" | "merge" | "order_check".
 constexpr std::string_view StageName(Stage stage) { return kStageNames.Name(stage); }
 constexpr std::optional<Stage> ParseStage(std::string_view name) { return kStageNames.Parse(name); }
 
@@ -116,6 +119,7 @@ constexpr Role ChildRoleOf(Stage stage) {
     case Stage::kCandidate:
       return Role::kCandidate;
     case Stage::kEvaluation:
+    case Stage::kOrderCheck:
       return Role::kEvaluator;
     case Stage::kMerge:
       return Role::kMerger;

@@ -27,6 +27,8 @@ LaneName NameOf(const store::AttemptKey& key) {
       return key.attempt == 1 ? LaneName{"evaluator", "evaluator"} : LaneName{"repair", "repair"};
     case Stage::kMerge:
       return {"merger", "merger"};
+    case Stage::kOrderCheck:
+      return {"order check (attempt " + std::to_string(key.attempt) + ")", "evaluator"};
   }
   return {"child", "candidate"};
 }

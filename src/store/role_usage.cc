@@ -14,6 +14,8 @@ size_t RowOf(const AttemptKey& key) {
       return static_cast<size_t>(key.slot.value_or(1) - 1);
     case Stage::kEvaluation:
       return key.attempt >= 2 ? 4 : 3;  // the repair is the evaluation's attempt 2
+    case Stage::kOrderCheck:
+      return 3;  // the order check runs on the evaluator's route
     case Stage::kMerge:
       break;
   }
