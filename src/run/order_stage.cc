@@ -4,7 +4,10 @@
 #include <utility>
 
 #include "core/error_codes.h"
+#include "run/attempt_recorder.h"
 #include "run/child_stage.h"
+#include "run/resume_inputs.h"
+#include "store/attempt_files.h"
 #include "run/run_cost_cap.h"
 #include "run/run_failure.h"
 #include "run/stage_children.h"
@@ -21,11 +24,34 @@ Status OrderCheckInvalid(const std::vector<workflow::EvaluationError>& errors) {
   return Status::Error(std::string(kEvaluationInvalid), message);
 }
 
+// The verified order-check attempt of the run this one resumes (with its evaluation) that was
+// given exactly `child`'s prompt at the same attempt; nullptr when there is none.
+const store::ReusedAttempt* ReusedOrderCheck(const RunContext& ctx, const StageChild& child) {
+  const store::ReusedEvaluation* evaluation = ReusedEvaluationOf(ctx.run);
+  if (evaluation == nullptr) return nullptr;
+  const std::string prompt_name = store::AttemptFileName(child.key, store::AttemptFile::kPrompt);
+  const std::string prompt = RecordedPrompt(child);
+  for (const store::ReusedAttempt& reused : evaluation->order_checks) {
+    if (reused.record.key != child.key) continue;
+    for (const store::ReusedFile& file : reused.files) {
+      if (file.name == prompt_name && file.bytes == prompt) return &reused;
+    }
+  }
+  return nullptr;
+}
+
 // One child of the order check at `attempt`: its verified answer, or its failure recorded.
 Result<std::string> RunOrderChild(RunContext& ctx, int attempt, std::string system_prompt,
                                   std::string input) {
   const StageChild child =
       Capped(ctx, OrderCheckChild(ctx, attempt, std::move(system_prompt), std::move(input)));
+  if (const store::ReusedAttempt* reused = ReusedOrderCheck(ctx, child)) {
+    StageResult result = ReuseStageChild(ctx.run, child, *reused);
+    if (!result.status.ok()) {
+      return Fail(ctx, result.status, Stage::kOrderCheck, std::nullopt, attempt);
+    }
+    return result.answer;
+  }
   if (!WithinCostCap(ctx, child, attempt)) return ctx.outcome.error;
   // The evaluation's documents and its evaluation_complete go with the first row (ctx.carry).
   StageResult result = RunStageChild(ctx.run, child, ctx.cancel, nullptr, &ctx.carry);
