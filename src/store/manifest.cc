@@ -494,7 +494,7 @@ bool IsOrderCheckRecord(const json& value) {
     }
     for (const json& slot : c["favoured_slots"]) {
       if (!slot.is_null() &&
-          !(slot.is_number_unsigned() && slot.get<uint64_t>() >= 1 && slot.get<uint64_t>() <= 3)) {
+          !(slot.is_number_integer() && slot.get<int64_t>() >= 1 && slot.get<int64_t>() <= 3)) {
         return false;
       }
     }
