@@ -75,11 +75,12 @@ constexpr std::string_view kStallKey = "stall_seconds";
 constexpr std::string_view kPanelModeKey = "panel";
 constexpr std::string_view kPanelFull = "full";
 constexpr std::string_view kPanelAdaptive = "adaptive";
+constexpr std::string_view kOrderCheckKey = "order_check";
 // v3's panel keys (config/panels.h), and the contract's v3 keys this version does not implement
 // (models_config.h).
 constexpr std::array<std::string_view, 2> kPanelFileKeys = {"default_panel", "panels"};
-constexpr std::array<std::string_view, 3> kLaterPolicyKeys = {"evaluator_tools",
-                                                              "keep_warm_seconds", "order_check"};
+constexpr std::array<std::string_view, 2> kLaterPolicyKeys = {"evaluator_tools",
+                                                              "keep_warm_seconds"};
 
 Status Invalid(std::string message) {
   return Status::Error(std::string(kConfigInvalid), std::move(message));
@@ -161,11 +162,10 @@ Status RefuseLaterKeys(const json& object, const std::array<std::string_view, N>
                        const std::string& prefix) {
   for (std::string_view key : keys) {
     if (object.contains(key)) {
-      return Invalid(
-          prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
-          "\" key that this version of pi-fusion does not support yet; remove it (of "
-          "v3's keys only panels, default_panel, policy.stall_seconds and policy.panel are "
-          "supported)");
+      return Invalid(prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
+                     "\" key that this version of pi-fusion does not support yet; remove it (of "
+                     "v3's keys only panels, default_panel, policy.stall_seconds, policy.panel "
+                     "and policy.order_check are supported)");
     }
   }
   return Status();
@@ -180,14 +180,14 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
       return later;
     }
   } else {
-    for (std::string_view key : {kStallKey, kPanelModeKey}) {
+    for (std::string_view key : {kStallKey, kPanelModeKey, kOrderCheckKey}) {
       if (!object.contains(key)) continue;
       return Invalid("policy contains unsupported key(s): " + std::string(key) +
                      " (it needs schema_version \"" + std::string(kModelsSchemaV3) + "\")");
     }
   }
   const std::vector<std::string_view> optional =
-      v3 ? std::vector<std::string_view>{kStallKey, kPanelModeKey}
+      v3 ? std::vector<std::string_view>{kStallKey, kPanelModeKey, kOrderCheckKey}
          : std::vector<std::string_view>{};
   if (Status keys = CheckKeys(object, kPolicyKeys, optional, "policy "); !keys.ok()) {
     return keys;
@@ -221,6 +221,17 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
       return Invalid("policy.panel must be \"full\" or \"adaptive\" (found " + mode.dump() + ")");
     }
     policy.adaptive = mode == kPanelAdaptive;
+  }
+  if (object.contains(kOrderCheckKey)) {
+    const json& order = object[kOrderCheckKey];
+    if (order.is_string() && order.get<std::string>() == kOrderCheckOff) {
+      policy.order_check = OrderCheck::kOff;
+    } else if (order.is_string() && order.get<std::string>() == kOrderCheckOnConflict) {
+      policy.order_check = OrderCheck::kOnConflict;
+    } else {
+      return Invalid("policy.order_check must be \"off\" or \"on_conflict\" (found " +
+                     order.dump() + ")");
+    }
   }
   return policy;
 }
@@ -306,7 +317,7 @@ nlohmann::ordered_json PolicyNumber(double value) {
 }
 
 // A policy object: keys in the order quorum, grace_seconds, max_cost_usd (unset as null), then
-// stall_seconds when set and panel when not "full" (v3 only).
+// stall_seconds when set, panel when not "full" and order_check when not "off" (v3 only).
 nlohmann::ordered_json PolicyJson(const Policy& value) {
   nlohmann::ordered_json policy;
   policy["quorum"] = value.quorum;
@@ -316,6 +327,7 @@ nlohmann::ordered_json PolicyJson(const Policy& value) {
       value.max_cost_usd ? PolicyNumber(*value.max_cost_usd) : nlohmann::ordered_json(nullptr);
   if (value.stall_seconds) policy["stall_seconds"] = PolicyNumber(*value.stall_seconds);
   if (value.adaptive) policy[kPanelModeKey] = kPanelAdaptive;
+  if (value.order_check == OrderCheck::kOnConflict) policy["order_check"] = kOrderCheckOnConflict;
   return policy;
 }
 
@@ -389,8 +401,8 @@ Result<ModelsConfig> ParseModelsConfig(std::string_view bytes, std::string_view 
 Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   nlohmann::ordered_json root;
-  const bool v3 =
-      config.policy.stall_seconds.has_value() || config.policy.adaptive || HasPanels(config);
+  const bool v3 = config.policy.stall_seconds.has_value() || config.policy.adaptive ||
+                  config.policy.order_check != OrderCheck::kOff || HasPanels(config);
   const bool v1 = config.policy.IsDefault() && !v3;
   root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;

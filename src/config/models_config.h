@@ -7,9 +7,9 @@
 //                  "max_cost_usd": number > 0 | null}}      (policy optional)
 //   v3 {"schema_version":"pi-background-tasks.fusion-models.v3", <v2's keys>,
 //       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null,
-//                  "panel"?: "full" | "adaptive"},
+//                  "panel"?: "full" | "adaptive", "order_check"?: "off" | "on_conflict"},
 //       "panels"?: {<name>: <panel>}, "default_panel"?: <name>}     (config/panels.h)
-//       The contract's other v3 policy keys (order_check, evaluator_tools, keep_warm_seconds)
+//       The contract's other v3 policy keys (evaluator_tools, keep_warm_seconds)
 //       are not supported by this version: a file that uses one is config_invalid, saying so,
 //       rather than run as if they were absent.
 // Both objects are closed (unknown and missing keys are rejected), the version must be one of the
@@ -39,6 +39,11 @@ namespace pi_fusion::config {
 // How a run treats a failing or lagging candidate and what it may spend. The default is today's
 // run: all three candidates must verify, no cap. This layer only parses, checks and writes the
 // policy; the run applies it.
+// policy.order_check's values.
+enum class OrderCheck { kOff, kOnConflict };
+inline constexpr std::string_view kOrderCheckOff = "off";
+inline constexpr std::string_view kOrderCheckOnConflict = "on_conflict";
+
 struct Policy {
   // 3: every candidate must verify, a failure fails the run. 2: two verified answers suffice; the
   // third gets a grace window and is cancelled when it fails or outlasts it.
@@ -55,6 +60,11 @@ struct Policy {
   // v3: "adaptive" asks candidates 1 and 2 first and the third only when their answers do not
   // agree (docs/config.md); false is "full", every candidate asked.
   bool adaptive = false;
+  // v3: whether a run whose evaluation names conflicts asks, under two other relabellings of the
+  // candidates, which position each conflict favours, and tells the merger the conflicts whose
+  // favoured position did not survive the reorder as unresolved ("on_conflict"); "off" (the
+  // default) never asks.
+  OrderCheck order_check = OrderCheck::kOff;
 
   bool IsDefault() const { return *this == Policy{}; }
   bool operator==(const Policy&) const = default;

@@ -29,8 +29,10 @@ inline constexpr std::array<Slot, 5> kAllSlots = {
 
 // The stage an attempt (and a terminal error) is recorded under in the manifest. The agreement
 // check of an adaptive run (workflow/agreement_check.h) runs on the evaluator's route as an
-// evaluator (its repair, attempt 2, as the repair) and is its own stage.
-enum class Stage { kCandidate, kEvaluation, kMerge, kAgreement };
+// evaluator (its repair, attempt 2, as the repair) and is its own stage. The order check
+// (policy.order_check) runs on the evaluator's route after the evaluation; its children are
+// evaluators to themselves and its calls and their repairs are its attempts 1, 2, ...
+enum class Stage { kCandidate, kEvaluation, kMerge, kAgreement, kOrderCheck };
 
 inline constexpr NameTable<Role, 4> kRoleNames = {
     {Role::kCandidate, Role::kEvaluator, Role::kRepair, Role::kMerger},
@@ -45,9 +47,9 @@ inline constexpr NameTable<Slot, 5> kSlotIds = {
 inline constexpr NameTable<Slot, 5> kSlotLabels = {
     {Slot::kCandidate1, Slot::kCandidate2, Slot::kCandidate3, Slot::kEvaluator, Slot::kMerger},
     {"Candidate 1", "Candidate 2", "Candidate 3", "Evaluator", "Merger"}};
-inline constexpr NameTable<Stage, 4> kStageNames = {
-    {Stage::kCandidate, Stage::kEvaluation, Stage::kMerge, Stage::kAgreement},
-    {"candidate", "evaluation", "merge", "agreement"}};
+inline constexpr NameTable<Stage, 5> kStageNames = {
+    {Stage::kCandidate, Stage::kEvaluation, Stage::kMerge, Stage::kAgreement, Stage::kOrderCheck},
+    {"candidate", "evaluation", "merge", "agreement", "order_check"}};
 
 inline constexpr NameTable<Role, 4> kRoleLabels = {
     {Role::kCandidate, Role::kEvaluator, Role::kRepair, Role::kMerger},
@@ -66,7 +68,7 @@ constexpr std::string_view SlotId(Slot slot) { return kSlotIds.Name(slot); }
 // "Candidate 1" ... "Evaluator", "Merger".
 constexpr std::string_view SlotLabel(Slot slot) { return kSlotLabels.Name(slot); }
 
-// "candidate" | "evaluation" | "merge" | "agreement".
+// "candidate" | "evaluation" | "merge" | "agreement" | "order_check".
 constexpr std::string_view StageName(Stage stage) { return kStageNames.Name(stage); }
 constexpr std::optional<Stage> ParseStage(std::string_view name) { return kStageNames.Parse(name); }
 
@@ -120,6 +122,7 @@ constexpr Role ChildRoleOf(Stage stage) {
       return Role::kCandidate;
     case Stage::kEvaluation:
     case Stage::kAgreement:
+    case Stage::kOrderCheck:
       return Role::kEvaluator;
     case Stage::kMerge:
       return Role::kMerger;

@@ -30,6 +30,8 @@ LaneName NameOf(const store::AttemptKey& key) {
     case Stage::kAgreement:
       return key.attempt == 1 ? LaneName{"agreement check", "evaluator"}
                               : LaneName{"agreement repair", "repair"};
+    case Stage::kOrderCheck:
+      return {"order check (attempt " + std::to_string(key.attempt) + ")", "evaluator"};
   }
   return {"child", "candidate"};
 }

@@ -15,6 +15,10 @@ store::AttemptState StateFor(const Status& status) {
 
 }  // namespace
 
+std::string RecordedPrompt(const StageChild& child) {
+  return "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" + child.stdin_text + "\n";
+}
+
 AttemptRecorder::AttemptRecorder(PreparedRun& run, const StageChild& child)
     : run_(run), key_(child.key) {}
 
@@ -23,9 +27,7 @@ std::string AttemptRecorder::Path(store::AttemptFile file) const {
 }
 
 Status AttemptRecorder::Begin(const StageChild& child, store::StoreBatch* carry) {
-  const std::string prompt =
-      "# system prompt\n" + child.system_prompt + "\n\n# stdin\n" + child.stdin_text + "\n";
-  Write(store::AttemptFile::kPrompt, prompt);
+  Write(store::AttemptFile::kPrompt, RecordedPrompt(child));
   store::AttemptUpdate update;
   update.key = key_;
   update.state = store::AttemptState::kRunning;

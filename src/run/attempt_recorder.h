@@ -21,6 +21,9 @@
 
 namespace pi_fusion::run {
 
+// What `<prefix>.prompt.txt` holds for `child`: its system prompt and its stdin, headed.
+std::string RecordedPrompt(const StageChild& child);
+
 class AttemptRecorder {
  public:
   AttemptRecorder(PreparedRun& run, const StageChild& child);

@@ -38,6 +38,8 @@ std::vector<RoleSample> SamplesOf(const store::Manifest& manifest) {
   for (const store::AttemptRecord& attempt : manifest.attempts) {
     // First attempts only: the repair (evaluation attempt 2) is conditional and not estimated so.
     if (attempt.key.attempt != 1 || attempt.reused_from || !attempt.usage) continue;
+    // The order check is conditional too (only an evaluation with conflicts asks it).
+    if (attempt.key.stage == Stage::kOrderCheck) continue;
     RoleSample sample;
     sample.run_id = manifest.run_id;
     sample.stage = attempt.key.stage;

@@ -3,6 +3,8 @@
 #include <set>
 
 #include "core/terminal_text.h"
+#include "store/manifest.h"
+#include "workflow/order_check.h"
 
 namespace pi_fusion::run {
 namespace {
@@ -57,6 +59,15 @@ std::string AgreementLine(const json& agreement) {
   return "Panel: " + Count(agreement["agreements"].get<size_t>(), "agreement", "agreements") +
          ", " + Count(agreement["conflicts"].get<size_t>(), "conflict", "conflicts") +
          "; candidates from " + who + ".";
+}
+
+std::string OrderCheckLine(const json& record) {
+  if (!store::IsOrderCheckRecord(record)) return "";
+  const size_t total = record["conflicts"].size();
+  const size_t sensitive = record["order_sensitive"].get<size_t>();
+  if (sensitive > 0) return workflow::OrderSensitiveLine(sensitive, total);
+  return "order check: " + std::to_string(total) + (total == 1 ? " conflict" : " conflicts") +
+         " stable";
 }
 
 std::string CitationsLine(const json& citations) {

@@ -31,6 +31,9 @@ nlohmann::json AgreementRecord(const nlohmann::json& evaluation,
 // such a record (a run from before it).
 std::string AgreementLine(const nlohmann::json& agreement);
 
+// "order-sensitive: 1 of 3 conflicts" when the order check (Manifest::order_check) found any;
+// "order check: 3 conflicts stable" when it found none; "" when `record` is not such a record.
+std::string OrderCheckLine(const nlohmann::json& record);
 // "citations: 14 checked, 1 broken — src/lexer.c:900 is past the end (612 lines)"; with more
 // broken, the first and "(+N more)". "" when `citations` is not a record (reason runs, older runs).
 std::string CitationsLine(const nlohmann::json& citations);

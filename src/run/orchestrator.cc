@@ -12,6 +12,7 @@
 #include "run/agreement_stage.h"
 #include "run/degraded_text.h"
 #include "run/later_stages.h"
+#include "run/order_stage.h"
 #include "run/resume_inputs.h"
 #include "run/run_commit.h"
 #include "run/run_context.h"
@@ -267,8 +268,13 @@ RunOutcome ExecuteFusion(RunContext& ctx) {
   if (!blind.ok()) return FailOutcome(ctx, blind.status(), Stage::kEvaluation);
   Result<nlohmann::json> evaluation = EvaluateOrReuse(ctx, reused, *blind, scope);
   if (!evaluation.ok()) return ctx.outcome;
-  Result<workflow::CanonicalDocument> input =
-      workflow::BuildMergeInput(ctx.run.canonical_input, candidates, *evaluation, count);
+  Result<std::optional<std::vector<workflow::ConflictOrder>>> order =
+      CheckOrder(ctx, candidates, *evaluation, *map);
+  if (!order.ok()) return ctx.outcome;
+  const nlohmann::json notes =
+      *order ? workflow::MergeOrderNotes(**order) : nlohmann::json(nullptr);
+  Result<workflow::CanonicalDocument> input = workflow::BuildMergeInput(
+      ctx.run.canonical_input, candidates, *evaluation, count, *order ? &notes : nullptr);
   if (!input.ok()) return FailOutcome(ctx, input.status(), Stage::kMerge);
   Result<std::string> merged = Merge(ctx, *input);
   if (!merged.ok()) return ctx.outcome;

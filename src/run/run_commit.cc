@@ -134,7 +134,9 @@ RunOutcome Commit(RunContext& ctx, const std::string& answer, const workflow::An
   workflow::ResultDetailsInput details = DetailsOf(ctx, snapshot, map);
   details.citations = CitationsOf(ctx, answer, snapshot);
   details.agreement = AgreementRecord(ctx.evaluation, AnsweringRoutes(ctx));
-  if (Status s = run.store->RecordJudgment(details.citations, details.agreement); !s.ok()) {
+  details.order_check = ctx.order_check;
+  if (Status s = run.store->RecordJudgment(details.citations, details.agreement, ctx.order_check);
+      !s.ok()) {
     return FailOutcome(ctx, s, Stage::kMerge);
   }
   Result<nlohmann::json> built = workflow::BuildResultDetails(details);

@@ -90,6 +90,8 @@ struct RunContext {
   // and the evaluation, whose agreements and conflicts it counts.
   std::vector<CitedText> cited_texts;
   nlohmann::json evaluation;
+  // The order check's record (order_stage.h) when it ran; null otherwise.
+  nlohmann::json order_check;
 };
 
 // The notes a run starts with: its debugging child wrapper and the budget plan's warnings.

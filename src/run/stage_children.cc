@@ -10,6 +10,7 @@
 #include "store/attempt_files.h"
 #include "store/manifest.h"
 #include "workflow/stage_inputs.h"
+#include "workflow/stage_prompts.h"
 #include "workflow/workflow_constants.h"
 
 namespace pi_fusion::run {
@@ -36,7 +37,13 @@ std::string RepairPrompt(const RunContext& ctx) {
 }
 
 std::string MergerPrompt(const RunContext& ctx) {
-  return workflow::MergerSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run));
+  std::string prompt = workflow::MergerSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run));
+  // Only the fusion sequence runs the order check; a run without it keeps its prompt byte for byte.
+  if (ctx.run.policy.order_check == config::OrderCheck::kOnConflict &&
+      ctx.Spec().shape == workflow::StageShape::kFusion) {
+    prompt += workflow::OrderCheckMergerText();
+  }
+  return prompt;
 }
 
 StageChild CandidateChild(const RunContext& ctx, int slot) {
@@ -74,6 +81,19 @@ StageChild AgreementChild(const RunContext& ctx, int attempt, std::string system
   child.key = {Stage::kAgreement, std::nullopt, attempt};
   child.route = Slot::kEvaluator;
   child.role = attempt == 1 ? Role::kEvaluator : Role::kRepair;
+  child.output = workflow::OutputKind::kEvaluator;
+  child.system_prompt = std::move(system_prompt);
+  child.stdin_text = std::move(input);
+  child.watch = Watch(ctx, child);
+  return child;
+}
+
+StageChild OrderCheckChild(const RunContext& ctx, int attempt, std::string system_prompt,
+                           std::string input) {
+  StageChild child;
+  child.key = {Stage::kOrderCheck, std::nullopt, attempt};
+  child.route = Slot::kEvaluator;
+  child.role = Role::kRepair;
   child.output = workflow::OutputKind::kEvaluator;
   child.system_prompt = std::move(system_prompt);
   child.stdin_text = std::move(input);

@@ -22,6 +22,11 @@ std::string MergerPrompt(const RunContext& ctx);
 // Candidate (or reviewer) `slot`, with its share of a capped run's cost cap.
 StageChild CandidateChild(const RunContext& ctx, int slot);
 // The evaluator (attempt 1) or its repair (attempt 2).
+// An order-check call (order_stage.h) at `attempt` of the order_check stage, on the evaluator's
+// route; measured against the repair's budget (its input is the candidates and the conflicts).
+StageChild OrderCheckChild(const RunContext& ctx, int attempt, std::string system_prompt,
+                           std::string input);
+
 StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system_prompt,
                           std::string input);
 StageChild MergerChild(const RunContext& ctx, std::string system_prompt, std::string input);

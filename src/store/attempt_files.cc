@@ -14,9 +14,12 @@ inline constexpr NameTable<AttemptFile, 9> kSuffixes = {
     {".prompt.txt", ".response", ".response.partial", ".response.oversized.md", ".stderr.txt",
      ".events.jsonl", ".calibration-violation.json", ".tool-calls.jsonl", ".seal.json"}};
 
-// The evaluation's answer is JSON read as text before it parses; every other answer is Markdown.
+// The evaluation's and the order check's answers are JSON read as text before they parse; every
+// other answer is Markdown.
 std::string_view AnswerExtension(Stage stage) {
-  return stage == Stage::kEvaluation || stage == Stage::kAgreement ? ".txt" : ".md";
+  return stage == Stage::kEvaluation || stage == Stage::kAgreement || stage == Stage::kOrderCheck
+             ? ".txt"
+             : ".md";
 }
 
 // The key of a name that starts "<stage>[-<slot>].attempt-<n>", and the rest after it.

@@ -491,6 +491,7 @@ json ManifestToJson(const Manifest& m) {
   if (m.walk_protection) out["walk_protection"] = *m.walk_protection;
   if (!m.citations.is_null()) out["citations"] = m.citations;
   if (!m.agreement.is_null()) out["agreement"] = m.agreement;
+  if (!m.order_check.is_null()) out["order_check"] = m.order_check;
   return out;
 }
 
@@ -519,6 +520,38 @@ bool IsAgreementRecord(const json& value) {
   return panel == "one_model" || panel == "one_family" || panel == "distinct";
 }
 
+bool IsOrderCheckRecord(const json& value) {
+  // Counts are whole numbers >= 0 however they were built (a parsed file's are unsigned, a
+  // record built from int literals signed).
+  auto count = [&](const char* key) {
+    const json& n = value.value(key, json());
+    return n.is_number_integer() && n.get<int64_t>() >= 0;
+  };
+  if (!value.is_object() || value.size() != 3 || !count("passes") || !count("order_sensitive") ||
+      !value.value("conflicts", json()).is_array() || value["conflicts"].empty()) {
+    return false;
+  }
+  const size_t passes = value["passes"].get<size_t>();
+  size_t sensitive = 0;
+  for (const json& c : value["conflicts"]) {
+    if (!c.is_object() || c.size() != 2 || !c.value("stable", json()).is_boolean() ||
+        !c.value("favoured_slots", json()).is_array() || c["favoured_slots"].size() != passes) {
+      return false;
+    }
+    for (const json& slot : c["favoured_slots"]) {
+      if (!slot.is_null() &&
+          !(slot.is_number_integer() && slot.get<int64_t>() >= 1 && slot.get<int64_t>() <= 3)) {
+        return false;
+      }
+    }
+    bool same = true;
+    for (const json& slot : c["favoured_slots"]) same = same && slot == c["favoured_slots"][0];
+    if (same != c["stable"].get<bool>()) return false;
+    if (!same) ++sensitive;
+  }
+  return passes >= 2 && sensitive == value["order_sensitive"].get<size_t>();
+}
+
 Result<Manifest> ManifestFromJson(const json& value) {
   FieldReader r(value, "manifest.json");
   Manifest m;
@@ -543,6 +576,12 @@ Result<Manifest> ManifestFromJson(const json& value) {
   if (r.Has("agreement")) {
     m.agreement = r.Value("agreement");
     if (!IsAgreementRecord(m.agreement)) r.Fail("\"agreement\" is not an agreement record");
+  }
+  if (r.Has("order_check")) {
+    m.order_check = r.Value("order_check");
+    if (!IsOrderCheckRecord(m.order_check)) {
+      r.Fail("\"order_check\" is not an order check record");
+    }
   }
   if (r.Has("panel")) m.panel = r.String("panel");
   if (r.Has("resumed_from")) {

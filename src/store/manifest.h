@@ -248,6 +248,11 @@ struct Manifest {
   // panel's agreement {agreements, conflicts, panel}. Null: no key (and in manifests before them).
   nlohmann::json citations;
   nlohmann::json agreement;
+  // Optional in the JSON form, written by the commit of a completed run whose order check ran
+  // (policy.order_check "on_conflict" and the evaluation had conflicts; docs/workflow.md,
+  // "Order check"): {passes, order_sensitive, conflicts[{favoured_slots[], stable}]}, conflicts
+  // in the evaluation's order, favoured_slots one per pass (1-3, or null for "none"). Null: no key.
+  nlohmann::json order_check;
   std::map<std::string, ArtifactRef> artifacts;  // name -> ref; name == ref.path
   nlohmann::json anonymous_map;                  // null until the A/B/C map is drawn
   std::optional<RunError> error;
@@ -265,8 +270,11 @@ Result<Manifest> ManifestFromJson(const nlohmann::json& value);
 // The shapes of `citations` ({checked, broken[{ref, reason, detail}]}, reason one of
 // missing_file|past_end|quote_not_found|not_checkable; other keys allowed) and `agreement`
 // ({agreements, conflicts, panel one_model|one_family|distinct}).
+// IsOrderCheckRecord: Manifest::order_check's shape, each stable flag and the order_sensitive
+// count consistent with the favoured slots.
 bool IsCitationsRecord(const nlohmann::json& value);
 bool IsAgreementRecord(const nlohmann::json& value);
+bool IsOrderCheckRecord(const nlohmann::json& value);
 
 // "namespace+landlock", "namespace", "landlock" or "none".
 bool IsWalkProtection(std::string_view name);

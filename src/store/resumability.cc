@@ -226,6 +226,13 @@ Result<ResumeSource> ReadResumeSource(FileSystem& fs, const std::string& run_dir
       if (!reused.ok()) return reused.status();
       evaluation.attempts.push_back(*std::move(reused));
     }
+    for (const AttemptRecord& a : m.attempts) {
+      if (a.key.stage != Stage::kOrderCheck || !IsCleanEvidence(a)) continue;
+      // One that does not verify is not reused: the resumed run asks again.
+      Result<ReusedAttempt> reused =
+          Reuse(m, a, bytes, AttemptFileName(a.key, AttemptFile::kResponse));
+      if (reused.ok()) evaluation.order_checks.push_back(*std::move(reused));
+    }
     for (const char* name : {kBlindCandidatesFile, kEvaluationFile}) {
       evaluation.documents.push_back({name, bytes.at(name)});
     }

@@ -74,6 +74,9 @@ struct ReusedEvaluation {
   std::vector<ReusedAttempt> attempts;  // the evaluator and, if it ran, its repair
   std::vector<ReusedFile> documents;    // blind-candidates.json, evaluation.json
   std::string evaluation;               // evaluation.json's bytes
+  // The order check's attempts (policy.order_check) that ended as clean evidence, in attempt
+  // order: a resumed run reuses one whose recorded prompt is byte for byte the one it would send.
+  std::vector<ReusedAttempt> order_checks;
 };
 
 struct ResumeSource {

@@ -15,6 +15,8 @@ size_t RowOf(const AttemptKey& key) {
     case Stage::kEvaluation:
     case Stage::kAgreement:  // on the evaluator's route, as an evaluator (its repair: attempt 2)
       return key.attempt >= 2 ? 4 : 3;  // the repair is the evaluation's attempt 2
+    case Stage::kOrderCheck:
+      return 3;  // the order check runs on the evaluator's route
     case Stage::kMerge:
       break;
   }

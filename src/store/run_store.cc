@@ -286,12 +286,16 @@ Status RunStore::RecordWalkProtection(const std::string& protection) {
   return PersistLocked(std::move(next));
 }
 
-Status RunStore::RecordJudgment(const nlohmann::json& citations, const nlohmann::json& agreement) {
+Status RunStore::RecordJudgment(const nlohmann::json& citations, const nlohmann::json& agreement,
+                                const nlohmann::json& order_check) {
   if (!citations.is_null() && !IsCitationsRecord(citations)) {
     return Invalid("a malformed citation check record");
   }
   if (!agreement.is_null() && !IsAgreementRecord(agreement)) {
     return Invalid("a malformed agreement record");
+  }
+  if (!order_check.is_null() && !IsOrderCheckRecord(order_check)) {
+    return Invalid("a malformed order check record");
   }
   std::lock_guard lock(mu_);
   Status s = RefuseIfTerminalLocked();
@@ -299,6 +303,7 @@ Status RunStore::RecordJudgment(const nlohmann::json& citations, const nlohmann:
   Manifest next = manifest_;
   next.citations = citations;
   next.agreement = agreement;
+  next.order_check = order_check;
   return PersistLocked(std::move(next));
 }
 

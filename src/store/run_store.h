@@ -159,7 +159,9 @@ class RunStore {
   // Records the citation check and the panel's agreement of a run about to complete
   // (Manifest::citations, agreement; null leaves a key out). kArtifactError unless each that is
   // not null is such a record (IsCitationsRecord, IsAgreementRecord).
-  Status RecordJudgment(const nlohmann::json& citations, const nlohmann::json& agreement);
+  // `order_check` likewise (Manifest::order_check).
+  Status RecordJudgment(const nlohmann::json& citations, const nlohmann::json& agreement,
+                        const nlohmann::json& order_check = nullptr);
   // Records the A/B/C map once. REQUIRES: an object.
   Status SetAnonymousMap(const nlohmann::json& map);
 

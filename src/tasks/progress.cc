@@ -162,6 +162,7 @@ void ProgressTracker::Note(const run::ChildActivity& activity) {
       break;
     case pi_fusion::Stage::kEvaluation:
     case pi_fusion::Stage::kAgreement:
+    case pi_fusion::Stage::kOrderCheck:  // on the evaluator's route
       life = &s.evaluator_life;
       break;
     case pi_fusion::Stage::kMerge:

@@ -123,7 +123,12 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
   const std::string adaptive = run::AdaptiveSentence(verified->details.value("adaptive", json()));
   // The panel's agreement on the header's next line; the citations that do not hold, each on its
   // own line, so the agent can correct what it repeats of the answer.
-  const std::string agreement = run::AgreementLine(verified->details.value("agreement", json()));
+  std::string agreement = run::AgreementLine(verified->details.value("agreement", json()));
+  // The order check's conflicts whose favoured position changed with the labels.
+  if (std::string order = run::OrderCheckLine(verified->details.value("order_check", json()));
+      !order.empty()) {
+    agreement += (agreement.empty() ? "" : "\n") + order;
+  }
   std::string citations = run::CitationsLine(verified->details.value("citations", json()));
   for (const std::string& line :
        run::BrokenCitationLines(verified->details.value("citations", json()))) {

@@ -67,7 +67,11 @@ tasks::ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled)
     const tasks::SlotState state = state_of(StringAt(row, "state"));
     if (*stage == pi_fusion::Stage::kCandidate && slot >= 1 && slot <= 3)
       p.candidates[slot - 1] = state;
-    if (*stage == pi_fusion::Stage::kEvaluation) p.evaluator = state;
+    // The order check runs on the evaluator's route after the evaluation: its latest attempt is
+    // the evaluator's state then.
+    if (*stage == pi_fusion::Stage::kEvaluation || *stage == pi_fusion::Stage::kOrderCheck) {
+      p.evaluator = state;
+    }
     if (*stage == pi_fusion::Stage::kMerge) p.merger = state;
   }
   for (tasks::SlotState& s : p.candidates) {
@@ -83,8 +87,9 @@ tasks::ProgressSnapshot ProgressFromFailure(const json& failure, bool cancelled)
 std::string FailedRoute(const json& failure, const json& models) {
   const std::optional<pi_fusion::Stage> stage = ParseStage(StringAt(failure, "stage"));
   if (!stage || !models.is_object()) return "";
-  // The agreement check runs on the evaluator's route.
-  if (*stage == pi_fusion::Stage::kEvaluation || *stage == pi_fusion::Stage::kAgreement) {
+  // The agreement check and the order check run on the evaluator's route.
+  if (*stage == pi_fusion::Stage::kEvaluation || *stage == pi_fusion::Stage::kAgreement ||
+      *stage == pi_fusion::Stage::kOrderCheck) {
     return StringAt(models, "evaluator");
   }
   if (*stage == pi_fusion::Stage::kMerge) return StringAt(models, "merger");
@@ -164,6 +169,11 @@ json CompletedNotes(const json& details) {
   }
   // The panel's agreement and the citation check (docs/citations.md); ctrl+o lists the broken.
   if (std::string line = run::AgreementLine(details.value("agreement", json())); !line.empty()) {
+    notes.push_back(std::move(line));
+  }
+  // The order check (docs/workflow.md, "Order check"): its conflicts whose favoured position
+  // changed with the candidates' labels.
+  if (std::string line = run::OrderCheckLine(details.value("order_check", json())); !line.empty()) {
     notes.push_back(std::move(line));
   }
   if (std::string line = run::CitationsLine(details.value("citations", json())); !line.empty()) {

@@ -272,6 +272,10 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     if (!store::IsAgreementRecord(in.agreement)) return Invalid("agreement is not a record");
     details["agreement"] = in.agreement;
   }
+  if (!in.order_check.is_null()) {
+    if (!store::IsOrderCheckRecord(in.order_check)) return Invalid("order_check is not a record");
+    details["order_check"] = in.order_check;
+  }
   return details;
 }
 

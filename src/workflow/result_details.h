@@ -142,6 +142,9 @@ struct ResultDetailsInput {
   nlohmann::json citations;
   // The panel's agreement (run/judgment_text.h): `agreement`; null: no key.
   nlohmann::json agreement;
+  // The order check's record (store::IsOrderCheckRecord): `order_check`; null: no key (the check
+  // was off, or the evaluation had no conflicts).
+  nlohmann::json order_check;
 };
 
 // The `tool_refusals` JSON of `rows`: [{slot, count (the sum of by_code), by_code}].

@@ -60,13 +60,15 @@ Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
 
 Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
                                           std::vector<AnonymousCandidate> candidates,
-                                          const json& evaluation, size_t count) {
+                                          const json& evaluation, size_t count,
+                                          const json* order_notes) {
   Result<json> list = CandidateArray(std::move(candidates), count);
   if (!list.ok()) return list.status();
   json input = {{"schema_version", kMergeInputSchema},
                 {"canonical_input", canonical_input.value},
                 {"candidates", std::move(list).value()},
                 {"evaluation", evaluation}};
+  if (order_notes != nullptr) input["order_check"] = *order_notes;
   return MakeCanonicalDocument(std::move(input), kOrchestrationFailed, "the merge input");
 }
 

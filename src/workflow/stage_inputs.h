@@ -60,9 +60,13 @@ Result<CanonicalDocument> BuildRepairInput(const CanonicalDocument& blind_input,
 // {candidates (A, B, C), canonical_input, evaluation, schema_version}.
 // REQUIRES: `evaluation` passed ValidateEvaluation. Errors as BuildBlindInput; `count` 2 is a
 // validate run that dropped a reviewer or a quorum-2 run without its third candidate (A and B).
+// `order_notes`, when set (a run whose order check ran: order_check.h's MergeOrderNotes), is the
+// optional `order_check` key: per conflict {topic, instruction}, an order-sensitive one saying
+// "order-sensitive: present both positions, do not pick one".
 Result<CanonicalDocument> BuildMergeInput(const CanonicalDocument& canonical_input,
                                           std::vector<AnonymousCandidate> candidates,
                                           const nlohmann::json& evaluation,
-                                          size_t count = kCandidateCount);
+                                          size_t count = kCandidateCount,
+                                          const nlohmann::json* order_notes = nullptr);
 
 }  // namespace pi_fusion::workflow

@@ -33,6 +33,19 @@ std::string EvaluationRepairSystemPrompt(CandidateSet set = CandidateSet::kThree
 // synthesis plan, without mentioning candidates, their letters or the process.
 std::string MergerSystemPrompt(CandidateSet set = CandidateSet::kThree);
 
+// The order check (order_check.h): for each conflict of its input, which candidate's position
+// is the better-supported one, or "none"; output only one
+// pi-background-tasks.fusion-order-check.v1 object. Fixed text: it names no slot, model or
+// evaluation letter.
+std::string OrderCheckSystemPrompt();
+
+// The one order-check repair: the order-check contract plus how to read the repair input.
+std::string OrderCheckRepairSystemPrompt();
+
+// What the merger's prompt adds when the run's order check is on: how to read the merge input's
+// order_check notes.
+std::string OrderCheckMergerText();
+
 // Shared prompt pieces, for the workflow-specific prompts (validation_prompts.h) to reuse.
 // "Hard maximum: 49,152 JSON-rendered UTF-8 bytes, …"
 std::string HardMaximumText(size_t bytes);

@@ -144,10 +144,17 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(PolicyWith(",\"panel\":\"adaptive\"")),
        "policy contains unsupported key(s): panel (it needs schema_version "
        "\"pi-background-tasks.fusion-models.v3\")"},
-      {V3(PolicyWith(",\"order_check\":\"off\"")),
-       "policy.order_check is a \"pi-background-tasks.fusion-models.v3\" key that this version of "
-       "pi-fusion does not support yet; remove it (of v3's keys only panels, default_panel, "
-       "policy.stall_seconds and policy.panel are supported)"},
+      {V3(PolicyWith(",\"evaluator_tools\":true")),
+       "policy.evaluator_tools is a \"pi-background-tasks.fusion-models.v3\" key that this version "
+       "of pi-fusion does not support yet; remove it (of v3's keys only panels, default_panel, "
+       "policy.stall_seconds, policy.panel and policy.order_check are supported)"},
+      {V3(PolicyWith(",\"order_check\":\"always\"")),
+       "policy.order_check must be \"off\" or \"on_conflict\" (found \"always\")"},
+      {V3(PolicyWith(",\"order_check\":true")), "policy.order_check must be \"off\" or"},
+      {V3(PolicyWith(",\"order_check\":null")), "policy.order_check must be \"off\" or"},
+      {V2(PolicyWith(",\"order_check\":\"on_conflict\"")),
+       "policy contains unsupported key(s): order_check (it needs schema_version "
+       "\"pi-background-tasks.fusion-models.v3\")"},
       {V3(PolicyWith(",\"evaluator_tools\":false")), "policy.evaluator_tools is a"},
       {V3(PolicyWith(",\"keep_warm_seconds\":0,\"stall_seconds\":60")),
        "policy.keep_warm_seconds is a"},
@@ -335,6 +342,44 @@ TEST_CASE("ModelsConfig: v3 files load their stall_seconds; null or absent is th
   CHECK(*bare == ModelsConfig());
 }
 
+TEST_CASE("ModelsConfig: v3 order_check loads; \"off\" or absent is the default, written never") {
+  const Result<ModelsConfig> on =
+      ParseModelsConfig(V3(PolicyWith(",\"order_check\":\"on_conflict\"")), kPath);
+  REQUIRE(on.ok());
+  CHECK(on->policy.order_check == OrderCheck::kOnConflict);
+  CHECK_FALSE(on->policy.IsDefault());
+  const Result<std::string> written = SerializeModelsConfig(*on);
+  REQUIRE(written.ok());
+  CHECK_THAT(*written, Catch::Contains("\"pi-background-tasks.fusion-models.v3\""));
+  CHECK_THAT(*written, Catch::Contains("    \"max_cost_usd\": null,\n"
+                                       "    \"order_check\": \"on_conflict\"\n"));
+  const Result<ModelsConfig> round_trip = ParseModelsConfig(*written, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == *on);
+
+  const Result<ModelsConfig> off =
+      ParseModelsConfig(V3(PolicyWith(",\"order_check\":\"off\"")), kPath);
+  REQUIRE(off.ok());
+  CHECK(off->policy.order_check == OrderCheck::kOff);
+  CHECK(off->policy.IsDefault());
+  const Result<std::string> as_v1 = SerializeModelsConfig(*off);
+  REQUIRE(as_v1.ok());
+  CHECK_THAT(*as_v1, !Catch::Contains("order_check"));
+  CHECK_THAT(*as_v1, Catch::Contains("\"pi-background-tasks.fusion-models.v1\""));
+
+  // A panel's own policy takes it too.
+  const Result<ModelsConfig> panel = ParseModelsConfig(
+      V3(PolicyWith(""),
+         ",\"panels\":{\"fast\":{\"candidates\":[\"a/m\",\"a/m\",\"a/m\"],\"evaluator\":\"a/m\","
+         "\"merger\":\"a/m\",\"policy\":" +
+             PolicyWith(",\"order_check\":\"on_conflict\"") + "}}"),
+      kPath);
+  REQUIRE(panel.ok());
+  REQUIRE(panel->panels.at("fast").policy);
+  CHECK(panel->panels.at("fast").policy->order_check == OrderCheck::kOnConflict);
+  CHECK(panel->policy.order_check == OrderCheck::kOff);
+}
+
 TEST_CASE("ModelsConfig: only a stall_seconds writes v3; what fits v2 or v1 is written so") {
   ModelsConfig config;
   config.policy.stall_seconds = 90;
@@ -472,7 +517,6 @@ TEST_CASE("ModelsConfig: the schema file and the parser agree") {
       V3(PolicyWith(",\"stall_seconds\":\"60\"")),
       V3(PolicyWith(",\"panel\":\"half\"")),
       V2(PolicyWith(",\"panel\":\"adaptive\"")),
-      V3(PolicyWith(",\"order_check\":\"off\"")),
       V3("{\"stall_seconds\":60}"),
       File(kThree).substr(0, File(kThree).size() - 1) +
           ",\"policy\":" + Policy3("2", "null", "null") + "}",

@@ -116,5 +116,17 @@ TEST_CASE("AgreementRecord: counts and the panel's kind") {
   CHECK(AgreementLine(json()) == "");
 }
 
+TEST_CASE("OrderCheckLine: the order-sensitive count, or the stable conflicts") {
+  json record = {{"passes", 2},
+                 {"order_sensitive", 1},
+                 {"conflicts", {{{"favoured_slots", {1, 2}}, {"stable", false}}}}};
+  CHECK(OrderCheckLine(record) == "order-sensitive: 1 of 1 conflict");
+  record["conflicts"][0] = {{"favoured_slots", {2, 2}}, {"stable", true}};
+  CHECK(OrderCheckLine(record) == "");  // order_sensitive 1 no longer matches: not a record
+  record["order_sensitive"] = 0;
+  CHECK(OrderCheckLine(record) == "order check: 1 conflict stable");
+  CHECK(OrderCheckLine(json()) == "");
+}
+
 }  // namespace
 }  // namespace pi_fusion::run

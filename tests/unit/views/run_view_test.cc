@@ -109,6 +109,24 @@ TEST_CASE("a completed research run whose declared source failed is not a plain 
                                       "not be fetched (dns_failure); no candidate read it."}));
 }
 
+TEST_CASE("a completed run whose order check found an order-sensitive conflict says so") {
+  store::VerifiedResult verified = Verified("answer");
+  CHECK_FALSE(CompletedRunView(Facts(), verified).contains("notes"));
+  verified.details["order_check"] = {
+      {"passes", 2},
+      {"order_sensitive", 1},
+      {"conflicts",
+       {{{"favoured_slots", {1, 2}}, {"stable", false}},
+        {{"favoured_slots", {3, 3}}, {"stable", true}},
+        {{"favoured_slots", {nullptr, nullptr}}, {"stable", true}}}}};
+  CHECK(CompletedRunView(Facts(), verified)["notes"] ==
+        json::array({"order-sensitive: 1 of 3 conflicts"}));
+  verified.details["order_check"]["conflicts"][0] = {{"favoured_slots", {2, 2}}, {"stable", true}};
+  verified.details["order_check"]["order_sensitive"] = 0;
+  CHECK(CompletedRunView(Facts(), verified)["notes"] ==
+        json::array({"order check: 3 conflicts stable"}));
+}
+
 TEST_CASE("a completed research run that fetched no declared source is flagged, never a plain ✓") {
   RunFacts facts = Facts();
   facts.workflow = "research";
