@@ -62,43 +62,43 @@ StageChild CandidateChild(const RunContext& ctx, int slot) {
   return child;
 }
 
-StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system_prompt,
-                          std::string input) {
+namespace {
+
+// A child on the evaluator's route answering strict JSON: the evaluation, the agreement check
+// and the order check, each recorded under its own stage.
+StageChild JudgeRouteChild(const RunContext& ctx, Stage stage, int attempt, Role role,
+                           std::string system_prompt, std::string input) {
   StageChild child;
-  child.key = {Stage::kEvaluation, std::nullopt, attempt};
+  child.key = {stage, std::nullopt, attempt};
   child.route = Slot::kEvaluator;
-  child.role = attempt == 1 ? Role::kEvaluator : Role::kRepair;
+  child.role = role;
   child.output = workflow::OutputKind::kEvaluator;
   child.system_prompt = std::move(system_prompt);
   child.stdin_text = std::move(input);
   child.watch = Watch(ctx, child);
   return child;
+}
+
+}  // namespace
+
+StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system_prompt,
+                          std::string input) {
+  return JudgeRouteChild(ctx, Stage::kEvaluation, attempt,
+                         attempt == 1 ? Role::kEvaluator : Role::kRepair, std::move(system_prompt),
+                         std::move(input));
 }
 
 StageChild AgreementChild(const RunContext& ctx, int attempt, std::string system_prompt,
                           std::string input) {
-  StageChild child;
-  child.key = {Stage::kAgreement, std::nullopt, attempt};
-  child.route = Slot::kEvaluator;
-  child.role = attempt == 1 ? Role::kEvaluator : Role::kRepair;
-  child.output = workflow::OutputKind::kEvaluator;
-  child.system_prompt = std::move(system_prompt);
-  child.stdin_text = std::move(input);
-  child.watch = Watch(ctx, child);
-  return child;
+  return JudgeRouteChild(ctx, Stage::kAgreement, attempt,
+                         attempt == 1 ? Role::kEvaluator : Role::kRepair, std::move(system_prompt),
+                         std::move(input));
 }
 
 StageChild OrderCheckChild(const RunContext& ctx, int attempt, std::string system_prompt,
                            std::string input) {
-  StageChild child;
-  child.key = {Stage::kOrderCheck, std::nullopt, attempt};
-  child.route = Slot::kEvaluator;
-  child.role = Role::kRepair;
-  child.output = workflow::OutputKind::kEvaluator;
-  child.system_prompt = std::move(system_prompt);
-  child.stdin_text = std::move(input);
-  child.watch = Watch(ctx, child);
-  return child;
+  return JudgeRouteChild(ctx, Stage::kOrderCheck, attempt, Role::kRepair, std::move(system_prompt),
+                         std::move(input));
 }
 
 StageChild MergerChild(const RunContext& ctx, std::string system_prompt, std::string input) {
