@@ -5,7 +5,7 @@
  *
  * A view is one of
  *   {kind:"run", title, question?, state, status, slots?, usage?, answer?, candidates?,
- *    agreements?, conflicts?, citations?, panel?, roles?, artifacts?, notes?, error?, report?}
+ *    agreements?, conflicts?, checked_claims?, citations?, panel?, roles?, artifacts?, notes?, error?, report?}
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
@@ -75,6 +75,8 @@ export interface RunView {
   candidates?: CandidateView[];
   agreements?: string[];
   conflicts?: ConflictView[];
+  /** Expanded only: the evaluator's checked claims, one line each ("- [supported] … (evidence: …)"). */
+  checked_claims?: string[];
   /** Usage and cost per role, one line each ("Candidate 1 (p/m): 2 model requests · …"). */
   roles?: string[];
   /** The named panel and its thinking per role ("Panel fast · thinking candidates low, …"). */
@@ -239,6 +241,11 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
         lines.push(`  ${theme.fg("success", "Resolution:")} ${conflict.resolution}`);
         box.addChild(new Text(lines.join("\n"), 0, 0));
       }
+    }
+    if (view.checked_claims && view.checked_claims.length > 0) {
+      box.addChild(new Spacer(1));
+      box.addChild(new Text(theme.fg("accent", theme.bold("Checked claims")), 0, 0));
+      for (const line of view.checked_claims) box.addChild(new Text(line, 0, 0));
     }
     if (view.citations && view.citations.length > 0) {
       box.addChild(new Spacer(1));

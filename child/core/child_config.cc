@@ -98,6 +98,10 @@ Result<ChildConfig> ReadChildConfig(const EnvLookup& lookup) {
     config.oversize_path = *path;
   }
   if (Status s = ReadTools(lookup, &config); !s.ok()) return s;
+  if (config.role == Role::kEvaluator && !config.tools.empty()) {
+    config.tool_budget = protocol::kEvaluatorToolBudget;
+    config.max_tool_calls = protocol::kEvaluatorMaxToolCalls;
+  }
   if (std::optional<std::string> signal = lookup(env_vars::kRequestSignalFd);
       signal && !signal->empty()) {
     Result<int> fd = SignalDescriptor(*signal);

@@ -20,7 +20,9 @@
 //                            for every child of a run with a cost cap). Every provider request is
 //                            admitted against it (cost_admission.h); unset: no admission.
 //
-// The execution limits are fixed (kMaxProviderRequests, kMaxToolCalls); nothing overrides them.
+// The execution limits are fixed (kMaxProviderRequests, kMaxToolCalls); nothing overrides them,
+// except that an evaluator with tools (policy.evaluator_tools) has the budget
+// kEvaluatorToolBudget and the limit kEvaluatorMaxToolCalls, fixed by its role.
 // Pure code; thread-safe.
 #pragma once
 
@@ -58,6 +60,8 @@ struct ChildConfig {
   WallPlaces wall_places;
   int64_t max_provider_requests = protocol::kMaxProviderRequests;
   int64_t max_tool_calls = protocol::kMaxToolCalls;
+  // Tool calls past this many are refused, the model told to answer; nullopt: no budget.
+  std::optional<int64_t> tool_budget;
   uint64_t max_tool_result_bytes = protocol::kMaxToolResultBytes;
 };
 

@@ -270,6 +270,12 @@ ChildGovernor::ToolDecision ChildGovernor::OnToolCall(const ToolCall& call) {
     return {true, "Refused: this Fusion child may not use the tool \"" + call.tool_name + "\".",
             false, false};
   }
+  if (config_.tool_budget && tool_calls_ > *config_.tool_budget) {
+    return {true,
+            "Refused: your budget of " + std::to_string(*config_.tool_budget) +
+                " tool calls is spent. Do not call more tools: answer now with what you checked.",
+            false, false};
+  }
   if (std::optional<Status> refusal =
           RefuseToolPath(*env_, config_.wall_places, call.cwd, call.tool_name, call.input)) {
     // The journal keeps why, so the parent can count what a candidate tried.

@@ -76,11 +76,11 @@ constexpr std::string_view kPanelModeKey = "panel";
 constexpr std::string_view kPanelFull = "full";
 constexpr std::string_view kPanelAdaptive = "adaptive";
 constexpr std::string_view kOrderCheckKey = "order_check";
+constexpr std::string_view kEvaluatorToolsKey = "evaluator_tools";
 // v3's panel keys (config/panels.h), and the contract's v3 keys this version does not implement
 // (models_config.h).
 constexpr std::array<std::string_view, 2> kPanelFileKeys = {"default_panel", "panels"};
-constexpr std::array<std::string_view, 2> kLaterPolicyKeys = {"evaluator_tools",
-                                                              "keep_warm_seconds"};
+constexpr std::array<std::string_view, 1> kLaterPolicyKeys = {"keep_warm_seconds"};
 
 Status Invalid(std::string message) {
   return Status::Error(std::string(kConfigInvalid), std::move(message));
@@ -164,8 +164,8 @@ Status RefuseLaterKeys(const json& object, const std::array<std::string_view, N>
     if (object.contains(key)) {
       return Invalid(prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
                      "\" key that this version of pi-fusion does not support yet; remove it (of "
-                     "v3's keys only panels, default_panel, policy.stall_seconds, policy.panel "
-                     "and policy.order_check are supported)");
+                     "v3's keys only panels, default_panel, policy.stall_seconds, policy.panel, "
+                     "policy.order_check and policy.evaluator_tools are supported)");
     }
   }
   return Status();
@@ -180,14 +180,15 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
       return later;
     }
   } else {
-    for (std::string_view key : {kStallKey, kPanelModeKey, kOrderCheckKey}) {
+    for (std::string_view key : {kStallKey, kPanelModeKey, kOrderCheckKey, kEvaluatorToolsKey}) {
       if (!object.contains(key)) continue;
       return Invalid("policy contains unsupported key(s): " + std::string(key) +
                      " (it needs schema_version \"" + std::string(kModelsSchemaV3) + "\")");
     }
   }
   const std::vector<std::string_view> optional =
-      v3 ? std::vector<std::string_view>{kStallKey, kPanelModeKey, kOrderCheckKey}
+      v3 ? std::vector<std::string_view>{kStallKey, kPanelModeKey, kOrderCheckKey,
+                                         kEvaluatorToolsKey}
          : std::vector<std::string_view>{};
   if (Status keys = CheckKeys(object, kPolicyKeys, optional, "policy "); !keys.ok()) {
     return keys;
@@ -232,6 +233,13 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
       return Invalid("policy.order_check must be \"off\" or \"on_conflict\" (found " +
                      order.dump() + ")");
     }
+  }
+  if (object.contains(kEvaluatorToolsKey)) {
+    const json& tools = object[kEvaluatorToolsKey];
+    if (!tools.is_boolean()) {
+      return Invalid("policy.evaluator_tools must be true or false (found " + tools.dump() + ")");
+    }
+    policy.evaluator_tools = tools.get<bool>();
   }
   return policy;
 }
@@ -317,7 +325,8 @@ nlohmann::ordered_json PolicyNumber(double value) {
 }
 
 // A policy object: keys in the order quorum, grace_seconds, max_cost_usd (unset as null), then
-// stall_seconds when set, panel when not "full" and order_check when not "off" (v3 only).
+// stall_seconds when set, panel when not "full", order_check when not "off" and evaluator_tools
+// when true (v3 only).
 nlohmann::ordered_json PolicyJson(const Policy& value) {
   nlohmann::ordered_json policy;
   policy["quorum"] = value.quorum;
@@ -328,6 +337,7 @@ nlohmann::ordered_json PolicyJson(const Policy& value) {
   if (value.stall_seconds) policy["stall_seconds"] = PolicyNumber(*value.stall_seconds);
   if (value.adaptive) policy[kPanelModeKey] = kPanelAdaptive;
   if (value.order_check == OrderCheck::kOnConflict) policy["order_check"] = kOrderCheckOnConflict;
+  if (value.evaluator_tools) policy[kEvaluatorToolsKey] = true;
   return policy;
 }
 
@@ -402,7 +412,8 @@ Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   if (Status s = ValidateModelsConfig(config); !s.ok()) return s;
   nlohmann::ordered_json root;
   const bool v3 = config.policy.stall_seconds.has_value() || config.policy.adaptive ||
-                  config.policy.order_check != OrderCheck::kOff || HasPanels(config);
+                  config.policy.order_check != OrderCheck::kOff || config.policy.evaluator_tools ||
+                  HasPanels(config);
   const bool v1 = config.policy.IsDefault() && !v3;
   root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;

@@ -7,10 +7,11 @@
 //                  "max_cost_usd": number > 0 | null}}      (policy optional)
 //   v3 {"schema_version":"pi-background-tasks.fusion-models.v3", <v2's keys>,
 //       "policy": {<v2's policy keys>, "stall_seconds"?: number in (0, 3000] | null,
-//                  "panel"?: "full" | "adaptive", "order_check"?: "off" | "on_conflict"},
+//                  "panel"?: "full" | "adaptive", "order_check"?: "off" | "on_conflict",
+//                  "evaluator_tools"?: boolean},
 //       "panels"?: {<name>: <panel>}, "default_panel"?: <name>}     (config/panels.h)
-//       The contract's other v3 policy keys (evaluator_tools, keep_warm_seconds)
-//       are not supported by this version: a file that uses one is config_invalid, saying so,
+//       The contract's other v3 policy key (keep_warm_seconds)
+//       is not supported by this version: a file that uses one is config_invalid, saying so,
 //       rather than run as if they were absent.
 // Both objects are closed (unknown and missing keys are rejected), the version must be one of the
 // two, there are exactly three candidates, and every selection is "$current" or "provider/model"
@@ -65,6 +66,11 @@ struct Policy {
   // favoured position did not survive the reorder as unresolved ("on_conflict"); "off" (the
   // default) never asks.
   OrderCheck order_check = OrderCheck::kOff;
+  // v3: the evaluator of an investigate, research or validate run gets the candidates' read-only
+  // tools (research: its declared sources too) under a budget of kEvaluatorToolBudget calls, and
+  // answers pi-background-tasks.fusion-evaluation.v2 with its checked claims. A reason run has no
+  // tools and behaves as without it. false (the default) is written to no file.
+  bool evaluator_tools = false;
 
   bool IsDefault() const { return *this == Policy{}; }
   bool operator==(const Policy&) const = default;

@@ -127,6 +127,11 @@ PrintedOutcome PrintModeOutcome(FileSystem& fs, const views::TerminalReport& ter
       !line.empty()) {
     printed.stderr_lines.push_back(std::move(line));
   }
+  if (std::string line =
+          run::CheckedClaimsLine(verified->details.value("checked_claims", nlohmann::json()));
+      !line.empty()) {
+    printed.stderr_lines.push_back(std::move(line));
+  }
   printed.stderr_lines.push_back("Artifacts: " + terminal.outcome.artifact_dir);
   for (const std::string& line : run::SourceWarningLines(verified->details)) {
     printed.stderr_lines.push_back(line);

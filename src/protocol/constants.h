@@ -39,6 +39,11 @@ inline constexpr std::string_view kProgressSchema = "pi-background-tasks.fusion-
 // Execution limits of one child (seed-fusion-subsystem.md, "Child process isolation").
 inline constexpr int64_t kMaxProviderRequests = 550;
 inline constexpr int64_t kMaxToolCalls = 600;
+// An evaluator with tools (policy.evaluator_tools): its budget of tool calls. A call past it is
+// refused with a result that tells the model to answer (not an error of the run); a call past
+// kEvaluatorMaxToolCalls is the evaluator's execution limit, enforced like kMaxToolCalls.
+inline constexpr int64_t kEvaluatorToolBudget = 12;
+inline constexpr int64_t kEvaluatorMaxToolCalls = 2 * kEvaluatorToolBudget;
 // Aggregate result bytes (canonical JSON of each result the model received) of one child: once
 // passed, the next tool call is refused; a sealed log over it is rejected by the parent.
 inline constexpr uint64_t kMaxToolResultBytes = 32ULL * 1024 * 1024;

@@ -141,10 +141,10 @@ Finding ResultBytesCrossed(const ToolAuditReport& report) {
 }
 
 std::optional<Finding> CheckPolicy(const ToolAuditReport& report, const ToolAuditInput& input) {
-  if (static_cast<int64_t>(report.records.size()) > kMaxToolCalls) {
+  if (static_cast<int64_t>(report.records.size()) > input.max_tool_calls) {
     return Finding{"call_cap_exceeded", std::to_string(report.records.size()) +
                                             " tool calls exceed the limit of " +
-                                            std::to_string(kMaxToolCalls)};
+                                            std::to_string(input.max_tool_calls)};
   }
   const std::vector<std::string>& allowed = input.allowed_tools;
   for (const ToolCallRecord& record : report.records) {

@@ -16,7 +16,7 @@
 //   result_bytes_mismatch               the seal's aggregate result bytes are not the sum
 //   settlement_mismatch                 the settlement frame counts another number of tool
 //                                       calls than the sealed journal holds
-//   call_cap_exceeded                   more than kMaxToolCalls records
+//   call_cap_exceeded                   more than max_tool_calls records
 //   result_bytes_cap_exceeded           aggregate result bytes over kMaxToolResultBytes
 //   tool_not_allowed                    a tool outside the allowlist executed (status "ok");
 //                                       refused calls (status "error") are evidence, not a breach
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "pi_fusion/status.h"
+#include "protocol/constants.h"
 #include "protocol/tool_audit.h"
 
 namespace pi_fusion::protocol {
@@ -46,6 +47,9 @@ struct ToolAuditInput {
   // The run's declared canonical URLs (research: source-policy.private.json; every other workflow:
   // none). Every record's provenance `url` must be one of them. nullopt skips that check.
   std::optional<std::vector<std::string>> declared_urls;
+  // The most records the log may hold (call_cap_exceeded past it): kMaxToolCalls, or
+  // kEvaluatorMaxToolCalls for an evaluator with tools.
+  int64_t max_tool_calls = kMaxToolCalls;
 };
 
 struct ToolAuditReport {

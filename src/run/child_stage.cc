@@ -55,6 +55,12 @@ Result<std::vector<std::string>> DeclaredUrls(const PreparedRun& run) {
   return policy->declared_urls;
 }
 
+// The most tool calls the child's audit log may hold: an evaluator with tools has its own limit.
+int64_t MaxToolCallsOf(const StageChild& child) {
+  return child.key.stage == Stage::kEvaluation ? protocol::kEvaluatorMaxToolCalls
+                                               : protocol::kMaxToolCalls;
+}
+
 }  // namespace
 
 std::chrono::milliseconds StallBound(const config::Policy& policy) {
@@ -107,8 +113,8 @@ Result<process::ChildSpec> BuildChildSpec(const PreparedRun& run, const StageChi
   vars.role = ChildRoleOf(child.key.stage);
   vars.provider_api = model.api;
   vars.oversize_path = files.oversized;
-  if (child.capability == process::ChildCapability::kResearch && child.role == Role::kCandidate &&
-      run.source_policy) {
+  // The candidates, and an evaluator with tools (policy.evaluator_tools), of a research run.
+  if (child.capability == process::ChildCapability::kResearch && run.source_policy) {
     // fusion_web_fetch enforces the declared URLs; it refuses to load if the file changed.
     vars.source_policy = run.store->run_dir() + "/" + run.source_policy->path;
     vars.source_policy_sha256 = run.source_policy->sha256;
@@ -225,6 +231,7 @@ Judgement JudgeChild(const PreparedRun& run, const StageChild& child, const Chil
     j.journal = ReadIfPresent(*run.seams.fs, files.journal);
     j.seal = ReadIfPresent(*run.seams.fs, files.seal);
     protocol::ToolAuditInput input{j.journal, j.seal, child.tools};
+    input.max_tool_calls = MaxToolCallsOf(child);
     // Recounted against the child's own tally and the run's sources (docs/protocol.md).
     if (j.report.settlement) input.settled_tool_calls = j.report.settlement->tool_calls;
     Result<std::vector<std::string>> declared = DeclaredUrls(run);
@@ -414,6 +421,7 @@ StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,
     const std::optional<std::string> journal = file(store::AttemptFile::kToolCalls);
     const std::optional<std::string> seal = file(store::AttemptFile::kSeal);
     protocol::ToolAuditInput input{journal, seal, child.tools};
+    input.max_tool_calls = MaxToolCallsOf(child);
     Result<std::vector<std::string>> declared = DeclaredUrls(run);
     if (declared.ok()) input.declared_urls = *declared;
     const protocol::ToolAuditReport audit = protocol::VerifyToolAudit(input);

@@ -70,6 +70,36 @@ std::string OrderCheckLine(const json& record) {
          " stable";
 }
 
+std::string CheckedClaimsLine(const json& claims) {
+  if (!claims.is_array()) return "";
+  std::string line = "checked claims: " + std::to_string(claims.size());
+  std::string split;
+  for (const char* verdict : {"supported", "refuted", "unclear"}) {
+    size_t n = 0;
+    for (const json& claim : claims)
+      n += claim.is_object() && claim.value("verdict", "") == verdict;
+    if (n > 0) split += (split.empty() ? "" : ", ") + std::to_string(n) + " " + verdict;
+  }
+  return split.empty() ? line : line + " (" + split + ")";
+}
+
+std::vector<std::string> CheckedClaimLines(const json& claims) {
+  std::vector<std::string> lines;
+  if (!claims.is_array()) return lines;
+  for (const json& claim : claims) {
+    std::string evidence;
+    const json refs = claim.is_object() ? claim.value("evidence", json::array()) : json::array();
+    for (const json& ref : refs) {
+      if (!ref.is_string()) continue;
+      evidence += (evidence.empty() ? "" : ", ") +
+                  NeutralizeControls(ref.get<std::string>(), TextShape::kSingleLine);
+    }
+    lines.push_back("- [" + Shown(claim, "verdict") + "] " + Shown(claim, "claim") +
+                    (evidence.empty() ? "" : " (evidence: " + evidence + ")"));
+  }
+  return lines;
+}
+
 std::string CitationsLine(const json& citations) {
   if (!IsCitations(citations)) return "";
   const json& broken = citations["broken"];

@@ -34,6 +34,14 @@ std::string AgreementLine(const nlohmann::json& agreement);
 // "order-sensitive: 1 of 3 conflicts" when the order check (Manifest::order_check) found any;
 // "order check: 3 conflicts stable" when it found none; "" when `record` is not such a record.
 std::string OrderCheckLine(const nlohmann::json& record);
+// "checked claims: 3 (2 supported, 1 refuted)" for a v2 evaluation's checked_claims (the
+// verdicts with none left out; "checked claims: 0" for an empty list); "" when `claims` is not a
+// list (a run without policy.evaluator_tools).
+std::string CheckedClaimsLine(const nlohmann::json& claims);
+// One line per checked claim: "- [refuted] <claim> (evidence: src/a.c:3, src/b.c:4-6)"; the
+// claim and its evidence with terminal controls neutralized. For the expanded view.
+std::vector<std::string> CheckedClaimLines(const nlohmann::json& claims);
+
 // "citations: 14 checked, 1 broken — src/lexer.c:900 is past the end (612 lines)"; with more
 // broken, the first and "(+N more)". "" when `citations` is not a record (reason runs, older runs).
 std::string CitationsLine(const nlohmann::json& citations);

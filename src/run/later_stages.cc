@@ -68,11 +68,11 @@ Result<nlohmann::json> Evaluate(RunContext& ctx, const workflow::CanonicalDocume
   if (!check.ok()) check = Repair(ctx, blind, scope, *first, check.errors);
   if (!check.ok()) {
     if (ctx.outcome.run_error) return ctx.outcome.error;  // the repair child itself failed
-    return Fail(
-        ctx,
-        Status::Error(kEvaluationInvalid, "evaluation schema repair failed: " +
-                                              workflow::EvaluationInvalid(check.errors).message()),
-        Stage::kEvaluation, std::nullopt, 2);
+    return Fail(ctx,
+                Status::Error(kEvaluationInvalid,
+                              "evaluation schema repair failed: " +
+                                  workflow::EvaluationInvalid(check.errors, scope).message()),
+                Stage::kEvaluation, std::nullopt, 2);
   }
   Result<std::string> bytes = store::CanonicalBytes(*check.evaluation, "evaluation.json");
   if (!bytes.ok()) return Fail(ctx, bytes.status(), Stage::kEvaluation, std::nullopt, std::nullopt);

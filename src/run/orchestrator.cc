@@ -258,6 +258,7 @@ RunOutcome ExecuteFusion(RunContext& ctx) {
   std::vector<workflow::AnonymousCandidate> candidates;
   workflow::EvaluationScope scope;
   scope.candidate_ids.clear();
+  scope.checked_claims = EvaluatorTools(ctx);
   for (size_t i = 0; i < count; ++i) {
     const std::string id(workflow::kCandidateIds[i]);
     candidates.push_back({id, answers[map->SlotOf(id) - 1]});

@@ -41,7 +41,7 @@ struct RenderedStages {
 // findings, so the plan measures what those children will receive.
 Result<RenderedStages> RenderStages(const workflow::WorkflowSpec& spec,
                                     const workflow::CanonicalDocument& input,
-                                    workflow::CandidateSet set) {
+                                    workflow::CandidateSet set, bool evaluator_tools) {
   const bool validate = spec.shape == workflow::StageShape::kValidation;
   RenderedStages out;
   out.candidate_system = workflow::CandidateSystemPromptOf(spec);
@@ -51,22 +51,24 @@ Result<RenderedStages> RenderStages(const workflow::WorkflowSpec& spec,
       validate ? workflow::BuildValidationBlindInput(input, {{"A", {}}, {"B", {}}, {"C", {}}})
                : workflow::BuildBlindInput(input, empty);
   if (!blind.ok()) return blind.status();
-  out.evaluation_system = workflow::EvaluatorSystemPromptOf(spec, set);
+  out.evaluation_system = workflow::EvaluatorSystemPromptOf(spec, set, evaluator_tools);
   out.evaluation_user = blind->bytes;
   Result<workflow::CanonicalDocument> repair = workflow::BuildRepairInput(*blind, "", {});
   if (!repair.ok()) return repair.status();
-  out.repair_system = workflow::RepairSystemPromptOf(spec, set);
+  out.repair_system = workflow::RepairSystemPromptOf(spec, set, evaluator_tools);
   out.repair_user = repair->bytes;
   Result<workflow::CanonicalDocument> merge =
       workflow::BuildMergeInput(input, empty, json::object());
   if (!merge.ok()) return merge.status();
-  out.merge_system = workflow::MergerSystemPromptOf(spec, set);
+  out.merge_system = workflow::MergerSystemPromptOf(spec, set, evaluator_tools);
   out.merge_user = merge->bytes;
   return out;
 }
 
 Result<budget::BudgetPlan> PlanRun(const PreparedRun& run, const workflow::WorkflowSpec& spec) {
-  Result<RenderedStages> stages = RenderStages(spec, run.canonical_input, CandidateSetOf(run));
+  Result<RenderedStages> stages =
+      RenderStages(spec, run.canonical_input, CandidateSetOf(run),
+                   workflow::EvaluatorHasTools(spec, run.policy.evaluator_tools));
   if (!stages.ok()) return stages.status();
   budget::PlanInput input;
   input.workflow = spec.workflow;
@@ -123,11 +125,14 @@ store::RunModels RunModelsOf(const config::ResolvedModels& models) {
   return out;
 }
 
-json ToolPolicy(const workflow::WorkflowSpec& spec) {
-  return {{"candidate_tools", process::CapabilityTools(spec.candidate_capability)},
-          {"evaluator_tools", json::array()},
-          {"merger_tools", json::array()},
-          {"excluded_tools", workflow::ChildDeniedTools()}};
+// policy.evaluator_tools gives the evaluator (not its repair) the candidates' tools.
+json ToolPolicy(const workflow::WorkflowSpec& spec, bool evaluator_tools) {
+  return {
+      {"candidate_tools", process::CapabilityTools(spec.candidate_capability)},
+      {"evaluator_tools",
+       evaluator_tools ? json(process::CapabilityTools(spec.candidate_capability)) : json::array()},
+      {"merger_tools", json::array()},
+      {"excluded_tools", workflow::ChildDeniedTools()}};
 }
 
 // source-policy.private.json of a research run: the normalized request's declared URLs (already
@@ -297,12 +302,15 @@ Result<store::RunSpec> RunSpecOf(const PreparedRun& run, const config::ModelsCon
   if (run.resume && !run.request.route_swaps.empty()) {
     spec.config["route_changes"] = RouteChanges(run, spec.models);
   }
+  const bool evaluator_tools =
+      workflow::EvaluatorHasTools(workflow_row, run.policy.evaluator_tools);
   spec.capabilities = {
       {"candidate", process::ChildCapabilityName(workflow_row.candidate_capability)},
-      {"evaluator", process::ChildCapabilityName(workflow::kJudgeCapability)},
+      {"evaluator", process::ChildCapabilityName(evaluator_tools ? workflow_row.candidate_capability
+                                                                 : workflow::kJudgeCapability)},
       {"merger", process::ChildCapabilityName(workflow::kJudgeCapability)}};
   spec.context = {{"policy", workflow::ContextPolicyName(workflow_row.context)}};
-  spec.tool_policy = ToolPolicy(workflow_row);
+  spec.tool_policy = ToolPolicy(workflow_row, evaluator_tools);
   return spec;
 }
 

@@ -9,6 +9,7 @@
 #include "store/constants.h"
 #include "store/json_util.h"
 #include "workflow/workflow_constants.h"
+#include "workflow/workflow_spec.h"
 
 namespace pi_fusion::run {
 namespace {
@@ -152,6 +153,15 @@ size_t ReusedCandidateCount(const PreparedRun& run) {
 
 const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run) {
   if (!run.resume || !ReusesEvaluation(*run.resume)) return nullptr;
+  // Only the kind of evaluation this run asks for: fusion-evaluation.v2 under
+  // policy.evaluator_tools, v1 otherwise. A resume under the other policy evaluates again.
+  const bool tools = workflow::EvaluatorHasTools(workflow::SpecOf(run.request.request.workflow),
+                                                 run.policy.evaluator_tools);
+  const nlohmann::json old =
+      nlohmann::json::parse(run.resume->evaluation->evaluation, nullptr, false);
+  const std::string_view wanted =
+      tools ? workflow::kEvaluationV2Schema : workflow::kEvaluationSchema;
+  if (!old.is_object() || old.value("schema_version", std::string()) != wanted) return nullptr;
   return &*run.resume->evaluation;
 }
 

@@ -55,7 +55,8 @@ Result<config::ModelsConfig> SwapRoutes(const store::ResumeSource& source,
 const store::ReusedAttempt* ReusedCandidateOf(const PreparedRun& run, int slot);
 size_t ReusedCandidateCount(const PreparedRun& run);
 // The old run's evaluation, reused only when every candidate is (so the blind input is the same
-// bytes under the same letters); null otherwise.
+// bytes under the same letters) and it is the kind this run asks for (fusion-evaluation.v2 under
+// policy.evaluator_tools, v1 otherwise); null otherwise.
 const store::ReusedEvaluation* ReusedEvaluationOf(const PreparedRun& run);
 
 }  // namespace pi_fusion::run

@@ -48,6 +48,13 @@ void AddManifest(const store::Manifest& manifest, workflow::ResultDetailsInput* 
   details->resumed_from = manifest.resumed_from;
 }
 
+// The checked_claims of a v2 evaluation (policy.evaluator_tools); null for a v1 evaluation.
+nlohmann::json CheckedClaimsOf(const nlohmann::json& evaluation) {
+  if (!evaluation.is_object()) return nullptr;
+  const nlohmann::json claims = evaluation.value("checked_claims", nlohmann::json());
+  return claims.is_array() ? claims : nlohmann::json(nullptr);
+}
+
 workflow::ResultDetailsInput DetailsOf(const RunContext& ctx, const store::Manifest& manifest,
                                        const workflow::AnonymousMap& map) {
   const PreparedRun& run = ctx.run;
@@ -64,6 +71,9 @@ workflow::ResultDetailsInput DetailsOf(const RunContext& ctx, const store::Manif
   details.dropped_reviewers = ctx.dropped_reviewers;
   details.degraded = ctx.degraded;
   details.adaptive = ctx.adaptive;
+  if (const nlohmann::json claims = CheckedClaimsOf(ctx.evaluation); claims.is_array()) {
+    details.checked_claims = claims;
+  }
   if (!run.child_wrapper.empty()) {
     details.child_wrapper = run.child_wrapper;
     details.warnings.push_back(
@@ -101,6 +111,16 @@ nlohmann::json CitationsOf(const RunContext& ctx, const std::string& answer,
   }
   input.started_unix_ms = UnixMs(manifest.created_at);
   input.texts = ctx.cited_texts;
+  // A v2 evaluation's checked claims: each claim's evidence is citations like any other.
+  const nlohmann::json claims = CheckedClaimsOf(ctx.evaluation);
+  for (size_t i = 0; i < claims.size(); ++i) {
+    std::string evidence;
+    for (const nlohmann::json& ref : claims[i].value("evidence", nlohmann::json::array())) {
+      if (ref.is_string()) evidence += ref.get<std::string>() + "\n";
+    }
+    if (!evidence.empty())
+      input.texts.push_back({"checked claim " + std::to_string(i + 1), evidence});
+  }
   input.texts.push_back({"answer", answer});
   return CheckCitations(input);
 }

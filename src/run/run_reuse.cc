@@ -45,8 +45,8 @@ Result<nlohmann::json> ReuseEvaluation(RunContext& ctx, const store::ReusedEvalu
   }
   workflow::EvaluationCheck check = workflow::ValidateEvaluation(reused.evaluation, scope);
   if (!check.ok()) {
-    return Fail(ctx, workflow::EvaluationInvalid(check.errors), Stage::kEvaluation, std::nullopt,
-                std::nullopt);
+    return Fail(ctx, workflow::EvaluationInvalid(check.errors, scope), Stage::kEvaluation,
+                std::nullopt, std::nullopt);
   }
   const std::string& old_run = ctx.run.resume->manifest.run_id;
   ctx.carry.transitions.push_back(store::RunState::kEvaluating);

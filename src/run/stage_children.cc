@@ -28,16 +28,22 @@ process::ProgressCallback Watch(const RunContext& ctx, const StageChild& child) 
 
 }  // namespace
 
+bool EvaluatorTools(const RunContext& ctx) {
+  return workflow::EvaluatorHasTools(ctx.Spec(), ctx.run.policy.evaluator_tools);
+}
+
 std::string EvaluatorPrompt(const RunContext& ctx) {
-  return workflow::EvaluatorSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run));
+  return workflow::EvaluatorSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run),
+                                           EvaluatorTools(ctx));
 }
 
 std::string RepairPrompt(const RunContext& ctx) {
-  return workflow::RepairSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run));
+  return workflow::RepairSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run), EvaluatorTools(ctx));
 }
 
 std::string MergerPrompt(const RunContext& ctx) {
-  std::string prompt = workflow::MergerSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run));
+  std::string prompt =
+      workflow::MergerSystemPromptOf(ctx.Spec(), CandidateSetOf(ctx.run), EvaluatorTools(ctx));
   // Only the fusion sequence runs the order check; a run without it keeps its prompt byte for byte.
   if (ctx.run.policy.order_check == config::OrderCheck::kOnConflict &&
       ctx.Spec().shape == workflow::StageShape::kFusion) {
@@ -83,9 +89,17 @@ StageChild JudgeRouteChild(const RunContext& ctx, Stage stage, int attempt, Role
 
 StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system_prompt,
                           std::string input) {
-  return JudgeRouteChild(ctx, Stage::kEvaluation, attempt,
-                         attempt == 1 ? Role::kEvaluator : Role::kRepair, std::move(system_prompt),
-                         std::move(input));
+  StageChild child = JudgeRouteChild(ctx, Stage::kEvaluation, attempt,
+                                     attempt == 1 ? Role::kEvaluator : Role::kRepair,
+                                     std::move(system_prompt), std::move(input));
+  // policy.evaluator_tools: the evaluator (never its repair, which only fixes JSON) gets the
+  // candidates' read-only tools, under the same sealed audit log and its own budget.
+  if (attempt == 1 && EvaluatorTools(ctx)) {
+    child.capability = ctx.Spec().candidate_capability;
+    child.tools = process::CapabilityTools(child.capability);
+    child.watch = Watch(ctx, child);
+  }
+  return child;
 }
 
 StageChild AgreementChild(const RunContext& ctx, int attempt, std::string system_prompt,

@@ -13,6 +13,10 @@
 
 namespace pi_fusion::run {
 
+// Whether the run's evaluator has tools (policy.evaluator_tools on an investigate, research or
+// validate run): its attempt 1 then runs with the candidates' tools, and the evaluation is v2.
+bool EvaluatorTools(const RunContext& ctx);
+
 // The later stages' system prompts: final before any candidate ends (they do not depend on the
 // candidates' answers).
 std::string EvaluatorPrompt(const RunContext& ctx);
@@ -21,12 +25,13 @@ std::string MergerPrompt(const RunContext& ctx);
 
 // Candidate (or reviewer) `slot`, with its share of a capped run's cost cap.
 StageChild CandidateChild(const RunContext& ctx, int slot);
-// The evaluator (attempt 1) or its repair (attempt 2).
 // An order-check call (order_stage.h) at `attempt` of the order_check stage, on the evaluator's
 // route; measured against the repair's budget (its input is the candidates and the conflicts).
 StageChild OrderCheckChild(const RunContext& ctx, int attempt, std::string system_prompt,
                            std::string input);
 
+// The evaluator (attempt 1; with the candidates' tools under EvaluatorTools) or its repair
+// (attempt 2, never with tools).
 StageChild EvaluatorChild(const RunContext& ctx, int attempt, std::string system_prompt,
                           std::string input);
 StageChild MergerChild(const RunContext& ctx, std::string system_prompt, std::string input);

@@ -112,7 +112,8 @@ RunOutcome ExecuteValidate(RunContext& ctx) {
   Result<workflow::CanonicalDocument> blind =
       workflow::BuildValidationBlindInput(ctx.run.canonical_input, reports);
   if (!blind.ok()) return FailOutcome(ctx, blind.status(), Stage::kEvaluation);
-  const workflow::EvaluationScope scope = workflow::ValidationEvaluationScope(reports);
+  workflow::EvaluationScope scope = workflow::ValidationEvaluationScope(reports);
+  scope.checked_claims = EvaluatorTools(ctx);
   Result<nlohmann::json> evaluation = EvaluateOrReuse(ctx, reused, *blind, scope);
   if (!evaluation.ok()) return ctx.outcome;
   Result<workflow::CanonicalDocument> input =

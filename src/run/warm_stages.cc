@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/env_vars.h"
+#include "store/attempt_files.h"
 #include "store/wall_clock.h"
 
 namespace pi_fusion::run {
@@ -58,7 +59,15 @@ void WarmStages::Watch(StageChild evaluator, StageChild merger) {
     for (StageChild* child : {&evaluator, &merger}) {
       if (stop_.IsCancelled()) return;
       child->stdin_text.clear();
-      Result<process::ChildSpec> spec = BuildChildSpec(run_, *child, ChildFiles{});
+      // An evaluator with tools (policy.evaluator_tools) keeps its audit log where its attempt 1
+      // will (AttemptRecorder::Path), so its command is the stage's own.
+      ChildFiles files;
+      if (!child->tools.empty()) {
+        const std::string prefix = run_.store->run_dir() + "/";
+        files.journal = prefix + store::AttemptFileName(child->key, store::AttemptFile::kToolCalls);
+        files.seal = prefix + store::AttemptFileName(child->key, store::AttemptFile::kSeal);
+      }
+      Result<process::ChildSpec> spec = BuildChildSpec(run_, *child, files);
       if (!spec.ok()) continue;
       Result<std::unique_ptr<process::WarmChild>> started = run_.seams.children->Prestart(*spec);
       if (!started.ok() || !*started) continue;  // that stage starts cold

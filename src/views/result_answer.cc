@@ -129,6 +129,16 @@ Result<ResultAnswer> CompletedAnswer(FileSystem& fs, const Clock& clock,
       !order.empty()) {
     agreement += (agreement.empty() ? "" : "\n") + order;
   }
+  // The claims an evaluator with tools checked, and each one's verdict and evidence.
+  if (std::string claims =
+          run::CheckedClaimsLine(verified->details.value("checked_claims", json()));
+      !claims.empty()) {
+    agreement += (agreement.empty() ? "" : "\n") + claims;
+    for (const std::string& line :
+         run::CheckedClaimLines(verified->details.value("checked_claims", json()))) {
+      agreement += "\n" + line;
+    }
+  }
   std::string citations = run::CitationsLine(verified->details.value("citations", json()));
   for (const std::string& line :
        run::BrokenCitationLines(verified->details.value("citations", json()))) {

@@ -161,6 +161,12 @@ bool AddEvaluation(FileSystem& fs, const std::string& run_dir, const store::Mani
   }
   if (!agreements.empty()) out["agreements"] = agreements;
   if (!conflicts.empty()) out["conflicts"] = conflicts;
+  // A v2 evaluation's checked claims (policy.evaluator_tools), one line each.
+  if (std::vector<std::string> claims =
+          run::CheckedClaimLines(evaluation.value("checked_claims", json()));
+      !claims.empty()) {
+    out["checked_claims"] = claims;
+  }
   return true;
 }
 
@@ -220,7 +226,7 @@ void KeepVerifiedCandidates(json& expansion) {
 json ReadBackExpansion(json expansion, const std::string& run_id) {
   json kept = {{"artifacts", expansion.value("artifacts", json::object())}};
   const bool shown = expansion.contains("candidates") || expansion.contains("agreements") ||
-                     expansion.contains("roles");
+                     expansion.contains("checked_claims") || expansion.contains("roles");
   if (shown) {
     kept["notes"] = json::array(
         {"The candidates, the evaluation and the cost by role are in the run's own block; "

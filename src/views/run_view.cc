@@ -176,6 +176,11 @@ json CompletedNotes(const json& details) {
   if (std::string line = run::OrderCheckLine(details.value("order_check", json())); !line.empty()) {
     notes.push_back(std::move(line));
   }
+  // The claims an evaluator with tools checked (policy.evaluator_tools); ctrl+o lists them.
+  if (std::string line = run::CheckedClaimsLine(details.value("checked_claims", json()));
+      !line.empty()) {
+    notes.push_back(std::move(line));
+  }
   if (std::string line = run::CitationsLine(details.value("citations", json())); !line.empty()) {
     notes.push_back(std::move(line));
   }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/utf8.h"
+#include "workflow/citation_refs.h"
 #include "workflow/contract_checker.h"
 #include "workflow/strict_json.h"
 #include "workflow/validation_accounting.h"
@@ -134,16 +135,60 @@ class Checker : public ContractChecker {
     StringArrayField(*plan, path, "must_avoid");
   }
 
+  // One evidence string: exactly one line citation, nothing around it.
+  void Evidence(const json& value, const std::string& path) {
+    if (!NonBlank(value, path)) return;
+    const std::string& text = value.get_ref<const std::string&>();
+    const std::vector<CitationRef> refs = ExtractCitations(text);
+    if (refs.size() != 1 || refs[0].Ref() != text) {
+      Fail(path, "must be exactly one line citation path:line or path:line-line",
+           "an evidence string is not exactly one line citation");
+    }
+  }
+
+  void CheckedClaims(const json& root) {
+    const std::string path = "$.checked_claims";
+    const json* list =
+        ArrayField(root, "$", "checked_claims", [&](const json& v, const std::string& p) {
+          if (!Object(v, p, {"claim", "verdict", "evidence"})) return;
+          NonBlankField(v, p, "claim");
+          const json* claim = Field(v, "claim");
+          if (claim != nullptr && claim->is_string() &&
+              claim->get_ref<const std::string&>().size() > kMaxCheckedClaimBytes) {
+            Fail(p + ".claim", "longer than " + std::to_string(kMaxCheckedClaimBytes) + " bytes");
+          }
+          const std::string* verdict =
+              EnumField(v, p, "verdict", {"supported", "refuted", "unclear"});
+          const json* evidence = ArrayField(
+              v, p, "evidence", [&](const json& e, const std::string& ep) { Evidence(e, ep); });
+          if (evidence == nullptr) return;
+          if (evidence->size() > kMaxClaimEvidence) {
+            Fail(p + ".evidence", "more than " + std::to_string(kMaxClaimEvidence) + " citations");
+          }
+          if (evidence->empty() && verdict != nullptr && *verdict != "unclear") {
+            Fail(p + ".evidence", "a supported or refuted claim needs at least one citation");
+          }
+        });
+    if (list != nullptr && list->size() > kMaxCheckedClaims) {
+      Fail(path, "more than " + std::to_string(kMaxCheckedClaims) + " checked claims");
+    }
+  }
+
   void Root(const json& root) {
     ForbiddenKeys(root, "$");
     const bool validate = scope_.source_finding_ids.has_value();
-    if (!Object(root, "$",
-                {"schema_version", "candidate_assessments", "agreements", "conflicts",
-                 "synthesis_plan"},
-                {"validation_accounting"})) {
-      return;
-    }
-    SchemaVersion(root, kEvaluationSchema);
+    // checked_claims is a key of v2 only: a v1 evaluation reports it as any unknown key.
+    const bool closed = scope_.checked_claims
+                            ? Object(root, "$",
+                                     {"schema_version", "candidate_assessments", "agreements",
+                                      "conflicts", "synthesis_plan"},
+                                     {"validation_accounting", "checked_claims"})
+                            : Object(root, "$",
+                                     {"schema_version", "candidate_assessments", "agreements",
+                                      "conflicts", "synthesis_plan"},
+                                     {"validation_accounting"});
+    if (!closed) return;
+    SchemaVersion(root, scope_.checked_claims ? kEvaluationV2Schema : kEvaluationSchema);
     Assessments(root);
     StringArrayField(root, "$", "agreements");
     Conflicts(root);
@@ -158,6 +203,11 @@ class Checker : public ContractChecker {
                                                           "$.validation_accounting")) {
         errors.push_back(std::move(e));
       }
+    }
+    if (scope_.checked_claims && Field(root, "checked_claims") == nullptr) {
+      Fail("$.checked_claims", "missing required key");
+    } else if (scope_.checked_claims) {
+      CheckedClaims(root);
     }
   }
 
@@ -209,9 +259,11 @@ std::vector<std::string> CapValidationErrors(const std::vector<EvaluationError>&
   return out;
 }
 
-Status EvaluationInvalid(const std::vector<EvaluationError>& errors) {
-  std::string message = "evaluator output does not match " + std::string(kEvaluationSchema) + ": " +
-                        Capped(errors.front().Record(), kRepairMaxErrorBytes);
+Status EvaluationInvalid(const std::vector<EvaluationError>& errors, const EvaluationScope& scope) {
+  std::string message =
+      "evaluator output does not match " +
+      std::string(scope.checked_claims ? kEvaluationV2Schema : kEvaluationSchema) + ": " +
+      Capped(errors.front().Record(), kRepairMaxErrorBytes);
   if (errors.size() > 1) message += " (and " + std::to_string(errors.size() - 1) + " more)";
   return Status::Error(std::string(kEvaluationInvalid), message);
 }

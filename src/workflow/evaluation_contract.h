@@ -15,6 +15,12 @@
 //   must_avoid[]}
 //   validation_accounting validate only, and then required: every host-assigned source finding
 //                         accounted for exactly once (validation_accounting.h)
+//   checked_claims        only with scope.checked_claims (policy.evaluator_tools), and then
+//                         required, with schema_version "pi-background-tasks.fusion-evaluation.v2":
+//                         at most kMaxCheckedClaims {claim (non-blank, at most
+//                         kMaxCheckedClaimBytes), verdict "supported" | "refuted" | "unclear",
+//                         evidence[] (at most kMaxClaimEvidence, each exactly one line citation
+//                         `path:line` or `path:line-line`; empty only for "unclear")}
 // Every string is non-blank; arrays may be empty. A key that names a score, rank, winner or
 // "best" (case-insensitive substring) is rejected wherever it appears, so a blind evaluation can
 // never smuggle a verdict past the contract.
@@ -65,6 +71,9 @@ struct EvaluationScope {
   // Set for validate runs: the host-assigned source finding ids (validation_findings.h) that
   // validation_accounting must account for. Unset: validation_accounting is an unsupported key.
   std::optional<std::vector<std::string>> source_finding_ids;
+  // Set when the evaluator had tools (policy.evaluator_tools): the evaluation is v2 and carries
+  // checked_claims. Unset: v1, and checked_claims is an unsupported key.
+  bool checked_claims = false;
 };
 
 // Validates the evaluator's complete stdout against `scope`.
@@ -75,8 +84,9 @@ EvaluationCheck ValidateEvaluation(std::string_view output, const EvaluationScop
 // all; when errors are dropped a final note says how many. Order is kept.
 std::vector<std::string> CapValidationErrors(const std::vector<EvaluationError>& errors);
 
-// The evaluation_invalid Status for a failed check, naming the first error and the count.
-// REQUIRES: !errors.empty()
-Status EvaluationInvalid(const std::vector<EvaluationError>& errors);
+// The evaluation_invalid Status for a failed check against `scope`, naming the schema id, the first
+// error and the count. REQUIRES: !errors.empty()
+Status EvaluationInvalid(const std::vector<EvaluationError>& errors,
+                         const EvaluationScope& scope = {});
 
 }  // namespace pi_fusion::workflow

@@ -276,6 +276,10 @@ Result<json> BuildResultDetails(const ResultDetailsInput& in) {
     if (!store::IsOrderCheckRecord(in.order_check)) return Invalid("order_check is not a record");
     details["order_check"] = in.order_check;
   }
+  if (!in.checked_claims.is_null()) {
+    if (!in.checked_claims.is_array()) return Invalid("checked_claims is not a list");
+    details["checked_claims"] = in.checked_claims;
+  }
   return details;
 }
 

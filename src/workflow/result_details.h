@@ -33,6 +33,10 @@
 // {"checked":N,"broken":[{"ref","reason","detail","in"}],"files":[…],"unchecked"?}
 // (docs/citations.md).
 //
+// A run whose evaluator had tools (policy.evaluator_tools) adds "checked_claims":[{"claim",
+// "verdict":"supported"|"refuted"|"unclear","evidence":["path:line",…]}], its evaluation's
+// (fusion-evaluation.v2) list as it is.
+//
 // Pure; thread-safe.
 #pragma once
 
@@ -145,6 +149,8 @@ struct ResultDetailsInput {
   // The order check's record (store::IsOrderCheckRecord): `order_check`; null: no key (the check
   // was off, or the evaluation had no conflicts).
   nlohmann::json order_check;
+  // The evaluation's checked_claims (fusion-evaluation.v2): `checked_claims`; null: no key.
+  nlohmann::json checked_claims;
 };
 
 // The `tool_refusals` JSON of `rows`: [{slot, count (the sum of by_code), by_code}].

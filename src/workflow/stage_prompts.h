@@ -46,6 +46,15 @@ std::string OrderCheckRepairSystemPrompt();
 // order_check notes.
 std::string OrderCheckMergerText();
 
+// policy.evaluator_tools (an investigate, research or validate run): the evaluator's prompt
+// `prompt` asking for pi-background-tasks.fusion-evaluation.v2 instead of v1, plus the tools of
+// `capability` with their budget (protocol::kEvaluatorToolBudget) and the checked_claims field
+// with its caps; its repair's prompt (no tools) the same without the tools; and the sentence the
+// merger's prompt gains (refuted claims are not fact, unclear ones are unverified).
+std::string CheckedClaimsEvaluatorPrompt(const std::string& prompt, Capability capability);
+std::string CheckedClaimsRepairPrompt(const std::string& prompt);
+std::string CheckedClaimsMergerText();
+
 // Shared prompt pieces, for the workflow-specific prompts (validation_prompts.h) to reuse.
 // "Hard maximum: 49,152 JSON-rendered UTF-8 bytes, …"
 std::string HardMaximumText(size_t bytes);

@@ -23,6 +23,9 @@ inline constexpr std::string_view kInputSchema = "pi-background-tasks.fusion-inp
 inline constexpr std::string_view kContextLedgerSchema =
     "pi-background-tasks.fusion-context-ledger.v2";
 inline constexpr std::string_view kEvaluationSchema = "pi-background-tasks.fusion-evaluation.v1";
+// The evaluation of a run whose evaluator had tools (policy.evaluator_tools): v1's closed shape
+// plus the required checked_claims (evaluation_contract.h).
+inline constexpr std::string_view kEvaluationV2Schema = "pi-background-tasks.fusion-evaluation.v2";
 inline constexpr std::string_view kBlindCandidatesSchema =
     "pi-background-tasks.fusion-blind-candidates.v1";
 inline constexpr std::string_view kEvaluationRepairInputSchema =
@@ -57,6 +60,12 @@ inline constexpr size_t kRepairMaxErrors = 24;
 inline constexpr size_t kRepairMaxErrorBytes = 500;
 inline constexpr size_t kRepairMaxTotalBytes = 4000;
 
+// An evaluation's checked_claims (v2): at most this many claims, each claim at most this many
+// UTF-8 bytes, each with at most this many evidence citations.
+inline constexpr size_t kMaxCheckedClaims = 24;
+inline constexpr size_t kMaxCheckedClaimBytes = 500;
+inline constexpr size_t kMaxClaimEvidence = 8;
+
 // Three candidates run per workflow; after anonymization they are known only as A, B and C.
 inline constexpr size_t kCandidateCount = 3;
 inline constexpr std::array<std::string_view, kCandidateCount> kCandidateIds = {"A", "B", "C"};
@@ -68,11 +77,12 @@ enum class CandidateSet { kThree, kTwoOrThree };
 
 // What a candidate child may do (seed-fusion-subsystem.md, "Workflow and stage policy"): the
 // supervisor's own capability, so a row's choice reaches the child's command unchanged. The
-// evaluator, its repair and the merger always run as kReason.
+// evaluator, its repair and the merger run as kReason, but for the evaluator of a run under
+// policy.evaluator_tools, which gets its candidates' capability (workflow_spec.h).
 using Capability = process::ChildCapability;
 
-// The capability of every stage after the candidates: the evaluator, its repair and the merger
-// read only their input document.
+// The capability of every stage after the candidates: the evaluator (but under
+// policy.evaluator_tools), its repair and the merger read only their input document.
 inline constexpr Capability kJudgeCapability = Capability::kReason;
 
 // What the candidates get as their input (seed: "clean tasks carry no parent transcript").

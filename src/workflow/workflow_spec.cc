@@ -44,19 +44,30 @@ std::string CandidateSystemPromptOf(const WorkflowSpec& spec) {
              : CandidateSystemPrompt(spec.context, spec.candidate_capability);
 }
 
-std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {
-  return spec.shape == StageShape::kValidation ? ValidationEvaluatorSystemPrompt()
-                                               : EvaluatorSystemPrompt(set);
+std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec, CandidateSet set,
+                                    bool evaluator_tools) {
+  std::string prompt = spec.shape == StageShape::kValidation ? ValidationEvaluatorSystemPrompt()
+                                                             : EvaluatorSystemPrompt(set);
+  if (!evaluator_tools) return prompt;
+  return CheckedClaimsEvaluatorPrompt(prompt, spec.candidate_capability);
 }
 
-std::string RepairSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {
-  return spec.shape == StageShape::kValidation ? ValidationRepairSystemPrompt()
-                                               : EvaluationRepairSystemPrompt(set);
+std::string RepairSystemPromptOf(const WorkflowSpec& spec, CandidateSet set, bool evaluator_tools) {
+  std::string prompt = spec.shape == StageShape::kValidation ? ValidationRepairSystemPrompt()
+                                                             : EvaluationRepairSystemPrompt(set);
+  if (!evaluator_tools) return prompt;
+  return CheckedClaimsRepairPrompt(prompt);
 }
 
-std::string MergerSystemPromptOf(const WorkflowSpec& spec, CandidateSet set) {
-  return spec.shape == StageShape::kValidation ? ValidationMergerSystemPrompt()
-                                               : MergerSystemPrompt(set);
+std::string MergerSystemPromptOf(const WorkflowSpec& spec, CandidateSet set, bool evaluator_tools) {
+  std::string prompt = spec.shape == StageShape::kValidation ? ValidationMergerSystemPrompt()
+                                                             : MergerSystemPrompt(set);
+  if (evaluator_tools) prompt += CheckedClaimsMergerText();
+  return prompt;
+}
+
+bool EvaluatorHasTools(const WorkflowSpec& spec, bool policy_on) {
+  return policy_on && spec.candidate_capability != Capability::kReason;
 }
 
 std::vector<std::string> ChildDeniedTools() {

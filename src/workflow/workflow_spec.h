@@ -46,11 +46,22 @@ std::string_view ContextPolicyName(ContextPolicy policy);
 // The system prompts of each stage, by the row's capability and stage shape. `set` words the
 // fusion-shaped evaluator, repair and merger prompts for a quorum-2 run (validate's prompts
 // always allow two or three reviews).
+// `evaluator_tools`: the run's evaluator has tools (EvaluatorHasTools); its evaluator, repair and
+// merger prompts then speak of the checked claims (stage_prompts.h). false: today's prompts, byte
+// for byte.
 std::string CandidateSystemPromptOf(const WorkflowSpec& spec);
 std::string EvaluatorSystemPromptOf(const WorkflowSpec& spec,
-                                    CandidateSet set = CandidateSet::kThree);
-std::string RepairSystemPromptOf(const WorkflowSpec& spec, CandidateSet set = CandidateSet::kThree);
-std::string MergerSystemPromptOf(const WorkflowSpec& spec, CandidateSet set = CandidateSet::kThree);
+                                    CandidateSet set = CandidateSet::kThree,
+                                    bool evaluator_tools = false);
+std::string RepairSystemPromptOf(const WorkflowSpec& spec, CandidateSet set = CandidateSet::kThree,
+                                 bool evaluator_tools = false);
+std::string MergerSystemPromptOf(const WorkflowSpec& spec, CandidateSet set = CandidateSet::kThree,
+                                 bool evaluator_tools = false);
+
+// Whether a run of `spec` under policy.evaluator_tools = `policy_on` gives its evaluator the
+// candidates' tools: the workflows whose candidates have tools (investigate, research, validate);
+// a reason run has none, with or without the policy.
+bool EvaluatorHasTools(const WorkflowSpec& spec, bool policy_on);
 
 // The tools a Fusion child must never run: Pi's mutating tools and every tool of this package.
 std::vector<std::string> ChildDeniedTools();

@@ -144,10 +144,18 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(PolicyWith(",\"panel\":\"adaptive\"")),
        "policy contains unsupported key(s): panel (it needs schema_version "
        "\"pi-background-tasks.fusion-models.v3\")"},
-      {V3(PolicyWith(",\"evaluator_tools\":true")),
-       "policy.evaluator_tools is a \"pi-background-tasks.fusion-models.v3\" key that this version "
-       "of pi-fusion does not support yet; remove it (of v3's keys only panels, default_panel, "
-       "policy.stall_seconds, policy.panel and policy.order_check are supported)"},
+      {V3(PolicyWith(",\"keep_warm_seconds\":5")),
+       "policy.keep_warm_seconds is a \"pi-background-tasks.fusion-models.v3\" key that this "
+       "version of pi-fusion does not support yet; remove it (of v3's keys only panels, "
+       "default_panel, policy.stall_seconds, policy.panel, policy.order_check and "
+       "policy.evaluator_tools are supported)"},
+      {V3(PolicyWith(",\"evaluator_tools\":\"yes\"")),
+       "policy.evaluator_tools must be true or false (found \"yes\")"},
+      {V3(PolicyWith(",\"evaluator_tools\":null")), "policy.evaluator_tools must be true or false"},
+      {V3(PolicyWith(",\"evaluator_tools\":1")), "policy.evaluator_tools must be true or false"},
+      {V2(PolicyWith(",\"evaluator_tools\":true")),
+       "policy contains unsupported key(s): evaluator_tools (it needs schema_version "
+       "\"pi-background-tasks.fusion-models.v3\")"},
       {V3(PolicyWith(",\"order_check\":\"always\"")),
        "policy.order_check must be \"off\" or \"on_conflict\" (found \"always\")"},
       {V3(PolicyWith(",\"order_check\":true")), "policy.order_check must be \"off\" or"},
@@ -155,7 +163,6 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(PolicyWith(",\"order_check\":\"on_conflict\"")),
        "policy contains unsupported key(s): order_check (it needs schema_version "
        "\"pi-background-tasks.fusion-models.v3\")"},
-      {V3(PolicyWith(",\"evaluator_tools\":false")), "policy.evaluator_tools is a"},
       {V3(PolicyWith(",\"keep_warm_seconds\":0,\"stall_seconds\":60")),
        "policy.keep_warm_seconds is a"},
       {V2(Policy3("3", "null", "null")).substr(0, V2(Policy3("3", "null", "null")).size() - 1) +
@@ -378,6 +385,44 @@ TEST_CASE("ModelsConfig: v3 order_check loads; \"off\" or absent is the default,
   REQUIRE(panel->panels.at("fast").policy);
   CHECK(panel->panels.at("fast").policy->order_check == OrderCheck::kOnConflict);
   CHECK(panel->policy.order_check == OrderCheck::kOff);
+}
+
+TEST_CASE("ModelsConfig: v3 evaluator_tools loads; false or absent is the default, written never") {
+  const Result<ModelsConfig> on =
+      ParseModelsConfig(V3(PolicyWith(",\"evaluator_tools\":true")), kPath);
+  REQUIRE(on.ok());
+  CHECK(on->policy.evaluator_tools);
+  CHECK_FALSE(on->policy.IsDefault());
+  const Result<std::string> written = SerializeModelsConfig(*on);
+  REQUIRE(written.ok());
+  CHECK_THAT(*written, Catch::Contains("\"pi-background-tasks.fusion-models.v3\""));
+  CHECK_THAT(*written, Catch::Contains("    \"max_cost_usd\": null,\n"
+                                       "    \"evaluator_tools\": true\n"));
+  const Result<ModelsConfig> round_trip = ParseModelsConfig(*written, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == *on);
+
+  const Result<ModelsConfig> off =
+      ParseModelsConfig(V3(PolicyWith(",\"evaluator_tools\":false")), kPath);
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->policy.evaluator_tools);
+  CHECK(off->policy.IsDefault());
+  const Result<std::string> as_v1 = SerializeModelsConfig(*off);
+  REQUIRE(as_v1.ok());
+  CHECK_THAT(*as_v1, !Catch::Contains("evaluator_tools"));
+  CHECK_THAT(*as_v1, Catch::Contains("\"pi-background-tasks.fusion-models.v1\""));
+
+  // A panel's own policy takes it too.
+  const Result<ModelsConfig> panel = ParseModelsConfig(
+      V3(PolicyWith(""),
+         ",\"panels\":{\"deep\":{\"candidates\":[\"a/m\",\"a/m\",\"a/m\"],\"evaluator\":\"a/m\","
+         "\"merger\":\"a/m\",\"policy\":" +
+             PolicyWith(",\"evaluator_tools\":true") + "}}"),
+      kPath);
+  REQUIRE(panel.ok());
+  REQUIRE(panel->panels.at("deep").policy);
+  CHECK(panel->panels.at("deep").policy->evaluator_tools);
+  CHECK_FALSE(panel->policy.evaluator_tools);
 }
 
 TEST_CASE("ModelsConfig: only a stall_seconds writes v3; what fits v2 or v1 is written so") {

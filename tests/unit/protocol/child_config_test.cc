@@ -28,6 +28,29 @@ TEST_CASE("ReadChildConfig: reads the role, the oversize path and the cache rete
   CHECK(config->max_tool_calls == 600);
 }
 
+TEST_CASE("ReadChildConfig: an evaluator with tools gets its budget and limit, fixed by its role") {
+  const std::map<std::string, std::string> tools = {{"PI_FUSION_TOOLS", "read,grep,find,ls"},
+                                                    {"PI_FUSION_TOOL_JOURNAL", "/run/j.jsonl"},
+                                                    {"PI_FUSION_TOOL_SEAL", "/run/s.json"}};
+  auto evaluator = tools;
+  evaluator["PI_FUSION_CHILD_ROLE"] = "evaluator";
+  auto config = ReadChildConfig(Env(evaluator));
+  REQUIRE(config.ok());
+  CHECK(config->tool_budget == protocol::kEvaluatorToolBudget);
+  CHECK(config->max_tool_calls == protocol::kEvaluatorMaxToolCalls);
+  auto candidate = tools;
+  candidate["PI_FUSION_CHILD_ROLE"] = "candidate";
+  candidate["PI_FUSION_OVERSIZE_PATH"] = "/run/o.md";
+  config = ReadChildConfig(Env(candidate));
+  REQUIRE(config.ok());
+  CHECK_FALSE(config->tool_budget.has_value());
+  CHECK(config->max_tool_calls == protocol::kMaxToolCalls);
+  config = ReadChildConfig(Env({{"PI_FUSION_CHILD_ROLE", "evaluator"}}));
+  REQUIRE(config.ok());
+  CHECK_FALSE(config->tool_budget.has_value());
+  CHECK(config->max_tool_calls == protocol::kMaxToolCalls);
+}
+
 TEST_CASE("ReadChildConfig: PI_FUSION_REQUEST_SIGNAL_FD is optional and a descriptor above stdio") {
   const std::map<std::string, std::string> base = {{"PI_FUSION_CHILD_ROLE", "evaluator"}};
   CHECK(ReadChildConfig(Env(base))->request_signal_fd == -1);

@@ -108,6 +108,32 @@ TEST_CASE("ChildGovernor: refuses tool call 601, blocks it and aborts the run") 
   CHECK(child.Request().abort);  // nothing more reaches the provider
 }
 
+TEST_CASE("ChildGovernor: an evaluator with tools has a budget of 12 calls, then a hard limit") {
+  ScriptedChild child(Role::kEvaluator);
+  child.config.tool_budget = protocol::kEvaluatorToolBudget;
+  child.config.max_tool_calls = protocol::kEvaluatorMaxToolCalls;
+  testing::EnableTools(child);
+  for (int i = 0; i < protocol::kEvaluatorToolBudget; ++i) {
+    REQUIRE_FALSE(child.Tool("ls", {{"path", "."}}).block);
+  }
+  // Past the budget: refused, the model told to answer; the run goes on.
+  for (int i = protocol::kEvaluatorToolBudget; i < protocol::kEvaluatorMaxToolCalls; ++i) {
+    auto refused = child.Tool("ls", {{"path", "."}});
+    REQUIRE(refused.block);
+    CHECK_FALSE(refused.abort);
+    CHECK_FALSE(refused.fail_process);
+    CHECK_THAT(refused.reason, Catch::Contains("budget of 12 tool calls is spent"));
+  }
+  CHECK_FALSE(Guard(child.env.stderr_bytes).has_value());
+  CHECK_FALSE(child.Request().abort);
+  // Call 25 is the evaluator's execution limit, as call 601 is a candidate's.
+  auto stopped = child.Tool("ls", {{"path", "."}});
+  CHECK(stopped.abort);
+  CHECK(stopped.fail_process);
+  CHECK_THAT(stopped.reason, Catch::Contains("tool call 25 exceeds the limit of 24"));
+  REQUIRE(Guard(child.env.stderr_bytes).has_value());
+}
+
 TEST_CASE("ChildGovernor: the first provider request signals the parent once, later ones never") {
   ScriptedChild child(Role::kCandidate);
   child.config.request_signal_fd = 3;

@@ -474,6 +474,21 @@ TEST_CASE("VerifyToolAudit: every tamper fails as tool_audit_invalid with its re
     std::string at_cap = Line(1, "read", "ok", protocol::kMaxToolResultBytes);
     CHECK(Verify(at_cap, SealFor(at_cap)).ok());
   }
+  SECTION("an evaluator's log holds at most kEvaluatorMaxToolCalls records") {
+    std::string at_limit;
+    for (int i = 1; i <= protocol::kEvaluatorMaxToolCalls; ++i) at_limit += Line(i, "ls", "ok");
+    const std::string at_limit_seal = SealFor(at_limit);
+    ToolAuditInput input{at_limit, at_limit_seal, kInspectTools};
+    input.max_tool_calls = protocol::kEvaluatorMaxToolCalls;
+    CHECK(VerifyToolAudit(input).ok());
+    const std::string over = at_limit + Line(protocol::kEvaluatorMaxToolCalls + 1, "ls", "error");
+    const std::string seal = SealFor(over);
+    input.journal = over;
+    input.seal = seal;
+    const ToolAuditReport report = VerifyToolAudit(input);
+    CHECK(report.reason == "call_cap_exceeded");
+    CHECK_THAT(report.status.message(), Catch::Contains("exceed the limit of 24"));
+  }
   // Regression: the child refuses only a call that starts once the results passed 32 MiB, so a
   // last call that crosses it leaves a complete, honest log. The parent called that log invalid
   // (tool_audit_invalid, "something changed the log"); the docs name the limit's own code.

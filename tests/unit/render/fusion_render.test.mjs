@@ -78,6 +78,13 @@ test("a completed run expanded shows the whole answer, candidates A/B/C, agreeme
   assert.ok(out.indexOf("A closing paragraph") < out.indexOf("Candidate A"));
 });
 
+test("the evaluator's checked claims are listed expanded, one line each, never collapsed", () => {
+  const view = { ...completed, checked_claims: ["- [supported] the store is locked first (evidence: src/store.c:12)", "- [unclear] nothing else"] };
+  const out = text(renderView(view, { expanded: true }, plain));
+  assert.match(out, /^Checked claims\n- \[supported\] the store is locked first \(evidence: src\/store\.c:12\)\n- \[unclear\] nothing else$/m);
+  assert.doesNotMatch(text(renderView(view, { expanded: false }, plain)), /Checked claims/);
+});
+
 test("an expanded candidate lists the tool calls it made, a refused one marked; collapsed shows none", () => {
   const tools = {
     summary: "2 tool calls, 1 refused",

@@ -15,6 +15,7 @@
 #include "protocol/tool_audit.h"
 #include "run/adaptive_text.h"
 #include "run/degraded_text.h"
+#include "run/judgment_text.h"
 #include "run/source_failures.h"
 #include "store/artifact_ref.h"
 #include "store/run_id.h"
@@ -125,6 +126,37 @@ TEST_CASE("a completed run whose order check found an order-sensitive conflict s
   verified.details["order_check"]["order_sensitive"] = 0;
   CHECK(CompletedRunView(Facts(), verified)["notes"] ==
         json::array({"order check: 3 conflicts stable"}));
+}
+
+TEST_CASE("a completed run whose evaluator checked claims says how many, by verdict") {
+  store::VerifiedResult verified = Verified("answer");
+  verified.details["checked_claims"] = {
+      {{"claim", "the app answers FORTY-TWO"},
+       {"verdict", "supported"},
+       {"evidence", {"src/app.txt:1"}}},
+      {{"claim", "the app reads \x1b[31mconfig"},
+       {"verdict", "refuted"},
+       {"evidence", {"a.c:2-3"}}},
+      {{"claim", "it caches"}, {"verdict", "supported"}, {"evidence", {"b.c:9"}}}};
+  CHECK(CompletedRunView(Facts(), verified)["notes"] ==
+        json::array({"checked claims: 3 (2 supported, 1 refuted)"}));
+  // ctrl+o and bg_result list each claim; model text has its terminal controls neutralized.
+  const std::vector<std::string> lines = run::CheckedClaimLines(verified.details["checked_claims"]);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0] == "- [supported] the app answers FORTY-TWO (evidence: src/app.txt:1)");
+  CHECK(lines[1].find('\x1b') == std::string::npos);
+  CHECK_THAT(lines[1], Catch::StartsWith("- [refuted] the app reads "));
+  CHECK_THAT(lines[1], Catch::EndsWith("config (evidence: a.c:2-3)"));
+  verified.details["checked_claims"] = {
+      {{"claim", "x"}, {"verdict", "unclear"}, {"evidence", json::array()}}};
+  CHECK(run::CheckedClaimLines(verified.details["checked_claims"]) ==
+        std::vector<std::string>{"- [unclear] x"});
+  verified.details["checked_claims"] = json::array();
+  CHECK(CompletedRunView(Facts(), verified)["notes"] == json::array({"checked claims: 0"}));
+  // A run without the policy has no list and no line.
+  verified.details.erase("checked_claims");
+  CHECK_FALSE(CompletedRunView(Facts(), verified).contains("notes"));
+  CHECK(run::CheckedClaimsLine(json()).empty());
 }
 
 TEST_CASE("a completed research run that fetched no declared source is flagged, never a plain ✓") {

@@ -255,3 +255,147 @@ TEST_CASE("EvaluationContract: the record of an invalid evaluation quotes no key
 }
 
 }  // namespace pi_fusion::workflow
+
+namespace pi_fusion::workflow {
+namespace {
+
+json Claim(const std::string& verdict, json evidence) {
+  return {{"claim", "foo.cc is not listed in CMakeLists.txt"},
+          {"verdict", verdict},
+          {"evidence", std::move(evidence)}};
+}
+
+json GoodV2() {
+  json evaluation = GoodEvaluation();
+  evaluation["schema_version"] = kEvaluationV2Schema;
+  evaluation["checked_claims"] = {Claim("supported", {"CMakeLists.txt:3", "src/foo.cc:10-12"}),
+                                  Claim("refuted", {"src/foo.cc:1"}),
+                                  Claim("unclear", json::array())};
+  return evaluation;
+}
+
+EvaluationScope V2Scope() {
+  EvaluationScope scope;
+  scope.checked_claims = true;
+  return scope;
+}
+
+std::vector<EvaluationError> V2ErrorsAfter(const std::function<void(json&)>& mutate) {
+  json evaluation = GoodV2();
+  mutate(evaluation);
+  return ValidateEvaluation(evaluation.dump(), V2Scope()).errors;
+}
+
+}  // namespace
+
+TEST_CASE("EvaluationContract v2: checked claims are accepted, and match the schema",
+          "[workflow][evaluation]") {
+  const EvaluationCheck check = ValidateEvaluation(GoodV2().dump(), V2Scope());
+  REQUIRE(check.ok());
+  CHECK(pi_fusion::testing::CheckAgainstSchema(
+            pi_fusion::testing::LoadArtifactSchema("fusion-evaluation.v2.json"), *check.evaluation)
+            .empty());
+  // An empty list is a valid answer: the evaluator checked nothing.
+  CHECK(V2ErrorsAfter([](json& e) { e["checked_claims"] = json::array(); }).empty());
+}
+
+TEST_CASE("EvaluationContract v2: v1 and v2 do not mix", "[workflow][evaluation]") {
+  // A default run's evaluation stays v1: checked_claims is an unsupported key there.
+  json v1_with_claims = GoodEvaluation();
+  v1_with_claims["checked_claims"] = json::array();
+  const std::vector<EvaluationError> v1 = Errors(v1_with_claims.dump());
+  REQUIRE(v1.size() == 1);
+  CHECK(v1[0].path == "$.checked_claims");
+  CHECK(v1[0].message == "unsupported key");
+  CHECK_FALSE(ValidateEvaluation(GoodV2().dump()).ok());
+  // With the policy on, v1 is refused: the id and the missing list.
+  const std::vector<EvaluationError> v2 =
+      ValidateEvaluation(GoodEvaluation().dump(), V2Scope()).errors;
+  REQUIRE(v2.size() == 2);
+  CHECK(v2[0].path == "$.schema_version");
+  CHECK(v2[0].message == "must be \"pi-background-tasks.fusion-evaluation.v2\"");
+  CHECK(v2[1].path == "$.checked_claims");
+  CHECK(v2[1].message == "missing required key");
+}
+
+TEST_CASE("EvaluationContract v2: each claim is closed, its verdict an enum, its caps held",
+          "[workflow][evaluation]") {
+  struct Case {
+    std::function<void(json&)> mutate;
+    std::string path;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](json& e) { e["checked_claims"][0]["verdict"] = "true"; }, "$.checked_claims[0].verdict",
+       "must be one of supported, refuted, unclear"},
+      {[](json& e) { e["checked_claims"][0]["score"] = 1; }, "$.checked_claims[0].score",
+       "forbidden key: a blind evaluation has no score, rank or winner"},
+      {[](json& e) { e["checked_claims"][0]["note"] = "x"; }, "$.checked_claims[0].note",
+       "unsupported key"},
+      {[](json& e) { e["checked_claims"][1].erase("evidence"); }, "$.checked_claims[1].evidence",
+       "missing required key"},
+      {[](json& e) { e["checked_claims"][0]["claim"] = " "; }, "$.checked_claims[0].claim",
+       "must not be blank"},
+      {[](json& e) {
+         e["checked_claims"][0]["claim"] = std::string(kMaxCheckedClaimBytes + 1, 'x');
+       },
+       "$.checked_claims[0].claim", "longer than 500 bytes"},
+      {[](json& e) { e["checked_claims"][0]["evidence"] = {"see CMakeLists.txt:3"}; },
+       "$.checked_claims[0].evidence[0]",
+       "must be exactly one line citation path:line or path:line-line"},
+      {[](json& e) { e["checked_claims"][0]["evidence"] = {"CMakeLists.txt"}; },
+       "$.checked_claims[0].evidence[0]",
+       "must be exactly one line citation path:line or path:line-line"},
+      {[](json& e) { e["checked_claims"][0]["evidence"] = {"a.c:1 b.c:2"}; },
+       "$.checked_claims[0].evidence[0]",
+       "must be exactly one line citation path:line or path:line-line"},
+      {[](json& e) { e["checked_claims"][1]["evidence"] = json::array(); },
+       "$.checked_claims[1].evidence", "a supported or refuted claim needs at least one citation"},
+      {[](json& e) {
+         e["checked_claims"][0]["evidence"] = json::array();
+         for (size_t i = 0; i <= kMaxClaimEvidence; ++i) {
+           e["checked_claims"][0]["evidence"].push_back("a.c:" + std::to_string(i + 1));
+         }
+       },
+       "$.checked_claims[0].evidence", "more than 8 citations"},
+      {[](json& e) {
+         for (size_t i = 0; i < kMaxCheckedClaims; ++i) {
+           e["checked_claims"].push_back(Claim("unclear", json::array()));
+         }
+       },
+       "$.checked_claims", "more than 24 checked claims"},
+      {[](json& e) { e["checked_claims"] = json::object(); }, "$.checked_claims",
+       "expected an array"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.path);
+    const std::vector<EvaluationError> errors = V2ErrorsAfter(c.mutate);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].path == c.path);
+    CHECK(errors[0].message == c.message);
+  }
+}
+
+TEST_CASE("EvaluationContract v2: the evaluator's prompt asks for v2, its tools and its budget",
+          "[workflow][evaluation]") {
+  const std::string inspect =
+      CheckedClaimsEvaluatorPrompt(EvaluatorSystemPrompt(), Capability::kInspect);
+  CHECK(inspect.find(std::string(kEvaluationSchema)) == std::string::npos);
+  CHECK_THAT(inspect, Catch::Contains(std::string(kEvaluationV2Schema)));
+  CHECK_THAT(inspect, Catch::Contains("Your budget is 12 tool calls in all"));
+  CHECK_THAT(inspect, Catch::Contains("checked_claims"));
+  CHECK_THAT(inspect, !Catch::Contains("fusion_web_fetch"));
+  CHECK_THAT(CheckedClaimsEvaluatorPrompt(EvaluatorSystemPrompt(), Capability::kResearch),
+             Catch::Contains("fusion_web_fetch"));
+  const std::string repair = CheckedClaimsRepairPrompt(EvaluationRepairSystemPrompt());
+  CHECK(repair.find(std::string(kEvaluationSchema)) == std::string::npos);
+  CHECK_THAT(repair, Catch::Contains("You have no tools in this repair"));
+  CHECK_THAT(repair, !Catch::Contains("Your budget is"));
+  // The template, turned to v2 and given a list, is itself valid v2.
+  json v2_template = json::parse(EvaluationTemplate());
+  v2_template["schema_version"] = kEvaluationV2Schema;
+  v2_template["checked_claims"] = json::array();
+  CHECK(ValidateEvaluation(v2_template.dump(), V2Scope()).ok());
+}
+
+}  // namespace pi_fusion::workflow
