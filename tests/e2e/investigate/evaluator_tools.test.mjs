@@ -28,10 +28,12 @@ const MERGER_SENTENCE = "claim as fact, and say that an";
 
 /**
  * The stages: the evaluator reads src/app.txt and .pi/fusion, then answers v2; the rest as
- * fusionRules, the candidates answering late enough for the evaluator to start warm.
+ * fusionRules, the first run's candidates answering late enough for the evaluator to start warm.
  */
 function stages() {
-  const [repair, merger, , candidate] = fusionRules({ candidate: [{ delay_ms: 2000, text: CANDIDATE_TEXT }] });
+  // The first run's three candidates only: the tamper run does not wait.
+  const late = { delay_ms: 2000, text: CANDIDATE_TEXT };
+  const [repair, merger, , candidate] = fusionRules({ candidate: [late, late, late, { text: CANDIDATE_TEXT }] });
   return [
     repair,
     merger,

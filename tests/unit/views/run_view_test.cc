@@ -263,6 +263,23 @@ TEST_CASE("a failed run names where it stopped and its error; a cancelled one wh
         "Pi cancels active runs when it quits or reloads.");
 }
 
+TEST_CASE("expanding a run whose evaluator checked claims lists each claim") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  run.RecordCandidates();
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  run.WalkTo(store::RunState::kMerging);
+  const json evaluation = {
+      {"agreements", json::array()},
+      {"conflicts", json::array()},
+      {"checked_claims",
+       {{{"claim", "the app answers 42"}, {"verdict", "refuted"}, {"evidence", {"src/a.c:3"}}}}}};
+  REQUIRE(run.store->WriteJsonArtifact("evaluation.json", evaluation).ok());
+  const json view = ExpandRun(run.fs, run.store->run_dir());
+  CHECK(view["checked_claims"] ==
+        json::array({"- [refuted] the app answers 42 (evidence: src/a.c:3)"}));
+}
+
 TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conflicts") {
   store::testing::StoreFixture run;
   run.WalkTo(store::RunState::kCandidatesRunning);
@@ -297,6 +314,7 @@ TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conf
              {"positions", {"Candidate 2 (A): store first", "Candidate 1 (C): manifest first"}},
              {"resolution", "store first"}});
   CHECK(view["artifacts"] == json{{"dir", dir}});
+  CHECK_FALSE(view.contains("checked_claims"));
 
   // One candidate file altered, one removed: neither is shown as if it were the run's.
   store::testing::WriteAll(run.Path("candidate-3.attempt-1.response.md"), "edited");
