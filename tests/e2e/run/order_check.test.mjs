@@ -157,7 +157,9 @@ describe("order check: policy.order_check on_conflict", () => {
       const plain = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
       assert.equal(orderRequests(env, before).length, 0, "no order-check request");
       assert.equal(plain.code, 0, plain.stderr);
-      assert.doesNotMatch(plain.stderr, /order-sensitive|order check/);
+      // No verdict line; the estimate's line for the check says when it would run.
+      assert.doesNotMatch(plain.stderr, /order-sensitive|order check:/);
+      assert.match(plain.stderr, /\n- order check, 2 calls \(only when the evaluation names conflicts\), scripted\/scripted-a: /);
       assert.equal(mergeRequests(env, before).length, 1);
       assert.equal(env.requests().length - before, 5, "three candidates, the evaluator, the merger");
       const second = runDirs(env).find((d) => d !== dir);
