@@ -2,8 +2,11 @@
 
 #include <string>
 
+#include "json_schema_check.h"
 #include "workflow/agreement_check.h"
 #include "workflow/canonical_document.h"
+#include "workflow/stage_inputs.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -100,6 +103,24 @@ TEST_CASE("AgreementCheck: the input names A and B only, in order, and the promp
   CHECK_THAT(AgreementSystemPrompt(), !Catch::Contains("fusion-blind-candidates"));
   CHECK_THAT(AgreementRepairSystemPrompt(),
              Catch::Contains("pi-background-tasks.fusion-evaluation-repair-input.v1"));
+}
+
+TEST_CASE("AgreementCheck: its repair input is the evaluator's, and conforms to that schema") {
+  const Result<CanonicalDocument> canonical =
+      MakeCanonicalDocument(json{{"request", {{"prompt", "q"}}}}, "orchestration_failed", "input");
+  REQUIRE(canonical.ok());
+  const Result<CanonicalDocument> input = BuildAgreementInput(*canonical, "one", "two");
+  REQUIRE(input.ok());
+  // What agreement_stage.cc builds for an unusable verdict.
+  const Result<CanonicalDocument> repair =
+      BuildRepairInput(*input, "not json", {{"$", "not JSON", ""}});
+  REQUIRE(repair.ok());
+  const json schema =
+      pi_fusion::testing::LoadArtifactSchema("fusion-evaluation-repair-input.v1.json");
+  CHECK(schema["$id"] == kEvaluationRepairInputSchema);
+  CHECK(repair->value["schema_version"] == kEvaluationRepairInputSchema);
+  CHECK(repair->value["original_blind_input"] == input->value);
+  CHECK(pi_fusion::testing::CheckAgainstSchema(schema, repair->value).empty());
 }
 
 }  // namespace pi_fusion::workflow
