@@ -97,6 +97,28 @@ TEST_CASE("AgreementCheck: the input names A and B only, in order, and the promp
   CHECK(input->value["candidates"] ==
         json::parse(
             R"([{"candidate_id":"A","response":"one"},{"candidate_id":"B","response":"two"}])"));
+  // Its id and the verdict's are pinned by their schemas in schemas/artifacts/.
+  const json input_schema =
+      pi_fusion::testing::LoadArtifactSchema("fusion-agreement-input.v1.json");
+  CHECK(input_schema["$id"] == kAgreementInputSchema);
+  CHECK(pi_fusion::testing::CheckAgainstSchema(input_schema, input->value).empty());
+  const json verdict_schema = pi_fusion::testing::LoadArtifactSchema("fusion-agreement.v1.json");
+  CHECK(verdict_schema["$id"] == kAgreementSchema);
+  for (
+      const char* verdict :
+      {R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":true,"differences":[]})",
+       R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":false,"differences":["x"]})"}) {
+    CHECK(ValidateAgreement(verdict).ok());
+    CHECK(pi_fusion::testing::CheckAgainstSchema(verdict_schema, json::parse(verdict)).empty());
+  }
+  for (
+      const char* verdict :
+      {R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":true,"differences":["x"]})",
+       R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":false,"differences":[]})"}) {
+    CHECK_FALSE(ValidateAgreement(verdict).ok());
+    CHECK_FALSE(
+        pi_fusion::testing::CheckAgainstSchema(verdict_schema, json::parse(verdict)).empty());
+  }
   CHECK_THAT(AgreementSystemPrompt(),
              Catch::Contains("pi-background-tasks.fusion-agreement-input.v1") &&
                  Catch::Contains("pi-background-tasks.fusion-agreement.v1"));
