@@ -253,10 +253,10 @@ describe("order check: policy.order_check on_conflict", () => {
       env.server.setScript(script({ order: [{ text: "not json" }], repair: [{ text: stillInvalid }] }));
       from = env.requests().length;
       const failed = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
-      assert.notEqual(failed.code, 0);
-      assert.match(failed.stderr, /Fusion failed \(stage=order_check, slot=none, attempt=2\): evaluation_invalid: order-check output does not match pi-background-tasks\.fusion-order-check\.v1 after its one repair: \$\.verdicts/);
       assert.deepEqual(byRole(env, from), { candidate: 2, b: 1, evaluator: 1, order: 1, "order-repair": 1 },
         "pass 1 and its one repair; no pass 2, no merger");
+      assert.notEqual(failed.code, 0);
+      assert.match(failed.stderr, /Fusion failed \(stage=order_check, slot=none, attempt=2\): evaluation_invalid: order-check output does not match pi-background-tasks\.fusion-order-check\.v1 after its one repair: \$\.verdicts/);
       const failedDir = runDirs(env).find((d) => d !== oldDir && d !== newDir);
       const m = manifestOf(failedDir);
       assert.equal(m.state, "failed");
@@ -272,10 +272,10 @@ describe("order check: policy.order_check on_conflict", () => {
       env.server.setScript(script({ order: [{ text: valid }], usage: { ...STAGE_USAGE, order: orderUsage } }));
       from = env.requests().length;
       const capped = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
-      assert.notEqual(capped.code, 0);
-      assert.match(capped.stderr, /Fusion failed \(stage=order_check, slot=none, attempt=2\): cost_cap_exceeded: /);
       assert.deepEqual(byRole(env, from), { candidate: 2, b: 1, evaluator: 1, order: 1 },
         "nothing after the cap: no second order-check call, no merger");
+      assert.notEqual(capped.code, 0);
+      assert.match(capped.stderr, /Fusion failed \(stage=order_check, slot=none, attempt=2\): cost_cap_exceeded: /);
       assert.equal(env.requests().at(-1).rule_name, "order", "the first order-check call was the last request");
       const cappedDir = runDirs(env).find((d) => ![oldDir, newDir, failedDir].includes(d));
       const c = manifestOf(cappedDir);
