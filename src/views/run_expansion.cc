@@ -107,6 +107,13 @@ json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Mani
   json view = {{"slot", candidate.slot}, {"name", candidate.name}, {"model", model.QualifiedId()}};
   if (!candidate.id.empty()) view["id"] = candidate.id;
   const store::AttemptRecord* latest = LatestCompleted(manifest, candidate.slot);
+  if (latest == nullptr) {
+    // A letter without an answer: the candidate an adaptive run did not ask, or the one a
+    // quorum-2 run went on without. Nothing of it is gone.
+    const bool skipped = candidate.slot == 3 && manifest.adaptive && manifest.adaptive->agree;
+    view["note"] = skipped ? "(not asked: candidates 1 and 2 agreed)" : "(no verified answer)";
+    return view;
+  }
   auto ref = manifest.artifacts.find(AnswerArtifact(latest));
   Result<std::string> text =
       ref == manifest.artifacts.end()
@@ -121,10 +128,8 @@ json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Mani
     view["markdown"] = CandidateMarkdown(manifest.workflow, *text);
   }
   // What it looked at (tool-using workflows): its verified journal and event log.
-  if (latest != nullptr) {
-    json tools = run::ReadAttemptToolCalls(fs, run_dir, manifest, latest->key);
-    if (!tools.is_null()) view["tools"] = std::move(tools);
-  }
+  json tools = run::ReadAttemptToolCalls(fs, run_dir, manifest, latest->key);
+  if (!tools.is_null()) view["tools"] = std::move(tools);
   return view;
 }
 

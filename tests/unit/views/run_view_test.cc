@@ -332,6 +332,33 @@ TEST_CASE("expanding a run whose order check ran lists each conflict's outcome p
         "conflict 2: stable (both passes favoured Candidate 2 (A))");
 }
 
+TEST_CASE("expanding an adaptive run: the candidate it did not ask is said so, not gone") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  for (int slot : {1, 2}) {
+    const store::AttemptKey key{pi_fusion::Stage::kCandidate, slot, 1};
+    REQUIRE(run.store->RecordAttempt({key, store::AttemptState::kRunning}).ok());
+    const std::string name = "candidate-" + std::to_string(slot) + ".attempt-1.response.md";
+    REQUIRE(run.store->WriteArtifact(name, "same answer").ok());
+    REQUIRE(run.store
+                ->RecordAttempt(
+                    {key, store::AttemptState::kCompleted, std::nullopt, std::nullopt, {name}})
+                .ok());
+  }
+  store::AdaptiveRecord adaptive;
+  adaptive.agree = true;
+  adaptive.decided_by = "identical";
+  REQUIRE(run.store->RecordAdaptive(adaptive).ok());
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 1}, {"C", 3}}).ok());
+  const json view = ExpandRun(run.fs, run.store->run_dir());
+  REQUIRE(view["candidates"].size() == 3);
+  CHECK(view["candidates"][0]["markdown"] == "same answer");
+  CHECK(view["candidates"][2]["name"] == "Candidate 3 (C)");
+  CHECK(view["candidates"][2]["note"] == "(not asked: candidates 1 and 2 agreed)");
+  CHECK_FALSE(view["candidates"][2].contains("markdown"));
+  CHECK_FALSE(view["artifacts"].contains("gone"));
+}
+
 TEST_CASE("expanding a run without an order check adds no order_check key") {
   store::testing::StoreFixture run;
   run.WalkTo(store::RunState::kCandidatesRunning);
