@@ -15,9 +15,9 @@
  *   agree      candidates 1 and 2 answer in different words; the agreement check says they agree
  *   identical  candidates 1 and 2 answer the same text (no check is asked)
  *   disagree   the check says they differ, so candidate 3 is asked after it
- * Every answer reports fixed usage (tests/support/fusion_script.mjs STAGE_USAGE; the check: both
- * answers and the question in, a short verdict out), so spend is the scripted prices times those
- * tokens: candidate spend, the run's whole spend, model requests and the run's own wall time
+ * Every answer reports fixed usage (USAGE below: a candidate's 1,500-token answer; the check reads
+ * the question and both answers and writes a short verdict), so spend is the scripted prices times
+ * those tokens: candidate spend, the run's whole spend, model requests and the run's own wall time
  * (manifest created_at -> updated_at) are compared as adaptive / full.
  * Goal (issue: adaptive panel): >= 25 % less candidate spend where candidates agree, and no more
  * than one extra cheap call where they do not.
@@ -27,7 +27,7 @@ import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../tests/support/pi_harness.mjs";
 import {
-  CANDIDATE_TEXT, EVALUATION_AB, fusionRules, MERGED_TEXT, SECOND_CANDIDATE_ON_B, STAGE, STAGE_USAGE,
+  CANDIDATE_TEXT, EVALUATION_AB, fusionRules, MERGED_TEXT, SECOND_CANDIDATE_ON_B, STAGE,
 } from "../../tests/support/fusion_script.mjs";
 import { manifestOf, runDirs, withFusionEnv } from "../../tests/support/fusion_runs.mjs";
 
@@ -36,8 +36,16 @@ const FUSION_MODELS_V3 = "pi-background-tasks.fusion-models.v3";
 const AGREEMENT_INPUT = "pi-background-tasks.fusion-agreement-input.v1";
 const AGREEMENT = "pi-background-tasks.fusion-agreement.v1";
 const REWORDED = "Candidate answer: Rayleigh scattering; air molecules scatter blue light more than red.";
-// The check reads both answers and the question; it answers a verdict of a few dozen tokens.
-const CHECK_USAGE = { input: 2500, output: 60, cache_read: 0, cache_write: 0, reasoning: 0 };
+// Tokens per answer, sized like a real run's: a candidate writes 1,500 tokens; the evaluator reads
+// the question and three answers, the merger those and the evaluation; the check reads the
+// question and two answers and writes a verdict of a few dozen tokens.
+const usage = (input, output) => ({ input, output, cache_read: 0, cache_write: 0, reasoning: 0 });
+const USAGE = {
+  candidate: usage(2000, 1500),
+  evaluator: usage(6500, 800),
+  merger: usage(7300, 1500),
+  check: usage(3500, 60),
+};
 const KINDS = ["agree", "identical", "disagree"];
 
 function parseArgs(argv) {
@@ -73,15 +81,14 @@ function rulesOf(kind, adaptive, latency) {
   // An adaptive run that agreed answers from A and B; every other run from three.
   const evaluation = adaptive && agree ? JSON.stringify(EVALUATION_AB) : null;
   const base = fusionRules().map((r) => {
-    const usage = STAGE_USAGE[r.name];
-    if (!usage) return r;
+    if (!USAGE[r.name]) return r;
     const text = r.name === "evaluator" && evaluation ? evaluation : r.responses[0].text;
-    return { ...r, responses: [step(text, usage)] };
+    return { ...r, responses: [step(text, USAGE[r.name])] };
   });
   const second = kind === "identical" ? CANDIDATE_TEXT : REWORDED;
   return [
-    { name: "agreement", match: { text: AGREEMENT_INPUT }, responses: [step(JSON.stringify(verdict), CHECK_USAGE)] },
-    { name: "second", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [step(second, STAGE_USAGE.candidate)] },
+    { name: "agreement", match: { text: AGREEMENT_INPUT }, responses: [step(JSON.stringify(verdict), USAGE.check)] },
+    { name: "second", match: { ...STAGE.candidate, model: "scripted-b" }, responses: [step(second, USAGE.candidate)] },
     ...base,
   ];
 }
@@ -150,9 +157,11 @@ ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)} at the end, ${opts
 every scripted answer after L = ${opts.latency} ms. Medians; ratios are adaptive / full, measured in the
 same process.
 
-Usage per answer is fixed (candidate 2,000 in / 200 out tokens, evaluator 4,000 / 400, merger
-6,000 / 600, the agreement check 2,500 / 60) at the scripted prices ($0.50 in, $1.50 out per
-million tokens), so the dollar ratios are the share of model work, not a provider's bill.
+Usage per answer is fixed, sized like a real run's (candidate 2,000 in / 1,500 out tokens,
+evaluator 6,500 / 800, merger 7,300 / 1,500, the agreement check 3,500 / 60: the question and
+two answers in, a verdict out) at the scripted prices ($0.50 in, $1.50 out per million tokens),
+so the dollar ratios are the share of model work at a 1:3 input:output price, not a provider's
+bill. The check runs on the evaluator's route; a cheaper evaluator route makes it cheaper still.
 
 | Kind | Asked | Candidate spend | Check | Run spend | Requests | Run wall time |
 |------|------:|----------------:|------:|----------:|---------:|--------------:|

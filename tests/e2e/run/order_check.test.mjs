@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { EVALUATION, fusionRules, lookupRules, MERGED_TEXT, SECOND_CANDIDATE_ON_B, STAGE, STAGE_USAGE } from "../../support/fusion_script.mjs";
-import { artifactJson, artifactText, manifestOf, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
+import { artifactJson, artifactText, manifestOf, piFusion, runDirs, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { assertConforms, assertValueConforms } from "../../support/schema_check.mjs";
 
 const RUN_TIMEOUT_MS = 120000;
@@ -135,6 +135,12 @@ describe("order check: policy.order_check on_conflict", () => {
       assert.equal(seen.code, 0, seen.stderr);
       assert.match(seen.stdout, /SEEN: Fusion reason-[0-9a-f]{32} completed \(reason\)\.\n(.*\n)?order-sensitive: 1 of 2 conflicts\n/);
       assert.equal(path.basename(dir).startsWith("reason-"), true);
+
+      // The run list says it under its table, and --json carries the record.
+      const runs = piFusion(env.cwd, "runs");
+      assert.equal(runs.code, 0, runs.stderr);
+      assert.ok(runs.stdout.includes(`\n${path.basename(dir)}: order-sensitive: 1 of 2 conflicts\n`), runs.stdout);
+      assert.deepEqual(JSON.parse(piFusion(env.cwd, "runs", "--json").stdout)[0].order_check, manifest.order_check);
     });
   });
 
