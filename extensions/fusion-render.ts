@@ -5,7 +5,8 @@
  *
  * A view is one of
  *   {kind:"run", title, question?, state, status, slots?, usage?, answer?, candidates?,
- *    agreements?, conflicts?, checked_claims?, citations?, panel?, roles?, artifacts?, notes?, error?, report?}
+ *    agreements?, conflicts?, order_check?, checked_claims?, citations?, panel?, roles?, artifacts?,
+ *    notes?, error?, report?}
  *   {kind:"list", title, items: run views, empty?}
  *   {kind:"note", level: "info"|"warning"|"error", text}
  * and a tool call header is {title, question?}. The live view of active runs, drawn above the
@@ -75,6 +76,8 @@ export interface RunView {
   candidates?: CandidateView[];
   agreements?: string[];
   conflicts?: ConflictView[];
+  /** Expanded only: the order check's outcome per conflict, one line each (docs/workflow.md#order-check). */
+  order_check?: { text: string; stable: boolean }[];
   /** Expanded only: the evaluator's checked claims, one line each ("- [supported] … (evidence: …)"). */
   checked_claims?: string[];
   /** Usage and cost per role, one line each ("Candidate 1 (p/m): 2 model requests · …"). */
@@ -240,6 +243,13 @@ function addRun(box: Container, view: RunView, options: RenderOptions, theme: Re
         for (const position of conflict.positions) lines.push(`  ${position}`);
         lines.push(`  ${theme.fg("success", "Resolution:")} ${conflict.resolution}`);
         box.addChild(new Text(lines.join("\n"), 0, 0));
+      }
+    }
+    if (view.order_check && view.order_check.length > 0) {
+      box.addChild(new Spacer(1));
+      box.addChild(new Text(theme.fg("accent", theme.bold("Order check")), 0, 0));
+      for (const row of view.order_check) {
+        box.addChild(new Text(row.stable ? `• ${row.text}` : theme.fg("warning", `• ${row.text}`), 0, 0));
       }
     }
     if (view.checked_claims && view.checked_claims.length > 0) {

@@ -10,8 +10,18 @@
 namespace pi_fusion::budget {
 namespace {
 
-// "the evaluation", "the evaluation repair", "the merge": the stages a mid-run check comes before.
-std::string StageWords(Role stage) { return "the " + StageLabel(stage, 0); }
+// "the evaluation", "the evaluation repair", "the merge", "the agreement check", "the order
+// check": the stages a mid-run check comes before.
+std::string StageWords(Role stage, std::optional<Stage> check) {
+  if (check == Stage::kAgreement) return "the agreement check";
+  if (check == Stage::kOrderCheck) return "the order check";
+  return "the " + StageLabel(stage, 0);
+}
+
+std::string LaterWords(std::optional<Stage> check) {
+  return check == Stage::kAgreement ? "the evaluation's and the merge's minimum"
+                                    : "the merge's minimum";
+}
 
 std::string CapText(double cap) {
   return "the cost cap of " + FormatUsd(cap) + " (policy.max_cost_usd)";
@@ -43,7 +53,7 @@ int Order(Role stage) {
 
 const StageCost* RowOf(const CostForecast& forecast, Role stage) {
   for (const StageCost& row : forecast.stages) {
-    if (row.stage == stage) return &row;
+    if (row.stage == stage && !row.check) return &row;
   }
   return nullptr;
 }
@@ -73,11 +83,13 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan&
           " Raise or clear the cap with /fusion-models, or choose cheaper routes.");
 }
 
-double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage) {
+double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage, std::optional<Stage> check) {
   double total = 0;
   for (const StageCost& row : forecast.stages) {
-    if (row.conditional || Order(row.stage) <= Order(stage)) continue;
-    total += row.minimum_usd.value_or(0);
+    if (row.conditional || (check && row.check == check)) continue;
+    const bool later = check == Stage::kAgreement ? !row.check && Order(row.stage) >= 1
+                                                  : Order(row.stage) > Order(stage);
+    if (later) total += row.minimum_usd.value_or(0);
   }
   return total;
 }
@@ -87,25 +99,26 @@ double CandidateAllowanceUsd(double cap, double spent_usd, const CostForecast& f
   return StageAllowanceUsd(cap, spent_usd, forecast, Role::kCandidate) / std::max(running, 1);
 }
 
-double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Role stage) {
-  return std::max(0.0, cap - spent_usd - LaterStagesMinimumUsd(forecast, stage));
+double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Role stage,
+                         std::optional<Stage> check) {
+  return std::max(0.0, cap - spent_usd - LaterStagesMinimumUsd(forecast, stage, check));
 }
 
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
                                const CostForecast& forecast, Role next, int64_t prompt_bytes,
-                               const CapStopKept& kept) {
+                               const CapStopKept& kept, std::optional<Stage> check) {
   if (!cap) return Status::Ok();
   const StageCost* row = RowOf(forecast, next);
   if (row == nullptr || !row->prices) return Status::Ok();
-  const double left = StageAllowanceUsd(*cap, spent_usd, forecast, next);
+  const double left = StageAllowanceUsd(*cap, spent_usd, forecast, next, check);
   const double needed = StageMinimumUsd(prompt_bytes, *row->prices);
   if (needed <= left) return Status::Ok();
-  const double later = LaterStagesMinimumUsd(forecast, next);
+  const double later = LaterStagesMinimumUsd(forecast, next, check);
   return Status::Error(
       kCostCapExceeded,
-      CapText(*cap) + " stopped the run before " + StageWords(next) + ": " + FormatUsd(spent_usd) +
-          " spent so far leaves " + FormatUsd(left) + " for it" +
-          (later > 0 ? " (the merge's minimum, " + FormatUsd(later) + ", set aside)" : "") +
+      CapText(*cap) + " stopped the run before " + StageWords(next, check) + ": " +
+          FormatUsd(spent_usd) + " spent so far leaves " + FormatUsd(left) + " for it" +
+          (later > 0 ? " (" + LaterWords(check) + ", " + FormatUsd(later) + ", set aside)" : "") +
           ", less than its first model request needs at the least: " + FormatUsd(needed) +
           " for its " + GroupedDigits(static_cast<uint64_t>(prompt_bytes)) + "-byte prompt " +
           FirstRequestWords() + "." + SubscriptionNote(forecast) + " " + CapStopNextStep(kept));

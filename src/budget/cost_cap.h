@@ -44,8 +44,12 @@ Status CheckCostCapBeforeRun(const std::optional<double>& cap, const BudgetPlan&
                              const CostForecast& forecast);
 
 // The minimum the stages after `stage` still need, in stage order candidate, evaluation, merge
-// (the conditional repair is never set aside; after it comes the merge).
-double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage);
+// (the conditional repair is never set aside; after it comes the merge). `check` names a policy
+// check on the evaluator's route about to run as `stage`: the agreement check comes before the
+// evaluation (the evaluation and the merge are set aside), the order check after it (the merge).
+// A candidate's later stages include the agreement check's row.
+double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage,
+                             std::optional<Stage> check = std::nullopt);
 
 // Each of `running` candidates' allowance: max(0, cap - spent - the later stages' minimum),
 // split equally. REQUIRES: running >= 1.
@@ -54,15 +58,17 @@ double CandidateAllowanceUsd(double cap, double spent_usd, const CostForecast& f
 
 // The allowance of the evaluation's, its repair's or the merge's child:
 // max(0, cap - spent - the later stages' minimum).
-double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Role stage);
+double StageAllowanceUsd(double cap, double spent_usd, const CostForecast& forecast, Role stage,
+                         std::optional<Stage> check = std::nullopt);
 
-// Before `next` (the evaluation, its repair or the merge) starts with a prompt of `prompt_bytes`:
+// Before `next` (the evaluation, its repair or the merge; or `check` as `next`) starts with a
+// prompt of `prompt_bytes`:
 // Ok without a cap, or when StageAllowanceUsd pays for StageMinimumUsd(prompt_bytes) on its
 // route; otherwise cost_cap_exceeded naming the spend, what is left for the stage, what its first
 // request needs, and what the run keeps (CapStopNextStep).
 Status CheckCostCapBeforeStage(const std::optional<double>& cap, double spent_usd,
                                const CostForecast& forecast, Role next, int64_t prompt_bytes,
-                               const CapStopKept& kept);
+                               const CapStopKept& kept, std::optional<Stage> check = std::nullopt);
 
 // How to go on after the cap stopped a run: what it kept, where, what to change, and that
 // /fusion-resume then goes on from what is kept (a run with a verified candidate answer is

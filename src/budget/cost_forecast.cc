@@ -58,9 +58,58 @@ int64_t StageOutputCapBytes(Role stage) {
   return static_cast<int64_t>(kMergerOutputMaxBytes);
 }
 
+namespace {
+
+void Price(StageCost& cost, const RoutePricing& pricing, int64_t known_prompt_bytes) {
+  cost.subscription = pricing.subscription;
+  if (!pricing.prices) return;
+  const TokenPrices& prices = *pricing.prices;
+  cost.usd = UsdRange{Dollars(cost.input.expected, cost.output.expected, prices),
+                      Dollars(cost.input.worst, cost.output.worst, prices)};
+  cost.prices = prices;
+  cost.minimum_usd = StageMinimumUsd(known_prompt_bytes, prices) * cost.calls;
+}
+
+void Add(CostForecast& out, const StageCost& cost) {
+  if (!cost.conditional) {
+    out.input.expected += cost.input.expected;
+    out.output.expected += cost.output.expected;
+    if (cost.usd) out.usd.expected += cost.usd->expected;
+    if (cost.minimum_usd) out.minimum_usd += *cost.minimum_usd;
+  }
+  out.input.worst += cost.input.worst;
+  out.output.worst += cost.output.worst;
+  if (cost.usd) out.usd.worst += cost.usd->worst;
+  if (!cost.usd) ++out.unpriced_stages;
+  if (cost.subscription) ++out.subscription_stages;
+  out.stages.push_back(cost);
+}
+
+// A policy check on the evaluator's route, from the plan's evaluation stage: the same known
+// prompt (the check's own system prompt is of the evaluator's size), `reserve` bytes of answers
+// read, `calls` requests.
+StageCost CheckCost(const StageForecast& evaluation, Stage check, int64_t reserve, int calls,
+                    int64_t rate, const RoutePricing& pricing) {
+  StageCost cost;
+  cost.stage = Role::kEvaluator;
+  cost.check = check;
+  cost.calls = calls;
+  cost.route = evaluation.route;
+  cost.conditional = check == Stage::kOrderCheck;
+  cost.input = {calls * (evaluation.input_tokens + ExpectedTokens(reserve, rate)),
+                calls * (evaluation.input_tokens + reserve)};
+  const int64_t cap = StageOutputCapBytes(Role::kEvaluator);
+  cost.output = {calls * TokensAtRate(kCheckExpectedOutputBytes, rate), calls * cap};
+  Price(cost, pricing, evaluation.estimate.bytes.known());
+  return cost;
+}
+
+}  // namespace
+
 CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing,
-                          const ObservedRoles& observed) {
+                          const ObservedRoles& observed, const JudgeChecks& checks) {
   CostForecast out;
+  const StageForecast* evaluation = nullptr;
   for (const StageForecast& stage : plan.stages) {
     const size_t route = static_cast<size_t>(stage.route);
     const int64_t rate = ConfiguredRateX100(plan.routes[route].family);
@@ -68,7 +117,8 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
     cost.stage = stage.stage;
     cost.slot = stage.slot;
     cost.route = stage.route;
-    cost.conditional = stage.conditional;
+    // An adaptive run asks candidate 3 only when candidates 1 and 2 disagree.
+    cost.conditional = stage.conditional || (checks.adaptive && stage.slot == 3);
     cost.input = {stage.input_tokens + ExpectedTokens(stage.reserved_output_contract_bytes, rate),
                   stage.estimate.tokens};
     const int64_t cap = StageOutputCapBytes(stage.stage);
@@ -82,26 +132,23 @@ CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing,
       cost.history_runs = seen->runs;
       ++out.history_stages;
     }
-    cost.subscription = pricing[route].subscription;
-    if (pricing[route].prices) {
-      const TokenPrices& prices = *pricing[route].prices;
-      cost.usd = UsdRange{Dollars(cost.input.expected, cost.output.expected, prices),
-                          Dollars(cost.input.worst, cost.output.worst, prices)};
-      cost.prices = prices;
-      cost.minimum_usd = StageMinimumUsd(stage.estimate.bytes.known(), prices);
-    }
-    if (!stage.conditional) {
-      out.input.expected += cost.input.expected;
-      out.output.expected += cost.output.expected;
-      if (cost.usd) out.usd.expected += cost.usd->expected;
-      if (cost.minimum_usd) out.minimum_usd += *cost.minimum_usd;
-    }
-    out.input.worst += cost.input.worst;
-    out.output.worst += cost.output.worst;
-    if (cost.usd) out.usd.worst += cost.usd->worst;
-    if (!cost.usd) ++out.unpriced_stages;
-    if (cost.subscription) ++out.subscription_stages;
-    out.stages.push_back(cost);
+    Price(cost, pricing[route], stage.estimate.bytes.known());
+    Add(out, cost);
+    if (stage.stage == Role::kEvaluator) evaluation = &stage;
+  }
+  if (evaluation == nullptr) return out;
+  const size_t route = static_cast<size_t>(evaluation->route);
+  const int64_t rate = ConfiguredRateX100(plan.routes[route].family);
+  const auto candidate_cap = static_cast<int64_t>(kCandidateOutputMaxBytes);
+  if (checks.adaptive) {
+    Add(out, CheckCost(*evaluation, Stage::kAgreement, 2 * candidate_cap, 1, rate, pricing[route]));
+  }
+  if (checks.order_check) {
+    // The candidates and the conflicts, which the evaluation's answer bounds.
+    const int64_t reserve =
+        evaluation->reserved_output_contract_bytes + static_cast<int64_t>(kEvaluatorOutputMaxBytes);
+    Add(out, CheckCost(*evaluation, Stage::kOrderCheck, reserve, kOrderCheckCalls, rate,
+                       pricing[route]));
   }
   return out;
 }

@@ -27,6 +27,12 @@
 // model requests (each re-sends the conversation), the compression turn of an oversized
 // candidate answer, or reasoning tokens a provider bills as output: docs/budget.md ("Cost
 // estimate") says why these are left out and how to read the range.
+// A policy's checks on the evaluator's route (JudgeChecks) are rows of their own after the plan's
+// stages: the adaptive panel's agreement check (expected: it runs; the figures assume candidates 1
+// and 2 agree, so candidate 3 becomes conditional) and the order check's two calls (conditional:
+// only when the evaluation names conflicts). A check's input is the evaluation's known prompt plus
+// the answers it reads at their caps (worst) or a quarter of them (expected); its output is the
+// evaluator's cap (worst) or kCheckExpectedOutputBytes (expected: a short JSON verdict).
 //
 // Pure functions on values; thread-safe.
 #pragma once
@@ -93,9 +99,14 @@ struct UsdRange {
 
 struct StageCost {
   Role stage = Role::kCandidate;
+  // Set on a policy check's row (Stage::kAgreement or Stage::kOrderCheck); `stage` is then
+  // Role::kEvaluator and `calls` how many requests the row counts.
+  std::optional<Stage> check;
+  int calls = 1;
   int slot = 0;                    // 1-3 for candidates, 0 otherwise
   Slot route = Slot::kCandidate1;  // the configured route the stage runs on
-  bool conditional = false;        // the evaluation repair
+  // Runs only sometimes: the evaluation repair, an adaptive run's candidate 3, the order check.
+  bool conditional = false;
   // The expected figures are the median of earlier runs (ObservedTokens), not the share of cap.
   bool from_history = false;
   int history_runs = 0;  // how many runs that median is of; 0 unless from_history
@@ -121,6 +132,19 @@ struct CostForecast {
   int history_stages = 0;  // stages whose expected figures come from earlier runs
 };
 
+// The checks a run's policy adds on the evaluator's route (fusion shape only).
+struct JudgeChecks {
+  bool adaptive = false;     // policy.panel "adaptive", candidates 1 and 2 not both reused
+  bool order_check = false;  // policy.order_check "on_conflict", the evaluation not reused
+
+  bool operator==(const JudgeChecks&) const = default;
+};
+
+// A check's expected answer: a JSON verdict, a few short lines.
+inline constexpr int64_t kCheckExpectedOutputBytes = 2048;
+// The order check asks under two relabellings (run/order_stage.h).
+inline constexpr int kOrderCheckCalls = 2;
+
 // The output cap of `stage` in bytes (core/limits.h): its worst-case output at one token a byte.
 int64_t StageOutputCapBytes(Role stage);
 
@@ -136,8 +160,10 @@ double StageMinimumUsd(int64_t prompt_bytes, const TokenPrices& prices);
 // as the expected tokens of the non-conditional stage on that route. The worst case never
 // changes: earlier runs say what is likely, not what is possible (a tool-using candidate's
 // expected input can lie above its worst case, which does not count tool turns).
+// `checks` adds their rows (above), derived from the plan's evaluation stage; a plan without one
+// (a resumed run reusing its evaluation) gets none.
 CostForecast ForecastCost(const BudgetPlan& plan, const std::array<RoutePricing, 5>& pricing,
-                          const ObservedRoles& observed = {});
+                          const ObservedRoles& observed = {}, const JudgeChecks& checks = {});
 
 // The expected cost of the stages still to run once the run is about to start `next`: every
 // non-conditional stage at or after `next` in stage order (candidate, evaluation,

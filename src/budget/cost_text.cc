@@ -20,9 +20,26 @@ std::string UsdText(const UsdRange& usd) {
   return FormatUsd(usd.expected) + " – " + FormatUsd(usd.worst);
 }
 
+std::string RowLabel(const StageCost& stage) {
+  if (stage.check == Stage::kAgreement) return "agreement check";
+  if (stage.check == Stage::kOrderCheck) {
+    return "order check, " + std::to_string(stage.calls) + " calls";
+  }
+  return StageLabel(stage.stage, stage.slot);
+}
+
+// When a row's stage runs, if not always.
+std::string_view WhenText(const StageCost& stage) {
+  if (stage.check == Stage::kAgreement) return " (not asked when the two answers are identical)";
+  if (stage.check == Stage::kOrderCheck) return " (only when the evaluation names conflicts)";
+  if (!stage.conditional) return "";
+  if (stage.stage == Role::kCandidate) return " (only when candidates 1 and 2 disagree)";
+  return " (only after an invalid evaluation)";
+}
+
 std::string StageLine(const BudgetPlan& plan, const StageCost& stage) {
-  std::string line = "- " + StageLabel(stage.stage, stage.slot);
-  if (stage.conditional) line += " (only after an invalid evaluation)";
+  std::string line = "- " + RowLabel(stage);
+  line += WhenText(stage);
   line += ", " + plan.routes[static_cast<size_t>(stage.route)].QualifiedId() + ": " +
           Range(stage.input) + " input, " + Range(stage.output) + " output tokens, ";
   if (stage.from_history) {
@@ -33,6 +50,13 @@ std::string StageLine(const BudgetPlan& plan, const StageCost& stage) {
   line += UsdText(*stage.usd);
   if (stage.subscription) line += " at catalog prices, counted against the subscription";
   return line;
+}
+
+bool HasCheck(const CostForecast& forecast, Stage check) {
+  for (const StageCost& stage : forecast.stages) {
+    if (stage.check == check) return true;
+  }
+  return false;
 }
 
 json RangeJson(int64_t expected, int64_t worst) {
@@ -48,8 +72,11 @@ std::string FormatUsd(double usd) {
 }
 
 std::string ExpectedBasis(const CostForecast& forecast) {
+  // A policy check's expected figures always follow its own rule (cost_forecast.h).
   int non_conditional = 0;
-  for (const StageCost& stage : forecast.stages) non_conditional += stage.conditional ? 0 : 1;
+  for (const StageCost& stage : forecast.stages) {
+    non_conditional += stage.conditional || stage.check ? 0 : 1;
+  }
   if (forecast.history_stages == 0) return "share_of_cap";
   return forecast.history_stages >= non_conditional ? "earlier_runs" : "mixed";
 }
@@ -98,6 +125,11 @@ std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecas
         " The expected figures include the candidates' tool turns as earlier runs made them; the "
         "worst case does not count the model request each tool call adds.";
   }
+  if (HasCheck(forecast, Stage::kAgreement)) {
+    text +=
+        " Adaptive panel: the expected figures assume candidates 1 and 2 agree and candidate 3 "
+        "is not asked; the worst case asks it.";
+  }
   if (cap) text += " " + CostCapRuleText(*cap, forecast);
   for (const StageCost& stage : forecast.stages) text += "\n" + StageLine(plan, stage);
   return text;
@@ -114,7 +146,7 @@ json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
   json stages = json::array();
   for (const StageCost& s : forecast.stages) {
     stages.push_back(
-        {{"stage", PlanStageName(s.stage)},
+        {{"stage", s.check ? StageName(*s.check) : PlanStageName(s.stage)},
          {"slot", s.slot == 0 ? json(nullptr) : json(s.slot)},
          {"route", plan.routes[static_cast<size_t>(s.route)].QualifiedId()},
          {"conditional", s.conditional},
@@ -125,6 +157,7 @@ json CostForecastJson(const BudgetPlan& plan, const CostForecast& forecast) {
          {"output_tokens", RangeJson(s.output.expected, s.output.worst)},
          {"usd", s.usd ? json{{"expected", s.usd->expected}, {"worst_case", s.usd->worst}}
                        : json(nullptr)}});
+    if (s.check) stages.back()["calls"] = s.calls;
   }
   return {{"expected",
            {{"input_tokens", forecast.input.expected},

@@ -27,6 +27,7 @@
 #include "pi_fusion/status.h"
 #include "run/adaptive_text.h"
 #include "run/degraded_text.h"
+#include "run/judgment_text.h"
 #include "run/source_failures.h"
 #include "store/manifest.h"
 #include "store/owner_lock.h"
@@ -103,6 +104,14 @@ nlohmann::json Adaptive(const tasks::RunListing& run) {
   return store::AdaptiveToJson(*run.manifest->adaptive);
 }
 
+// A run whose order check found order-sensitive conflicts: "order-sensitive: 1 of 2 conflicts";
+// empty otherwise (a stable check is no warning).
+std::string OrderSensitiveLine(const tasks::RunListing& run) {
+  if (!run.manifest || !store::IsOrderCheckRecord(run.manifest->order_check)) return "";
+  const nlohmann::json& record = run.manifest->order_check;
+  return record["order_sensitive"].get<size_t>() > 0 ? run::OrderCheckLine(record) : "";
+}
+
 nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   const tasks::RunListing& run = shown.run;
   auto optional_ms = [](std::optional<int64_t> ms) {
@@ -136,6 +145,9 @@ nlohmann::json RunJson(const ShownRun& shown, int64_t now) {
   out["estimate"] = reported("estimate");
   out["degraded"] = Degraded(run);
   if (run.manifest && run.manifest->adaptive) out["adaptive"] = Adaptive(run);
+  if (run.manifest && store::IsOrderCheckRecord(run.manifest->order_check)) {
+    out["order_check"] = run.manifest->order_check;
+  }
   if (run.manifest && run.manifest->panel) out["panel"] = *run.manifest->panel;
   if (!run.manifest_error.empty()) out["error"] = run.manifest_error;
   if (!run.owner_error.empty()) out["owner_error"] = run.owner_error;
@@ -212,8 +224,9 @@ constexpr char kResumableNote[] =
     "A resumable run goes on in Pi with /fusion-resume <id> (the short id will do): it reuses the "
     "run's verified candidate answers and runs only what is missing.";
 
-// The table of `runs`; under it the sentence of each degraded run and one warning per declared
-// source a run could not fetch, then how to resume a resumable run.
+// The table of `runs`; under it the sentence of each degraded or adaptive run, an order-sensitive
+// run's line and one warning per declared source a run could not fetch, then how to resume a
+// resumable run.
 void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
   std::vector<std::vector<std::string>> rows = {kHeader};
   for (const ShownRun& run : shown) rows.push_back(Row(run, now));
@@ -223,6 +236,9 @@ void PrintRuns(const std::vector<ShownRun>& shown, int64_t now) {
     if (!sentence.empty()) PrintOneLine(stdout, run.run.run_id + ": " + sentence);
     const std::string adaptive = run::AdaptiveSentence(Adaptive(run.run));
     if (!adaptive.empty()) PrintOneLine(stdout, run.run.run_id + ": " + adaptive);
+    if (const std::string order = OrderSensitiveLine(run.run); !order.empty()) {
+      PrintOneLine(stdout, run.run.run_id + ": " + order);
+    }
     for (const std::string& line : run::SourceWarningLines(run.report)) {
       PrintOneLine(stdout, run.run.run_id + ": " + line);
     }

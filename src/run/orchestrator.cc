@@ -215,6 +215,7 @@ bool RunCandidates(RunContext& ctx, std::array<std::string, 3>* answers,
     const bool ended = phase.quorum.Failed() || IsCancellation(results[0].status) ||
                        IsCancellation(results[1].status);
     if (both) {
+      ctx.verified_candidates = 2;  // what a failed check (the cost cap's stop) keeps
       Result<bool> agree = DecideAgreement(ctx, results[0].answer, results[1].answer);
       if (!agree.ok() || *agree) {
         for (std::thread& t : threads) t.join();

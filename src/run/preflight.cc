@@ -146,6 +146,16 @@ Result<std::string> SourcePolicyBytes(const std::string& run_id,
   return url::SourcePolicyJson(policy);
 }
 
+// The checks the run's policy adds on the evaluator's route: only the fusion sequence runs them,
+// and a resumed run reuses the agreement decision with candidates 1 and 2 (run/agreement_stage.h).
+budget::JudgeChecks ChecksOf(const PreparedRun& run) {
+  const bool fusion =
+      workflow::SpecOf(run.request.request.workflow).shape == workflow::StageShape::kFusion;
+  const bool decided = ReusedCandidateOf(run, 1) != nullptr && ReusedCandidateOf(run, 2) != nullptr;
+  return {.adaptive = fusion && run.policy.adaptive && !decided,
+          .order_check = fusion && run.policy.order_check == config::OrderCheck::kOnConflict};
+}
+
 // The forecast of what this run will spend: a resumed run does not pay again for the candidates
 // (and the evaluation) it reuses. The expected figures come from this project's earlier runs of
 // the workflow on the same routes when there are enough (run/cost_history.h).
@@ -162,7 +172,8 @@ budget::CostForecast ForecastOf(const PreparedRun& run) {
   for (size_t i = 0; i < routes.size(); ++i) routes[i] = run.plan.routes[i].QualifiedId();
   const std::vector<RoleSample> samples =
       ProjectSamples(*run.seams.fs, run.request.host.cwd, Name(run.request.request.workflow));
-  return budget::ForecastCost(plan, PricingOf(run.models), ObservedFrom(samples, routes));
+  return budget::ForecastCost(plan, PricingOf(run.models), ObservedFrom(samples, routes),
+                              ChecksOf(run));
 }
 
 // Whether two project paths name one directory: equal, or equal once every symlink is resolved

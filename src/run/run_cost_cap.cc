@@ -17,6 +17,13 @@ double SpentForCap(const RunContext& ctx) {
   return ctx.run.store->Snapshot().usage.cost.total + ctx.cut_share_usd;
 }
 
+// The policy check a child on the evaluator's route runs, if it runs one (cost_cap.h).
+std::optional<Stage> CheckOf(const StageChild& child) {
+  const Stage stage = child.key.stage;
+  if (stage == Stage::kAgreement || stage == Stage::kOrderCheck) return stage;
+  return std::nullopt;
+}
+
 }  // namespace
 
 void SplitCostCap(RunContext& ctx) {
@@ -31,8 +38,8 @@ void SplitCostCap(RunContext& ctx) {
 StageChild Capped(const RunContext& ctx, StageChild child) {
   const PreparedRun& run = ctx.run;
   if (!run.policy.max_cost_usd) return child;
-  child.cost_allowance_usd = budget::StageAllowanceUsd(*run.policy.max_cost_usd, SpentForCap(ctx),
-                                                       run.cost_forecast, child.role);
+  child.cost_allowance_usd = budget::StageAllowanceUsd(
+      *run.policy.max_cost_usd, SpentForCap(ctx), run.cost_forecast, child.role, CheckOf(child));
   return child;
 }
 
@@ -44,7 +51,7 @@ bool WithinCostCap(RunContext& ctx, const StageChild& child, std::optional<int> 
                                  run.store->run_id()};
   const auto bytes = static_cast<int64_t>(child.system_prompt.size() + child.stdin_text.size());
   Status cap = budget::CheckCostCapBeforeStage(run.policy.max_cost_usd, spent, run.cost_forecast,
-                                               child.role, bytes, kept);
+                                               child.role, bytes, kept, CheckOf(child));
   if (cap.ok()) return true;
   RecordFailure(ctx, cap, child.key.stage, std::nullopt, attempt);
   return false;

@@ -175,10 +175,18 @@ std::string_view FailureClass(std::string_view code) {
 }
 
 json FailureProgress(const Manifest& m) {
-  return {{"children_started", m.attempts.size()},
-          {"candidates", StageProgress(m, Stage::kCandidate, 3)},
-          {"evaluation", StageProgress(m, Stage::kEvaluation, 1)},
-          {"merge", StageProgress(m, Stage::kMerge, 1)}};
+  json progress = {{"children_started", m.attempts.size()},
+                   {"candidates", StageProgress(m, Stage::kCandidate, 3)},
+                   {"evaluation", StageProgress(m, Stage::kEvaluation, 1)},
+                   {"merge", StageProgress(m, Stage::kMerge, 1)}};
+  // The policies' checks (the adaptive panel's agreement check, the order check) have a row only
+  // when the run asked them: a run without them keeps the seed's shape.
+  for (Stage check : {Stage::kAgreement, Stage::kOrderCheck}) {
+    const bool asked = std::ranges::any_of(
+        m.attempts, [&](const AttemptRecord& a) { return a.key.stage == check; });
+    if (asked) progress[std::string(StageName(check))] = StageProgress(m, check, 1);
+  }
+  return progress;
 }
 
 json BuildFailureSummary(const Manifest& m, const std::string& created_at) {

@@ -9,11 +9,13 @@
 #include "core/error_codes.h"
 #include "core/json_text.h"
 #include "core/role.h"
+#include "core/terminal_text.h"
 #include "pi_fusion/sha256.h"
 #include "run/judgment_text.h"
 #include "run/tool_call_list.h"
 #include "store/artifact_ref.h"
 #include "store/attempt_files.h"
+#include "store/manifest.h"
 #include "store/role_usage.h"
 #include "store/run_id.h"
 #include "store/verify.h"
@@ -105,6 +107,13 @@ json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Mani
   json view = {{"slot", candidate.slot}, {"name", candidate.name}, {"model", model.QualifiedId()}};
   if (!candidate.id.empty()) view["id"] = candidate.id;
   const store::AttemptRecord* latest = LatestCompleted(manifest, candidate.slot);
+  if (latest == nullptr) {
+    // A letter without an answer: the candidate an adaptive run did not ask, or the one a
+    // quorum-2 run went on without. Nothing of it is gone.
+    const bool skipped = candidate.slot == 3 && manifest.adaptive && manifest.adaptive->agree;
+    view["note"] = skipped ? "(not asked: candidates 1 and 2 agreed)" : "(no verified answer)";
+    return view;
+  }
   auto ref = manifest.artifacts.find(AnswerArtifact(latest));
   Result<std::string> text =
       ref == manifest.artifacts.end()
@@ -119,25 +128,34 @@ json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Mani
     view["markdown"] = CandidateMarkdown(manifest.workflow, *text);
   }
   // What it looked at (tool-using workflows): its verified journal and event log.
-  if (latest != nullptr) {
-    json tools = run::ReadAttemptToolCalls(fs, run_dir, manifest, latest->key);
-    if (!tools.is_null()) view["tools"] = std::move(tools);
-  }
+  json tools = run::ReadAttemptToolCalls(fs, run_dir, manifest, latest->key);
+  if (!tools.is_null()) view["tools"] = std::move(tools);
   return view;
 }
 
-// The evaluator's agreements and conflicts, each position named as the status row names its
-// candidate, added to `out`. False when the run recorded an evaluation that cannot be read.
-bool AddEvaluation(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest,
-                   const std::vector<Lettered>& candidates, json& out) {
+// The run's evaluation.json as it reads now: null when the run recorded none, or when it cannot
+// be read as a JSON object. `verified` says whether its bytes are still those the manifest binds.
+json ReadEvaluation(FileSystem& fs, const std::string& run_dir, const store::Manifest& manifest,
+                    bool* verified) {
+  *verified = false;
   auto ref = manifest.artifacts.find("evaluation.json");
-  if (ref == manifest.artifacts.end()) return true;
+  if (ref == manifest.artifacts.end()) return json();
   Result<std::string> bytes =
       fs.ReadFile(run_dir + "/" + ref->second.path, store::ArtifactReadCap(ref->second.path));
   // A file with a key twice shows no evaluation rather than one of its two values.
   Result<json> parsed = bytes.ok() ? ParseUniqueKeyJson(*bytes, "evaluation.json", kArtifactError)
                                    : Result<json>(bytes.status());
-  const json evaluation = parsed.ok() ? *parsed : json();
+  if (!parsed.ok() || !parsed->is_object()) return json();
+  *verified = Sha256Ref(*bytes) == ref->second.sha256;
+  return *std::move(parsed);
+}
+
+// The evaluator's agreements and conflicts (`evaluation`, ReadEvaluation's), each position named
+// as the status row names its candidate, added to `out`. False when the run recorded an
+// evaluation that cannot be read.
+bool AddEvaluation(const store::Manifest& manifest, const json& evaluation,
+                   const std::vector<Lettered>& candidates, json& out) {
+  if (!manifest.artifacts.contains("evaluation.json")) return true;
   if (!evaluation.is_object()) return false;
   std::map<std::string, std::string> names;  // letter -> "Candidate 2 (A)"
   for (const Lettered& c : candidates) names[c.id] = c.name;
@@ -170,6 +188,57 @@ bool AddEvaluation(FileSystem& fs, const std::string& run_dir, const store::Mani
   return true;
 }
 
+// How a person names the candidate in `slot` (a manifest order check's favoured slot): as the
+// status row and the conflicts' positions do ("Candidate 2 (A)"), "no candidate" for null.
+std::string FavouredName(const json& slot, const std::vector<Lettered>& candidates) {
+  if (!slot.is_number_integer()) return "no candidate";
+  const int n = slot.get<int>();
+  for (const Lettered& c : candidates) {
+    if (c.slot == n) return c.name;
+  }
+  return std::string(SlotLabel(kAllSlots[n - 1]));
+}
+
+// The order check's outcome of each conflict (Manifest::order_check), one row each:
+// {text: "<topic>: order-sensitive (pass 1 favoured Candidate 3 (C), pass 2 Candidate 2 (B))" or
+// "<topic>: stable (both passes favoured Candidate 2 (B))", stable}. The topics are the
+// evaluation's, taken only from an evaluation whose bytes the manifest still binds and that names
+// as many conflicts as the record; otherwise each conflict is named by its number ("conflict 1").
+// Empty when the run recorded no order check.
+json OrderCheckRows(const store::Manifest& manifest, const json& evaluation, bool verified,
+                    const std::vector<Lettered>& candidates) {
+  json rows = json::array();
+  const json& record = manifest.order_check;
+  if (!store::IsOrderCheckRecord(record)) return rows;
+  const json& conflicts = record["conflicts"];
+  const json topics =
+      verified && evaluation.is_object() ? evaluation.value("conflicts", json()) : json();
+  const bool named = topics.is_array() && topics.size() == conflicts.size();
+  for (size_t i = 0; i < conflicts.size(); ++i) {
+    const json& conflict = conflicts[i];
+    const json& favoured = conflict["favoured_slots"];
+    const bool stable = conflict["stable"].get<bool>();
+    const std::string topic =
+        named ? NeutralizeControls(StringAt(topics[i], "topic"), TextShape::kSingleLine) : "";
+    std::string text = topic.empty() ? "conflict " + std::to_string(i + 1) : topic;
+    if (stable) {
+      const std::string all = favoured.size() == 2 ? "both passes" : "every pass";
+      text += favoured[0].is_null()
+                  ? ": stable (no pass favoured a candidate)"
+                  : ": stable (" + all + " favoured " + FavouredName(favoured[0], candidates) + ")";
+    } else {
+      text += ": order-sensitive (";
+      for (size_t pass = 0; pass < favoured.size(); ++pass) {
+        text += (pass == 0 ? "pass 1 favoured " : ", pass " + std::to_string(pass + 1) + " ") +
+                FavouredName(favoured[pass], candidates);
+      }
+      text += ")";
+    }
+    rows.push_back({{"text", text}, {"stable", stable}});
+  }
+  return rows;
+}
+
 }  // namespace
 
 json ExpandRun(FileSystem& fs, const std::string& run_dir) {
@@ -196,7 +265,13 @@ json ExpandRun(FileSystem& fs, const std::string& run_dir) {
   if (const std::string panel = PanelLine(manifest->panel, manifest->models); !panel.empty()) {
     out["panel"] = panel;
   }
-  if (!AddEvaluation(fs, run_dir, *manifest, lettered, out)) missing = true;
+  bool verified = false;
+  const json evaluation = ReadEvaluation(fs, run_dir, *manifest, &verified);
+  if (!AddEvaluation(*manifest, evaluation, lettered, out)) missing = true;
+  // The order check's outcome per conflict (policy.order_check), below the conflicts.
+  if (json rows = OrderCheckRows(*manifest, evaluation, verified, lettered); !rows.empty()) {
+    out["order_check"] = std::move(rows);
+  }
   // The citation check's broken citations, each with why and where it was made.
   if (std::vector<std::string> broken = run::BrokenCitationLines(manifest->citations);
       !broken.empty()) {

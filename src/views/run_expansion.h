@@ -13,14 +13,19 @@
 
 namespace pi_fusion::views {
 
-// {candidates?, roles?, agreements?, conflicts?, checked_claims?, citations?, artifacts}: the
-// candidates A/B/C in slot order (a run that ended before its evaluation drew no letters: each
-// candidate that answered, by its slot) with their models, verified answers and (for the tool-using
-// workflows) the tool calls each made (run/tool_call_list.h), the evaluator's agreements and
-// conflicts with resolutions, its checked claims one line each (policy.evaluator_tools;
-// run/judgment_text.h CheckedClaimLines), the manifest's broken citations one line each
-// (run/judgment_text.h BrokenCitationLines), the usage and cost per role (RoleUsageLines), and the
-// artifact directory, or a note that the artifacts (or some of them) are gone.
+// {candidates?, roles?, agreements?, conflicts?, order_check?, checked_claims?, citations?,
+// artifacts}: the candidates A/B/C in slot order (a run that ended before its evaluation drew no
+// letters: each candidate that answered, by its slot) with their models, verified answers and (for
+// the tool-using workflows) the tool calls each made (run/tool_call_list.h) — a letter without an
+// answer says why: "(not asked: candidates 1 and 2 agreed)" for the candidate an adaptive run
+// skipped, "(no verified answer)" otherwise — the evaluator's agreements and conflicts with
+// resolutions, the order check's outcome per conflict (policy.order_check; one {text, stable} row
+// each: its topic from the evaluation the manifest still binds, or "conflict 1", whether it held
+// under reordering and the candidate each pass favoured), the evaluator's checked claims one line
+// each (policy.evaluator_tools; run/judgment_text.h CheckedClaimLines), the manifest's broken
+// citations one line each (run/judgment_text.h BrokenCitationLines), the usage and cost per role
+// (RoleUsageLines), and the artifact directory, or a note that the artifacts (or some of them)
+// are gone.
 nlohmann::json ExpandRun(FileSystem& fs, const std::string& run_dir);
 
 // bg_result's expanded view of run `run_id`: the expansion's artifacts, and in place of the

@@ -22,6 +22,9 @@ const AGREEMENT_INPUT = "pi-background-tasks.fusion-agreement-input.v1";
 const AGREEMENT = "pi-background-tasks.fusion-agreement.v1";
 const SECOND_TEXT = "Candidate answer: Rayleigh scattering; air molecules scatter blue light more than red.";
 const DIFFERENCES = ["A names the wavelength dependence, B does not"];
+// Above the run's minimum (each stage's first request with its known prompt), below what the
+// agreement check's prompt with two ~44 KB answers needs on top of it.
+const CHECK_STOP_CAP = 0.03;
 
 /** fusion-models.json v3 with candidate 2 on scripted-b and `policy` (panel adaptive unless said). */
 function writeAdaptive(env, policy = {}) {
@@ -180,6 +183,63 @@ describe("adaptive panel: the third candidate only when the first two disagree",
       });
       assert.equal(manifest.resumed_from, path.basename(oldDir));
       assert.match(resumed.stderr, /Adaptive: 2 of 3 asked: candidates 1 and 2 agreed \(agreement check reused from the resumed run\)\./);
+    });
+  });
+  test("quorum 2 with a cost cap: candidate 2 fails, candidate 3 takes its place (degraded, no check); the estimate counts the check", async () => {
+    const verdict = { schema_version: AGREEMENT, agree: true, differences: [] };
+    const rules = adaptiveStages({ verdict }).map((r) => (r.name === "second" ? { ...r, responses: [{ status: 500 }] } : r));
+    await withFusionEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeAdaptive(env, { quorum: 2, max_cost_usd: 1 });
+      const r = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, `${MERGED_TEXT}\n`);
+      // Candidates 1 and 3 on scripted-a, candidate 2's failed requests (Pi retries a 500); no
+      // agreement check.
+      const asked = env.requests().map((q) => q.rule_name);
+      assert.equal(asked.filter((n) => n === "candidate").length, 2);
+      assert.ok(asked.includes("second"));
+      assert.deepEqual(countByRole(env), { candidate: 2 + asked.filter((n) => n === "second").length, agreement: 0, evaluator: 1, merger: 1 });
+      const [dir] = runDirs(env);
+      const manifest = manifestOf(dir);
+      assert.equal(manifest.state, "completed");
+      assert.deepEqual([manifest.degraded.slot, manifest.degraded.reason], [2, "failed"]);
+      assert.equal("adaptive" in manifest, false);
+      assert.ok(manifest.usage.cost.total <= 1);
+      assertConforms("fusion-manifest.v5.json", `${dir}/manifest.json`);
+      assert.match(r.stderr, /Degraded: answered from 2 of 3 candidates/);
+      // The /fusion notice's estimate: candidate 3 only on disagreement, the check expected.
+      const lines = r.stderr.split("\n");
+      assert.ok(lines.some((l) => l.includes("Adaptive panel: the expected figures assume candidates 1 and 2 agree and candidate 3 is not asked; the worst case asks it.")), r.stderr);
+      assert.ok(lines.some((l) => l.startsWith("- candidate 3 (only when candidates 1 and 2 disagree), scripted/scripted-a: ")), r.stderr);
+      assert.ok(lines.some((l) => l.startsWith("- agreement check (not asked when the two answers are identical), scripted/scripted-a: ")), r.stderr);
+    });
+  });
+
+  test("a cost cap that cannot pay for the check's prompt stops the run before it: no check, no candidate 3", async () => {
+    // Long answers make the check's prompt (both answers) cost more than the cap leaves; the
+    // candidates report small usage, so the stop is the check's own first request.
+    const long = (marker) => `${marker} ${"Rayleigh scattering favours short wavelengths. ".repeat(900)}`;
+    const usage = { input: 1000, output: 100, cache_read: 0, cache_write: 0, reasoning: 0 };
+    const verdict = { schema_version: AGREEMENT, agree: true, differences: [] };
+    const rules = adaptiveStages({ verdict }).map((r) => {
+      if (r.name === "second") return { ...r, responses: [{ text: long("B:"), usage }] };
+      if (r.name === "candidate") return { ...r, responses: [{ text: long("A:"), usage }] };
+      return r;
+    });
+    await withFusionEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      writeAdaptive(env, { max_cost_usd: CHECK_STOP_CAP });
+      const r = await env.print("/fusion Why is the sky blue?", { timeoutMs: RUN_TIMEOUT_MS });
+      assert.equal(r.code, 1, r.stderr);
+      assert.deepEqual(countByRole(env), { candidate: 2, agreement: 0, evaluator: 0, merger: 0 });
+      const [dir] = runDirs(env);
+      const manifest = manifestOf(dir);
+      assert.deepEqual([manifest.state, manifest.error.code, manifest.error.stage], ["failed", "cost_cap_exceeded", "agreement"]);
+      assert.match(manifest.error.message, /stopped the run before the agreement check: \$\d+\.\d{4} spent so far leaves \$\d+\.\d{4} for it \(the evaluation's and the merge's minimum, \$\d+\.\d{4}, set aside\), less than its first model request needs at the least/);
+      assert.match(manifest.error.message, /2 verified candidate answers are kept in .*\/fusion-resume /);
+      assert.ok(manifest.usage.cost.total <= CHECK_STOP_CAP);
+      const summary = artifactJson(dir, "failure-summary.json");
+      assert.equal(summary.progress.candidates.completed, 2);
+      assert.equal("agreement" in summary.progress, false);
     });
   });
 });

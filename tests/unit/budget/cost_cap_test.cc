@@ -114,6 +114,30 @@ TEST_CASE("CostCap: the allowances set the later stages' minimum aside and never
   CHECK(CandidateAllowanceUsd(0.01, 0, Forecast(), 3) == 0);
 }
 
+TEST_CASE("CostCap: an adaptive run's agreement check is set aside while candidates run") {
+  CostForecast f = Forecast();
+  StageCost check = Priced(Role::kEvaluator, 0, 0.04);
+  check.check = Stage::kAgreement;
+  check.prices = TokenPrices{100.0, 100.0, 0, 0};  // far dearer than the evaluation's route
+  f.stages.insert(f.stages.begin() + 3, check);
+  // The candidates' allowance leaves the check's first request, the evaluation's and the merge's.
+  CHECK(LaterStagesMinimumUsd(f, Role::kCandidate) == Approx(0.09));
+  // Before the evaluation its own row prices the request, never the check's.
+  CHECK(CheckCostCapBeforeStage(0.1, 0.05, f, Role::kEvaluator, 7000, kKept).ok());
+  // The check itself leaves the evaluation's and the merge's first requests.
+  CHECK(LaterStagesMinimumUsd(f, Role::kEvaluator, Stage::kAgreement) == Approx(0.05));
+  CHECK(StageAllowanceUsd(0.2, 0.1, f, Role::kEvaluator, Stage::kAgreement) == Approx(0.05));
+  const Status stopped =
+      CheckCostCapBeforeStage(0.1, 0.05, f, Role::kEvaluator, 7000, kKept, Stage::kAgreement);
+  REQUIRE_FALSE(stopped.ok());
+  CHECK_THAT(stopped.message(),
+             Contains("stopped the run before the agreement check: $0.0500 spent so far leaves "
+                      "$0.0000 for it (the evaluation's and the merge's minimum, $0.0500, set "
+                      "aside)"));
+  // The order check (after the evaluation, as its role's repair) leaves the merge's.
+  CHECK(LaterStagesMinimumUsd(f, Role::kRepair, Stage::kOrderCheck) == Approx(0.03));
+}
+
 TEST_CASE("CostCap: before a later stage, its allowance must pay for its first request") {
   // The merge's first request: 10,000 prompt bytes at $1.25/M (the cache write, the highest input
   // price) and 1,024 output tokens at $10/M: $0.0125 + $0.01024 = $0.02274.

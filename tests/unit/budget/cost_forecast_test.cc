@@ -183,5 +183,75 @@ TEST_CASE("CostForecast: the expected cost of the stages still to run") {
   CHECK(merge > 0);
 }
 
+const StageCost& CheckOf(const CostForecast& f, Stage check) {
+  for (const StageCost& s : f.stages) {
+    if (s.check == check) return s;
+  }
+  throw std::runtime_error("no such check");
+}
+
+TEST_CASE("CostForecast: the adaptive panel's check is expected and candidate 3 is conditional") {
+  PlanFixture f;
+  const BudgetPlan plan = MustPlan(f.Input());
+  const CostForecast full = ForecastCost(plan, Priced());
+  const CostForecast adaptive = ForecastCost(plan, Priced(), {}, {.adaptive = true});
+  REQUIRE(adaptive.stages.size() == 7);
+  CHECK(CostOf(adaptive, Role::kCandidate, 3).conditional);
+  CHECK_FALSE(CostOf(adaptive, Role::kCandidate, 2).conditional);
+
+  // The check reads two answers on the evaluator's route: the evaluation's known prompt, and two
+  // candidate caps (worst) or a quarter of them (expected); its answer is a short verdict.
+  const StageCost& evaluation = CostOf(adaptive, Role::kEvaluator);
+  const StageCost& check = CheckOf(adaptive, Stage::kAgreement);
+  CHECK(check.stage == Role::kEvaluator);
+  CHECK(check.route == Slot::kEvaluator);
+  CHECK_FALSE(check.conditional);
+  const int64_t known = evaluation.input.worst - 3 * 49152;
+  CHECK(check.input == TokenRange{known + 2 * 49152 / 4, known + 2 * 49152});
+  CHECK(check.output == TokenRange{kCheckExpectedOutputBytes, 65536});
+  REQUIRE(check.minimum_usd);
+  CHECK(*check.minimum_usd == Approx(*evaluation.minimum_usd));
+
+  // Expected: candidate 3 out, the check in; worst case: both in.
+  const StageCost& third = CostOf(adaptive, Role::kCandidate, 3);
+  CHECK(adaptive.usd.expected ==
+        Approx(full.usd.expected - third.usd->expected + check.usd->expected));
+  CHECK(adaptive.usd.worst == Approx(full.usd.worst + check.usd->worst));
+  CHECK(adaptive.usd.expected < full.usd.expected);
+  // The preflight minimum: the check's first request instead of candidate 3's.
+  CHECK(adaptive.minimum_usd == Approx(full.minimum_usd - *third.minimum_usd + *check.minimum_usd));
+}
+
+TEST_CASE("CostForecast: the order check is two conditional calls reading the conflicts too") {
+  PlanFixture f;
+  const BudgetPlan plan = MustPlan(f.Input());
+  const CostForecast full = ForecastCost(plan, Priced());
+  const CostForecast checked = ForecastCost(plan, Priced(), {}, {.order_check = true});
+  REQUIRE(checked.stages.size() == 7);
+  const StageCost& evaluation = CostOf(checked, Role::kEvaluator);
+  const StageCost& check = CheckOf(checked, Stage::kOrderCheck);
+  CHECK(check.conditional);
+  CHECK(check.calls == 2);
+  const int64_t known = evaluation.input.worst - 3 * 49152;
+  const int64_t reserve = 3 * 49152 + 65536;
+  CHECK(check.input == TokenRange{2 * (known + reserve / 4), 2 * (known + reserve)});
+  CHECK(check.output == TokenRange{2 * kCheckExpectedOutputBytes, 2 * 65536});
+  // Conditional: the expected total and the preflight minimum stay; the worst case grows.
+  CHECK(checked.usd.expected == Approx(full.usd.expected));
+  CHECK(checked.minimum_usd == Approx(full.minimum_usd));
+  CHECK(checked.usd.worst == Approx(full.usd.worst + check.usd->worst));
+}
+
+TEST_CASE("CostForecast: a plan without its evaluation (reused) gets no check rows") {
+  PlanFixture f;
+  BudgetPlan plan = MustPlan(f.Input());
+  std::erase_if(plan.stages, [](const StageForecast& s) {
+    return s.stage == Role::kEvaluator || s.stage == Role::kRepair;
+  });
+  const CostForecast forecast =
+      ForecastCost(plan, Priced(), {}, {.adaptive = true, .order_check = true});
+  for (const StageCost& s : forecast.stages) CHECK_FALSE(s.check);
+}
+
 }  // namespace
 }  // namespace pi_fusion::budget

@@ -11,6 +11,7 @@
 namespace pi_fusion::budget {
 namespace {
 
+using Catch::Matchers::Contains;
 using testing::MustPlan;
 using testing::PlanFixture;
 
@@ -67,6 +68,39 @@ TEST_CASE("CostText: priced routes, no subscription: the figures and nothing mor
             "local/scripted-3: 1,000 – 4,000 input, 12,288 – 49,152 output tokens, $0.0190 – "
             "$0.0757\n" +
             kMergeLine);
+}
+
+TEST_CASE("CostText: the adaptive panel's check and the order check have lines of their own") {
+  CostForecast f = Forecast(false, false);
+  f.stages[0].slot = 3;
+  f.stages[0].conditional = true;
+  StageCost agreement =
+      Cost(Role::kEvaluator, 0, Slot::kEvaluator, UsdRange{0.0010, 0.0700}, false);
+  agreement.check = Stage::kAgreement;
+  StageCost order =
+      Cost(Role::kEvaluator, 0, Slot::kEvaluator, UsdRange{0.0020, 0.1400}, false, true);
+  order.check = Stage::kOrderCheck;
+  order.calls = 2;
+  f.stages.push_back(agreement);
+  f.stages.push_back(order);
+  const std::string text = CostEstimateText(Plan(), f, false);
+  CHECK_THAT(text, Contains(" Adaptive panel: the expected figures assume candidates 1 and 2 "
+                            "agree and candidate 3 is not asked; the worst case asks it.\n"));
+  CHECK_THAT(text, Contains("\n- candidate 3 (only when candidates 1 and 2 disagree), "
+                            "local/scripted-0: "));
+  CHECK_THAT(text, Contains("\n- agreement check (not asked when the two answers are "
+                            "identical), local/scripted-3: 1,000 – 4,000 input"));
+  CHECK_THAT(text, Contains("\n- order check, 2 calls (only when the evaluation names "
+                            "conflicts), local/scripted-3: "));
+  const nlohmann::json json = CostForecastJson(Plan(), f);
+  CHECK(json["stages"][4]["stage"] == "agreement");
+  CHECK(json["stages"][4]["calls"] == 1);
+  CHECK(json["stages"][5]["stage"] == "order_check");
+  CHECK(json["stages"][5]["calls"] == 2);
+  CHECK(json["stages"][5]["conditional"] == true);
+  CHECK_FALSE(json["stages"][0].contains("calls"));
+  // The checks follow their own rule: they do not make the basis "mixed".
+  CHECK(ExpectedBasis(f) == "share_of_cap");
 }
 
 TEST_CASE("CostText: with a cost cap the total line states the cap's rule and the minimum") {

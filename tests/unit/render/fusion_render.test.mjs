@@ -104,6 +104,19 @@ test("an expanded candidate lists the tool calls it made, a refused one marked; 
   assert.doesNotMatch(text(renderView(view, { expanded: false }, theme)), /Tool calls/);
 });
 
+test("an expanded run lists each conflict's order check below the conflicts, order-sensitive ones in warning", () => {
+  const order_check = [
+    { text: "Lock order: order-sensitive (pass 1 favoured Candidate 2 (A), pass 2 Candidate 1 (C))", stable: false },
+    { text: "Naming: stable (both passes favoured Candidate 3 (B))", stable: true },
+  ];
+  const view = { ...completed, order_check };
+  const out = text(renderView(view, { expanded: true }, theme), 120);
+  assert.match(out, /^<accent>Order check<\/accent>\n<warning>• Lock order: order-sensitive \(pass 1 favoured Candidate 2 \(A\), pass 2 Candidate 1 \(C\)\)<\/warning>\n• Naming: stable \(both passes favoured Candidate 3 \(B\)\)$/m);
+  assert.ok(out.indexOf("Resolution:") < out.indexOf("Order check"), "below the conflicts");
+  assert.ok(out.indexOf("Order check") < out.indexOf("Cost by role"));
+  assert.doesNotMatch(text(renderView(view, { expanded: false }, theme)), /Order check/);
+});
+
 test("artifacts that are gone are said so even collapsed", () => {
   const view = { ...completed, candidates: [], artifacts: { dir: "/gone", gone: true, note: "(artifacts are gone)" } };
   assert.match(text(renderView(view, { expanded: false }, plain)), /^Artifacts: \/gone \(artifacts are gone\)$/m);

@@ -206,10 +206,38 @@ TEST_CASE("FailureSummary: progress counts each slot by its latest attempt", "[s
                            {"cancelled", 0},
                            {"interrupted", 0},
                            {"not_started", 1}});
+  // No agreement check or order check was asked: no rows for them.
+  CHECK_FALSE(p.contains("agreement"));
+  CHECK_FALSE(p.contains("order_check"));
   CHECK(summary["attempts"][1]["error_code"] == "child_spawn_failed");
   CHECK(summary["attempts"][3]["ended_at"].is_null());
   CHECK(summary["classifications"] ==
         json{{"failure_class", "evaluation"}, {"cancelled", false}, {"before_any_child", false}});
+}
+
+TEST_CASE("FailureSummary: a policy check the run asked has a progress row", "[store][fail]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  auto record = [&](AttemptKey key, AttemptState state, const char* code = nullptr) {
+    std::optional<AttemptError> error;
+    if (code != nullptr) error = AttemptError{code, "x"};
+    REQUIRE(f.store->RecordAttempt({key, state, SampleUsage(1), error}).ok());
+  };
+  record({Stage::kCandidate, 1, 1}, AttemptState::kCompleted);
+  record({Stage::kCandidate, 2, 1}, AttemptState::kCompleted);
+  record({Stage::kAgreement, std::nullopt, 1}, AttemptState::kFailed, "evaluation_invalid");
+  record({Stage::kAgreement, std::nullopt, 2}, AttemptState::kFailed, "evaluation_invalid");
+  REQUIRE(f.store->Fail(RunState::kFailed, {"evaluation_invalid", "twice"}).summary.ok());
+  const json summary = ReadSummary(f);
+  const json& p = summary["progress"];
+  CHECK(p["agreement"] == json{{"attempts", 2},
+                               {"completed", 0},
+                               {"failed", 1},
+                               {"cancelled", 0},
+                               {"interrupted", 0},
+                               {"not_started", 0}});
+  CHECK_FALSE(p.contains("order_check"));
+  CHECK(p["candidates"]["not_started"] == 1);
 }
 
 TEST_CASE("FailureSummary: the spend so far per role and the run's model requests",

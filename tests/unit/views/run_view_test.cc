@@ -332,6 +332,93 @@ TEST_CASE("expanding a finished run shows A/B/C with models, agreements and conf
   CHECK(gone["artifacts"]["note"] == "(the artifacts are gone; the candidates cannot be shown)");
 }
 
+TEST_CASE("expanding a run whose order check ran lists each conflict's outcome per pass") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  run.RecordCandidates();
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  run.WalkTo(store::RunState::kMerging);
+  auto conflict = [](const std::string& topic) {
+    return json{
+        {"topic", topic},
+        {"positions",
+         {{{"candidate_id", "A"}, {"position", "a"}}, {{"candidate_id", "B"}, {"position", "b"}}}},
+        {"resolution", "r"}};
+  };
+  // A topic is model text: a terminal escape in it must not reach the screen as one.
+  const json evaluation = {
+      {"agreements", json::array()},
+      {"conflicts", {conflict("lock order\x1b[2J\nnext"), conflict("naming"), conflict("tabs")}}};
+  REQUIRE(run.store->WriteJsonArtifact("evaluation.json", evaluation).ok());
+  const json record = {{"passes", 2},
+                       {"order_sensitive", 1},
+                       {"conflicts",
+                        {{{"favoured_slots", {1, 3}}, {"stable", false}},
+                         {{"favoured_slots", {2, 2}}, {"stable", true}},
+                         {{"favoured_slots", {nullptr, nullptr}}, {"stable", true}}}}};
+  REQUIRE(run.store->RecordJudgment(nullptr, nullptr, record).ok());
+  const std::string dir = run.store->run_dir();
+
+  const json view = ExpandRun(run.fs, dir);
+  CHECK(view["order_check"] ==
+        json{{{"text",
+               "lock order\u241b[2J\u240anext: order-sensitive (pass 1 favoured Candidate 1 (C), "
+               "pass 2 Candidate 3 (B))"},
+              {"stable", false}},
+             {{"text", "naming: stable (both passes favoured Candidate 2 (A))"}, {"stable", true}},
+             {{"text", "tabs: stable (no pass favoured a candidate)"}, {"stable", true}}});
+  // bg_result's expansion leaves it to the run's own block, like the conflicts.
+  CHECK_FALSE(ReadBackExpansion(view, "reason-0123").contains("order_check"));
+
+  // An evaluation changed after the run names no topic: each conflict is named by its number.
+  json edited = evaluation;
+  edited["conflicts"][1]["topic"] = "planted";
+  store::testing::WriteAll(run.Path("evaluation.json"), edited.dump());
+  const json changed = ExpandRun(run.fs, dir);
+  REQUIRE(changed["order_check"].size() == 3);
+  CHECK(changed["order_check"][0]["text"] ==
+        "conflict 1: order-sensitive (pass 1 favoured Candidate 1 (C), pass 2 Candidate 3 (B))");
+  CHECK(changed["order_check"][1]["text"] ==
+        "conflict 2: stable (both passes favoured Candidate 2 (A))");
+}
+
+TEST_CASE("expanding an adaptive run: the candidate it did not ask is said so, not gone") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  for (int slot : {1, 2}) {
+    const store::AttemptKey key{pi_fusion::Stage::kCandidate, slot, 1};
+    REQUIRE(run.store->RecordAttempt({key, store::AttemptState::kRunning}).ok());
+    const std::string name = "candidate-" + std::to_string(slot) + ".attempt-1.response.md";
+    REQUIRE(run.store->WriteArtifact(name, "same answer").ok());
+    REQUIRE(run.store
+                ->RecordAttempt(
+                    {key, store::AttemptState::kCompleted, std::nullopt, std::nullopt, {name}})
+                .ok());
+  }
+  store::AdaptiveRecord adaptive;
+  adaptive.agree = true;
+  adaptive.decided_by = "identical";
+  REQUIRE(run.store->RecordAdaptive(adaptive).ok());
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 1}, {"C", 3}}).ok());
+  const json view = ExpandRun(run.fs, run.store->run_dir());
+  REQUIRE(view["candidates"].size() == 3);
+  CHECK(view["candidates"][0]["markdown"] == "same answer");
+  CHECK(view["candidates"][2]["name"] == "Candidate 3 (C)");
+  CHECK(view["candidates"][2]["note"] == "(not asked: candidates 1 and 2 agreed)");
+  CHECK_FALSE(view["candidates"][2].contains("markdown"));
+  CHECK_FALSE(view["artifacts"].contains("gone"));
+}
+
+TEST_CASE("expanding a run without an order check adds no order_check key") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  run.RecordCandidates();
+  REQUIRE(run.store->SetAnonymousMap({{"A", 2}, {"B", 3}, {"C", 1}}).ok());
+  run.WalkTo(store::RunState::kMerging);
+  REQUIRE(run.store->WriteJsonArtifact("evaluation.json", json{{"conflicts", json::array()}}).ok());
+  CHECK_FALSE(ExpandRun(run.fs, run.store->run_dir()).contains("order_check"));
+}
+
 TEST_CASE("a failed run's block names the failing slot's model and says the provider's error") {
   const json failure = {
       {"failure",

@@ -2,8 +2,11 @@
 
 #include <string>
 
+#include "json_schema_check.h"
 #include "workflow/agreement_check.h"
 #include "workflow/canonical_document.h"
+#include "workflow/stage_inputs.h"
+#include "workflow/workflow_constants.h"
 
 namespace pi_fusion::workflow {
 namespace {
@@ -94,12 +97,52 @@ TEST_CASE("AgreementCheck: the input names A and B only, in order, and the promp
   CHECK(input->value["candidates"] ==
         json::parse(
             R"([{"candidate_id":"A","response":"one"},{"candidate_id":"B","response":"two"}])"));
+  // Its id and the verdict's are pinned by their schemas in schemas/artifacts/.
+  const json input_schema =
+      pi_fusion::testing::LoadArtifactSchema("fusion-agreement-input.v1.json");
+  CHECK(input_schema["$id"] == kAgreementInputSchema);
+  CHECK(pi_fusion::testing::CheckAgainstSchema(input_schema, input->value).empty());
+  const json verdict_schema = pi_fusion::testing::LoadArtifactSchema("fusion-agreement.v1.json");
+  CHECK(verdict_schema["$id"] == kAgreementSchema);
+  for (
+      const char* verdict :
+      {R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":true,"differences":[]})",
+       R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":false,"differences":["x"]})"}) {
+    CHECK(ValidateAgreement(verdict).ok());
+    CHECK(pi_fusion::testing::CheckAgainstSchema(verdict_schema, json::parse(verdict)).empty());
+  }
+  for (
+      const char* verdict :
+      {R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":true,"differences":["x"]})",
+       R"({"schema_version":"pi-background-tasks.fusion-agreement.v1","agree":false,"differences":[]})"}) {
+    CHECK_FALSE(ValidateAgreement(verdict).ok());
+    CHECK_FALSE(
+        pi_fusion::testing::CheckAgainstSchema(verdict_schema, json::parse(verdict)).empty());
+  }
   CHECK_THAT(AgreementSystemPrompt(),
              Catch::Contains("pi-background-tasks.fusion-agreement-input.v1") &&
                  Catch::Contains("pi-background-tasks.fusion-agreement.v1"));
   CHECK_THAT(AgreementSystemPrompt(), !Catch::Contains("fusion-blind-candidates"));
   CHECK_THAT(AgreementRepairSystemPrompt(),
              Catch::Contains("pi-background-tasks.fusion-evaluation-repair-input.v1"));
+}
+
+TEST_CASE("AgreementCheck: its repair input is the evaluator's, and conforms to that schema") {
+  const Result<CanonicalDocument> canonical =
+      MakeCanonicalDocument(json{{"request", {{"prompt", "q"}}}}, "orchestration_failed", "input");
+  REQUIRE(canonical.ok());
+  const Result<CanonicalDocument> input = BuildAgreementInput(*canonical, "one", "two");
+  REQUIRE(input.ok());
+  // What agreement_stage.cc builds for an unusable verdict.
+  const Result<CanonicalDocument> repair =
+      BuildRepairInput(*input, "not json", {{"$", "not JSON", ""}});
+  REQUIRE(repair.ok());
+  const json schema =
+      pi_fusion::testing::LoadArtifactSchema("fusion-evaluation-repair-input.v1.json");
+  CHECK(schema["$id"] == kEvaluationRepairInputSchema);
+  CHECK(repair->value["schema_version"] == kEvaluationRepairInputSchema);
+  CHECK(repair->value["original_blind_input"] == input->value);
+  CHECK(pi_fusion::testing::CheckAgainstSchema(schema, repair->value).empty());
 }
 
 }  // namespace pi_fusion::workflow

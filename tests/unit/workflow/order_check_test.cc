@@ -96,6 +96,12 @@ TEST_CASE("OrderCheck: the input is relabelled, in letter order, and carries no 
   CHECK(repair->value["schema_version"] == kOrderCheckRepairInputSchema);
   CHECK(repair->value["original_input"] == v);
   CHECK(repair->value["validation_errors"] == json::array({"$: not JSON"}));
+  // The repair input's id is pinned by its schema in schemas/artifacts/, and the input conforms.
+  const json repair_schema = LoadArtifactSchema("fusion-order-check-repair-input.v1.json");
+  CHECK(repair_schema["$id"] == kOrderCheckRepairInputSchema);
+  CHECK(CheckAgainstSchema(repair_schema, repair->value).empty());
+  CHECK(LoadArtifactSchema("fusion-order-check-input.v1.json")["$id"] == kOrderCheckInputSchema);
+  CHECK(LoadArtifactSchema("fusion-order-check.v1.json")["$id"] == kOrderCheckSchema);
 }
 
 TEST_CASE("OrderCheck: the output contract") {
