@@ -2,6 +2,7 @@
 // `register(pi)`, called by extensions/fusion-child.ts inside a Fusion child `pi` process.
 #include <dlfcn.h>
 #include <napi.h>
+#include <algorithm>
 
 #include <cstdlib>
 #include <filesystem>
@@ -108,12 +109,17 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   }
   // A governed child ends with its host, and takes its tools' processes along.
   ArmOrphanGuard();
-  // Research candidates only: the parent names the run's source policy in their environment.
+  // Research candidates, and a research evaluator given their tools (policy.evaluator_tools),
+  // only: the parent names the run's source policy in their environment.
   Result<std::shared_ptr<WebFetchTool>> fetch_tool = LoadWebFetchTool(
       PosixFileSystem(), ProcessEnvLookup(), std::filesystem::current_path().string());
-  if (fetch_tool.ok() && *fetch_tool && config->role != Role::kCandidate) {
+  const bool may_fetch =
+      std::ranges::find(config->tools, "fusion_web_fetch") != config->tools.end() &&
+      (config->role == Role::kCandidate || config->role == Role::kEvaluator);
+  if (fetch_tool.ok() && *fetch_tool && !may_fetch) {
     fetch_tool = Status::Error(kConfigInvalid,
-                               "pi-fusion child: only research candidates get fusion_web_fetch");
+                               "pi-fusion child: only research candidates and a research evaluator "
+                               "with tools get fusion_web_fetch");
   }
   if (!fetch_tool.ok()) {
     Napi::Error error = Napi::Error::New(env, fetch_tool.status().message());

@@ -39,8 +39,8 @@ std::optional<Protection> ProtectedReason(std::string_view relative,
   for (size_t i = 0; i + 1 < folded.size(); ++i) {
     if (folded[i] == ".pi" && folded[i + 1] == "fusion") {
       return Protection{kPathInRunStore,
-                        "it is Fusion's run store, which candidates never see (earlier runs and "
-                        "the other candidates' answers)"};
+                        "it is Fusion's run store, which a run's children never see (earlier "
+                        "runs and the other candidates' answers)"};
     }
     if (folded[i] == ".pi" && folded[i + 1] == "agent") {
       return Protection{kPathProtected, "it is Pi's agent directory (settings and credentials)"};

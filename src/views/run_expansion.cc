@@ -301,7 +301,8 @@ void KeepVerifiedCandidates(json& expansion) {
 json ReadBackExpansion(json expansion, const std::string& run_id) {
   json kept = {{"artifacts", expansion.value("artifacts", json::object())}};
   const bool shown = expansion.contains("candidates") || expansion.contains("agreements") ||
-                     expansion.contains("checked_claims") || expansion.contains("roles");
+                     expansion.contains("order_check") || expansion.contains("checked_claims") ||
+                     expansion.contains("roles");
   if (shown) {
     kept["notes"] = json::array(
         {"The candidates, the evaluation and the cost by role are in the run's own block; "

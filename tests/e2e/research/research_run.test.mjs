@@ -18,11 +18,11 @@ import path from "node:path";
 import { after, test } from "node:test";
 
 import { startFakeDns } from "../../support/fake_dns/fake_dns.mjs";
-import { MERGED_TEXT } from "../../support/fusion_script.mjs";
-import { manifestOf, piFusion, runDirs, sha256 } from "../../support/fusion_runs.mjs";
+import { agentRules, EVALUATION, fusionRules, MERGED_TEXT, STAGE } from "../../support/fusion_script.mjs";
+import { artifactJson, artifactText, manifestOf, piFusion, runDirs, sha256 } from "../../support/fusion_runs.mjs";
 import { startCanary, startHttpFixtures, UTF8_TEXT } from "../../support/http_fixtures/http_fixtures.mjs";
 import { enterNetnsOrExit, PUBLIC_V4 } from "../../support/netns/netns.mjs";
-import { lastToolResult, regexLiteral } from "../../support/pi_harness.mjs";
+import { lastToolResult, offeredTools, regexLiteral } from "../../support/pi_harness.mjs";
 import { candidateSection, withTmuxPi } from "../../support/tmux_pi.mjs";
 import {
   assertAuditLogSchemas, assertCandidatesOffered, auditLog, candidateBatches, candidateRequests, candidateRules,
@@ -134,6 +134,61 @@ test("research: candidates fetch the declared page and quote it; refusals cost n
       assert.ok(manifest.artifacts[`candidate-${slot}.attempt-1.seal.json`]);
       assertAuditLogSchemas(dir, slot);  // fetched, failed and refused URLs' provenance
     }
+  });
+});
+
+test("research with policy.evaluator_tools: the evaluator fetches a declared source under its own sealed log; an undeclared URL is refused", () => {
+  const V2 = "pi-background-tasks.fusion-evaluation.v2";
+  const claim = { claim: "The project states the answer.", verdict: "supported", evidence: ["src/app.txt:1"] };
+  const [repair, merger] = fusionRules();
+  const stages = [
+    repair,
+    merger,
+    { name: "evaluator-answer", match: { ...STAGE.evaluator, last_role: "tool" }, responses: [{ text: JSON.stringify({ ...EVALUATION, schema_version: V2, checked_claims: [claim] }) }] },
+    { name: "evaluator-tools", match: { ...STAGE.evaluator, last_role: "user" }, responses: [{ tool_calls: [fetchCall(PAGE), fetchCall(UNDECLARED)] }] },
+    ...candidateRules([{ tool_calls: [{ name: "read", arguments: { path: "src/app.txt" } }] }]),
+  ];
+  const rules = agentRules({ workflow: "research", args: RESEARCH_ARGS, ask: "please research", failedReply: "noted", stages });
+  return withFixtureEnv({ script: { rules } }, async (env) => {
+    const route = "scripted/scripted-a";
+    env.writeAgentFile("fusion-models.json", JSON.stringify({
+      schema_version: "pi-background-tasks.fusion-models.v3", candidates: [route, route, route], evaluator: route, merger: route,
+      policy: { quorum: 3, grace_seconds: null, max_cost_usd: null, evaluator_tools: true },
+    }));
+    const before = http.requests.length;
+    const r = await env.print("please research");
+    assert.equal(r.code, 0, r.stderr);
+    const [dir] = runDirs(env);
+    const manifest = manifestOf(dir);
+    assert.equal(manifest.state, "completed");
+    assert.deepEqual(manifest.tool_policy.evaluator_tools, RESEARCH_TOOLS);
+    // The evaluator was offered the research tools; the page reached it, the undeclared URL did not.
+    const evaluator = env.requests().filter((q) => q.rule_name === "evaluator-answer");
+    assert.equal(evaluator.length, 1);
+    assert.deepEqual(offeredTools(evaluator[0]).sort(), [...RESEARCH_TOOLS].sort());
+    const [fetched, refused] = evaluator[0].tool_results;
+    assert.match(fetched.text, new RegExp(`^Fetched ${PAGE}\\n[^]*${UTF8_TEXT}`));
+    assert.match(refused.text, /^source_not_declared: /);
+    // Only the evaluator fetched (the candidates read a file): once, the declared page.
+    assert.deepEqual(http.requests.slice(before).map((q) => q.path), ["/utf8"]);
+    assert.equal(canaryConnections(), 0);
+    // Its sealed log carries the provenance, bound in the manifest like a candidate's.
+    const journal = artifactText(dir, "evaluation.attempt-1.tool-calls.jsonl");
+    const seal = artifactJson(dir, "evaluation.attempt-1.seal.json");
+    assert.equal(seal.status, "complete");
+    assert.equal(seal.journal_sha256, sha256(journal));
+    const records = journal.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.tool_name), ["fusion_web_fetch", "fusion_web_fetch"]);
+    const ok = records.find((x) => x.status === "ok");
+    assert.deepEqual([ok.url, ok.final_url, ok.http_status], [PAGE, PAGE, 200]);
+    const rejected = records.find((x) => "rejected_url_sha256" in x);
+    assert.equal(rejected.rejected_url_sha256, sha256(UNDECLARED));
+    assert.ok(!journal.includes(UNDECLARED), journal);
+    assert.ok(manifest.artifacts["evaluation.attempt-1.seal.json"]);
+    // The checked claim reached the result, its evidence checked as a citation.
+    const result = JSON.parse(fs.readFileSync(path.join(dir, "result.json"), "utf8"));
+    assert.deepEqual(result.details.checked_claims, [claim]);
+    assert.equal(result.details.citations.broken.length, 0);
   });
 });
 

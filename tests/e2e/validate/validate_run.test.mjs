@@ -110,6 +110,43 @@ describe("fusion validate end to end", () => {
     });
   });
 
+  test("policy.evaluator_tools: the evaluator reads the project under its sealed log and its checked claim reaches the result", async () => {
+    const V2 = "pi-background-tasks.fusion-evaluation.v2";
+    const claim = { claim: "ParseConfig tracks keys per object.", verdict: "supported", evidence: ["src/config.cc:2"] };
+    const three = "\"source_id\":\"C-F001\"";
+    const rules = [
+      { name: "evaluator-answer", match: { text: three, last_role: "tool" }, responses: [{ text: JSON.stringify({ ...evaluation(), schema_version: V2, checked_claims: [claim] }) }] },
+      { name: "evaluator-tools", match: { text: three, last_role: "user" }, responses: [{ tool_calls: [{ name: "read", arguments: { path: "src/config.cc" } }] }] },
+      ...validateRules(),
+    ];
+    const files = { "src/config.cc": "// config parser\nvoid ParseConfig() { /* keys per object */ }\n" };
+    await withFusionEnv({ files, script: { rules: [...validateAgentRules(), ...rules] }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
+      const route = "scripted/scripted-a";
+      env.writeAgentFile("fusion-models.json", JSON.stringify({
+        schema_version: "pi-background-tasks.fusion-models.v3", candidates: [route, route, route], evaluator: route, merger: route,
+        policy: { quorum: 3, grace_seconds: null, max_cost_usd: null, evaluator_tools: true },
+      }));
+      const r = await env.print("please validate");
+      assert.equal(r.code, 0, r.stderr);
+      const [dir] = runDirs(env);
+      const manifest = artifactJson(dir, "manifest.json");
+      assert.equal(manifest.state, "completed");
+      assert.deepEqual(manifest.tool_policy.evaluator_tools, ["read", "grep", "find", "ls"]);
+      // The evaluator was offered the reviewers' tools and read the file through them.
+      const [answer] = env.requests().filter((q) => q.rule_name === "evaluator-answer");
+      assert.deepEqual(offeredTools(answer).sort(), ["find", "grep", "ls", "read"]);
+      assert.match(answer.tool_results[0].text, /keys per object/);
+      // Its sealed log is bound like a reviewer's.
+      const journal = artifactText(dir, "evaluation.attempt-1.tool-calls.jsonl");
+      const seal = artifactJson(dir, "evaluation.attempt-1.seal.json");
+      assert.deepEqual([seal.status, seal.journal_sha256, seal.record_count], ["complete", sha256(journal), 1]);
+      const { details } = artifactJson(dir, "result.json");
+      assert.deepEqual(details.checked_claims, [claim]);
+      // The claim's evidence is a citation the check found in the project.
+      assert.ok(!details.citations.broken.some((b) => b.ref === "src/config.cc:2"), JSON.stringify(details.citations));
+    });
+  });
+
   test("a fenced report is recovered, audited by a contract event and named in Limitations", async () => {
     const fenced = "```json\n" + JSON.stringify(report()) + "\n```";
     await validate(validateRules({ reviewer: [{ text: fenced }, { text: JSON.stringify(report()) }] }), async ({ r, dir }) => {
