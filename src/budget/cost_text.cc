@@ -105,7 +105,8 @@ std::string CostCapRuleText(double cap, const CostForecast& forecast) {
 }
 
 std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
-                             bool tool_using_candidates, std::optional<double> cap) {
+                             bool tool_using_candidates, std::optional<double> cap,
+                             int64_t evaluator_tool_calls) {
   std::string text = "Estimate (expected – worst case): " + Range(forecast.input) + " input and " +
                      Range(forecast.output) + " output tokens, " + UsdText(forecast.usd) + ".";
   text += " " + ExpectedBasisSentence(forecast);
@@ -124,6 +125,11 @@ std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecas
     text +=
         " The expected figures include the candidates' tool turns as earlier runs made them; the "
         "worst case does not count the model request each tool call adds.";
+  }
+  if (evaluator_tool_calls > 0) {
+    text += " The evaluator may make up to " + std::to_string(evaluator_tool_calls) +
+            " tool calls (policy.evaluator_tools), each adding a model request that is not in the "
+            "estimate.";
   }
   if (HasCheck(forecast, Stage::kAgreement)) {
     text +=

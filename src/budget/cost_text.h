@@ -33,11 +33,14 @@ std::string ExpectedBasisSentence(const CostForecast& forecast);
 // Then ExpectedBasisSentence, and a stage whose expected figures come from earlier runs says of
 // how many. Stages on a subscription route say their use is counted against the subscription; a
 // route without prices says so; `tool_using_candidates` adds that the candidates' tool turns are
-// not in the share-of-cap figures (earlier runs' figures include them).
+// not in the share-of-cap figures (earlier runs' figures include them); `evaluator_tool_calls`
+// (policy.evaluator_tools: the evaluator's budget; 0 without tools) that the evaluator's are in
+// neither.
 // With a cost cap the total line ends with the cap's rule (CostCapRuleText).
 // REQUIRES: `forecast` was computed from `plan`.
 std::string CostEstimateText(const BudgetPlan& plan, const CostForecast& forecast,
-                             bool tool_using_candidates, std::optional<double> cap = std::nullopt);
+                             bool tool_using_candidates, std::optional<double> cap = std::nullopt,
+                             int64_t evaluator_tool_calls = 0);
 
 // What a cap of `cap` does to the run, as the receipt says it:
 //   Cost cap $0.5000 (policy.max_cost_usd), a hard bound: every model request of every child is

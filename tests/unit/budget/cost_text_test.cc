@@ -99,6 +99,11 @@ TEST_CASE("CostText: the adaptive panel's check and the order check have lines o
   CHECK(json["stages"][5]["calls"] == 2);
   CHECK(json["stages"][5]["conditional"] == true);
   CHECK_FALSE(json["stages"][0].contains("calls"));
+  // An evaluator with tools: its calls are outside the estimate, said once on the total line.
+  CHECK_THAT(CostEstimateText(Plan(), f, true, std::nullopt, 12),
+             Contains(" The evaluator may make up to 12 tool calls (policy.evaluator_tools), each "
+                      "adding a model request that is not in the estimate."));
+  CHECK_THAT(text, !Contains("The evaluator may make"));
   // The checks follow their own rule: they do not make the basis "mixed".
   CHECK(ExpectedBasis(f) == "share_of_cap");
 }
