@@ -87,8 +87,9 @@ double LaterStagesMinimumUsd(const CostForecast& forecast, Role stage, std::opti
   double total = 0;
   for (const StageCost& row : forecast.stages) {
     if (row.conditional || (check && row.check == check)) continue;
-    const bool later = check == Stage::kAgreement ? !row.check && Order(row.stage) >= 1
-                                                  : Order(row.stage) > Order(stage);
+    const bool later = check == Stage::kAgreement
+                           ? !row.check && Order(row.stage) >= Order(Role::kEvaluator)
+                           : Order(row.stage) > Order(stage);
     if (later) total += row.minimum_usd.value_or(0);
   }
   return total;
