@@ -170,14 +170,19 @@ TEST_CASE("Fail: only failed/cancelled, only once", "[store][fail]") {
   CHECK(ReadAll(f.Path(kManifestFile)) == manifest);
 }
 
-TEST_CASE("FailureSummary: progress counts each slot by its latest attempt", "[store][fail]") {
-  StoreFixture f;
-  f.WalkTo(RunState::kCandidatesRunning);
-  auto record = [&](AttemptKey key, AttemptState state, const char* code = nullptr) {
+// Records attempts of `f`'s run, each with one unit of usage and, when `code` is set, an error.
+auto AttemptRecorder(StoreFixture& f) {
+  return [&f](AttemptKey key, AttemptState state, const char* code = nullptr) {
     std::optional<AttemptError> error;
     if (code != nullptr) error = AttemptError{code, "x"};
     REQUIRE(f.store->RecordAttempt({key, state, SampleUsage(1), error}).ok());
   };
+}
+
+TEST_CASE("FailureSummary: progress counts each slot by its latest attempt", "[store][fail]") {
+  StoreFixture f;
+  f.WalkTo(RunState::kCandidatesRunning);
+  const auto record = AttemptRecorder(f);
   record({Stage::kCandidate, 1, 1}, AttemptState::kCompleted);
   record({Stage::kCandidate, 2, 1}, AttemptState::kFailed, "child_spawn_failed");
   record({Stage::kCandidate, 2, 2}, AttemptState::kCompleted);
@@ -218,11 +223,7 @@ TEST_CASE("FailureSummary: progress counts each slot by its latest attempt", "[s
 TEST_CASE("FailureSummary: a policy check the run asked has a progress row", "[store][fail]") {
   StoreFixture f;
   f.WalkTo(RunState::kCandidatesRunning);
-  auto record = [&](AttemptKey key, AttemptState state, const char* code = nullptr) {
-    std::optional<AttemptError> error;
-    if (code != nullptr) error = AttemptError{code, "x"};
-    REQUIRE(f.store->RecordAttempt({key, state, SampleUsage(1), error}).ok());
-  };
+  const auto record = AttemptRecorder(f);
   record({Stage::kCandidate, 1, 1}, AttemptState::kCompleted);
   record({Stage::kCandidate, 2, 1}, AttemptState::kCompleted);
   record({Stage::kAgreement, std::nullopt, 1}, AttemptState::kFailed, "evaluation_invalid");
