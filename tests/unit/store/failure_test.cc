@@ -170,6 +170,8 @@ TEST_CASE("Fail: only failed/cancelled, only once", "[store][fail]") {
   CHECK(ReadAll(f.Path(kManifestFile)) == manifest);
 }
 
+namespace {
+
 // Records attempts of `f`'s run, each with one unit of usage and, when `code` is set, an error.
 auto AttemptRecorder(StoreFixture& f) {
   return [&f](AttemptKey key, AttemptState state, const char* code = nullptr) {
@@ -178,6 +180,8 @@ auto AttemptRecorder(StoreFixture& f) {
     REQUIRE(f.store->RecordAttempt({key, state, SampleUsage(1), error}).ok());
   };
 }
+
+}  // namespace
 
 TEST_CASE("FailureSummary: progress counts each slot by its latest attempt", "[store][fail]") {
   StoreFixture f;
