@@ -39,6 +39,9 @@ inline constexpr char kToolSeal[] = "PI_FUSION_TOOL_SEAL";
 inline constexpr char kRequestSignalFd[] = "PI_FUSION_REQUEST_SIGNAL_FD";
 inline constexpr char kSessionDir[] = "PI_FUSION_SESSION_DIR";
 inline constexpr char kCostAllowance[] = "PI_FUSION_COST_ALLOWANCE_USD";
+// A pooled child's task pipe (core/pooled_task.h): set for a pooled process, never with the
+// variables it carries.
+inline constexpr char kTaskFd[] = "PI_FUSION_TASK_FD";
 
 enum class Setter {
   kHost,    // the host's environment: whoever starts Pi (or `pi-fusion child-run`)
@@ -61,7 +64,7 @@ struct Variable {
   Scope scope;
 };
 
-inline constexpr std::array<Variable, 16> kVariables = {{
+inline constexpr std::array<Variable, 17> kVariables = {{
     {kAddon, Setter::kHost, Reader::kHostExtension, Scope::kPerRun},
     {kWarm, Setter::kHost, Reader::kParent, Scope::kPerRun},
     {kChildWrapper, Setter::kHost, Reader::kParent, Scope::kPerRun},
@@ -78,6 +81,7 @@ inline constexpr std::array<Variable, 16> kVariables = {{
     {kRequestSignalFd, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
     {kSessionDir, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
     {kCostAllowance, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
+    {kTaskFd, Setter::kParent, Reader::kChildLibrary, Scope::kPerChild},
 }};
 
 // True for the names the parent sets anew for each stage child.
