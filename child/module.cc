@@ -14,8 +14,10 @@
 #include "child/core/web_fetch_runner.h"
 #include "child/file_tools.h"
 #include "child/web_fetch_tool.h"
+#include "core/env_vars.h"
 #include "core/error_codes.h"
 #include "core/file_system.h"
+#include "core/pooled_task.h"
 
 namespace pi_fusion::child {
 
@@ -41,11 +43,13 @@ std::string WalkHelper() {
   return IsExecutableFile(helper) ? helper : "";
 }
 
-// Records which protections held for a walk in its journal record, and says once per child when
-// the kernel granted neither (docs/security.md).
-void OnWalk(Napi::Env env, const std::string& call_id, const std::string& protection) {
+// Records which protections held for a walk in its journal record, and says once per task when
+// the kernel granted neither (docs/security.md). Only for the registration `generation`: a walk
+// of an earlier task of a pooled child reaches nothing of the live one.
+void OnWalk(Napi::Env env, uint64_t generation, const std::string& call_id,
+            const std::string& protection) {
   ChildState& live = State(env);
-  if (!live.governor || !live.governor->journal()) return;
+  if (live.generation != generation || !live.governor || !live.governor->journal()) return;
   live.governor->journal()->Annotate(call_id, {.walk_protection = protection});
   if (protection != "none" || live.walk_unprotected_said) return;
   live.walk_unprotected_said = true;
@@ -59,7 +63,7 @@ void OnWalk(Napi::Env env, const std::string& call_id, const std::string& protec
 // what extensions/fusion-child.ts hands over from Pi's package; without it the child must not
 // start, since Pi's own tools would then run unwalled.
 void RegisterWalledFileTools(Napi::Env env, Napi::Object pi, Napi::Value pi_tools,
-                             const ChildConfig& config) {
+                             const ChildConfig& config, uint64_t generation) {
   if (!pi_tools.IsObject()) {
     throw Napi::TypeError::New(env,
                                "pi-fusion child: register(pi, piTools) needs Pi's tool "
@@ -78,17 +82,110 @@ void RegisterWalledFileTools(Napi::Env env, Napi::Object pi, Napi::Value pi_tool
   const char* home = std::getenv("HOME");
   setup.home = home ? home : "";
   setup.agent_dir = config.pi_agent_dir;
-  setup.on_refusal = [env](const std::string& call_id, const std::string& code) {
+  setup.on_refusal = [env, generation](const std::string& call_id, const std::string& code) {
     ChildState& live = State(env);
-    if (live.governor && live.governor->journal()) {
+    if (live.generation == generation && live.governor && live.governor->journal()) {
       live.governor->journal()->Annotate(call_id, {.error_code = code});
     }
   };
   setup.walk_helper = WalkHelper();
-  setup.on_walk = [env](const std::string& call_id, const std::string& protection) {
-    OnWalk(env, call_id, protection);
+  setup.on_walk = [env, generation](const std::string& call_id, const std::string& protection) {
+    OnWalk(env, generation, call_id, protection);
   };
   RegisterFileTools(env, pi, pi_tools.As<Napi::Object>(), std::move(setup));
+}
+
+[[noreturn]] void ThrowStatus(Napi::Env env, const Status& status, const std::string& prefix = "") {
+  Napi::Error error = Napi::Error::New(env, prefix + status.message());
+  error.Set("code", status.code());
+  throw error;
+}
+
+// Reads the configuration through `lookup`, builds a fresh governor on it and installs the
+// handlers and tools of a new registration.
+void Install(Napi::Env env, Napi::Object pi, Napi::Value pi_tools, const EnvLookup& lookup) {
+  ChildState& state = State(env);
+  Result<ChildConfig> config = ReadChildConfig(lookup);
+  if (!config.ok()) ThrowStatus(env, config.status());
+  // A governed child ends with its host, and takes its tools' processes along.
+  ArmOrphanGuard();
+  // Research candidates, and a research evaluator given their tools (policy.evaluator_tools),
+  // only: the parent names the run's source policy in their environment.
+  Result<std::shared_ptr<WebFetchTool>> fetch_tool =
+      LoadWebFetchTool(PosixFileSystem(), lookup, std::filesystem::current_path().string());
+  const bool may_fetch =
+      std::ranges::find(config->tools, "fusion_web_fetch") != config->tools.end() &&
+      (config->role == Role::kCandidate || config->role == Role::kEvaluator);
+  if (fetch_tool.ok() && *fetch_tool && !may_fetch) {
+    fetch_tool = Status::Error(kConfigInvalid,
+                               "pi-fusion child: only research candidates and a research evaluator "
+                               "with tools get fusion_web_fetch");
+  }
+  if (!fetch_tool.ok()) ThrowStatus(env, fetch_tool.status());
+  if (!config->tools.empty()) {
+    config->wall_places =
+        ResolveWallPlaces(lookup, PosixFileSystem(), std::filesystem::current_path().string(),
+                          config->pi_agent_dir, config->wall_places.home);
+  }
+  if (state.request_signal_taken) config->request_signal_fd = -1;
+  state.request_signal_taken = true;
+  state.env = NewPosixChildEnv();
+  auto governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
+  if (Status opened = governor->OpenJournal(); !opened.ok()) {
+    ThrowStatus(env, opened, "pi-fusion child: cannot create the tool-call journal: ");
+  }
+  state.governor = std::move(governor);
+  state.progress = std::make_unique<ProgressBeat>(state.env.get());
+  state.pi = Napi::Persistent(pi);
+  state.generation += 1;
+  const uint64_t generation = state.generation;
+  RegisterHandlers(env, pi, generation);
+  if (!state.governor->config().tools.empty()) {
+    RegisterWalledFileTools(env, pi, pi_tools, state.governor->config(), generation);
+  }
+  if (*fetch_tool) {
+    // Each fetch's provenance goes into its journal record (the call ends after this hook).
+    RegisterWebFetchTool(
+        env, pi, *fetch_tool,
+        [env, generation](const std::string& call_id, const WebFetchOutcome& outcome) {
+          ChildState& live = State(env);
+          if (live.generation == generation && live.governor && live.governor->journal()) {
+            live.governor->journal()->Annotate(call_id, ProvenanceOf(outcome.audit));
+          }
+        });
+  }
+}
+
+// A pooled child's registration (docs/protocol.md, "Pooled children"). The first, at Pi's start,
+// has no task: it only refuses. Each later one (the parent's new_session) ends everything of the
+// previous task first, then takes its configuration from the next task record alone.
+void RegisterPooled(Napi::Env env, Napi::Object pi, Napi::Value pi_tools, int task_fd) {
+  ChildState& state = State(env);
+  if (!state.task_reader) {
+    state.task_reader.emplace(task_fd);
+    ArmOrphanGuard();
+    state.pi = Napi::Persistent(pi);
+    state.generation += 1;
+    RegisterHandlers(env, pi, state.generation);
+    return;
+  }
+  // The previous task's handlers and tool callbacks go inert, its threads end, its state goes.
+  state.generation += 1;
+  state.threads.CancelAndJoin();
+  state.task.reset();
+  state.progress.reset();
+  state.governor.reset();
+  state.walk_unprotected_said = false;
+  Result<std::string> line = state.task_reader->ReadLine();
+  if (!line.ok()) ThrowStatus(env, line.status());
+  Result<pooled_task::Task> task = pooled_task::ParseRecord(*line);
+  if (!task.ok()) ThrowStatus(env, task.status());
+  PooledTask live;
+  live.task_id = task->task_id;
+  Install(env, pi, pi_tools, TaskEnvLookup(std::move(task).value(), ProcessEnvLookup()));
+  live.tools = state.governor->config().tools;
+  // From here the handlers see the task; it starts at the session's session_start.
+  state.task = std::move(live);
 }
 
 // The configuration is read at registration, so a child launched without its private
@@ -101,65 +198,14 @@ Napi::Value Register(const Napi::CallbackInfo& info) {
   Napi::Object pi = info[0].As<Napi::Object>();
   ChildState& state = State(env);
   if (!state.pi.IsEmpty() && state.pi.Value().StrictEquals(pi)) return env.Undefined();
-  Result<ChildConfig> config = ReadChildConfig(ProcessEnvLookup());
-  if (!config.ok()) {
-    Napi::Error error = Napi::Error::New(env, config.status().message());
-    error.Set("code", config.status().code());
-    throw error;
+  const Napi::Value pi_tools = info.Length() > 1 ? info[1] : env.Undefined();
+  if (std::optional<std::string> fd = ProcessEnvLookup()(env_vars::kTaskFd)) {
+    Result<int> task_fd = TaskDescriptor(*fd);
+    if (!task_fd.ok()) ThrowStatus(env, task_fd.status());
+    RegisterPooled(env, pi, pi_tools, *task_fd);
+    return env.Undefined();
   }
-  // A governed child ends with its host, and takes its tools' processes along.
-  ArmOrphanGuard();
-  // Research candidates, and a research evaluator given their tools (policy.evaluator_tools),
-  // only: the parent names the run's source policy in their environment.
-  Result<std::shared_ptr<WebFetchTool>> fetch_tool = LoadWebFetchTool(
-      PosixFileSystem(), ProcessEnvLookup(), std::filesystem::current_path().string());
-  const bool may_fetch =
-      std::ranges::find(config->tools, "fusion_web_fetch") != config->tools.end() &&
-      (config->role == Role::kCandidate || config->role == Role::kEvaluator);
-  if (fetch_tool.ok() && *fetch_tool && !may_fetch) {
-    fetch_tool = Status::Error(kConfigInvalid,
-                               "pi-fusion child: only research candidates and a research evaluator "
-                               "with tools get fusion_web_fetch");
-  }
-  if (!fetch_tool.ok()) {
-    Napi::Error error = Napi::Error::New(env, fetch_tool.status().message());
-    error.Set("code", fetch_tool.status().code());
-    throw error;
-  }
-  if (!config->tools.empty()) {
-    config->wall_places = ResolveWallPlaces(ProcessEnvLookup(), PosixFileSystem(),
-                                            std::filesystem::current_path().string(),
-                                            config->pi_agent_dir, config->wall_places.home);
-  }
-  if (state.request_signal_taken) config->request_signal_fd = -1;
-  state.request_signal_taken = true;
-  state.env = NewPosixChildEnv();
-  auto governor = std::make_unique<ChildGovernor>(std::move(config).value(), state.env.get());
-  if (Status opened = governor->OpenJournal(); !opened.ok()) {
-    Napi::Error error = Napi::Error::New(
-        env, "pi-fusion child: cannot create the tool-call journal: " + opened.message());
-    error.Set("code", opened.code());
-    throw error;
-  }
-  state.governor = std::move(governor);
-  state.progress = std::make_unique<ProgressBeat>(state.env.get());
-  state.pi = Napi::Persistent(pi);
-  state.generation += 1;
-  RegisterHandlers(env, pi, state.generation);
-  if (!state.governor->config().tools.empty()) {
-    RegisterWalledFileTools(env, pi, info.Length() > 1 ? info[1] : env.Undefined(),
-                            state.governor->config());
-  }
-  if (*fetch_tool) {
-    // Each fetch's provenance goes into its journal record (the call ends after this hook).
-    RegisterWebFetchTool(
-        env, pi, *fetch_tool, [env](const std::string& call_id, const WebFetchOutcome& outcome) {
-          ChildState& live = State(env);
-          if (live.governor && live.governor->journal()) {
-            live.governor->journal()->Annotate(call_id, ProvenanceOf(outcome.audit));
-          }
-        });
-  }
+  Install(env, pi, pi_tools, ProcessEnvLookup());
   return env.Undefined();
 }
 

@@ -10,7 +10,11 @@
  * compile holds the child's exit (lib/wasm_tiering.ts), starts loading the provider's module early
  * (lib/provider_preload.ts) and, in a warm evaluator or merger, warms Pi's HTTP client up
  * (lib/http_prewarm.ts).
- * See docs/protocol.md.
+ *
+ * A pooled child (PI_FUSION_TASK_FD) runs this factory again for every task (Pi re-runs every
+ * extension factory at `new_session`; this module is evaluated once): the library then reads the
+ * task's record and starts the task's state afresh, and the once-per-process steps here run at the
+ * first call only. See docs/protocol.md ("Pooled children").
  */
 import {
   createFindToolDefinition,
@@ -31,9 +35,16 @@ import { keepWasmOnBaselineTier } from "./lib/wasm_tiering.ts";
 
 const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
+// Whether this process has run its once-per-process steps (a pooled child's later tasks skip them:
+// the flags hold, and the preload and prewarm key on variables a pooled child does not have).
+let processPrepared = false;
+
 export default function piFusionChild(pi: unknown): void {
+  const firstCall = !processPrepared;
+  processPrepared = true;
   // First: before anything of this child compiles WebAssembly.
-  keepWasmOnBaselineTier();
+  if (firstCall) keepWasmOnBaselineTier();
+  // Node keeps the library loaded: a later call gets the same instance and its state.
   const { addon } = loadNative<{ register(pi: unknown, piTools: unknown): void }>(
     packageRoot,
     "pi_fusion_child",
@@ -52,6 +63,8 @@ export default function piFusionChild(pi: unknown): void {
     formatSize,
     DEFAULT_MAX_BYTES,
   });
-  preloadProviderModule();
-  prewarmHttpClientIfWarm();
+  if (firstCall) {
+    preloadProviderModule();
+    prewarmHttpClientIfWarm();
+  }
 }

@@ -391,12 +391,17 @@ export class PiEnv {
     return { ...result, events, text: lastAssistantText(events) };
   }
 
-  /** Starts `pi --mode rpc`; the returned PiRpc is closed by cleanup() if the test did not. */
+  /**
+   * Starts `pi --mode rpc`; the returned PiRpc is closed by cleanup() if the test did not.
+   * `opts.rawArgs` replaces the whole argv after cli.js; `opts.stdio` the spawn's stdio (its first
+   * three must stay "pipe"; more entries are reachable as rpc.child.stdio[n]).
+   */
   rpc(opts = {}) {
     const node = this.options.node ?? PINNED_NODE;
     const cli = this.options.piCli ?? PI_CLI;
-    const child = spawn(node, [cli, ...this.argv(["--mode", "rpc"], opts)], {
-      cwd: this.cwd, env: this.env(opts.env), detached: true, stdio: ["pipe", "pipe", "pipe"],
+    const args = opts.rawArgs ?? this.argv(["--mode", "rpc"], opts);
+    const child = spawn(node, [cli, ...args], {
+      cwd: this.cwd, env: this.env(opts.env), detached: true, stdio: opts.stdio ?? ["pipe", "pipe", "pipe"],
     });
     this.track(child);
     return new PiRpc(child, { timeoutMs: opts.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
