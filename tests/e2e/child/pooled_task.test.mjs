@@ -93,6 +93,8 @@ test("a pooled child refuses everything idle, then serves two tasks with nothing
       rules: [
         { match: { text: "first question" }, responses: [{ text: "First answer." }] },
         { match: { text: "second question" }, responses: [{ text: "Second answer." }] },
+        { match: { text: "oversized question" }, responses: [{ large_text_bytes: 60000 }] },
+        { match: { text: "previous answer is" }, responses: [{ text: "Compressed answer." }] },
       ],
       default: { text: "unexpected" },
     },
@@ -145,6 +147,35 @@ test("a pooled child refuses everything idle, then serves two tasks with nothing
     assert.equal(bySchema(f2, "settlement")[0].provider_requests, 1);
     assert.equal(two.end.exit_code, 0);
     assert.equal(fs.existsSync(oversize1), false);
+
+    // Task 3: an allowance too small for any request. The guard refuses before transport and
+    // aborts; the end line, at the aborted settle, carries the failing exit code.
+    const three = await runTask(env, rpc, {
+      PI_FUSION_CHILD_ROLE: "candidate",
+      PI_FUSION_OVERSIZE_PATH: path.join(env.tmp, "t3.response.oversized.md"),
+      PI_FUSION_COST_ALLOWANCE_USD: "0.0000001",
+    }, "the second question");
+    assert.equal(three.requests.length, 0);
+    const f3 = frames(three.lines);
+    assert.deepEqual(bySchema(f3, "guard").map((f) => f.code), ["cost_cap_exceeded"]);
+    assert.equal(bySchema(f3, "settlement").length, 0);
+    assert.equal(three.end.exit_code, 1);
+
+    // Task 4: an oversized answer and its compression turn are one task: the original is preserved,
+    // and the end line follows the compression turn's answer and the one settlement frame.
+    const oversize4 = path.join(env.tmp, "t4.response.oversized.md");
+    const four = await runTask(env, rpc, {
+      PI_FUSION_CHILD_ROLE: "candidate",
+      PI_FUSION_OVERSIZE_PATH: oversize4,
+    }, "the oversized question");
+    assert.equal(four.requests.length, 2);
+    const f4 = frames(four.lines);
+    assert.deepEqual(bySchema(f4, "child-result").map((f) => f.ordinal), [1, 2]);
+    assert.equal(bySchema(f4, "settlement").length, 1);
+    assert.equal(bySchema(f4, "settlement")[0].oversized_original_ordinal, 1);
+    assert.equal(f4.at(-1).schema_version.includes("settlement"), true, "the settlement is the last frame");
+    assert.equal(four.end.exit_code, 0);
+    assert.equal(fs.statSync(oversize4).size > 49152, true);
   } finally {
     await stop(rpc);
     await env.cleanup();
