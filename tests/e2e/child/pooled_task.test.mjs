@@ -3,7 +3,7 @@
  * hand as the parent's pool drives it: the REAL pinned Pi in RPC mode with the cold child's argv
  * (but `--mode rpc`), the environment without any per-child variable plus PI_FUSION_TASK_FD=3, and
  * a pipe as descriptor 3 that only this test writes. One process serves the idle check and two
- * tasks in a row; a second (with the candidates' tool flags) a tool task and a bad record.
+ * tasks in a row; a second (with the candidates' tool flags) a tool task and two that never start.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -182,7 +182,7 @@ test("a pooled child refuses everything idle, then serves two tasks with nothing
   }
 });
 
-test("a pooled tool task journals and seals; a bad record starts no task", async () => {
+test("a pooled tool task journals and seals; a bad record or tools Pi cannot activate start no task", async () => {
   const env = await createPiEnv({
     files: { "notes.txt": "hello\n" },
     script: {
@@ -222,6 +222,26 @@ test("a pooled tool task journals and seals; a bad record starts no task", async
     assert.equal((await rpc.send({ type: "new_session" })).success, true);
     await waitUntil(() => /invalid task record/.test(rpc.stderr.slice(from)), "the load error", WAIT);
     assert.doesNotMatch(rpc.stderr.slice(from), /@pi-fusion-task-start/);
+
+    // A task whose tools Pi cannot make active (fusion_web_fetch without a source policy is never
+    // registered): Pi reports the extension error, no start line, and the task stays refused.
+    const from2 = rpc.stderr.length;
+    const at = rpc.records.length;
+    rpc.taskPipe.write(record(newTaskId(), {
+      PI_FUSION_CHILD_ROLE: "candidate",
+      PI_FUSION_OVERSIZE_PATH: path.join(env.tmp, "c2.response.oversized.md"),
+      PI_FUSION_TOOLS: [...TOOLS, "fusion_web_fetch"].join(","),
+      PI_FUSION_TOOL_JOURNAL: path.join(env.tmp, "c2.tools.jsonl"),
+      PI_FUSION_TOOL_SEAL: path.join(env.tmp, "c2.tools.seal.json"),
+    }));
+    assert.equal((await rpc.send({ type: "new_session" })).success, true);
+    const failure = await rpc.waitFor((r) => r.type === "extension_error", { from: at });
+    assert.equal(failure.event, "session_start");
+    assert.match(failure.error, /could not be made the active tools/);
+    const before = env.requests().length;
+    await rpc.prompt("list the files please");
+    assert.equal(env.requests().length, before, "a task that never started reached the model");
+    assert.doesNotMatch(rpc.stderr.slice(from2), /@pi-fusion-/);
   } finally {
     await stop(rpc);
     await env.cleanup();
