@@ -2,7 +2,7 @@
  * @file End to end: the child library's task mode (docs/protocol.md, "Pooled children"), driven by
  * hand as the parent's pool drives it: the REAL pinned Pi in RPC mode with the cold child's argv
  * (but `--mode rpc`), the environment without any per-child variable plus PI_FUSION_TASK_FD=3, and
- * a pipe as descriptor 3 that only this test writes. One process serves the idle check and two
+ * a pipe as descriptor 3 that only this test writes. One process serves the idle check and four
  * tasks in a row; a second (with the candidates' tool flags) a tool task and two that never start.
  */
 import { test } from "node:test";
