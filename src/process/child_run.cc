@@ -51,6 +51,7 @@ ChildOutcome ChildRun::Supervise(const SpawnedProcess& child, TimePoint started,
   exit_fd_ = env_->OpenExitWatch(child.pid);
   if (spec_.stdin_data.empty()) CloseFd(&stdin_fd_, "stdin");
   ReportProgress(ChildProgress::Event::kSpawned);
+  OnStarted();
 
   while (phase_ != Phase::kDone) {
     now_ = env_->clock().Now();
@@ -148,6 +149,7 @@ void ChildRun::PollOnce() {
   }
   if (out != nullptr && out->revents != 0) Drain(&out_, kMaxChunksPerRound);
   if (err != nullptr && err->revents != 0) Drain(&err_, kMaxChunksPerRound);
+  if (process_kept_) return;
   if (in != nullptr && in->revents != 0) WriteStdin();
   // Before the exit check: a child that has already exited is simply seen to its end.
   if ((out != nullptr && out->revents != 0) || (err != nullptr && err->revents != 0)) {
@@ -181,13 +183,10 @@ void ChildRun::ServiceWithoutPoll() {
 }
 
 void ChildRun::Drain(Stream* stream, int max_chunks) {
-  for (int i = 0; i < max_chunks && stream->fd >= 0; ++i) {
+  for (int i = 0; i < max_chunks && stream->fd >= 0 && !process_kept_; ++i) {
     IoResult r = env_->Read(stream->fd, buffer_.data(), buffer_.size());
     if (r.bytes > 0) {
-      last_activity_ = now_;
-      any_output_ = true;
-      Append(stream, buffer_.data(), static_cast<size_t>(r.bytes));
-      CheckFirstOutput();
+      OnRead(stream, buffer_.data(), static_cast<size_t>(r.bytes));
       continue;
     }
     if (r.bytes < 0 && r.error == EAGAIN) return;
@@ -197,6 +196,20 @@ void ChildRun::Drain(Stream* stream, int max_chunks) {
     }
     CloseFd(&stream->fd, stream->name);  // EOF, or a read error we cannot recover from
   }
+}
+
+void ChildRun::OnRead(Stream* stream, const char* data, size_t size) {
+  last_activity_ = now_;
+  any_output_ = true;
+  Append(stream, data, size);
+  CheckFirstOutput();
+}
+
+bool ChildRun::EndKeepingProcess() {
+  if (phase_ != Phase::kRunning || leader_exited_) return false;
+  process_kept_ = true;
+  phase_ = Phase::kDone;
+  return true;
 }
 
 // Keeps at most `cap` bytes. Bytes past the cap are still read (and dropped) so that a child
@@ -332,12 +345,15 @@ void ChildRun::CloseFd(int* fd, const char* what) {
 
 // Sweeps the group with SIGKILL while the leader is still an unreaped zombie (its pid, and so
 // the pgid, cannot be reused yet), then reaps the leader.
+// A kept process (EndKeepingProcess) keeps its descriptors and is neither signalled nor reaped.
 void ChildRun::Finish() {
   CloseFd(&stdin_fd_, "stdin");
-  CloseFd(&out_.fd, "stdout");
-  CloseFd(&err_.fd, "stderr");
+  if (!process_kept_) {
+    CloseFd(&out_.fd, "stdout");
+    CloseFd(&err_.fd, "stderr");
+  }
   CloseFd(&exit_fd_, "exit watch");
-  if (leader_exited_ && !leader_lost_) {
+  if (leader_exited_ && !leader_lost_ && !process_kept_) {
     Signal(SIGKILL);
     Result<std::optional<ExitStatus>> r = env_->CheckExit(outcome_.pid, /*reap=*/true);
     if (!r.ok()) {

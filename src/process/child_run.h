@@ -29,14 +29,21 @@ class ChildRun {
   // All references must outlive the ChildRun.
   ChildRun(ProcessEnv* env, const ChildSpec& spec, const CancelToken& cancel,
            const ProgressCallback& progress);
+  virtual ~ChildRun() = default;
+  ChildRun(const ChildRun&) = delete;
+  ChildRun& operator=(const ChildRun&) = delete;
 
   // Supervises `child` until it is reaped (or given up on after the kill wait) and returns the
-  // outcome. Takes ownership of the child's descriptors and closes them all.
+  // outcome. Takes ownership of the child's descriptors and closes them all (but those a run
+  // that ended with EndKeepingProcess() leaves open: see stdout/stderr of out_/err_).
   // REQUIRES: called once; `started` / `started_wall` were read just before the spawn.
   ChildOutcome Supervise(const SpawnedProcess& child, TimePoint started,
                          std::chrono::system_clock::time_point started_wall);
 
- private:
+ protected:
+  // A run may end before its process does: a pooled child's task (pooled_child.cc) derives from
+  // ChildRun, reads the bytes itself and ends the loop at the task's end with the process left
+  // running. A cold child overrides nothing.
   enum class Phase { kRunning, kTerminating, kKilling, kDone };
 
   // One captured output stream.
@@ -48,6 +55,17 @@ class ChildRun {
     StopReason cap_reason = StopReason::kNone;
     const char* name = "";
   };
+
+  // Bytes just read from `stream`. Default (a cold child): activity, captured up to the cap, the
+  // first-output check.
+  virtual void OnRead(Stream* stream, const char* data, size_t size);
+  // Once, right after the kSpawned report and before the first poll. Default: nothing.
+  virtual void OnStarted() {}
+  // Ends the loop with the process still running: no stop, no reap, and the stdout/stderr
+  // descriptors still open that were open (the caller keeps them). Only while kRunning and the
+  // leader has not exited; returns whether it did (otherwise the run goes on to its usual end).
+  bool EndKeepingProcess();
+  bool process_kept() const { return process_kept_; }
 
   std::chrono::milliseconds Elapsed(TimePoint since) const;
   // The idle limit now: limits.idle, raised to limits.idle_before_output until the first byte.
@@ -85,10 +103,11 @@ class ChildRun {
   int stdin_fd_ = -1;
   int exit_fd_ = -1;  // pidfd, or -1: poll CheckExit instead
   bool leader_exited_ = false;
-  bool leader_lost_ = false;  // exited but cannot be reaped by us (waitid failed)
-  bool poll_failed_ = false;  // poll() failed once; the rest of the run sleeps and retries
-  bool answered_ = false;     // ChildSpec::answer_complete said true (on_answer was called)
-  bool any_output_ = false;   // a byte arrived on stdout or stderr
+  bool leader_lost_ = false;   // exited but cannot be reaped by us (waitid failed)
+  bool poll_failed_ = false;   // poll() failed once; the rest of the run sleeps and retries
+  bool answered_ = false;      // ChildSpec::answer_complete said true (on_answer was called)
+  bool any_output_ = false;    // a byte arrived on stdout or stderr
+  bool process_kept_ = false;  // EndKeepingProcess() ended the run
 
   Phase phase_ = Phase::kRunning;
   TimePoint now_;

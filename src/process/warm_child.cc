@@ -2,23 +2,12 @@
 
 #include <signal.h>
 
-#include <array>
-
 #include "process/child_run.h"
+#include "process/exit_wait.h"
 
 namespace pi_fusion::process {
-namespace {
 
 using std::chrono::milliseconds;
-
-constexpr milliseconds kExitPollPeriod{10};
-
-std::string Describe(const ExitStatus& status) {
-  if (status.signal) return "killed by signal " + std::to_string(*status.signal);
-  return "exited with code " + std::to_string(status.exit_code.value_or(-1));
-}
-
-}  // namespace
 
 WarmChild::WarmChild(ProcessEnv* env, std::unique_ptr<ProcessEnv> owned, SpawnedProcess child,
                      std::chrono::system_clock::time_point started_wall)
@@ -53,7 +42,7 @@ std::optional<std::string> WarmChild::EndedBeforeInput() {
   if (!exit.ok()) {
     ended_ = "exit status unknown: " + exit.status().message();
   } else if (exit->has_value()) {
-    ended_ = Describe(**exit);
+    ended_ = DescribeExit(**exit);
   }
   return ended_;
 }
@@ -75,19 +64,7 @@ std::string WarmChild::End(milliseconds kill_wait) {
     env_->KillGroup(child_.pid, SIGKILL);
     how = "stopped before its input";
   }
-  const int watch = env_->OpenExitWatch(child_.pid);
-  const auto deadline = env_->clock().Now() + kill_wait;
-  bool exited = false;
-  while (!exited && env_->clock().Now() < deadline) {
-    if (watch >= 0) {
-      std::array<pollfd, 1> fds{pollfd{watch, POLLIN, 0}};
-      env_->Poll(fds, kill_wait);
-    }
-    Result<std::optional<ExitStatus>> exit = env_->CheckExit(child_.pid, /*reap=*/false);
-    exited = !exit.ok() || exit->has_value();
-    if (!exited && watch < 0) env_->clock().SleepFor(kExitPollPeriod);
-  }
-  if (watch >= 0) env_->Close(watch);
+  const bool exited = WaitForExit(env_, child_.pid, kill_wait);
   // Sweep the group while the leader is an unreaped zombie, so its pgid cannot be reused.
   env_->KillGroup(child_.pid, SIGKILL);
   if (exited) {
