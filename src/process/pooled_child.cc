@@ -338,10 +338,10 @@ Result<std::unique_ptr<PooledChild>> PooledChild::Start(ProcessEnv* env, const C
 }
 
 Result<std::unique_ptr<PooledChild>> PooledChild::StartPosix(const ChildSpec& spec) {
-  std::unique_ptr<ProcessEnv> env = NewPosixProcessEnv();
-  Result<std::unique_ptr<PooledChild>> child = Start(env.get(), spec);
-  if (child.ok()) (*child)->owned_env_ = std::move(env);
-  return child;
+  // Stateless and thread-safe: one for every pooled child, never destroyed (a pool may outlive
+  // static destruction's start).
+  static ProcessEnv* const posix = NewPosixProcessEnv().release();
+  return Start(posix, spec);
 }
 
 PooledChild::~PooledChild() { End(); }

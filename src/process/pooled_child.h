@@ -60,7 +60,7 @@ class PooledChild {
   // holds a per-child variable (core/env_vars.h), or that asks to inherit descriptors.
   // `env` must outlive the child.
   static Result<std::unique_ptr<PooledChild>> Start(ProcessEnv* env, const ChildSpec& spec);
-  // Start() with a POSIX env the child owns.
+  // Start() with the POSIX env.
   static Result<std::unique_ptr<PooledChild>> StartPosix(const ChildSpec& spec);
 
   PooledChild(const PooledChild&) = delete;
@@ -109,7 +109,6 @@ class PooledChild {
   std::string Diagnostic() const;
 
   ProcessEnv* env_;
-  std::unique_ptr<ProcessEnv> owned_env_;
   SpawnedProcess child_;
   int task_fd_ = -1;  // the task pipe's write end
   std::chrono::system_clock::time_point started_wall_;

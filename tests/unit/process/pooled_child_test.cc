@@ -52,8 +52,19 @@ pooled_task::Task Record(const std::string& id, const std::string& role = "candi
 
 const TaskRoute kRoute{"fusion-test", "model-a", "low"};
 
+// One task with no cancel, no progress and no request signal.
+TaskResult Run(PooledChild& child, const std::string& prompt, const std::string& id = kTaskA) {
+  return child.RunTask(Task(prompt), Record(id), kRoute, CancelToken());
+}
+
 // The process is gone: no live member of its group, our pid reaped.
 bool ProcessGone(pid_t pid) { return GroupGone(pid) && Reaped(pid); }
+
+// Gone, and its owner knows it.
+void CheckEnded(PooledChild& child, pid_t pid) {
+  CHECK(ProcessGone(pid));
+  CHECK(child.EndedOnItsOwn());
+}
 
 TEST_CASE("PooledChild: two tasks in a row on one process, each with only its own output") {
   const auto fds = OpenFds();
@@ -121,13 +132,13 @@ TEST_CASE("PooledChild: two tasks in a row on one process, each with only its ow
 TEST_CASE("PooledChild: exit code 1 and an aborted message end the task like a cold child") {
   std::unique_ptr<PooledChild> child = MustStart();
   const pid_t pid = child->pid();
-  TaskResult one = child->RunTask(Task("exit1 said"), Record(kTaskA), kRoute, CancelToken());
+  TaskResult one = Run(*child, "exit1 said");
   REQUIRE(one.started);
   CHECK(one.reusable);
   CHECK(one.outcome.exit_code == 1);
   CHECK(one.outcome.stdout_bytes == "said\nmore\n");
   CHECK(OutcomeStatus(one.outcome).code() == kChildExitFailed);
-  TaskResult two = child->RunTask(Task("aborted"), Record(kTaskB), kRoute, CancelToken());
+  TaskResult two = Run(*child, "aborted", kTaskB);
   REQUIRE(two.started);
   CHECK(two.reusable);
   CHECK(two.outcome.exit_code == 1);
@@ -151,15 +162,14 @@ TEST_CASE("PooledChild: a failed setup never starts the task and ends the proces
     std::unique_ptr<PooledChild> child = MustStart(c.session_mode);
     child->set_setup_limit(500ms);
     const pid_t pid = child->pid();
-    TaskResult r = child->RunTask(Task("ok never"), Record(kTaskA), kRoute, CancelToken());
+    TaskResult r = Run(*child, "ok never");
     INFO(r.reason);
     CHECK_FALSE(r.started);
     CHECK_FALSE(r.reusable);
     CHECK(r.reason.find(c.reason) != std::string::npos);
     CHECK(r.reason.find('\n') == std::string::npos);
     // Gone before the owner lets go of it.
-    CHECK(ProcessGone(pid));
-    CHECK(child->EndedOnItsOwn());
+    CheckEnded(*child, pid);
   }
   CHECK(OpenFds() == fds);
 }
@@ -170,7 +180,7 @@ TEST_CASE("PooledChild: a process that died while idle fails the setup") {
   std::this_thread::sleep_for(100ms);
   REQUIRE(kill(pid, SIGKILL) == 0);
   std::this_thread::sleep_for(100ms);
-  TaskResult r = child->RunTask(Task("ok x"), Record(kTaskA), kRoute, CancelToken());
+  TaskResult r = Run(*child, "ok x");
   CHECK_FALSE(r.started);
   CHECK(ProcessGone(pid));
 }
@@ -215,8 +225,7 @@ TEST_CASE("PooledChild: every stop has ChildRun's reason and status, and ends th
       CHECK(r.outcome.stdout_truncated);
     }
     if (c.reason == StopReason::kStderrCap) CHECK(r.outcome.stderr_bytes.size() == 100000);
-    CHECK(ProcessGone(pid));
-    CHECK(child->EndedOnItsOwn());
+    CheckEnded(*child, pid);
   }
   CHECK(OpenFds() == fds);
 }
@@ -244,7 +253,7 @@ TEST_CASE("PooledChild: cancel mid-task stops the process with child_cancelled")
 TEST_CASE("PooledChild: a child that dies mid-task reads like a cold child that died") {
   std::unique_ptr<PooledChild> child = MustStart();
   const pid_t pid = child->pid();
-  TaskResult r = child->RunTask(Task("die"), Record(kTaskA), kRoute, CancelToken());
+  TaskResult r = Run(*child, "die");
   REQUIRE(r.started);
   CHECK_FALSE(r.reusable);
   CHECK(r.outcome.stop_reason == StopReason::kNone);
@@ -252,14 +261,13 @@ TEST_CASE("PooledChild: a child that dies mid-task reads like a cold child that 
   CHECK(r.outcome.stdout_bytes.empty());
   CHECK(r.outcome.stderr_bytes == "vars PI_FUSION_CHILD_ROLE=candidate\nabout to die\n");
   CHECK(OutcomeStatus(r.outcome).code() == kChildExitFailed);
-  CHECK(ProcessGone(pid));
-  CHECK(child->EndedOnItsOwn());
+  CheckEnded(*child, pid);
 }
 
 TEST_CASE("PooledChild: a child that exits right after its end line ended the task") {
   std::unique_ptr<PooledChild> child = MustStart();
   const pid_t pid = child->pid();
-  TaskResult r = child->RunTask(Task("end-exit bye"), Record(kTaskA), kRoute, CancelToken());
+  TaskResult r = Run(*child, "end-exit bye");
   REQUIRE(r.started);
   CHECK(r.outcome.stop_reason == StopReason::kNone);
   CHECK(r.outcome.exit_code == 0);
@@ -278,7 +286,7 @@ TEST_CASE("PooledChild: a protocol anomaly stops the process with child_event_in
     INFO(prompt);
     std::unique_ptr<PooledChild> child = MustStart();
     const pid_t pid = child->pid();
-    TaskResult r = child->RunTask(Task(prompt), Record(kTaskA), kRoute, CancelToken());
+    TaskResult r = Run(*child, prompt);
     REQUIRE(r.started);
     CHECK_FALSE(r.reusable);
     CHECK(r.outcome.stop_reason == StopReason::kSupervisorError);
