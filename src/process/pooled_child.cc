@@ -209,7 +209,15 @@ class TaskRun : public ChildRun {
       } else {
         held_.append(data.substr(0, n));
         if (nl != std::string_view::npos) {
+          // `data` may point into the read buffer, which the end line's stdout drain reuses.
+          const bool may_end = std::string_view(held_).substr(0, pooled_task::kEndPrefix.size()) ==
+                               pooled_task::kEndPrefix;
+          const std::string rest(may_end ? data.substr(n) : std::string_view());
           OnStderrLine();
+          if (end_code_) {
+            context_.stderr_after->append(rest);
+            break;
+          }
         } else if (!MarkerCandidate(held_)) {
           Append(&err_, held_.data(), held_.size());
           held_.clear();
@@ -218,7 +226,6 @@ class TaskRun : public ChildRun {
       }
       data.remove_prefix(n);
     }
-    if (end_code_) context_.stderr_after->append(data);
     CheckFirstOutput();
   }
 

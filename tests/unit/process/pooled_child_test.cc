@@ -174,6 +174,25 @@ TEST_CASE("PooledChild: a failed setup never starts the task and ends the proces
   CHECK(OpenFds() == fds);
 }
 
+TEST_CASE("PooledChild: cancel during the setup never starts the task and ends the process") {
+  std::unique_ptr<PooledChild> child = MustStart("no-start");
+  const pid_t pid = child->pid();
+  Result<CancelToken> made = CancelToken::Create();
+  REQUIRE(made.ok());
+  const CancelToken& cancel = *made;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(200ms);
+    cancel.Cancel();
+  });
+  const auto before = std::chrono::steady_clock::now();
+  TaskResult r = child->RunTask(Task("ok never"), Record(kTaskA), kRoute, cancel);
+  canceller.join();
+  CHECK_FALSE(r.started);
+  CHECK(r.reason.find("cancelled during the setup") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - before < 5s);  // not the 10 s setup limit
+  CheckEnded(*child, pid);
+}
+
 TEST_CASE("PooledChild: a process that died while idle fails the setup") {
   std::unique_ptr<PooledChild> child = MustStart();
   const pid_t pid = child->pid();
@@ -235,7 +254,7 @@ TEST_CASE("PooledChild: cancel mid-task stops the process with child_cancelled")
   const pid_t pid = child->pid();
   Result<CancelToken> made = CancelToken::Create();
   REQUIRE(made.ok());
-  const CancelToken cancel = *made;
+  const CancelToken& cancel = *made;
   std::thread canceller([&] {
     std::this_thread::sleep_for(300ms);
     cancel.Cancel();
