@@ -17,6 +17,7 @@
 #include "host/kill_waits.h"
 #include "napi_util/js_dispatcher.h"
 #include "process/cancel_token.h"
+#include "run/warm_pool.h"
 #include "tasks/launched_runs.h"
 #include "tasks/task_registry.h"
 #include "views/lifecycle_texts.h"
@@ -85,6 +86,9 @@ struct AddonState {
   std::unique_ptr<napi_util::JsDispatcher> dispatcher;
   // Shared with worker threads, which report progress and terminal states (thread-safe).
   std::shared_ptr<tasks::TaskRegistry> tasks = std::make_shared<tasks::TaskRegistry>();
+  // Candidate processes kept warm between runs (policy.keep_warm_seconds). Thread-safe; workers
+  // use it through their seams, and it is emptied when Pi quits and when the state goes.
+  std::shared_ptr<run::WarmPool> warm_pool = std::make_shared<run::WarmPool>();
   // The worker thread of each launch, by launch id. A worker's last act posts its own reaping, so
   // it is joined and dropped here as it ends (run_launcher.cc); StopAllRuns joins the rest.
   std::map<uint64_t, std::thread> workers;

@@ -11,6 +11,7 @@ AddonState& State(Napi::Env env) { return *env.GetInstanceData<AddonState>(); }
 
 AddonState::~AddonState() {
   StopAllRuns();
+  warm_pool->EndAll();
   if (dispatcher) dispatcher->Close();
 }
 

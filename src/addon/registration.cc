@@ -229,6 +229,8 @@ void RegisterLifecycle(Napi::Env env, Napi::Object pi, uint64_t generation) {
                      reason.IsString() ? reason.As<Napi::String>().Utf8Value() : "";
                  if (why == "quit") state.quitting = true;
                  state.StopAllRuns(host::ShutdownCancelSource(why, !state.shutdown_signal.empty()));
+                 // Pi quits: the warm candidates go with it (a /new or /reload keeps them).
+                 if (why == "quit") state.warm_pool->EndAll();
                  if (why == "quit" && UiOf(env).IsEmpty()) {
                    DeliverEndsBeforeExit(env);
                  } else if (why == "quit" && ModeOf(state.ui_ctx.Value()) == "tui") {

@@ -102,10 +102,12 @@ void ReapWorker(Napi::Env env, uint64_t id) {
 
 // The worker: the whole lifecycle of one launch. Owns nothing JS; talks through `dispatcher`.
 void RunWorker(napi_util::JsDispatcher* dispatcher, std::shared_ptr<tasks::TaskRegistry> tasks,
-               run::RunRequest request, process::CancelToken cancel, uint64_t launch_id) {
+               std::shared_ptr<run::WarmPool> pool, run::RunRequest request,
+               process::CancelToken cancel, uint64_t launch_id) {
   {
     DispatchingSink sink(dispatcher, launch_id, cancel);
-    const run::RunSeams seams;
+    run::RunSeams seams;
+    seams.pool = pool.get();
     host::RunLifecycle(std::move(request), seams, *tasks, cancel, sink);
   }
   // Last: the JS thread reaps this thread, so finished workers do not pile up until shutdown. A
@@ -153,7 +155,7 @@ void LaunchRun(Napi::Env env, run::RunRequest request, LaunchCallback on_launch,
   state.launches.emplace(id, PendingLaunch{std::move(on_launch), std::move(on_terminal), *cancel});
   state.dispatcher->Hold(env);
   state.workers.emplace(id, std::thread(RunWorker, state.dispatcher.get(), state.tasks,
-                                        std::move(request), *cancel, id));
+                                        state.warm_pool, std::move(request), *cancel, id));
 }
 
 void DeliverTerminal(Napi::Env env, const Terminal& terminal, bool wake_agent) {

@@ -19,9 +19,8 @@ inline constexpr std::string_view kModelsFileName = "fusion-models.json";
 // the default is written as v1, so v2 appears only where someone chose a policy.
 inline constexpr std::string_view kModelsSchemaV1 = "pi-background-tasks.fusion-models.v1";
 inline constexpr std::string_view kModelsSchemaV2 = "pi-background-tasks.fusion-models.v2";
-// v3 (SCOPE §10): v2's keys plus panels and more policy keys. This version implements only the
-// policy's `stall_seconds`; a file using another v3-only key is refused (config_invalid) rather
-// than run without it. A file whose content fits v2 (or v1) is written as v2 (or v1).
+// v3 (SCOPE §10): v2's keys plus panels and more policy keys. A file whose content fits v2 (or
+// v1) is written as v2 (or v1).
 inline constexpr std::string_view kModelsSchemaV3 = "pi-background-tasks.fusion-models.v3";
 // v3 panels: a panel's name (also what /fusion @<name> types), and the thinking levels a panel may
 // give a role, as Pi names them, or "inherit" (the parent session's level, the default).
@@ -54,6 +53,14 @@ inline constexpr double kDefaultStallSeconds = 600;
 // The largest stall_seconds: the children's wall limit (process::ChildLimits::wall, 50 min); a
 // larger bound could never fire.
 inline constexpr double kMaxStallSeconds = 3000;
+// The longest keep_warm_seconds: a day. The pool is for agents that call Fusion in a loop; a longer
+// hold keeps a few hundred megabytes for nothing, and the clock that times it must not overflow.
+inline constexpr double kMaxKeepWarmSeconds = 86400;
+// The most candidate processes the warm pool keeps per project: one per candidate slot.
+inline constexpr int kWarmPoolSize = 3;
+// What one idle pooled candidate process holds, as /fusion-models tells it (measured with Pi 1.6.0:
+// 147 MB resident after 30 tasks; docs/config.md).
+inline constexpr int kWarmProcessMegabytes = 150;
 
 // Error codes: core/error_codes.h.
 

@@ -77,10 +77,9 @@ constexpr std::string_view kPanelFull = "full";
 constexpr std::string_view kPanelAdaptive = "adaptive";
 constexpr std::string_view kOrderCheckKey = "order_check";
 constexpr std::string_view kEvaluatorToolsKey = "evaluator_tools";
-// v3's panel keys (config/panels.h), and the contract's v3 keys this version does not implement
-// (models_config.h).
+constexpr std::string_view kKeepWarmKey = "keep_warm_seconds";
+// v3's panel keys (config/panels.h).
 constexpr std::array<std::string_view, 2> kPanelFileKeys = {"default_panel", "panels"};
-constexpr std::array<std::string_view, 1> kLaterPolicyKeys = {"keep_warm_seconds"};
 
 Status Invalid(std::string message) {
   return Status::Error(std::string(kConfigInvalid), std::move(message));
@@ -147,6 +146,14 @@ Status StallRule(std::string found) {
                  PolicyNumberText(kDefaultStallSeconds) + " s) (found " + std::move(found) + ")");
 }
 
+Status KeepWarmRule(std::string found) {
+  return Invalid("policy.keep_warm_seconds must be a number of seconds from 0 (off) to " +
+                 PolicyNumberText(kMaxKeepWarmSeconds) + " (found " + std::move(found) + ")");
+}
+
+bool KeepWarmOk(double value) {
+  return std::isfinite(value) && value >= 0 && value <= kMaxKeepWarmSeconds;
+}
 bool GraceOk(double value) {
   return std::isfinite(value) && value >= 0 && value <= kMaxGraceSeconds;
 }
@@ -155,32 +162,13 @@ bool StallOk(double value) {
   return std::isfinite(value) && value > 0 && value <= kMaxStallSeconds;
 }
 
-// A v3 key of the contract that this version does not implement, found in `object`: refused by
-// name, so nobody believes a panel or an order check ran when it did not.
-template <size_t N>
-Status RefuseLaterKeys(const json& object, const std::array<std::string_view, N>& keys,
-                       const std::string& prefix) {
-  for (std::string_view key : keys) {
-    if (object.contains(key)) {
-      return Invalid(prefix + std::string(key) + " is a \"" + std::string(kModelsSchemaV3) +
-                     "\" key that this version of pi-fusion does not support yet; remove it (of "
-                     "v3's keys only panels, default_panel, policy.stall_seconds, policy.panel, "
-                     "policy.order_check and policy.evaluator_tools are supported)");
-    }
-  }
-  return Status();
-}
-
 Result<Policy> PolicyFromJson(const json& object, bool v3) {
   if (!object.is_object()) {
     return Invalid("policy must be an object with the keys quorum, grace_seconds, max_cost_usd");
   }
-  if (v3) {
-    if (Status later = RefuseLaterKeys(object, kLaterPolicyKeys, "policy."); !later.ok()) {
-      return later;
-    }
-  } else {
-    for (std::string_view key : {kStallKey, kPanelModeKey, kOrderCheckKey, kEvaluatorToolsKey}) {
+  if (!v3) {
+    for (std::string_view key :
+         {kStallKey, kPanelModeKey, kOrderCheckKey, kEvaluatorToolsKey, kKeepWarmKey}) {
       if (!object.contains(key)) continue;
       return Invalid("policy contains unsupported key(s): " + std::string(key) +
                      " (it needs schema_version \"" + std::string(kModelsSchemaV3) + "\")");
@@ -188,7 +176,7 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
   }
   const std::vector<std::string_view> optional =
       v3 ? std::vector<std::string_view>{kStallKey, kPanelModeKey, kOrderCheckKey,
-                                         kEvaluatorToolsKey}
+                                         kEvaluatorToolsKey, kKeepWarmKey}
          : std::vector<std::string_view>{};
   if (Status keys = CheckKeys(object, kPolicyKeys, optional, "policy "); !keys.ok()) {
     return keys;
@@ -240,6 +228,11 @@ Result<Policy> PolicyFromJson(const json& object, bool v3) {
       return Invalid("policy.evaluator_tools must be true or false (found " + tools.dump() + ")");
     }
     policy.evaluator_tools = tools.get<bool>();
+  }
+  if (object.contains(kKeepWarmKey)) {
+    const json& keep = object[kKeepWarmKey];
+    if (!keep.is_number() || !KeepWarmOk(keep.get<double>())) return KeepWarmRule(keep.dump());
+    policy.keep_warm_seconds = keep.get<double>();
   }
   return policy;
 }
@@ -325,8 +318,8 @@ nlohmann::ordered_json PolicyNumber(double value) {
 }
 
 // A policy object: keys in the order quorum, grace_seconds, max_cost_usd (unset as null), then
-// stall_seconds when set, panel when not "full", order_check when not "off" and evaluator_tools
-// when true (v3 only).
+// stall_seconds when set, panel when not "full", order_check when not "off", evaluator_tools
+// when true and keep_warm_seconds when not 0 (v3 only).
 nlohmann::ordered_json PolicyJson(const Policy& value) {
   nlohmann::ordered_json policy;
   policy["quorum"] = value.quorum;
@@ -338,6 +331,7 @@ nlohmann::ordered_json PolicyJson(const Policy& value) {
   if (value.adaptive) policy[kPanelModeKey] = kPanelAdaptive;
   if (value.order_check == OrderCheck::kOnConflict) policy["order_check"] = kOrderCheckOnConflict;
   if (value.evaluator_tools) policy[kEvaluatorToolsKey] = true;
+  if (value.keep_warm_seconds > 0) policy[kKeepWarmKey] = PolicyNumber(value.keep_warm_seconds);
   return policy;
 }
 
@@ -381,6 +375,9 @@ Status ValidatePolicy(const Policy& policy) {
   if (policy.stall_seconds && !StallOk(*policy.stall_seconds)) {
     return StallRule(PolicyNumber(*policy.stall_seconds).dump());
   }
+  if (!KeepWarmOk(policy.keep_warm_seconds)) {
+    return KeepWarmRule(PolicyNumber(policy.keep_warm_seconds).dump());
+  }
   return Status();
 }
 
@@ -413,7 +410,7 @@ Result<std::string> SerializeModelsConfig(const ModelsConfig& config) {
   nlohmann::ordered_json root;
   const bool v3 = config.policy.stall_seconds.has_value() || config.policy.adaptive ||
                   config.policy.order_check != OrderCheck::kOff || config.policy.evaluator_tools ||
-                  HasPanels(config);
+                  config.policy.keep_warm_seconds > 0 || HasPanels(config);
   const bool v1 = config.policy.IsDefault() && !v3;
   root["schema_version"] = v1 ? kModelsSchemaV1 : v3 ? kModelsSchemaV3 : kModelsSchemaV2;
   root["candidates"] = config.candidates;

@@ -71,6 +71,10 @@ struct Policy {
   // answers pi-background-tasks.fusion-evaluation.v2 with its checked claims. A reason run has no
   // tools and behaves as without it. false (the default) is written to no file.
   bool evaluator_tools = false;
+  // v3: after a run ends, keep up to kWarmPoolSize candidate processes of this project ready for
+  // this many seconds, so the next run's candidates start warm (docs/config.md). 0 (the default,
+  // written to no file): every child starts cold, as before.
+  double keep_warm_seconds = 0;
 
   bool IsDefault() const { return *this == Policy{}; }
   bool operator==(const Policy&) const = default;

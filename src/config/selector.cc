@@ -83,7 +83,8 @@ Selector::Row Selector::FocusedRow() const {
   if (focus_ < kAllSlots.size()) return Row::kSlot;
   if (focus_ == kAllSlots.size()) return Row::kQuorum;
   if (focus_ == kAllSlots.size() + 1) return Row::kGrace;
-  return focus_ == kAllSlots.size() + 2 ? Row::kCostCap : Row::kStall;
+  if (focus_ == kAllSlots.size() + 2) return Row::kCostCap;
+  return focus_ == kAllSlots.size() + 3 ? Row::kStall : Row::kKeepWarm;
 }
 
 SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
@@ -107,6 +108,7 @@ SelectorOutcome Selector::SlotsKey(SelectorKey key, std::string_view text) {
         case Row::kGrace:
         case Row::kCostCap:
         case Row::kStall:
+        case Row::kKeepWarm:
           OpenInput();
           break;
       }
@@ -217,6 +219,10 @@ void Selector::ResetFocused() {
       config_.policy.stall_seconds.reset();
       SetMessage("Stall reset to the default rule.", "muted");
       return;
+    case Row::kKeepWarm:
+      config_.policy.keep_warm_seconds = 0;
+      SetMessage("Keep warm turned off.", "muted");
+      return;
     case Row::kCostCap:
       break;
   }
@@ -226,6 +232,11 @@ void Selector::ResetFocused() {
 
 void Selector::OpenInput() {
   view_ = View::kInput;
+  if (FocusedRow() == Row::kKeepWarm) {
+    const double keep = config_.policy.keep_warm_seconds;
+    input_ = keep > 0 ? PolicyNumberText(keep) : "";
+    return;
+  }
   const std::optional<double>& value = FocusedRow() == Row::kGrace   ? config_.policy.grace_seconds
                                        : FocusedRow() == Row::kStall ? config_.policy.stall_seconds
                                                                      : config_.policy.max_cost_usd;
@@ -235,6 +246,10 @@ void Selector::OpenInput() {
 // Parses the input into a copy of the policy and keeps it only when the policy rules accept it,
 // so the selector and the file refuse exactly the same values.
 void Selector::ApplyInput() {
+  if (FocusedRow() == Row::kKeepWarm) {
+    ApplyKeepWarm();
+    return;
+  }
   const bool grace = FocusedRow() == Row::kGrace;
   const bool stall = FocusedRow() == Row::kStall;
   Policy policy = config_.policy;
@@ -262,6 +277,22 @@ void Selector::ApplyInput() {
                      : "Not applied: Cost cap must be an amount in US dollars above 0 such as "
                        "0.50, or empty for no cap (found \"" +
                            input_ + "\").",
+               "error");
+    return;
+  }
+  config_.policy = policy;
+  view_ = View::kSlots;
+}
+
+// Keep warm is a plain number (0 = off): empty input turns it off.
+void Selector::ApplyKeepWarm() {
+  Policy policy = config_.policy;
+  const std::optional<double> typed = ParseTypedNumber(input_, /*money=*/false);
+  if (input_.empty() || typed) policy.keep_warm_seconds = input_.empty() ? 0 : *typed;
+  if ((!input_.empty() && !typed) || !ValidatePolicy(policy).ok()) {
+    SetMessage("Not applied: Keep warm must be a number of seconds from 0 to " +
+                   PolicyNumberText(kMaxKeepWarmSeconds) +
+                   " such as 300, or empty for off (found \"" + input_ + "\").",
                "error");
     return;
   }

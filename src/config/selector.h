@@ -64,7 +64,7 @@ enum class SelectorOutcome { kOpen, kSaved, kClosed };
 // The list shows at most this many model rows; the window follows the highlighted row.
 inline constexpr size_t kSelectorListRows = 12;
 // The slots view's rows: the five slots, then Quorum, Grace, Cost cap and Stall.
-inline constexpr size_t kSelectorPolicyRows = 4;
+inline constexpr size_t kSelectorPolicyRows = 5;
 inline constexpr size_t kSelectorRows = kAllSlots.size() + kSelectorPolicyRows;
 // The input view keeps at most this many bytes: a number, not a paste.
 inline constexpr size_t kSelectorInputMaxBytes = 32;
@@ -89,7 +89,7 @@ class Selector {
 
  private:
   enum class View { kSlots, kList, kInput, kConfirmReplace, kPanels, kName };
-  enum class Row { kSlot, kQuorum, kGrace, kCostCap, kStall };
+  enum class Row { kSlot, kQuorum, kGrace, kCostCap, kStall, kKeepWarm };
   struct Entry {
     std::string selection;               // "$current" or "provider/model"
     std::string detail;                  // model name, or what $current means now
@@ -100,6 +100,7 @@ class Selector {
   SelectorOutcome SlotsKey(SelectorKey key, std::string_view text);
   SelectorOutcome ListKey(SelectorKey key, std::string_view text);
   SelectorOutcome InputKey(SelectorKey key, std::string_view text);
+  void ApplyKeepWarm();
   SelectorOutcome ConfirmKey(SelectorKey key, std::string_view text);
   SelectorOutcome PanelsKey(SelectorKey key, std::string_view text);
   SelectorOutcome NameKey(SelectorKey key, std::string_view text);

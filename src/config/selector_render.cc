@@ -39,6 +39,14 @@ std::string StallText(const Policy& policy) {
   return seconds + " without output, tool call or model-stream progress stops a child";
 }
 
+std::string KeepWarmText(const Policy& policy) {
+  if (policy.keep_warm_seconds <= 0) return "off: every candidate starts a new Pi process";
+  return PolicyNumberText(policy.keep_warm_seconds) + " s after a run: up to " +
+         std::to_string(kWarmPoolSize) + " candidate processes stay ready, about " +
+         std::to_string(kWarmProcessMegabytes) + " MB of memory each (" +
+         std::to_string(kWarmPoolSize * kWarmProcessMegabytes) + " MB)";
+}
+
 }  // namespace
 
 std::vector<SelectorLine> Selector::Render() const {
@@ -121,7 +129,8 @@ void Selector::RenderPolicy(std::vector<SelectorLine>& out) const {
       {"Quorum", QuorumText(config_.policy.quorum)},
       {"Grace", GraceText(config_.policy)},
       {"Cost cap", CostCapText(config_.policy)},
-      {"Stall", StallText(config_.policy)}};
+      {"Stall", StallText(config_.policy)},
+      {"Keep warm", KeepWarmText(config_.policy)}};
   for (size_t i = 0; i < kSelectorPolicyRows; ++i) {
     const bool focused = focus_ == kAllSlots.size() + i;
     out.push_back({(focused ? "> " : "  ") + PadLabel(rows[i].first) + rows[i].second,
@@ -130,6 +139,19 @@ void Selector::RenderPolicy(std::vector<SelectorLine>& out) const {
 }
 
 void Selector::RenderInput(std::vector<SelectorLine>& out) const {
+  if (FocusedRow() == Row::kKeepWarm) {
+    out.push_back({"Fusion models: how long candidates stay warm after a run", "accent"});
+    out.push_back({"Keep warm (seconds): " + input_ + "_", "text"});
+    out.push_back({"After a run, up to " + std::to_string(kWarmPoolSize) +
+                       " candidate Pi processes of this project stay ready this long, so the "
+                       "next run's candidates skip their start-up. Each holds about " +
+                       std::to_string(kWarmProcessMegabytes) +
+                       " MB while it waits. Empty or 0: off, every candidate starts cold.",
+                   "muted"});
+    out.push_back({"", "text"});
+    out.push_back({"type a number · Backspace edit · Enter apply · Esc back unchanged", "dim"});
+    return;
+  }
   if (FocusedRow() == Row::kStall) {
     out.push_back({"Fusion models: the stall bound in seconds", "accent"});
     out.push_back({"Stall (seconds): " + input_ + "_", "text"});

@@ -143,6 +143,7 @@ class TaskRun : public ChildRun {
     std::string* stderr_after;    // gets what follows the end line (the next setup's noise)
     std::string seed_stdout;      // the task's stdout and stderr read during the setup
     std::string seed_stderr;
+    ChildOutcome::Pooled pooled;  // which task of which process, on the outcome from the start
   };
 
   TaskRun(ProcessEnv* env, const ChildSpec& run_spec, const CancelToken& cancel,
@@ -158,6 +159,8 @@ class TaskRun : public ChildRun {
 
  protected:
   void OnStarted() override {
+    // Before anything can report the outcome (on_answer hands a copy over at the end line).
+    outcome_.pooled = context_.pooled;
     const std::string out = std::move(context_.seed_stdout);
     const std::string err = std::move(context_.seed_stderr);
     if (!out.empty()) OnStdout(out);
@@ -652,7 +655,8 @@ TaskResult PooledChild::RunTask(const ChildSpec& task, const pooled_task::Task& 
                            &stdout_partial_,
                            &stderr_partial_,
                            std::move(setup.task_stdout),
-                           std::move(setup.task_stderr)};
+                           std::move(setup.task_stderr),
+                           ChildOutcome::Pooled{tasks_ + 1, started_wall_}};
   stderr_partial_.clear();
   TaskRun run(env_, run_spec, cancel, progress, std::move(context));
   SpawnedProcess view = child_;

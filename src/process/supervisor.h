@@ -135,6 +135,13 @@ struct ChildOutcome {
   // With ChildSpec::first_output: when it first said true (from the start, like duration), to the
   // supervisor's read; none when it never did.
   std::optional<std::chrono::milliseconds> first_output_at;
+  // Set when a pooled process (pooled_child.h) ran this child's task: which of its tasks this was
+  // (1 = its first) and when the process started. Unset for every cold or warm child.
+  struct Pooled {
+    int task = 1;
+    std::chrono::system_clock::time_point process_started_at;
+  };
+  std::optional<Pooled> pooled;
   bool stopped_after_answer = false;
   // Failures while stopping or reaping (kill() errors other than ESRCH, pipes still open after the
   // kill wait, a pid that could not be reaped). Never silently dropped.
@@ -157,6 +164,8 @@ struct ChildProgress {
   // The stderr kept so far (stderr_size bytes), for a reader of the child's frames; valid only
   // during the call.
   std::string_view stderr_bytes;
+  // The child is a pooled process serving a task (pooled_child.h), not a process of its own.
+  bool pooled = false;
 };
 // REQUIRES: must not throw and should return quickly (the child's pipes are not drained while it
 // runs). It may call CancelToken::Cancel().

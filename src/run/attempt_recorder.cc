@@ -50,6 +50,7 @@ Status AttemptRecorder::End(const Status& outcome, const std::optional<store::Us
   update.requests = requests;
   update.exit = std::move(exit);
   update.first_output_at = first_output_at_;
+  update.pooled = pooled_;
   if (!outcome.ok()) update.error = store::AttemptError{outcome.code(), outcome.message()};
   Status recorded = Flush(update, {});
   if (recorded.ok()) return outcome;

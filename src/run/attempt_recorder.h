@@ -39,6 +39,8 @@ class AttemptRecorder {
   void Write(store::AttemptFile file, std::string bytes);
   // When the child's first output arrived (RFC 3339), written with the end state.
   void NoteFirstOutput(std::optional<std::string> at) { first_output_at_ = std::move(at); }
+  // The pooled process that ran the child, if one did; written with the end state.
+  void NotePooled(std::optional<store::PooledRecord> pooled) { pooled_ = std::move(pooled); }
 
   // Records the end state; a store failure outranks the child's own outcome.
   Status End(const Status& outcome, const std::optional<store::Usage>& usage,
@@ -53,6 +55,7 @@ class AttemptRecorder {
   store::AttemptKey key_;
   std::vector<store::StoreBatch::File> pending_;
   std::optional<std::string> first_output_at_;
+  std::optional<store::PooledRecord> pooled_;
 };
 
 }  // namespace pi_fusion::run

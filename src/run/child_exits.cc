@@ -73,6 +73,12 @@ std::optional<std::string> FirstOutputAtOf(const process::ChildOutcome& outcome)
   return store::FormatTimestamp(outcome.started_at + *outcome.first_output_at);
 }
 
+std::optional<store::PooledRecord> PooledRecordOf(const process::ChildOutcome& outcome) {
+  if (!outcome.pooled) return std::nullopt;
+  return store::PooledRecord{outcome.pooled->task,
+                             store::FormatTimestamp(outcome.pooled->process_started_at)};
+}
+
 ChildExits::~ChildExits() {
   for (AnsweredChild& child : children_) (void)child.job->WaitForEnd();
 }

@@ -42,6 +42,8 @@ store::ChildExitRecord ExitRecordOf(const process::ChildOutcome& outcome, bool a
 // When the child's first output arrived (process::ChildOutcome::first_output_at on the outcome's
 // wall clock), RFC 3339; none when it wrote none.
 std::optional<std::string> FirstOutputAtOf(const process::ChildOutcome& outcome);
+// The manifest's record of the pooled process that ran the child; nullopt for a cold or warm one.
+std::optional<store::PooledRecord> PooledRecordOf(const process::ChildOutcome& outcome);
 
 struct AnsweredChild {
   std::unique_ptr<ChildJob> job;

@@ -18,6 +18,7 @@
 #include "run/request_signal.h"
 #include "run/source_failures.h"
 #include "run/tool_refusals.h"
+#include "run/warm_pool.h"
 #include "run/warm_stages.h"
 #include "store/artifact_ref.h"
 #include "store/attempt_files.h"
@@ -268,6 +269,39 @@ ChildJob::Runner RunnerFor(std::unique_ptr<process::WarmChild> warm, ChildLaunch
   };
 }
 
+// Runs a candidate's task in a pooled process kept warm between runs (warm_pool.h). A pool
+// failure before the task's prompt was sent starts the child cold, as if there were no pool; a
+// process whose task ended cleanly goes back to the pool, any other is ended by PooledChild.
+ChildJob::Runner PooledRunner(std::unique_ptr<process::PooledChild> pooled, PooledCommand command,
+                              RunPool& pool, ChildLauncher& launcher, const StageChild& child,
+                              const process::CancelToken& cancel) {
+  // A Runner is copyable; the process is owned here until the task ends.
+  auto holder = std::make_shared<std::unique_ptr<process::PooledChild>>(std::move(pooled));
+  return [holder, command, &pool, &launcher, child,
+          cancel](const process::ChildSpec& spec) -> Result<process::ChildOutcome> {
+    process::ProgressCallback watch;
+    if (child.watch) {
+      watch = [inner = child.watch](const process::ChildProgress& progress) {
+        process::ChildProgress tagged = progress;
+        tagged.pooled = true;
+        inner(tagged);
+      };
+    }
+    process::TaskResult result = (*holder)->RunTask(spec, command.task, command.route, cancel,
+                                                    watch, child.request_signal_fd);
+    if (!result.started) {
+      holder->reset();  // ended by RunTask already
+      return Spawn(launcher, spec, child, cancel);
+    }
+    if (result.reusable) {
+      pool.Return(std::move(*holder), command);
+    } else {
+      holder->reset();
+    }
+    return Result<process::ChildOutcome>(std::move(result.outcome));
+  };
+}
+
 // The trigger that ends the stage's wait at the child's answer (protocol/answer_arrival.h).
 process::AnswerCheck ArrivalCheck() {
   auto arrival = std::make_shared<protocol::AnswerArrival>();
@@ -300,6 +334,15 @@ Result<std::unique_ptr<ChildJob>> StartJob(PreparedRun& run, const StageChild& c
   spec->first_output = [](const std::string& out, const std::string& err) {
     return protocol::HoldsFirstOutput(out, err);
   };
+  if (child.key.stage == Stage::kCandidate && run.pool && !cancel.IsCancelled()) {
+    RunPool::Taken taken = run.pool->Take(*spec, *run.seams.random);
+    if (taken.child) {
+      return std::make_unique<ChildJob>(
+          PooledRunner(std::move(taken.child), std::move(*taken.command), *run.pool,
+                       *run.seams.children, child, cancel),
+          std::move(spec).value(), ArrivalCheck());
+    }
+  }
   Result<std::unique_ptr<process::WarmChild>> started{std::unique_ptr<process::WarmChild>()};
   if (warm != nullptr && !cancel.IsCancelled()) started = warm->Take(child.key, *spec);
   if (!started.ok()) return started.status();
@@ -390,6 +433,7 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
   const std::optional<int64_t> under_forecast =
       QueueEvidence(run, child, judged, *outcome, at_answer, attempt);
   attempt.NoteFirstOutput(FirstOutputAtOf(*outcome));
+  attempt.NotePooled(PooledRecordOf(*outcome));
   std::optional<store::ChildExitRecord> exit;
   if (!at_answer) exit = ExitRecordOf(*outcome, false);
   Status ended = attempt.End(judged.verdict, judged.usage, judged.requests, exit);

@@ -288,10 +288,7 @@ RunOutcome ExecuteFusion(RunContext& ctx) {
   return Commit(ctx, *merged, *map);
 }
 
-}  // namespace
-
-RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer) {
-  RunContext ctx(run, cancel, observer);
+RunOutcome ExecuteStages(RunContext& ctx) {
   // The run layer's one catch on the run's own thread (thread_entry.h): every path of a run ends
   // in a durable terminal state, even an exception from a layer below.
   return CatchAtThreadEntry(
@@ -303,6 +300,29 @@ RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObse
         return ExecuteFusion(ctx);
       },
       [&ctx](const std::string& what) { return FailAfterException(ctx, what); });
+}
+
+}  // namespace
+
+RunOutcome Execute(PreparedRun& run, const process::CancelToken& cancel, RunObserver& observer) {
+  // The pool is an optimization: whatever fails around it leaves the candidates to start cold.
+  try {
+    if (!run.pool) {
+      run.pool = RunPool::For(run.seams.pool, run.policy.keep_warm_seconds,
+                              PiVersionOf(*run.seams.fs, run.request.host.pi_cli_path));
+    }
+  } catch (...) {
+    run.pool.reset();
+  }
+  RunContext ctx(run, cancel, observer);
+  RunOutcome outcome = ExecuteStages(ctx);
+  // The run is terminal: its candidates' processes are kept ready for the next run (a run that
+  // was cancelled, by bg_kill or by Pi's quit, leaves none).
+  try {
+    if (run.pool && !cancel.IsCancelled()) run.pool->KeepReady();
+  } catch (...) {
+  }
+  return outcome;
 }
 
 }  // namespace pi_fusion::run

@@ -18,6 +18,7 @@
 #include "process/supervisor.h"
 #include "run/child_exits.h"
 #include "run/run_seams.h"
+#include "run/warm_pool.h"
 #include "schema/normalize.h"
 #include "store/resumability.h"
 #include "store/run_store.h"
@@ -119,6 +120,7 @@ struct ChildActivity {
   int64_t last_output_ms = 0;         // wall clock, milliseconds since the epoch
   std::optional<int64_t> tool_calls;  // finished calls (tool-using children)
   int64_t tools_running = 0;          // started and not finished (tool-using children)
+  bool pooled = false;                // a pooled process runs it (policy.keep_warm_seconds)
 };
 
 // Progress for the user ("<label>: candidates running" is formed by the caller from the line).
@@ -158,6 +160,9 @@ struct PreparedRun {
   std::shared_ptr<const store::ResumeSource> resume;
   // The stage children still running after their verified answers (child_exits.h).
   std::unique_ptr<ChildExits> exits = std::make_unique<ChildExits>();
+  // policy.keep_warm_seconds: the run's use of the host's warm pool (warm_pool.h); null when off,
+  // when the host has no pool, or when its Pi is too old to serve pooled tasks.
+  std::unique_ptr<RunPool> pool;
 };
 
 // The candidates the run's evaluator and merger prompts speak of: a quorum-2 run may answer from

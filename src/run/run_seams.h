@@ -19,6 +19,8 @@
 
 namespace pi_fusion::run {
 
+class WarmPool;
+
 // Starts one stage child and supervises it to its end (process::RunChild in production).
 // Thread-safe: the candidates of a run call it concurrently.
 class ChildLauncher {
@@ -48,6 +50,9 @@ struct RunSeams {
   const Clock* clock = &SystemClock();
   ChildLauncher* children = &PosixChildLauncher();
   RandomSource* random = &SystemRandom();
+  // The host's pool of warm candidate processes (warm_pool.h), used when the run's policy sets
+  // keep_warm_seconds; null: every candidate starts cold.
+  WarmPool* pool = nullptr;
 };
 
 }  // namespace pi_fusion::run

@@ -35,6 +35,7 @@ process::ProgressCallback WatchStageChild(RunObserver& observer, const Clock& cl
       ChildActivity activity;
       activity.stage = key.stage;
       activity.slot = key.slot;
+      activity.pooled = progress.pooled;
       activity.last_output_ms =
           std::chrono::duration_cast<std::chrono::milliseconds>(clock.WallNow().time_since_epoch())
               .count();

@@ -123,6 +123,10 @@ json AttemptToJson(const AttemptRecord& a) {
   if (a.first_output_at) out["first_output_at"] = *a.first_output_at;
   if (a.exit) out["exit"] = ChildExitToJson(*a.exit);
   if (a.reused_from) out["reused_from"] = *a.reused_from;
+  if (a.pooled) {
+    out["pooled"] = {{"task", a.pooled->task},
+                     {"process_started_at", a.pooled->process_started_at}};
+  }
   return out;
 }
 
@@ -158,6 +162,7 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
     a.reused_from = r.String("reused_from");
     if (!IsValidRunId(*a.reused_from)) r.Fail("\"reused_from\" is not a run id");
   }
+  const json* pooled = r.Has("pooled") ? &r.Object("pooled") : nullptr;
   Status s = r.Finish();
   if (s.ok()) s = ValidateAttemptKey(a.key);
   if (!s.ok()) return Status::Error(kArtifactError, s.message());
@@ -170,6 +175,15 @@ Result<AttemptRecord> AttemptFromJson(const json& value, const std::string& wher
     auto e = AttemptErrorFromJson(error, where);
     if (!e.ok()) return e.status();
     a.error = e.value();
+  }
+  if (pooled != nullptr) {
+    FieldReader p(*pooled, where + " pooled");
+    PooledRecord record;
+    record.task = static_cast<int64_t>(p.Count("task"));
+    record.process_started_at = ReadTimestamp(p, "process_started_at");
+    if (record.task < 1) p.Fail("\"task\" is not a task number from 1");
+    if (Status done = p.Finish(); !done.ok()) return Status::Error(kArtifactError, done.message());
+    a.pooled = std::move(record);
   }
   if (exit != nullptr) {
     auto e = ChildExitFromJson(*exit, where);

@@ -103,6 +103,15 @@ struct ChildExitRecord {
   bool operator==(const ChildExitRecord&) const = default;
 };
 
+// The pooled process that ran an attempt's child (policy.keep_warm_seconds): which of its tasks
+// the attempt was (1 = the process's first) and when the process started (RFC 3339).
+struct PooledRecord {
+  int64_t task = 1;
+  std::string process_started_at;
+
+  bool operator==(const PooledRecord&) const = default;
+};
+
 struct AttemptRecord {
   AttemptKey key;
   AttemptState state = AttemptState::kRunning;
@@ -127,6 +136,9 @@ struct AttemptRecord {
   // child ran in this run, so it has no usage, requests or exit of its own. Optional in the JSON
   // form (`reused_from`): absent for every attempt a child of this run made.
   std::optional<std::string> reused_from;
+  // Optional in the JSON form (`pooled`): absent for every attempt whose child started cold or
+  // warm for its run.
+  std::optional<PooledRecord> pooled;
 
   bool operator==(const AttemptRecord&) const = default;
 };

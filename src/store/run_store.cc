@@ -78,6 +78,7 @@ Status ApplyAttemptUpdate(const AttemptUpdate& u, const Manifest& m, AttemptReco
   if (u.error) row.error = AttemptError{u.error->code, RepairUtf8(u.error->message)};
   if (u.exit) row.exit = u.exit;
   if (u.reused_from) row.reused_from = u.reused_from;
+  if (u.pooled && !row.pooled) row.pooled = u.pooled;
   return Status::Ok();
 }
 

@@ -74,6 +74,8 @@ struct AttemptUpdate {
   std::optional<std::string> first_output_at;
   // A reused attempt (manifest.h, AttemptRecord::reused_from): set once, with its final state.
   std::optional<std::string> reused_from;
+  // The pooled process that ran the child (manifest.h, AttemptRecord::pooled): set once.
+  std::optional<PooledRecord> pooled;
 };
 
 // Artifacts and manifest changes made durable together (RunStore::Apply): every file, then ONE

@@ -173,6 +173,7 @@ void ProgressTracker::Note(const run::ChildActivity& activity) {
   life->last_output_ms = activity.last_output_ms;
   life->tool_calls = activity.tool_calls;
   life->tools_running = activity.tools_running;
+  life->pooled = activity.pooled;
 }
 
 // Whatever was still running takes the run's end; what never started is skipped.
@@ -256,8 +257,8 @@ std::string ActivitySummary(const ProgressSnapshot& s, int64_t now_ms) {
   std::string text;
   for (const RunningChild& child : RunningChildren(s)) {
     text += text.empty() ? "last output: " : ", ";
-    text += child.name + " " + FormatSince(now_ms - child.life.last_output_ms) + " ago" +
-            ToolCallsText(child.life);
+    text += child.name + (child.life.pooled ? " (warm)" : "") + " " +
+            FormatSince(now_ms - child.life.last_output_ms) + " ago" + ToolCallsText(child.life);
   }
   return text;
 }

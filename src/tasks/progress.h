@@ -65,6 +65,7 @@ struct ChildLife {
   int64_t last_output_ms = 0;         // wall clock: its last byte on stdout or stderr, or its start
   std::optional<int64_t> tool_calls;  // tool-using children: calls finished so far
   int64_t tools_running = 0;          // tool-using children: calls started, not yet finished
+  bool pooled = false;                // a warm pooled process runs it (policy.keep_warm_seconds)
 };
 
 struct ProgressSnapshot {

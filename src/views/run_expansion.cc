@@ -127,6 +127,11 @@ json CandidateView(FileSystem& fs, const std::string& run_dir, const store::Mani
   } else {
     view["markdown"] = CandidateMarkdown(manifest.workflow, *text);
   }
+  if (latest->pooled && !view.contains("note")) {
+    // policy.keep_warm_seconds: the process was kept ready between runs.
+    view["note"] =
+        "started warm: a pooled Pi process, its task " + std::to_string(latest->pooled->task);
+  }
   // What it looked at (tool-using workflows): its verified journal and event log.
   json tools = run::ReadAttemptToolCalls(fs, run_dir, manifest, latest->key);
   if (!tools.is_null()) view["tools"] = std::move(tools);

@@ -36,7 +36,10 @@ json SlotsOf(const tasks::ProgressSnapshot& p, const json& models) {
     std::string model = candidates.is_array() && candidates.size() == 3 && candidates[i].is_string()
                             ? candidates[i].get<std::string>()
                             : "";
-    slots.push_back(SlotView(SlotLabel(kAllSlots[i]), p.candidates[i], model));
+    json slot = SlotView(SlotLabel(kAllSlots[i]), p.candidates[i], model);
+    // Started in a pooled process kept ready between runs (policy.keep_warm_seconds).
+    if (p.candidate_life[i].pooled) slot["note"] = "warm";
+    slots.push_back(std::move(slot));
   }
   slots.push_back(
       SlotView(SlotLabel(Slot::kEvaluator), p.evaluator, StringAt(models, "evaluator")));

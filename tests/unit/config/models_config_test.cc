@@ -144,11 +144,17 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(PolicyWith(",\"panel\":\"adaptive\"")),
        "policy contains unsupported key(s): panel (it needs schema_version "
        "\"pi-background-tasks.fusion-models.v3\")"},
-      {V3(PolicyWith(",\"keep_warm_seconds\":5")),
-       "policy.keep_warm_seconds is a \"pi-background-tasks.fusion-models.v3\" key that this "
-       "version of pi-fusion does not support yet; remove it (of v3's keys only panels, "
-       "default_panel, policy.stall_seconds, policy.panel, policy.order_check and "
-       "policy.evaluator_tools are supported)"},
+      {V3(PolicyWith(",\"keep_warm_seconds\":-1")),
+       "policy.keep_warm_seconds must be a number of seconds from 0 (off) to 86400 (found -1)"},
+      {V3(PolicyWith(",\"keep_warm_seconds\":86401")),
+       "policy.keep_warm_seconds must be a number of seconds from 0 (off) to 86400"},
+      {V3(PolicyWith(",\"keep_warm_seconds\":null")),
+       "policy.keep_warm_seconds must be a number of seconds"},
+      {V3(PolicyWith(",\"keep_warm_seconds\":\"60\"")),
+       "policy.keep_warm_seconds must be a number of seconds"},
+      {V2(PolicyWith(",\"keep_warm_seconds\":60")),
+       "policy contains unsupported key(s): keep_warm_seconds (it needs schema_version "
+       "\"pi-background-tasks.fusion-models.v3\")"},
       {V3(PolicyWith(",\"evaluator_tools\":\"yes\"")),
        "policy.evaluator_tools must be true or false (found \"yes\")"},
       {V3(PolicyWith(",\"evaluator_tools\":null")), "policy.evaluator_tools must be true or false"},
@@ -163,8 +169,6 @@ TEST_CASE("ModelsConfig: every rejection names the slot or key and the rule") {
       {V2(PolicyWith(",\"order_check\":\"on_conflict\"")),
        "policy contains unsupported key(s): order_check (it needs schema_version "
        "\"pi-background-tasks.fusion-models.v3\")"},
-      {V3(PolicyWith(",\"keep_warm_seconds\":0,\"stall_seconds\":60")),
-       "policy.keep_warm_seconds is a"},
       {V2(Policy3("3", "null", "null")).substr(0, V2(Policy3("3", "null", "null")).size() - 1) +
            ",\"panels\":{}}",
        "contains unsupported key(s): panels (panels need schema_version "
@@ -423,6 +427,34 @@ TEST_CASE("ModelsConfig: v3 evaluator_tools loads; false or absent is the defaul
   REQUIRE(panel->panels.at("deep").policy);
   CHECK(panel->panels.at("deep").policy->evaluator_tools);
   CHECK_FALSE(panel->policy.evaluator_tools);
+}
+
+TEST_CASE("ModelsConfig: v3 keep_warm_seconds loads; 0 or absent is the default, written never") {
+  const Result<ModelsConfig> on =
+      ParseModelsConfig(V3(PolicyWith(",\"keep_warm_seconds\":90")), kPath);
+  REQUIRE(on.ok());
+  CHECK(on->policy.keep_warm_seconds == 90);
+  CHECK_FALSE(on->policy.IsDefault());
+  const Result<std::string> written = SerializeModelsConfig(*on);
+  REQUIRE(written.ok());
+  CHECK_THAT(*written, Catch::Contains("\"pi-background-tasks.fusion-models.v3\""));
+  CHECK_THAT(*written, Catch::Contains("    \"max_cost_usd\": null,\n"
+                                       "    \"keep_warm_seconds\": 90\n"));
+  const Result<ModelsConfig> round_trip = ParseModelsConfig(*written, kPath);
+  REQUIRE(round_trip.ok());
+  CHECK(*round_trip == *on);
+
+  const Result<ModelsConfig> off =
+      ParseModelsConfig(V3(PolicyWith(",\"keep_warm_seconds\":0")), kPath);
+  REQUIRE(off.ok());
+  CHECK(off->policy.IsDefault());
+  const Result<std::string> as_v1 = SerializeModelsConfig(*off);
+  REQUIRE(as_v1.ok());
+  CHECK_THAT(*as_v1, !Catch::Contains("keep_warm_seconds"));
+
+  ModelsConfig bad = *on;
+  bad.policy.keep_warm_seconds = -3;
+  CHECK(SerializeModelsConfig(bad).status().code() == "config_invalid");
 }
 
 TEST_CASE("ModelsConfig: only a stall_seconds writes v3; what fits v2 or v1 is written so") {

@@ -226,10 +226,10 @@ TEST_CASE("Selector: r resets the focused slot to $current") {
   config.merger = "scripted/scripted-b";
   REQUIRE(f.store.Save(config, f.store.Load()->revision).ok());
   Selector selector(f.store, Registry());
-  selector.HandleKey(SelectorKey::kUp);  // wraps to the last policy row, Stall
-  CHECK(Shows(selector, "> Stall        default rule: 600 s"));
-  // Cost cap, Grace, Quorum, Merger
-  for (int i = 0; i < 4; ++i) selector.HandleKey(SelectorKey::kUp);
+  selector.HandleKey(SelectorKey::kUp);  // wraps to the last policy row, Keep warm
+  CHECK(Shows(selector, "> Keep warm    off: every candidate starts a new Pi process"));
+  // Stall, Cost cap, Grace, Quorum, Merger
+  for (int i = 0; i < 5; ++i) selector.HandleKey(SelectorKey::kUp);
   CHECK(Shows(selector, "> Merger       scripted/scripted-b"));
   Type(selector, "r");
   CHECK(selector.config().merger == "$current");
@@ -339,7 +339,41 @@ TEST_CASE("Selector: the policy rows show the defaults after the slots") {
   CHECK(Shows(selector,
               "  Stall        default rule: 600 s without output, tool call or model-stream "
               "progress stops a child"));
+  CHECK(Shows(selector, "  Keep warm    off: every candidate starts a new Pi process"));
   CHECK(Shows(selector, "Enter choose a model or change the policy row"));
+}
+
+TEST_CASE("Selector: keep warm shows its memory, saves v3, and r turns it off") {
+  Fixture f;
+  Selector selector(f.store, Registry());
+  FocusPolicyRow(selector, 4);
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(Texts(selector)[0] == "Fusion models: how long candidates stay warm after a run");
+  CHECK(Shows(selector, "Keep warm (seconds): _"));
+  for (std::string_view bad : {"-1", "86401", "x"}) {
+    INFO(bad);
+    while (!Shows(selector, "Keep warm (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
+    for (char c : bad) Type(selector, std::string(1, c));
+    selector.HandleKey(SelectorKey::kEnter);
+    CHECK(Shows(selector, "Not applied: Keep warm must be a number of seconds from 0 to 86400"));
+    CHECK(selector.config().policy.keep_warm_seconds == 0);
+  }
+  while (!Shows(selector, "Keep warm (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
+  for (char c : std::string("300")) Type(selector, std::string(1, c));
+  selector.HandleKey(SelectorKey::kEnter);
+  CHECK(selector.config().policy.keep_warm_seconds == 300.0);
+  CHECK(Shows(selector,
+              "> Keep warm    300 s after a run: up to 3 candidate processes stay ready, about "
+              "150 MB of memory each (450 MB)"));
+  Type(selector, "s");
+  REQUIRE(selector.outcome() == SelectorOutcome::kSaved);
+  CHECK(Slurp(f.store.path()).find("\"keep_warm_seconds\": 300") != std::string::npos);
+
+  Selector again(f.store, Registry());
+  FocusPolicyRow(again, 4);
+  Type(again, "r");
+  CHECK(Shows(again, "Keep warm turned off."));
+  CHECK(again.config().policy.IsDefault());
 }
 
 TEST_CASE("Selector: a typed stall bound in range saves v3; r brings the default rule back") {
