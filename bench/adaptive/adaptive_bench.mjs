@@ -26,6 +26,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../tests/support/pi_harness.mjs";
+import { median, ratio } from "../lib/stats.mjs";
 import {
   CANDIDATE_TEXT, EVALUATION_AB, fusionRules, MERGED_TEXT, SECOND_CANDIDATE_ON_B, STAGE,
 } from "../../tests/support/fusion_script.mjs";
@@ -61,12 +62,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : "n/a");
 const usd = (x) => `$${x.toFixed(4)}`;
 const log = (...a) => console.error("[adaptive_bench]", ...a);
 

@@ -25,6 +25,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../../tests/support/pi_harness.mjs";
+import { median, ratio } from "../lib/stats.mjs";
 import { fusionRules } from "../../tests/support/fusion_script.mjs";
 import { manifestOf, runDirs, withFusionEnv } from "../../tests/support/fusion_runs.mjs";
 
@@ -44,12 +45,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : "n/a");
 const log = (...a) => console.error("[pool_bench]", ...a);
 const load1 = () => os.loadavg()[0];
 

@@ -448,7 +448,8 @@ StageResult RunStageChild(PreparedRun& run, const StageChild& child,
           std::move(judged.refusals),
           std::move(judged.fetches),
           tool_calls,
-          std::move(judged.walk_protection)};
+          std::move(judged.walk_protection),
+          outcome->pooled.has_value()};
 }
 
 StageResult ReuseStageChild(PreparedRun& run, const StageChild& child,

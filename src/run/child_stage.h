@@ -98,6 +98,8 @@ struct StageResult {
   // The weakest protection its grep and find walked under (WeakestWalkProtection), from its
   // verified audit log; nullopt when it walked nothing.
   std::optional<std::string> walk_protection;
+  // A pooled process ran the child (policy.keep_warm_seconds; warm_pool.h).
+  bool pooled = false;
 };
 
 // REQUIRES: `run.store` is open; `cancel` outlives the call. With `warm`, a warm child started

@@ -67,6 +67,7 @@ void ReportLanded(RunContext& ctx, int slot, const StageResult& result, Clock::T
   landed.answer = result.answer;
   landed.artifact = store::CandidateResponseName(slot);
   landed.tool_calls = result.tool_calls;
+  landed.pooled = result.pooled;
   if (const store::ReusedAttempt* reused = ReusedCandidateOf(run, slot)) {
     landed.reused_from = reused->record.reused_from.value_or(run.resume->manifest.run_id);
   }

@@ -109,6 +109,8 @@ struct LandedCandidate {
   // A resumed run's candidate reused from the run it resumes (its id): it landed at the start,
   // so `elapsed_ms` says nothing of its model's time.
   std::optional<std::string> reused_from;
+  // It ran in a pooled process kept warm between runs (policy.keep_warm_seconds).
+  bool pooled = false;
 };
 
 // A sign of life of a running stage child: when it last wrote a byte (stdout or stderr, the idle

@@ -19,6 +19,7 @@ std::string LandedFacts(const run::LandedCandidate& c) {
     text +=
         " · " + std::to_string(*c.tool_calls) + (*c.tool_calls == 1 ? " tool call" : " tool calls");
   }
+  if (c.pooled) text += " · warm";
   return text;
 }
 

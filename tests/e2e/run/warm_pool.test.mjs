@@ -13,10 +13,11 @@ import { describe, test } from "node:test";
 import { CANDIDATE_TEXT, fusionRules, MERGED_TEXT, STAGE } from "../../support/fusion_script.mjs";
 import { manifestOf, runDirs, survivingChildren, withFusionEnv } from "../../support/fusion_runs.mjs";
 import { PI_CLI, waitUntil } from "../../support/pi_harness.mjs";
+import { assertConforms } from "../../support/schema_check.mjs";
 import { envProcesses, waitAllGone } from "../../support/processes.mjs";
 
 const FUSION_MODELS_V3 = "pi-background-tasks.fusion-models.v3";
-const QUESTIONS = ["Why is the sky blue?", "Why is the sunset red?", "Why is the sea blue?"];
+const QUESTIONS = ["Why is the sky blue?", "Why is the sunset red?", "Why is the sea blue?", "Why is snow white?"];
 // The terminal notice: "fusion reason <id> completed. …" or "Fusion failed (stage=…".
 const DONE = /^(fusion reason reason-[0-9a-f]{32} completed|Fusion failed)/;
 
@@ -37,15 +38,21 @@ function piServesPool() {
   throw new Error(`no Pi package.json above ${PI_CLI}`);
 }
 
-function writeKeepWarm(env, seconds) {
+/** fusion-models.json v3 keeping candidates warm for `seconds`, with a cost cap when given. */
+function writeKeepWarm(env, seconds, maxCostUsd = null) {
   return env.writeAgentFile("fusion-models.json", JSON.stringify({
     schema_version: FUSION_MODELS_V3,
     candidates: ["scripted/scripted-a", "scripted/scripted-a", "scripted/scripted-b"],
     evaluator: "scripted/scripted-a",
     merger: "scripted/scripted-a",
-    policy: { quorum: 3, grace_seconds: null, max_cost_usd: null, keep_warm_seconds: seconds },
+    policy: { quorum: 3, grace_seconds: null, max_cost_usd: maxCostUsd, keep_warm_seconds: seconds },
   }));
 }
+
+// A cap small enough that each candidate's allowance lowers its request's output limit (the child
+// library's cost admission), large enough for the run to go on.
+const TIGHT_CAP_USD = 0.05;
+const outputLimit = (request) => request.body.max_completion_tokens ?? request.body.max_tokens;
 
 /** Live pooled candidate processes of `env`: [{pid}] (zombies left out). */
 function pooled(env) {
@@ -112,11 +119,16 @@ describe("the warm pool", () => {
       // The same processes waited, served, and wait again; a third run is each one's second task.
       await waitUntil(() => pooled(env).length === 3, "the three processes are back in the pool");
       assert.deepEqual(pooled(env), ready);
+      // Run 2 had no cap; run 3 has one: its allowance reaches its tasks through their records.
+      const limits = (question) => candidateRequests(env, question).map(outputLimit).sort((a, b) => a - b);
+      const uncapped = limits(QUESTIONS[1]);
+      writeKeepWarm(env, 60, TIGHT_CAP_USD);
       assert.match(await runFusion(rpc, QUESTIONS[2]), /completed/);
       const third = dirs()[2];
+      assertConforms("fusion-manifest.v5.json", `${third}/manifest.json`);
       assert.deepEqual(candidateAttempts(third).map((a) => [a.state, a.pooled?.task]),
         [["completed", 2], ["completed", 2], ["completed", 2]]);
-      assert.deepEqual(pooled(env), ready);
+      await waitUntil(() => pooled(env).join() === ready.join(), "the same three processes wait again");
       // Each task saw its own conversation only: no text of the process's earlier task, one user
       // message (its own prompt).
       const requests = candidateRequests(env, QUESTIONS[2]);
@@ -126,6 +138,14 @@ describe("the warm pool", () => {
         assert.equal(q.body.messages.filter((m) => m.role === "user").length, 1);
       }
       assert.equal(fs.readFileSync(`${third}/merged.md`, "utf8").trim(), MERGED_TEXT);
+      const capped = limits(QUESTIONS[2]);
+      assert.ok(capped.at(-1) < uncapped[0], `capped ${capped} vs ${uncapped}`);
+      // Run 4, uncapped again in the same processes (their third task): no allowance of run 3's
+      // is in force, so the output limits are the model's own again.
+      writeKeepWarm(env, 60);
+      assert.match(await runFusion(rpc, QUESTIONS[3]), /completed/);
+      assert.deepEqual(candidateAttempts(dirs()[3]).map((a) => a.pooled?.task), [3, 3, 3]);
+      assert.deepEqual(limits(QUESTIONS[3]), uncapped);
       await rpc.close();
       assert.deepEqual(survivingChildren(env), [], "quitting Pi ends the pool");
     });
@@ -149,6 +169,8 @@ describe("the warm pool", () => {
       const second = runDirs(env).sort((a, b) => fs.statSync(a).ctimeMs - fs.statSync(b).ctimeMs)[1];
       const manifest = manifestOf(second);
       assert.equal(manifest.state, "failed");
+      assertConforms("fusion-manifest.v5.json", `${second}/manifest.json`);
+      assertConforms("fusion-failure-summary.v1.json", `${second}/failure-summary.json`);
       const killed = manifest.attempts.find((a) => a.stage === "candidate" && a.exit?.signal === 9);
       assert.ok(killed, JSON.stringify(manifest.attempts));
       // Its partners were cancelled as a cold run's are; their processes are ended, not kept.

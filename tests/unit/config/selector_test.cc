@@ -321,6 +321,13 @@ void FocusPolicyRow(Selector& selector, size_t index) {
   for (size_t i = 0; i < kAllSlots.size() + index; ++i) selector.HandleKey(SelectorKey::kDown);
 }
 
+// In the input view whose line starts `prompt`: clears what is typed, types `text`, applies it.
+void EnterNumber(Selector& selector, const std::string& prompt, std::string_view text) {
+  while (!Shows(selector, prompt + "_")) selector.HandleKey(SelectorKey::kBackspace);
+  for (char c : text) Type(selector, std::string(1, c));
+  selector.HandleKey(SelectorKey::kEnter);
+}
+
 TEST_CASE("Selector: the policy rows show the defaults after the slots") {
   Fixture f;
   Selector selector(f.store, Registry());
@@ -352,15 +359,11 @@ TEST_CASE("Selector: keep warm shows its memory, saves v3, and r turns it off") 
   CHECK(Shows(selector, "Keep warm (seconds): _"));
   for (std::string_view bad : {"-1", "86401", "x"}) {
     INFO(bad);
-    while (!Shows(selector, "Keep warm (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
-    for (char c : bad) Type(selector, std::string(1, c));
-    selector.HandleKey(SelectorKey::kEnter);
+    EnterNumber(selector, "Keep warm (seconds): ", bad);
     CHECK(Shows(selector, "Not applied: Keep warm must be a number of seconds from 0 to 86400"));
     CHECK(selector.config().policy.keep_warm_seconds == 0);
   }
-  while (!Shows(selector, "Keep warm (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
-  for (char c : std::string("300")) Type(selector, std::string(1, c));
-  selector.HandleKey(SelectorKey::kEnter);
+  EnterNumber(selector, "Keep warm (seconds): ", "300");
   CHECK(selector.config().policy.keep_warm_seconds == 300.0);
   CHECK(Shows(selector,
               "> Keep warm    300 s after a run: up to 3 candidate processes stay ready, about "
@@ -385,9 +388,7 @@ TEST_CASE("Selector: a typed stall bound in range saves v3; r brings the default
   CHECK(Shows(selector, "Stall (seconds): _"));
   for (std::string_view bad : {"0", "3001", "-5", "x"}) {
     INFO(bad);
-    while (!Shows(selector, "Stall (seconds): _")) selector.HandleKey(SelectorKey::kBackspace);
-    for (char c : bad) Type(selector, std::string(1, c));
-    selector.HandleKey(SelectorKey::kEnter);
+    EnterNumber(selector, "Stall (seconds): ", bad);
     CHECK(Shows(selector,
                 "Not applied: Stall must be a number of seconds above 0 and at most "
                 "3000 such as 600, or empty for the default rule"));

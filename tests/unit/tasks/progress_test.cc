@@ -187,6 +187,19 @@ TEST_CASE("the status line shows each running candidate's time since its last ou
   CHECK(j["activity"][1]["since_output_ms"] == 41'000);
 }
 
+TEST_CASE("a candidate a pooled process runs is named warm") {
+  using pi_fusion::Stage;
+  ProgressTracker t = Started();
+  pi_fusion::run::ChildActivity warm = Life(Stage::kCandidate, 1, kStart + 1000);
+  warm.pooled = true;
+  t.Note(warm);
+  t.Note(Life(Stage::kCandidate, 2, kStart + 1000));
+  CHECK(ActivitySummary(t.snapshot(), kStart + 5000) ==
+        "last output: candidate 1 (warm) 4s ago, candidate 2 4s ago");
+  CHECK(t.snapshot().candidate_life[0].pooled);
+  CHECK_FALSE(t.snapshot().candidate_life[1].pooled);
+}
+
 TEST_CASE("a tool call in flight counts as a call, named as running") {
   using pi_fusion::Stage;
   ProgressTracker t = Started();

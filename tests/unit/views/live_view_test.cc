@@ -36,6 +36,10 @@ TEST_CASE(
         "fusion reason 01234567: candidate 3 landed · scripted/scripted-a · 0:12 · 3 bytes · "
         "1 tool call");
   CHECK(LandedFacts(Landed(2, "", 7).candidate) == "0:12 · 0 bytes · 7 tool calls");
+  // A candidate a pooled process ran (policy.keep_warm_seconds) says so last.
+  LandedReport warm = Landed(2, "ab", 1);
+  warm.candidate.pooled = true;
+  CHECK(LandedFacts(warm.candidate) == "0:12 · 2 bytes · 1 tool call · warm");
 }
 
 TEST_CASE("json mode: the entry carries the verified answer byte for byte and typed facts") {

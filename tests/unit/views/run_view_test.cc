@@ -18,6 +18,7 @@
 #include "run/judgment_text.h"
 #include "run/source_failures.h"
 #include "store/artifact_ref.h"
+#include "store/attempt_files.h"
 #include "store/run_id.h"
 #include "test_support.h"
 #include "views/report_texts.h"
@@ -220,6 +221,21 @@ TEST_CASE("a running run: stage, slots, elapsed time and the quit/reload hint") 
   CHECK(view["notes"][0] == kActiveRunHint);
 }
 
+TEST_CASE("a running run's slots say warm for a candidate a pooled process runs") {
+  ProgressTracker t(kStart);
+  t.Apply({run::ProgressEvent::kCandidateStarted, 1, "candidate 1 starting"}, kStart);
+  t.Apply({run::ProgressEvent::kCandidateStarted, 2, "candidate 2 starting"}, kStart);
+  run::ChildActivity warm;
+  warm.stage = pi_fusion::Stage::kCandidate;
+  warm.slot = 2;
+  warm.last_output_ms = kStart;
+  warm.pooled = true;
+  t.Note(warm);
+  const json view = RunningRunView(Facts(), t.snapshot(), kStart + 1000);
+  CHECK_FALSE(view["slots"][0].contains("note"));
+  CHECK(view["slots"][1]["note"] == "warm");
+}
+
 TEST_CASE("a failed run names where it stopped and its error; a cancelled one who asked") {
   const json failure = {
       {"answer", {{"present", false}, {"reason", "run_did_not_commit"}}},
@@ -261,6 +277,27 @@ TEST_CASE("a failed run names where it stopped and its error; a cancelled one wh
   }
   CHECK(FailedRunView(Facts(), failure, true, CancelSource::kReload, kStart)["notes"][1] ==
         "Pi cancels active runs when it quits or reloads.");
+}
+
+TEST_CASE("expanding a run says which candidate started warm, and its process's task") {
+  store::testing::StoreFixture run;
+  run.WalkTo(store::RunState::kCandidatesRunning);
+  for (int slot = 1; slot <= 3; ++slot) {
+    const store::AttemptKey key{pi_fusion::Stage::kCandidate, slot, 1};
+    store::AttemptUpdate running{key, store::AttemptState::kRunning};
+    if (slot == 2) running.pooled = store::PooledRecord{3, "2025-01-02T03:04:05.006Z"};
+    REQUIRE(run.store->RecordAttempt(running).ok());
+    const std::string name = store::AttemptPrefix(key) + ".response.md";
+    REQUIRE(run.store->WriteArtifact(name, "candidate answer " + std::to_string(slot)).ok());
+    store::AttemptUpdate done{key, store::AttemptState::kCompleted};
+    done.artifacts = {name};
+    REQUIRE(run.store->RecordAttempt(done).ok());
+  }
+  const json view = ExpandRun(run.fs, run.store->run_dir());
+  REQUIRE(view["candidates"].size() == 3);
+  CHECK_FALSE(view["candidates"][0].contains("note"));
+  CHECK(view["candidates"][1]["note"] == "started warm: a pooled Pi process, its task 3");
+  CHECK(view["candidates"][1].contains("markdown"));
 }
 
 TEST_CASE("expanding a run whose evaluator checked claims lists each claim") {
