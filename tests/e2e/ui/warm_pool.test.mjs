@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CANDIDATE_TEXT, fusionRules, STAGE } from "../../support/fusion_script.mjs";
+import { CANDIDATE_TEXT, EVALUATION, fusionRules, STAGE } from "../../support/fusion_script.mjs";
 import { withFusionEnv } from "../../support/fusion_runs.mjs";
 import { withTmuxPi } from "../../support/tmux_pi.mjs";
 
@@ -19,6 +19,8 @@ describe("the TUI shows warm candidates", () => {
     // The second run's candidates take a moment, so its live view can be read.
     const rules = [
       { name: "held", match: { ...STAGE.candidate, body: SECOND }, responses: [{ text: CANDIDATE_TEXT, delay_ms: 2500 }] },
+      // ... and its evaluator too, so the landed rows stay on screen a while.
+      { name: "held-evaluator", match: { ...STAGE.evaluator, body: SECOND }, responses: [{ text: JSON.stringify(EVALUATION), delay_ms: 2000 }] },
       ...fusionRules(),
     ];
     await withFusionEnv({ script: { rules }, timeoutMs: RUN_TIMEOUT_MS }, async (env) => {
@@ -37,12 +39,12 @@ describe("the TUI shows warm candidates", () => {
 
         await ui.submit(`/fusion ${SECOND}`);
         // While the candidates work: the run's status line names them warm.
-        const live = await ui.waitFor(/candidate 1 \(warm\) \d+s ago/, RUN_TIMEOUT_MS, "the warm status line");
-        assert.match(live, /candidate 2 \(warm\) \d+s ago/);
-        assert.match(live, /candidate 3 \(warm\) \d+s ago/);
+        // (A child is listed once its first sign of life arrived: wait for all three.)
+        await ui.waitFor(/candidate 1 \(warm\) \d+s ago, candidate 2 \(warm\) \d+s ago, candidate 3 \(warm\) \d+s ago/,
+          RUN_TIMEOUT_MS, "the warm status line");
         // Each candidate's row as it lands says warm too.
-        const landed = await ui.waitFor(/✓ Candidate 3 scripted\/scripted-b · [^\n]* · warm/, RUN_TIMEOUT_MS, "the landed rows");
-        assert.match(landed, /✓ Candidate 1 scripted\/scripted-a · [^\n]* · warm/);
+        await ui.waitFor(/✓ Candidate 1 scripted\/scripted-a · [^\n]* · warm[\s\S]*✓ Candidate 2 scripted\/scripted-a · [^\n]* · warm[\s\S]*✓ Candidate 3 scripted\/scripted-b · [^\n]* · warm/,
+          RUN_TIMEOUT_MS, "the landed rows");
 
         const done = await ui.waitFor(/(\d+ model requests? · [^\n]*\n[\s\S]*){2}/, RUN_TIMEOUT_MS, "the second run's end");
         assert.doesNotMatch(done.slice(done.lastIndexOf(SECOND)), /\(warm\)/, "the finished run's slots say nothing more");
