@@ -160,11 +160,12 @@ struct PreparedRun {
   std::string child_wrapper;
   // A resumed run: the old run's verified answers (and evaluation) it reuses; null otherwise.
   std::shared_ptr<const store::ResumeSource> resume;
+  // policy.keep_warm_seconds: the run's use of the host's warm pool (warm_pool.h); null when off,
+  // when the host has no pool, or when its Pi is too old to serve pooled tasks. Declared before
+  // `exits`, so it outlives every child job that may still give a process back.
+  std::unique_ptr<RunPool> pool;
   // The stage children still running after their verified answers (child_exits.h).
   std::unique_ptr<ChildExits> exits = std::make_unique<ChildExits>();
-  // policy.keep_warm_seconds: the run's use of the host's warm pool (warm_pool.h); null when off,
-  // when the host has no pool, or when its Pi is too old to serve pooled tasks.
-  std::unique_ptr<RunPool> pool;
 };
 
 // The candidates the run's evaluator and merger prompts speak of: a quorum-2 run may answer from
