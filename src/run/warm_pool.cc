@@ -4,8 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <map>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
