@@ -72,7 +72,10 @@ function pooled(env) {
 /** Sends `/fusion <question>` and waits for the run's terminal notice; returns it. */
 async function runFusion(rpc, question) {
   const from = rpc.records.length;
-  await rpc.prompt(`/fusion ${question}`);
+  // send, not prompt(): a Pi before 1.x reports no disposition, and prompt() would then wait for
+  // an agent run that a command never starts.
+  const response = await rpc.send({ type: "prompt", message: `/fusion ${question}` });
+  assert.ok(response.success, JSON.stringify(response));
   const notice = await rpc.waitFor((r) => r.type === "extension_ui_request" && r.method === "notify" &&
     DONE.test(r.message ?? ""), { from, timeoutMs: 60000 });
   return notice.message;
