@@ -163,6 +163,9 @@ void RegisterPooled(Napi::Env env, Napi::Object pi, Napi::Value pi_tools, int ta
   ChildState& state = State(env);
   if (!state.task_reader) {
     state.task_reader.emplace(task_fd);
+    // The task pipe is this process's alone: the processes Pi starts for tools (ripgrep, fd, the
+    // fetcher) must not inherit it and could otherwise read a later task's record.
+    NewPosixChildEnv()->KeepSignalPrivate(task_fd);
     ArmOrphanGuard();
     state.pi = Napi::Persistent(pi);
     state.generation += 1;

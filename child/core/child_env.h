@@ -41,9 +41,9 @@ class ChildEnv {
 
   // The home directory Pi expands "~" to (os.homedir(): $HOME, else the password entry).
   virtual std::string HomeDir() = 0;
-  // The inherited first-request descriptor `fd` (PI_FUSION_REQUEST_SIGNAL_FD), at load: made
-  // close-on-exec, so the processes Pi starts for tools (ripgrep, fd, the fetcher) never inherit
-  // it. Nothing happens when `fd` is not a pipe.
+  // An inherited pipe `fd` (the first-request descriptor PI_FUSION_REQUEST_SIGNAL_FD, a pooled
+  // child's task pipe PI_FUSION_TASK_FD), at load: made close-on-exec, so the processes Pi starts
+  // for tools (ripgrep, fd, the fetcher) never inherit it. Nothing happens when `fd` is not a pipe.
   virtual void KeepSignalPrivate(int fd) = 0;
   // Writes one byte to the pipe `fd` without blocking and closes it: the parent's signal that
   // this child is past its start-up. Best effort by design: no reader, a full pipe, a descriptor
